@@ -1,0 +1,225 @@
+"""The ``mdmem`` command line: options in, one core call, render out.
+
+Every command takes ``--vault`` (else ``MDMEM_VAULT``, else the nearest vault
+above the current folder, else the default vault) and brings derived state up
+to date before it answers. Domain errors become a message on stderr and exit
+code 1 (2 for usage), never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from . import __version__
+
+app = typer.Typer(
+    name="mdmem",
+    help="Markdown-vault memory for AI agents and the people who work with them.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+VaultOpt = Annotated[
+    Optional[Path],
+    typer.Option("--vault", help="Vault folder (else MDMEM_VAULT, the nearest vault, the default vault).",
+                 show_default=False),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
+NoteArg = Annotated[str, typer.Argument(help="A vault path, a file name or a title.", show_default=False)]
+_DATE = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"mdmem {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    """Markdown-vault memory for AI agents and the people who work with them."""
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    from .errors import MdmemError
+    from .render import message
+
+    try:
+        yield
+    except MdmemError as e:
+        message(f"mdmem: {e}")
+        raise typer.Exit(e.exit_code) from None
+    except KeyboardInterrupt:
+        message("mdmem: interrupted")
+        raise typer.Exit(130) from None
+
+
+@contextmanager
+def _memory(vault: Path | None, refresh: bool = True, progress: bool = False):
+    """Open the vault and bring it up to date (read commands tolerate a busy writer)."""
+    from .core import Memory
+    from .render import message
+
+    with _errors(), Memory.open(vault) as mem:
+        if refresh:
+            result = mem.refresh(strict=False)
+            if result.stale:
+                message("mdmem: another process is updating the index; results may be a moment behind")
+        yield mem
+
+
+def _date(value: str | None, name: str, end: bool = False) -> str | None:
+    """``YYYY-MM-DD`` as is; ``YYYY-MM`` as the month's first (or, for an end, last) day."""
+    if value is None:
+        return None
+    if not _DATE.match(value):
+        raise typer.BadParameter(f"wants a date as YYYY-MM-DD or YYYY-MM, not {value!r}", param_hint=name)
+    if len(value) == 7:
+        return value + ("-31" if end else "-01")
+    return value
+
+
+@app.command()
+def init(
+    path: Annotated[Optional[Path], typer.Argument(help="Where to create the vault (default: ~/.mdmem/vault).")] = None,
+) -> None:
+    """Create a new vault from the skeleton; never overwrites an existing file."""
+    from . import render
+    from .vault import default_vault, init_vault
+
+    with _errors():
+        target = (path or default_vault()).expanduser().resolve()
+        render.created(target, init_vault(target))
+
+
+@app.command()
+def index(
+    vault: VaultOpt = None,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild everything from the files.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Bring the notes cache and search index up to date (only what changed)."""
+    from . import render
+    from .core import Memory
+
+    with _errors(), Memory.open(vault) as mem:
+        if json or not _tty():
+            result = mem.refresh(rebuild=rebuild)
+        else:
+            result = _with_progress(mem, rebuild)
+        if json:
+            render.emit_json(
+                {k: getattr(result, k) for k in ("notes", "added", "changed", "removed", "seconds")}
+                | {"rebuilt": result.rebuilt, "stages": result.stages}
+            )
+        else:
+            render.refresh(result)
+
+
+def _tty() -> bool:
+    import sys
+
+    return sys.stderr.isatty()
+
+
+def _with_progress(mem, rebuild: bool):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    columns = (TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task("index", total=None)
+        return mem.refresh(rebuild=rebuild, progress=lambda done, total: bar.update(task, completed=done, total=total))
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="Words, a question, \"a phrase\", AND/NOT, field:value.")],
+    vault: VaultOpt = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Most results to show.")] = 10,
+    type: Annotated[Optional[str], typer.Option("--type", help="Only notes of this type.")] = None,
+    tag: Annotated[Optional[str], typer.Option("--tag", help="Only notes with this tag (or a child tag).")] = None,
+    folder: Annotated[Optional[str], typer.Option("--folder", help="Only notes under this folder.")] = None,
+    after: Annotated[Optional[str], typer.Option("--after", help="Dated on or after YYYY-MM-DD.")] = None,
+    before: Annotated[Optional[str], typer.Option("--before", help="Dated on or before YYYY-MM-DD.")] = None,
+    recency: Annotated[bool, typer.Option("--recency/--no-recency", help="Lift recent notes a little.")] = True,
+    json: JsonOpt = False,
+) -> None:
+    """Ranked full-text search (BM25F) with snippets."""
+    from . import render
+    from .config import search_recency
+    from .index import Filters
+
+    filters = Filters(type, tag, folder, _date(after, "--after"), _date(before, "--before", end=True))
+    with _memory(vault) as mem:
+        result = mem.search(query, limit, filters, search_recency(mem.root, enabled=recency))
+    render.emit_json(result) if json else render.search(result)
+
+
+@app.command()
+def show(note: NoteArg, vault: VaultOpt = None, json: JsonOpt = False) -> None:
+    """A note's metadata: type, tags, aliases, frontmatter, tokens, problems."""
+    from . import render
+
+    with _memory(vault) as mem:
+        view = mem.show(note)
+    render.emit_json(view) if json else render.show(view)
+
+
+@app.command()
+def links(note: NoteArg, vault: VaultOpt = None, json: JsonOpt = False) -> None:
+    """A note's outgoing links, resolved as Obsidian does (null target = dangling)."""
+    from . import render
+
+    with _memory(vault) as mem:
+        result = mem.links(note)
+    if json:
+        render.emit_json(
+            {"note": result.note, "links": [
+                {k: v for k, v in vars(link).items() if k != "link"} for link in result.links
+            ]}
+        )
+    else:
+        render.links(result)
+
+
+@app.command()
+def watch(
+    vault: VaultOpt = None,
+    debounce: Annotated[float, typer.Option("--debounce", help="Seconds of quiet before a batch is indexed.")] = 0.3,
+) -> None:
+    """Keep the index up to date as files change (Ctrl-C to stop)."""
+    from . import render
+    from .watch import watch as run
+
+    def report(batch) -> None:
+        if batch.error:
+            render.message(f"mdmem watch: {batch.error}")
+        else:
+            r = batch.result
+            render.message(
+                f"{r.added} added, {r.changed} changed, {r.removed} removed ({r.notes} notes, {r.seconds:.2f}s)"
+            )
+
+    with _memory(vault) as mem:
+        render.message(f"watching {mem.root} (Ctrl-C to stop)")
+        run(mem, debounce=debounce, on_batch=report)
+        render.message("stopped")
+
+
+def run() -> None:
+    os.environ.setdefault("TYPER_USE_RICH", "0")
+    app()

@@ -1,0 +1,302 @@
+"""The library behind the CLI: open a vault, bring derived state up to date,
+search, show, list links. Returns dataclasses, never prints.
+
+Refresh protocol (what makes ``kill -9`` and concurrent processes safe):
+
+1. ``stat`` every note (``vault.scan``) and compare with the notes cache.
+2. Nothing changed and the index is healthy: done, no lock taken.
+3. Otherwise take the single-writer lock (re-scanning if another writer held
+   it), parse only what changed, commit the Whoosh index first and the notes
+   cache second. A crash between the two leaves the cache behind the index;
+   the next run re-applies the same updates, which are idempotent.
+4. A full build clears the cache and marks the index unfinished before it
+   starts and marks it finished after both commits, so an interrupted build is
+   redone by the next command rather than trusted.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import vault as fs
+from .errors import LockTimeout, NoteNotFound
+from .index import INDEX_VERSION, Filters, Recency, SearchHit, SearchIndex
+from .models import Link, Note, Problem
+from .parse import parse_note, problem_note
+from .resolve import Resolver
+from .store import Store, write_lock
+
+PARALLEL_MIN = 300  # parse in a process pool from this many changed notes
+
+
+@dataclass(frozen=True)
+class RefreshResult:
+    notes: int
+    added: int
+    changed: int
+    removed: int
+    seconds: float
+    rebuilt: bool = False
+    stale: bool = False  # the lock could not be had in time: results may be behind the files
+    stages: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    results: list[SearchHit]
+
+
+@dataclass(frozen=True)
+class NoteView:
+    path: str
+    title: str
+    type: str
+    tags: list[str]
+    aliases: list[str]
+    frontmatter: dict
+    tokens: int
+    problems: list[Problem]
+
+
+@dataclass(frozen=True)
+class LinkView:
+    raw: str
+    target: str | None  # resolved vault path, or None when dangling
+    subpath: str | None
+    display: str | None
+    embed: bool
+    kind: str
+    line: int
+    link: str  # the target as written
+
+
+@dataclass(frozen=True)
+class LinksResult:
+    note: str
+    links: list[LinkView]
+
+
+def load_note(root: Path, rel: str) -> Note:
+    """Read and parse one note; an unreadable file becomes a note with a problem."""
+    try:
+        with open(root / rel, "rb") as f:
+            data = f.read()
+            st = os.fstat(f.fileno())
+    except OSError as e:
+        code = "symlink_loop" if e.errno == errno.ELOOP else "unreadable"
+        return problem_note(rel, Problem(code, f"cannot read: {e.strerror}"))
+    try:
+        return parse_note(rel, data, st.st_mtime_ns)
+    except Exception as e:  # a parser bug must cost one note, never the refresh
+        return problem_note(rel, Problem("parse_error", f"{type(e).__name__}: {e}"), st.st_mtime_ns, len(data))
+
+
+def _load_many(root: Path, paths: list[str], procs: int) -> Iterator[Note]:
+    if procs < 2 or len(paths) < PARALLEL_MIN:
+        for rel in paths:
+            yield load_note(root, rel)
+        return
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork") if hasattr(os, "fork") else mp.get_context()
+    with ctx.Pool(procs) as pool:
+        yield from pool.imap(_load_star, [(root, rel) for rel in paths], chunksize=32)
+
+
+def _load_star(args: tuple[Path, str]) -> Note:
+    return load_note(*args)
+
+
+class Memory:
+    """One vault: its notes cache, its search index, and what they were built from."""
+
+    def __init__(self, root: Path, *, lock_timeout: float | None = None, procs: int = 2):
+        self.root = root
+        self.state_dir = root / fs.STATE_DIR
+        self.lock_timeout = lock_timeout if lock_timeout is not None else float(
+            os.environ.get("MDMEM_LOCK_TIMEOUT", "10")
+        )
+        self.procs = procs
+        self.store = Store(self.state_dir)
+        self.index = SearchIndex(self.state_dir / "index")
+        self._scan: fs.Scan | None = None
+        self._resolver: Resolver | None = None
+
+    @classmethod
+    def open(cls, vault: str | os.PathLike | None = None, **kwargs) -> Memory:
+        return cls(fs.find_vault(vault), **kwargs)
+
+    def close(self) -> None:
+        self.index.close()
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # refresh ---------------------------------------------------------------
+    def _set_scan(self, scan: fs.Scan) -> fs.Scan:
+        self._scan, self._resolver = scan, None
+        return scan
+
+    @property
+    def scan(self) -> fs.Scan:
+        return self._scan or self._set_scan(fs.scan(self.root))
+
+    def _healthy(self) -> bool:
+        return (
+            self.store.get_meta("index_ok") == "1"
+            and self.store.get_meta("index_version") == INDEX_VERSION
+            and self.index.exists()
+        )
+
+    def refresh(
+        self,
+        rebuild: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+        strict: bool = True,
+    ) -> RefreshResult:
+        """Bring the notes cache and the index up to date with the files.
+
+        ``strict=False`` (used by read commands) returns ``stale=True`` instead
+        of raising :class:`LockTimeout` when another writer holds the lock."""
+        t0 = time.perf_counter()
+        scan = self._set_scan(fs.scan(self.root))
+        if not rebuild and self._healthy() and not self.store.diff(scan):
+            return RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, _since(t0))
+        try:
+            with write_lock(self.state_dir, self.lock_timeout) as immediate:
+                if not immediate:
+                    scan = self._set_scan(fs.scan(self.root))
+                if rebuild or not self._healthy():
+                    result = self._build(scan, progress, t0)
+                else:
+                    result = self._update(scan, progress, t0)
+        except LockTimeout:
+            if strict:
+                raise
+            return RefreshResult(len(scan.notes), 0, 0, 0, _since(t0), stale=True)
+        self.index.refresh()
+        return result
+
+    def _build(self, scan: fs.Scan, progress, t0: float) -> RefreshResult:
+        stages = {"scan": _since(t0)}
+        self.store.set_meta("index_ok", "0")
+        self.store.clear()
+        paths = sorted(scan.notes)
+        total = len(paths) + len(scan.broken)
+        done = [0]
+
+        def tick() -> None:
+            done[0] += 1
+            if progress:
+                progress(done[0], total)
+
+        t = time.perf_counter()
+        notes = list(_load_many(self.root, paths, self.procs))
+        notes += [problem_note(p, pr) for p, pr in scan.broken.items()]
+        stages["read_parse"] = _since(t)
+        t = time.perf_counter()
+        self.index.build(notes, procs=self.procs, on_note=tick)
+        stages["index"] = _since(t)
+        t = time.perf_counter()
+        self.store.apply(notes, (), scan)
+        self.store.set_meta("index_ok", "1")
+        self.store.set_meta("index_version", INDEX_VERSION)
+        stages["store"] = _since(t)
+        return RefreshResult(total, total, 0, 0, _since(t0), rebuilt=True, stages=stages)
+
+    def _update(self, scan: fs.Scan, progress, t0: float) -> RefreshResult:
+        stages = {"scan": _since(t0)}
+        diff = self.store.diff(scan)
+        t = time.perf_counter()
+        fresh = [p for p in (*diff.added, *diff.changed) if p not in scan.broken]
+        notes = list(_load_many(self.root, fresh, self.procs))
+        notes += [problem_note(p, scan.broken[p]) for p in (*diff.added, *diff.changed) if p in scan.broken]
+        stages["read_parse"] = _since(t)
+        t = time.perf_counter()
+        self.index.update(notes, diff.removed, timeout=self.lock_timeout)
+        stages["index"] = _since(t)
+        t = time.perf_counter()
+        self.store.apply(notes, diff.removed, scan)
+        stages["store"] = _since(t)
+        if progress:
+            progress(len(notes), len(notes))
+        total = len(scan.notes) + len(scan.broken)
+        return RefreshResult(
+            total, len(diff.added), len(diff.changed), len(diff.removed), _since(t0), stages=stages
+        )
+
+    # reading ---------------------------------------------------------------
+    @property
+    def resolver(self) -> Resolver:
+        if self._resolver is None:
+            scan = self.scan
+            self._resolver = Resolver([*scan.notes, *scan.broken, *scan.files])
+        return self._resolver
+
+    def resolve_note(self, ref: str) -> str:
+        """A NOTE argument (vault path, file name or title) -> its vault path,
+        resolved like a link written in a note at the vault root."""
+        text = ref.strip().replace("\\", "/")
+        path = self.resolver.resolve(text, "") if text else None
+        if path is None or not path.lower().endswith(".md"):
+            raise NoteNotFound(f"no note matches {ref!r} in {self.root}")
+        return path
+
+    def note(self, ref: str) -> Note:
+        path = self.resolve_note(ref)
+        return self.store.get(path) or load_note(self.root, path)
+
+    def text_of(self, path: str) -> str:
+        """The note's Markdown-stripped text, read again from disk (for snippets)."""
+        return load_note(self.root, path).text
+
+    def show(self, ref: str) -> NoteView:
+        n = self.note(ref)
+        return NoteView(
+            n.path, n.title, n.type, list(n.tags), list(n.aliases), n.frontmatter, n.tokens, list(n.problems)
+        )
+
+    def links(self, ref: str) -> LinksResult:
+        n = self.note(ref)
+        resolve = self.resolver.resolve
+        views = [
+            LinkView(
+                link.raw, resolve(link.target, n.path), link.subpath, link.display,
+                link.embed, link.kind, link.line, link.target,
+            )
+            for link in n.links
+        ]
+        return LinksResult(n.path, views)
+
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        filters: Filters = Filters(),
+        recency: Recency = Recency(),
+    ) -> SearchResult:
+        if not self.index.exists():
+            return SearchResult(query, [])
+        hits = self.index.search(query, limit, filters, recency, text_for=self.text_of)
+        return SearchResult(query, hits)
+
+    def notes(self) -> Iterable[Note]:
+        return self.store.notes()
+
+    def resolved_links(self, note: Note) -> list[tuple[Link, str | None]]:
+        resolve = self.resolver.resolve
+        return [(link, resolve(link.target, note.path)) for link in note.links]
+
+
+def _since(t0: float) -> float:
+    return round(time.perf_counter() - t0, 4)

@@ -1,0 +1,350 @@
+"""Full-text search over the notes: the only module that imports Whoosh.
+
+The interface is small (``build``, ``update``, ``search``, ``refresh``,
+``close``) so another engine could stand behind it for very large vaults.
+
+Analysis (:class:`MemoryAnalyzer`, one pass): words are lower-cased, Portuguese plurals in ``-ões``/``-ães`` are
+reduced to ``-ão``, accents are folded (``migração`` = ``migracao``), English
+and Portuguese stop words dropped, and the Porter stemmer applied (it also
+strips the ``-s`` plural of Portuguese words). The same chain runs on queries,
+so matching is consistent. Title (x3) and aliases (x2) are boosted over the
+body; ranking is BM25F. The body is not stored: snippets are made from the
+note's text, read again for the few hits shown.
+
+Queries: terms are OR-ed (a question typed in plain words works) and ranked;
+``"quoted phrases"``, ``AND``/``OR``/``NOT`` and ``field:value`` (``title``,
+``body``, ``tags``, ``type``, ``folder``) keep Whoosh's syntax.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from whoosh import index as whoosh_index
+from whoosh import query as q
+from whoosh.analysis import Token, Tokenizer
+from whoosh.fields import ID, KEYWORD, TEXT, Schema
+from whoosh.highlight import ContextFragmenter, Formatter, get_text
+from whoosh.lang.porter import stem as porter_stem
+from whoosh.lang.stopwords import stoplists
+from whoosh.qparser import FieldsPlugin, MultifieldParser, OrGroup
+from whoosh.support.charset import accent_map
+
+from .models import Note
+
+INDEX_NAME = "MAIN"
+INDEX_VERSION = "2"  # bump when the schema or the analysis changes: old indexes are rebuilt
+_DEFAULT_FIELDS = ["title", "aliases", "body", "tags"]
+_QUESTION_MARKS = re.compile(r"(?<=\w)[?!]+(?=\s|$)|[¿¡]")
+
+PT_STOP = """a ao aos as até com como da das de dela dele deles do dos e ela elas ele eles em
+entre era essa esse esta este eu foi for há isso isto já lhe mais mas me mesmo meu minha muito
+na nas nem no nos nós num numa o os ou para pela pelas pelo pelos por qual quando que quem se
+sem ser seu seus só sua suas também te tem tu um uma umas uns você vocês é está são foram ser
+ter sobre porque onde""".split()
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    path: str
+    title: str
+    score: float
+    snippet: str
+    date: str | None = None
+
+
+@dataclass(frozen=True)
+class Filters:
+    type: str | None = None
+    tag: str | None = None
+    folder: str | None = None
+    after: str | None = None  # ISO date, inclusive
+    before: str | None = None  # ISO date, inclusive
+
+
+@dataclass(frozen=True)
+class Recency:
+    """Lift recent notes: score x (1 + weight x 0.5^(age_days / half_life_days)).
+    ``half_life_days <= 0`` or ``weight == 0`` turns it off."""
+
+    half_life_days: float = 30.0
+    weight: float = 0.25
+
+    @property
+    def on(self) -> bool:
+        return self.half_life_days > 0 and self.weight > 0
+
+
+_WORD = re.compile(r"\w+(?:['’]\w+)?")
+_STOP = frozenset(stoplists["en"]) | frozenset(w.translate(accent_map) for w in PT_STOP)
+_TERMS: dict[str, str] = {}  # word as written -> indexed term ("" for a stop word)
+
+
+def term(word: str) -> str:
+    """One word -> its indexed term: lower-case; no ``'s``; ``-ões``/``-ães`` -> ``-ão``;
+    accents folded; ``""`` for stop words and single letters; Porter stem."""
+    text = word.lower().replace("’", "'")
+    if text.endswith("'s"):
+        text = text[:-2]
+    if text.endswith(("ões", "ães")) and len(text) > 4:
+        text = text[:-3] + "ão"
+    text = text.translate(accent_map)
+    if len(text) < 2 or text in _STOP:
+        return ""
+    return porter_stem(text)
+
+
+class MemoryAnalyzer(Tokenizer):
+    """The whole analysis chain in one pass, with a word cache.
+
+    Equivalent to ``RegexTokenizer | LowercaseFilter | (pt plural) |
+    CharsetFilter(accent_map) | StopFilter | StemFilter`` but without a Python
+    generator per stage, which made indexing about twice as slow."""
+
+    is_morph = True
+
+    def __call__(self, value, positions=False, chars=False, keeporiginal=False, removestops=True,
+                 start_pos=0, start_char=0, tokenize=True, mode="", **kwargs):
+        token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
+        terms = _TERMS
+        if len(terms) > 500_000:
+            terms.clear()
+        pos = start_pos
+        for m in _WORD.finditer(value):
+            word = m.group()
+            text = terms.get(word)
+            if text is None:
+                text = terms[word] = term(word)
+            if not text:
+                if removestops:
+                    continue
+                token.stopped, token.text = True, word.lower()
+            else:
+                token.stopped, token.text = False, text
+            token.boost = 1.0
+            if keeporiginal:
+                token.original = word
+            if positions:
+                token.pos = pos
+                pos += 1
+            if chars:
+                token.startchar, token.endchar = start_char + m.start(), start_char + m.end()
+            yield token
+
+
+def analyzer() -> MemoryAnalyzer:
+    return MemoryAnalyzer()
+
+
+def schema():
+    text = analyzer()
+    return Schema(
+        path=ID(stored=True, unique=True),
+        title=TEXT(analyzer=text, field_boost=3.0, stored=True),
+        aliases=TEXT(analyzer=text, field_boost=2.0),
+        body=TEXT(analyzer=text, phrase=True),
+        tags=KEYWORD(lowercase=True, commas=True, scorable=True, field_boost=1.5),
+        type=ID(),
+        folder=KEYWORD(commas=True),
+        date=ID(stored=True),
+    )
+
+
+def _ancestors(parts: Iterable[str]) -> list[str]:
+    out = []
+    for part in parts:
+        bits = part.split("/")
+        out.extend("/".join(bits[: i + 1]) for i in range(len(bits)))
+    return sorted(set(out))
+
+
+def document(note: Note) -> dict:
+    """The Whoosh document for a note: tags and folders carry their ancestors,
+    so ``--tag project`` finds ``project/atlas`` and ``--folder memory`` finds
+    ``memory/people``."""
+    folder = note.path.rsplit("/", 1)[0] if "/" in note.path else ""
+    return {
+        "path": note.path,
+        "title": note.title,
+        "aliases": " ".join(note.aliases),
+        "body": note.text,
+        "tags": ",".join(_ancestors(note.tags)),
+        "type": note.type,
+        "folder": ",".join(_ancestors([folder])) if folder else "",
+        "date": note.date or "",
+    }
+
+
+class _Marks(Formatter):
+    """Whoosh highlight formatter: matched terms as ``**term**``, fragments joined by `` … ``."""
+
+    between = " … "
+
+    def format_token(self, text, token, replace=False):
+        return "**" + get_text(text, token, replace) + "**"
+
+    def format_fragment(self, fragment, replace=False):
+        return " ".join(super().format_fragment(fragment, replace).split())
+
+
+class SearchIndex:
+    """A Whoosh index in ``folder``; keeps one searcher open between queries."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self._ix = None
+        self._searcher = None
+
+    def exists(self) -> bool:
+        """An index is there and opens (a damaged one counts as missing)."""
+        if not self.folder.is_dir():
+            return False
+        try:
+            self._open()
+        except Exception:  # whoosh raises many kinds on damaged files
+            self.close()
+            return False
+        return True
+
+    def _open(self):
+        if self._ix is None:
+            # our own schema, never the pickled one: an index written by another
+            # version of mdmem must not fail to unpickle
+            self._ix = whoosh_index.open_dir(str(self.folder), indexname=INDEX_NAME, schema=schema())
+        return self._ix
+
+    def build(self, notes: Iterable[Note], procs: int = 2, on_note: Callable[[], None] | None = None) -> None:
+        """Create the index afresh from ``notes`` (Whoosh's multi-process writer)."""
+        self.close()
+        if self.folder.exists():
+            shutil.rmtree(self.folder)
+        self.folder.mkdir(parents=True)
+        ix = whoosh_index.create_in(str(self.folder), schema(), indexname=INDEX_NAME)
+        kwargs = {"procs": procs, "multisegment": True, "limitmb": 128} if procs > 1 else {"limitmb": 128}
+        writer = ix.writer(**kwargs)
+        try:
+            for note in notes:
+                writer.add_document(**document(note))
+                if on_note:
+                    on_note()
+        except BaseException:
+            writer.cancel()
+            raise
+        writer.commit()
+        self._ix = ix
+
+    def update(self, notes: Iterable[Note], removed: Iterable[str], timeout: float = 10.0) -> None:
+        """Add or replace ``notes`` and delete ``removed`` paths in one commit."""
+
+        ix = self._open()
+        writer = ix.writer(timeout=timeout)
+        try:
+            for path in removed:
+                writer.delete_by_term("path", path)
+            for note in notes:
+                writer.update_document(**document(note))
+        except BaseException:
+            writer.cancel()
+            raise
+        writer.commit()
+
+    def refresh(self) -> None:
+        """See the latest commit, reusing readers of unchanged segments."""
+        if self._searcher is not None:
+            self._searcher = self._searcher.refresh()
+
+    def _searcher_(self):
+        if self._searcher is None:
+            self._searcher = self._open().searcher()
+        return self._searcher
+
+    def parse_query(self, text: str):
+        parser = MultifieldParser(_DEFAULT_FIELDS, self._open().schema, group=OrGroup)
+        parser.replace_plugin(FieldsPlugin(remove_unknown=True))
+        return _lift_nots(parser.parse(_QUESTION_MARKS.sub(" ", text)))
+
+    def search(
+        self,
+        text: str,
+        limit: int = 10,
+        filters: Filters = Filters(),
+        recency: Recency = Recency(),
+        text_for: Callable[[str], str] | None = None,
+        today: float | None = None,
+    ) -> list[SearchHit]:
+        searcher = self._searcher_()
+        wanted = self.parse_query(text)
+        restrict = []
+        if filters.type:
+            restrict.append(q.Term("type", filters.type.lower()))
+        if filters.tag:
+            restrict.append(q.Term("tags", filters.tag.lower().lstrip("#").rstrip("/")))
+        if filters.folder:
+            restrict.append(q.Term("folder", filters.folder.strip("/")))
+        if filters.after or filters.before:
+            restrict.append(q.TermRange("date", filters.after or "0000", (filters.before or "9999") + "~"))
+        if wanted is q.NullQuery and not restrict:
+            return []
+        if wanted is q.NullQuery:
+            wanted = q.Every()
+        pool = max(limit * 3, 30) if recency.on else limit
+        results = searcher.search(
+            wanted, limit=pool, filter=q.And(restrict) if restrict else None, terms=True
+        )
+        results.fragmenter = ContextFragmenter(maxchars=200, surround=60)
+        results.formatter = _Marks()
+        now = today if today is not None else time.time()
+        scored = []
+        for hit in results:
+            score = hit.score
+            date = hit.get("date") or None
+            if recency.on and date:
+                age = max(0.0, (now - _epoch(date)) / 86400)
+                score *= 1 + recency.weight * math.pow(0.5, age / recency.half_life_days)
+            scored.append((score, hit))
+        scored.sort(key=lambda pair: -pair[0])
+        hits = []
+        for score, hit in scored[:limit]:
+            body = text_for(hit["path"]) if text_for else ""
+            snippet = hit.highlights("body", text=body, top=2) if body else ""
+            if not snippet:
+                snippet = " ".join(body.split())[:200]
+            hits.append(SearchHit(hit["path"], hit["title"], round(score, 4), snippet, hit.get("date") or None))
+        return hits
+
+    def close(self) -> None:
+        if self._searcher is not None:
+            self._searcher.close()
+            self._searcher = None
+        if self._ix is not None:
+            self._ix.close()
+            self._ix = None
+
+
+def _lift_nots(query):
+    """With OR as the default operator, ``a NOT b`` parses as ``a OR (NOT b)``,
+    which matches nearly everything; make it ``a ANDNOT b`` as people mean it."""
+    if isinstance(query, (q.And, q.Or)):
+        query = type(query)([_lift_nots(c) for c in query.subqueries], boost=query.boost)
+    if isinstance(query, q.Or):
+        keep = [c for c in query.subqueries if not isinstance(c, q.Not)]
+        drop = [c.query for c in query.subqueries if isinstance(c, q.Not)]
+        if drop:
+            positive = (q.Or(keep) if len(keep) > 1 else keep[0]) if keep else q.Every()
+            return q.AndNot(positive, q.Or(drop) if len(drop) > 1 else drop[0])
+    return query
+
+
+def _epoch(date: str) -> float:
+    import datetime as dt
+
+    try:
+        return dt.datetime.fromisoformat(date[:10]).replace(tzinfo=dt.timezone.utc).timestamp()
+    except ValueError:
+        return 0.0

@@ -1,0 +1,199 @@
+"""Obsidian syntax as markdown-it-py rules: wikilinks, embeds, tags, ``%% comments %%``.
+
+Because these are inline/block rules of the real Markdown parser, anything in
+inline code, fenced or indented code never reaches them: code is skipped by
+construction, not by masking. Every rule records what it found in
+``env["links"]`` / ``env["tags"]`` with a 0-based body line, so the caller
+gets links and tags in document order from a single parse.
+
+``env["line0"]`` is set by :func:`_inline_with_lines`, a drop-in replacement
+for markdown-it's core ``inline`` rule that tells inline rules the first line
+of the block they are parsing.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from urllib.parse import unquote
+
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+_TAG_BODY = re.compile(r"[\w/\-]+", re.UNICODE)
+_WIKI_TARGET_SPLIT = re.compile(r"\\?\|")
+
+
+def split_target(text: str) -> tuple[str, str | None]:
+    """``"Note#Heading"`` -> ``("Note", "#Heading")``; whitespace trimmed."""
+    i = text.find("#")
+    if i < 0:
+        return text.strip(), None
+    return text[:i].strip(), "#" + text[i + 1 :].strip()
+
+
+def parse_wikilink(inner: str) -> tuple[str, str | None, str | None]:
+    """The inside of ``[[...]]`` -> (target, subpath, display)."""
+    parts = _WIKI_TARGET_SPLIT.split(inner, maxsplit=1)
+    display = parts[1].strip() if len(parts) > 1 else None
+    target, subpath = split_target(parts[0])
+    return target, subpath, display
+
+
+def valid_tag(name: str) -> str | None:
+    """Normalise a tag (no ``#``); ``None`` when Obsidian would not call it a tag."""
+    name = name.strip().lstrip("#").rstrip("/").lower()
+    if not name or not _TAG_BODY.fullmatch(name) or name.replace("/", "").isdigit():
+        return None
+    if all(c.isdigit() or c in "/_-" for c in name):
+        return None
+    return name
+
+
+def _line(state, pos: int) -> int:
+    return state.env.get("line0", 0) + state.src.count("\n", 0, pos)
+
+
+def _wikilink(state, silent: bool) -> bool:
+    src, pos = state.src, state.pos
+    embed = src.startswith("!", pos)
+    start = pos + 1 if embed else pos
+    if not src.startswith("[[", start):
+        return False
+    end = src.find("]]", start + 2)
+    if end < 0:
+        return False
+    inner = src[start + 2 : end]
+    if "\n" in inner or "[[" in inner:
+        return False
+    if not silent:
+        target, subpath, display = parse_wikilink(inner)
+        raw = src[pos : end + 2]
+        state.env["links"].append(
+            (raw, target, subpath, display, embed, "wikilink", _line(state, pos))
+        )
+        token = state.push("wikilink", "", 0)
+        token.content = display if display is not None else (target + (subpath or ""))
+        token.meta = {"target": target}
+    state.pos = end + 2
+    return True
+
+
+def _tag(state, silent: bool) -> bool:
+    src, pos = state.src, state.pos
+    if src[pos] != "#" or (pos > 0 and not src[pos - 1].isspace()):
+        return False
+    m = _TAG_BODY.match(src, pos + 1)
+    if not m:
+        return False
+    name = valid_tag(m.group(0))
+    if name is None:
+        return False
+    if not silent:
+        state.env["tags"].append(name)
+        token = state.push("tag", "", 0)
+        token.content = "#" + m.group(0)
+    state.pos = m.end()
+    return True
+
+
+def _comment_inline(state, silent: bool) -> bool:
+    src, pos = state.src, state.pos
+    if not src.startswith("%%", pos):
+        return False
+    end = src.find("%%", pos + 2)
+    state.pos = state.posMax if end < 0 else end + 2
+    return True
+
+
+def _comment_block(state, start_line: int, end_line: int, silent: bool) -> bool:
+    """A ``%%`` at the start of a line opens a comment that runs to the next
+    ``%%`` (possibly many lines and blank lines later, or to the end of the
+    file when never closed), as in Obsidian. If text follows the closing
+    ``%%`` on its line, the inline rule handles it instead."""
+    first = state.bMarks[start_line] + state.tShift[start_line]
+    if state.sCount[start_line] - state.blkIndent >= 4:
+        return False
+    if not state.src.startswith("%%", first):
+        return False
+    close = state.src.find("%%", first + 2)
+    if close < 0:
+        last = end_line
+    else:
+        line = start_line
+        while line < end_line and state.eMarks[line] < close:
+            line += 1
+        if state.src[close + 2 : state.eMarks[line]].strip():
+            return False
+        last = line + 1
+    if silent:
+        return True
+    state.line = last
+    token = state.push("obsidian_comment", "", 0)
+    token.map = [start_line, last]
+    return True
+
+
+def _markdown_link(original):
+    """Wrap markdown-it's ``link`` / ``image`` rule to record where the link sits."""
+
+    def rule(state, silent: bool) -> bool:
+        pos, n = state.pos, len(state.tokens)
+        if not original(state, silent):
+            return False
+        if silent:
+            return True
+        for token in state.tokens[n:]:
+            href = token.attrGet("href") if token.type == "link_open" else None
+            if token.type == "image":
+                href = token.attrGet("src")
+            if href is not None:
+                _record_markdown(state, pos, str(href), token.type == "image")
+                break
+        return True
+
+    return rule
+
+
+def _record_markdown(state, pos: int, href: str, embed: bool) -> None:
+    if not href or _SCHEME.match(href) or href.startswith("//"):
+        return
+    raw = state.src[pos : state.pos]
+    close = raw.rfind("](")
+    display = raw[(2 if embed else 1) : close] if close > 0 else None
+    path, _, frag = href.partition("#")
+    target = unquote(path).strip()
+    subpath = "#" + unquote(frag) if frag else None
+    state.env["links"].append(
+        (raw, target, subpath, display, embed, "markdown", _line(state, pos))
+    )
+
+
+def _inline_with_lines(state) -> None:
+    """markdown-it's core ``inline`` rule, telling inline rules their block's line."""
+    md, env = state.md, state.env
+    for token in state.tokens:
+        if token.type == "inline":
+            if token.children is None:
+                token.children = []
+            env["line0"] = token.map[0] if token.map else 0
+            md.inline.parse(token.content, md, env, token.children)
+
+
+@lru_cache(maxsize=1)
+def markdown():
+    """The shared parser: CommonMark + tables + strikethrough + Obsidian rules."""
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_inline import image, link
+
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    md.disable(["text_join", "replacements", "smartquotes"], ignoreInvalid=True)
+    md.block.ruler.before(
+        "paragraph", "obsidian_comment", _comment_block,
+        {"alt": ["paragraph", "reference", "blockquote", "list"]},
+    )
+    md.inline.ruler.before("link", "wikilink", _wikilink)
+    md.inline.ruler.before("wikilink", "obsidian_comment", _comment_inline)
+    md.inline.ruler.before("link", "tag", _tag)
+    md.inline.ruler.at("link", _markdown_link(link))
+    md.inline.ruler.at("image", _markdown_link(image))
+    md.core.ruler.at("inline", _inline_with_lines)
+    return md

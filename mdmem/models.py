@@ -1,0 +1,70 @@
+"""Frozen dataclasses shared by the core and the CLI.
+
+The core returns these and never prints; the CLI renders them as text or, with
+``--json``, as ``dataclasses.asdict`` (see ``render.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong with a note: a finding, never a crash.
+
+    ``code`` is one of: ``invalid_yaml``, ``frontmatter_not_mapping``, ``bom``,
+    ``not_utf8``, ``empty``, ``too_large``, ``unreadable``, ``symlink_loop``.
+    """
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+    line: int  # 1-based line in the file
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link occurrence as written in a note (unresolved).
+
+    ``target`` is the link's path part with whitespace trimmed, URL-decoded for
+    Markdown links (``""`` for ``[[#Heading]]``, which points at its own note);
+    ``subpath`` is ``"#Heading"`` / ``"#^block"`` or ``None``; ``display`` is the
+    text after ``|`` (wikilinks) or between brackets (Markdown links), else ``None``.
+    ``kind`` is ``"wikilink"``, ``"markdown"`` or ``"frontmatter"``.
+    """
+
+    raw: str
+    target: str
+    subpath: str | None
+    display: str | None
+    embed: bool
+    kind: str
+    line: int  # 1-based line in the file (frontmatter lines count)
+
+
+@dataclass(frozen=True)
+class Note:
+    """A parsed note. ``text`` is the Markdown-stripped body used for indexing;
+    it is not kept in the notes cache (an empty string when loaded from it)."""
+
+    path: str  # vault-relative, "/" separators
+    title: str  # the file name without ".md", as Obsidian shows it
+    type: str  # frontmatter ``type``, else inferred from the folder, else "note"
+    frontmatter: dict[str, Any]
+    tags: tuple[str, ...]  # lower-case, no "#", sorted, unique
+    aliases: tuple[str, ...]
+    headings: tuple[Heading, ...]
+    links: tuple[Link, ...]
+    tokens: int  # floor(bytes / 3.2)
+    problems: tuple[Problem, ...]
+    mtime_ns: int = 0
+    size: int = 0
+    date: str | None = None  # ISO date: frontmatter updated, else created, else file mtime
+    text: str = field(default="", compare=False, repr=False)

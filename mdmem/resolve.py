@@ -1,0 +1,71 @@
+"""Obsidian's link resolution: a link target plus the linking note -> a vault path.
+
+Order (names compared lower-cased and NFC-normalised):
+
+1. an empty target (``[[#Heading]]``) is the linking note itself;
+2. a leading ``/`` means a vault path and nothing else;
+3. ``./`` and ``../`` resolve against the linking note's folder;
+4. an exact vault path wins (root ``Dup.md`` beats ``folder/Dup.md`` for ``[[Dup]]``);
+5. a bare name with exactly one file of that name anywhere wins;
+6. otherwise the files whose path ends with the link on a segment boundary:
+   those under the linking note's folder first, then the shortest path, then
+   alphabetical (for determinism).
+
+``.md`` is tried after the target as written. Aliases never resolve links.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable
+
+
+def _key(text: str) -> str:
+    return unicodedata.normalize("NFC", text).lower()
+
+
+class Resolver:
+    def __init__(self, paths: Iterable[str]):
+        self._exact: dict[str, str] = {}
+        self._by_name: dict[str, list[str]] = defaultdict(list)
+        for path in paths:
+            key = _key(path)
+            self._exact.setdefault(key, path)
+            self._by_name[key.rsplit("/", 1)[-1]].append(path)
+
+    def __contains__(self, path: str) -> bool:
+        return _key(path) in self._exact
+
+    def exact(self, path: str) -> str | None:
+        key = _key(path)
+        return self._exact.get(key) or self._exact.get(key + ".md")
+
+    def resolve(self, target: str, source: str = "") -> str | None:
+        link = unicodedata.normalize("NFC", target.strip())
+        if not link:
+            return source or None
+        if link.startswith("/"):
+            return self.exact(link.lstrip("/"))
+        folder = posixpath.dirname(source)
+        if link.startswith(("./", "../")):
+            joined = posixpath.normpath(posixpath.join(folder, link))
+            return None if joined.startswith("../") or joined == ".." else self.exact(joined)
+        hit = self.exact(link)
+        if hit:
+            return hit
+        key = _key(link)
+        name = key.rsplit("/", 1)[-1]
+        candidates = self._by_name.get(name, []) + self._by_name.get(name + ".md", [])
+        if "/" in key:
+            candidates = [
+                p for p in candidates
+                if _key(p).endswith("/" + key) or _key(p).endswith("/" + key + ".md")
+            ]
+        if not candidates:
+            return None
+        if len(candidates) == 1:
+            return candidates[0]
+        prefix = folder + "/" if folder else ""
+        return min(candidates, key=lambda p: (not p.startswith(prefix), len(p), p))

@@ -1,0 +1,170 @@
+"""The notes cache: every parsed note (without its body text) keyed by path,
+with the (mtime_ns, size) it was parsed at, in ``.mdmem/notes.db``.
+
+SQLite in WAL mode gives atomic commits that survive ``kill -9`` and readers
+that are never blocked by the writer. Writers are serialised by
+:func:`write_lock` (``flock`` on ``.mdmem/write.lock``, freed by the kernel
+when a process dies). A cache whose schema version does not match is wiped
+and rebuilt; it is derived state.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pickle
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .errors import LockTimeout
+from .models import Note, Problem
+from .vault import Scan
+
+SCHEMA_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class Diff:
+    added: tuple[str, ...]
+    changed: tuple[str, ...]
+    removed: tuple[str, ...]
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.changed or self.removed)
+
+
+class Store:
+    def __init__(self, state_dir: Path):
+        state_dir.mkdir(parents=True, exist_ok=True)
+        self.path = state_dir / "notes.db"
+        try:
+            self._db = self._open()
+        except sqlite3.DatabaseError:  # corrupt or not a database: it is derived, start over
+            self._discard()
+            self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS notes (path TEXT PRIMARY KEY, mtime_ns INTEGER,"
+            " size INTEGER, note BLOB)"
+        )
+        row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if row is None or row[0] != SCHEMA_VERSION:
+            with _tx(db):
+                db.execute("DELETE FROM notes")
+                db.execute("DELETE FROM meta")
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        return db
+
+    def _discard(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(str(self.path) + suffix)
+            except FileNotFoundError:
+                pass
+
+    def close(self) -> None:
+        self._db.close()
+
+    # reading ---------------------------------------------------------------
+    def stats(self) -> dict[str, tuple[int, int]]:
+        return {p: (m, s) for p, m, s in self._db.execute("SELECT path, mtime_ns, size FROM notes")}
+
+    def count(self) -> int:
+        return self._db.execute("SELECT count(*) FROM notes").fetchone()[0]
+
+    def get(self, path: str) -> Note | None:
+        row = self._db.execute("SELECT note FROM notes WHERE path=?", (path,)).fetchone()
+        return pickle.loads(row[0]) if row else None
+
+    def notes(self) -> Iterator[Note]:
+        for (blob,) in self._db.execute("SELECT note FROM notes ORDER BY path"):
+            yield pickle.loads(blob)
+
+    def get_meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with _tx(self._db):
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def vault_problems(self) -> list[tuple[str, Problem]]:
+        row = self._db.execute("SELECT value FROM meta WHERE key='vault_problems'").fetchone()
+        return [(p, Problem(c, m)) for p, c, m in json.loads(row[0])] if row else []
+
+    def diff(self, scan: Scan) -> Diff:
+        cached = self.stats()
+        current = dict(scan.notes)
+        current.update({p: (0, 0) for p in scan.broken})
+        added = sorted(p for p in current if p not in cached)
+        changed = sorted(p for p, st in current.items() if p in cached and cached[p] != st)
+        removed = sorted(p for p in cached if p not in current)
+        return Diff(tuple(added), tuple(changed), tuple(removed))
+
+    # writing (hold write_lock) ---------------------------------------------
+    def apply(self, notes: Iterable[Note], removed: Iterable[str], scan: Scan | None = None) -> None:
+        """Store parsed notes and forget removed paths in one transaction."""
+        rows = [
+            (n.path, n.mtime_ns, n.size, pickle.dumps(replace(n, text=""), pickle.HIGHEST_PROTOCOL))
+            for n in notes
+        ]
+        with _tx(self._db):
+            self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?)", rows)
+            self._db.executemany("DELETE FROM notes WHERE path=?", [(p,) for p in removed])
+            if scan is not None:
+                problems = [(p, pr.code, pr.message) for p, pr in scan.problems]
+                self._db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('vault_problems', ?)", (json.dumps(problems),)
+                )
+
+    def clear(self) -> None:
+        with _tx(self._db):
+            self._db.execute("DELETE FROM notes")
+
+
+@contextmanager
+def _tx(db: sqlite3.Connection):
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+@contextmanager
+def write_lock(state_dir: Path, timeout: float):
+    """Hold the vault's single-writer lock; yields True when it was free at
+    once, False when another writer had to finish first. Raises
+    :class:`LockTimeout` after ``timeout`` seconds."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(state_dir / "write.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        immediate, deadline, delay = True, time.monotonic() + timeout, 0.005
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                immediate = False
+                if time.monotonic() >= deadline:
+                    raise LockTimeout(
+                        f"another mdmem process has held the write lock on {state_dir} for "
+                        f"{timeout:g} s; try again, or raise MDMEM_LOCK_TIMEOUT"
+                    ) from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.1)
+        yield immediate
+    finally:
+        os.close(fd)  # closing the descriptor releases the flock
