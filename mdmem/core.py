@@ -17,6 +17,7 @@ Refresh protocol (what makes ``kill -9`` and concurrent processes safe):
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -31,7 +32,7 @@ from .parse import parse_note, problem_note, snippet_text
 from .resolve import Resolver
 from .store import Store, write_lock
 
-PARALLEL_MIN = 300  # parse in a process pool from this many changed notes
+PARALLEL_PARSE_MIN = 300  # an update parses in a process pool from this many changed notes
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ def load_note(root: Path, rel: str) -> Note:
 
 
 def _load_many(root: Path, paths: list[str], procs: int) -> Iterator[Note]:
-    if procs < 2 or len(paths) < PARALLEL_MIN:
+    if procs < 2 or len(paths) < PARALLEL_PARSE_MIN:
         for rel in paths:
             yield load_note(root, rel)
         return
@@ -111,6 +112,10 @@ def _load_many(root: Path, paths: list[str], procs: int) -> Iterator[Note]:
 
 def _load_star(args: tuple[Path, str]) -> Note:
     return load_note(*args)
+
+
+def _load_for_build(root: Path, broken: dict[str, Note], rel: str) -> Note:
+    return broken.get(rel) or load_note(root, rel)
 
 
 class Memory:
@@ -188,29 +193,25 @@ class Memory:
         return result
 
     def _build(self, scan: fs.Scan, progress, t0: float) -> RefreshResult:
+        """Clear the cache, index every note (in worker processes), fill the cache."""
         stages = {"scan": _since(t0)}
         self.store.set_meta("index_ok", "0")
         self.store.clear()
         paths = sorted(scan.notes)
         total = len(paths) + len(scan.broken)
-        done = [0]
-
-        def tick() -> None:
-            done[0] += 1
-            if progress:
-                progress(done[0], total)
-
+        broken = {p: problem_note(p, pr) for p, pr in scan.broken.items()}
         t = time.perf_counter()
-        notes = list(_load_many(self.root, paths, self.procs))
-        notes += [problem_note(p, pr) for p, pr in scan.broken.items()]
-        stages["read_parse"] = _since(t)
-        t = time.perf_counter()
-        self.index.build(notes, procs=self.procs, on_note=tick)
-        stages["index"] = _since(t)
+        notes = self.index.build(
+            paths + sorted(broken),
+            functools.partial(_load_for_build, self.root, broken),
+            procs=self.procs,
+            progress=(lambda done: progress(done, total)) if progress else None,
+        )
+        stages["read_parse_index"] = _since(t)
         t = time.perf_counter()
         self.store.apply(notes, (), scan)
-        self.store.set_meta("index_ok", "1")
         self.store.set_meta("index_version", INDEX_VERSION)
+        self.store.set_meta("index_ok", "1")
         stages["store"] = _since(t)
         return RefreshResult(total, total, 0, 0, _since(t0), rebuilt=True, stages=stages)
 

@@ -23,7 +23,7 @@ import re
 import shutil
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from whoosh import index as whoosh_index
@@ -34,11 +34,14 @@ from whoosh.lang.porter import stem as porter_stem
 from whoosh.lang.stopwords import stoplists
 from whoosh.qparser import FieldsPlugin, MultifieldParser, OrGroup
 from whoosh.support.charset import accent_map
+from whoosh.writing import SegmentWriter
 
 from .models import Note
 
 INDEX_NAME = "MAIN"
-INDEX_VERSION = "2"  # bump when the schema or the analysis changes: old indexes are rebuilt
+INDEX_VERSION = "2"
+PARALLEL_MIN = 300  # from this many notes a build uses worker processes
+LIMIT_MB = 96  # Whoosh's in-memory posting pool per writer, before it spills to disk  # bump when the schema or the analysis changes: old indexes are rebuilt
 _DEFAULT_FIELDS = ["title", "aliases", "body", "tags"]
 _QUESTION_MARKS = re.compile(r"(?<=\w)[?!]+(?=\s|$)|[¿¡]")
 
@@ -245,25 +248,61 @@ class SearchIndex:
             self._ix = whoosh_index.open_dir(str(self.folder), indexname=INDEX_NAME, schema=schema())
         return self._ix
 
-    def build(self, notes: Iterable[Note], procs: int = 2, on_note: Callable[[], None] | None = None) -> None:
-        """Create the index afresh from ``notes`` (Whoosh's multi-process writer)."""
+    def build(
+        self,
+        paths: list[str],
+        load: Callable[[str], Note],
+        procs: int = 2,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Note]:
+        """Create the index afresh from the notes ``load(path)`` returns.
+
+        With ``procs > 1`` each worker process reads, parses and indexes its
+        share of the paths into a segment of its own (nothing is shuttled
+        between processes but the finished segment and the parsed notes without
+        their text); the parent then commits all segments at once. Returns the
+        notes (text dropped), in no particular order."""
         self.close()
         if self.folder.exists():
             shutil.rmtree(self.folder)
         self.folder.mkdir(parents=True)
         ix = whoosh_index.create_in(str(self.folder), schema(), indexname=INDEX_NAME)
-        kwargs = {"procs": procs, "multisegment": True, "limitmb": 128} if procs > 1 else {"limitmb": 128}
-        writer = ix.writer(**kwargs)
-        try:
-            for note in notes:
-                writer.add_document(**document(note))
-                if on_note:
-                    on_note()
-        except BaseException:
-            writer.cancel()
-            raise
-        writer.commit()
+        if procs < 2 or len(paths) < PARALLEL_MIN:
+            writer = ix.writer(limitmb=LIMIT_MB)
+            notes = []
+            try:
+                for i, path in enumerate(paths, 1):
+                    note = load(path)
+                    writer.add_document(**document(note))
+                    notes.append(replace(note, text=""))
+                    if progress and i % 50 == 0:
+                        progress(i)
+            except BaseException:
+                writer.cancel()
+                raise
+            writer.commit()
+        else:
+            segments, notes = self._build_sharded(paths, load, procs, progress)
+            ix.writer().commit(mergetype=lambda _writer, existing: [*existing, *segments])
+        if progress:
+            progress(len(paths))
         self._ix = ix
+        return notes
+
+    def _build_sharded(self, paths, load, procs, progress):
+        import multiprocessing as mp
+
+        ctx = mp.get_context("fork")
+        counter = ctx.Value("q", 0)
+        jobs = [(str(self.folder), load, paths[i::procs]) for i in range(procs)]
+        with ctx.Pool(procs, initializer=_init_shard, initargs=(counter,)) as pool:
+            pending = pool.map_async(_index_shard, jobs)
+            while not pending.ready():
+                pending.wait(0.2)
+                if progress:
+                    progress(counter.value)
+            results = pending.get()
+        return [seg for seg, _ in results], [note for _, shard in results for note in shard]
 
     def update(self, notes: Iterable[Note], removed: Iterable[str], timeout: float = 10.0) -> None:
         """Add or replace ``notes`` and delete ``removed`` paths in one commit."""
@@ -349,6 +388,36 @@ class SearchIndex:
         if self._ix is not None:
             self._ix.close()
             self._ix = None
+
+
+_COUNTER = None
+
+
+def _init_shard(counter) -> None:
+    global _COUNTER
+    _COUNTER = counter
+
+
+def _index_shard(job):
+    """In a worker process: read, parse and index a share of the notes into a
+    segment of its own (as Whoosh's own multi-process writer does with
+    ``multisegment=True``); return the segment and the notes without text."""
+    folder, load, paths = job
+    ix = whoosh_index.open_dir(folder, indexname=INDEX_NAME, schema=schema())
+    writer = SegmentWriter(ix, _lk=False, limitmb=LIMIT_MB)
+    notes = []
+    try:
+        for i, path in enumerate(paths, 1):
+            note = load(path)
+            writer.add_document(**document(note))
+            notes.append(replace(note, text=""))
+            if i % 50 == 0:
+                with _COUNTER.get_lock():
+                    _COUNTER.value += 50
+        return writer._finalize_segment(), notes
+    except BaseException:
+        writer.cancel()
+        raise
 
 
 def _union_matchers(query):

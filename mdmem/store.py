@@ -79,9 +79,6 @@ class Store:
     def stats(self) -> dict[str, tuple[int, int]]:
         return {p: (m, s) for p, m, s in self._db.execute("SELECT path, mtime_ns, size FROM notes")}
 
-    def count(self) -> int:
-        return self._db.execute("SELECT count(*) FROM notes").fetchone()[0]
-
     def get(self, path: str) -> Note | None:
         row = self._db.execute("SELECT note FROM notes WHERE path=?", (path,)).fetchone()
         return pickle.loads(row[0]) if row else None
@@ -113,7 +110,7 @@ class Store:
 
     # writing (hold write_lock) ---------------------------------------------
     def apply(self, notes: Iterable[Note], removed: Iterable[str], scan: Scan | None = None) -> None:
-        """Store parsed notes and forget removed paths in one transaction."""
+        """Store parsed notes (without their text) and forget removed paths, in one transaction."""
         rows = [
             (n.path, n.mtime_ns, n.size, pickle.dumps(replace(n, text=""), pickle.HIGHEST_PROTOCOL))
             for n in notes

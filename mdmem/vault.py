@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import tempfile
 import unicodedata
 from dataclasses import dataclass
@@ -202,8 +201,3 @@ def init_vault(path: Path) -> list[str]:
         write_atomic(path / rel, (source / rel).read_bytes())
     (path / STATE_DIR).mkdir(exist_ok=True)
     return [rel.as_posix() for rel in plan]
-
-
-def copy_tree(source: Path, dest: Path) -> None:
-    """Copy a vault (tests and benchmarks), skipping derived state."""
-    shutil.copytree(source, dest, ignore=shutil.ignore_patterns(STATE_DIR))
