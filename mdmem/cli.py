@@ -63,6 +63,9 @@ def _errors() -> Iterator[None]:
     except MdmemError as e:
         message(f"mdmem: {e}")
         raise typer.Exit(e.exit_code) from None
+    except OSError as e:  # the file system said no (permissions, a full disk, a file where a folder goes)
+        message(f"mdmem: {e.strerror or e}" + (f": {e.filename}" if e.filename else ""))
+        raise typer.Exit(1) from None
     except KeyboardInterrupt:
         message("mdmem: interrupted")
         raise typer.Exit(130) from None
@@ -86,11 +89,17 @@ def _date(value: str | None, name: str, end: bool = False) -> str | None:
     """``YYYY-MM-DD`` as is; ``YYYY-MM`` as the month's first (or, for an end, last) day."""
     if value is None:
         return None
-    if not _DATE.match(value):
-        raise typer.BadParameter(f"wants a date as YYYY-MM-DD or YYYY-MM, not {value!r}", param_hint=name)
-    if len(value) == 7:
-        return value + ("-31" if end else "-01")
-    return value
+    import datetime as dt
+
+    try:
+        if not _DATE.match(value):
+            raise ValueError
+        day = dt.date.fromisoformat(value if len(value) == 10 else value + "-01")
+    except ValueError:
+        raise typer.BadParameter(f"wants a date as YYYY-MM-DD or YYYY-MM, not {value!r}", param_hint=name) from None
+    if len(value) == 7 and end:
+        return value + "-31"  # compared as text: every day of the month sorts before it
+    return day.isoformat()
 
 
 @app.command()

@@ -25,13 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import vault as fs
-from .errors import LockTimeout, NoteNotFound
-from .index import INDEX_VERSION, Filters, Recency, SearchHit, SearchIndex
+from .errors import LockTimeout, MdmemError, NoteNotFound
+from .index import INDEX_VERSION, Filters, IndexDamaged, Recency, SearchHit, SearchIndex
 from .models import Link, Note, Problem
 from .parse import parse_note, problem_note, snippet_text
 from .resolve import Resolver
-from .store import Store, write_lock
+from .store import CacheDamaged, Store, write_lock
 
+READ_WAIT = 1.0  # seconds a read command waits for another writer before answering as is
 PARALLEL_PARSE_MIN = 300  # an update parses in a process pool from this many changed notes
 
 
@@ -87,8 +88,10 @@ def load_note(root: Path, rel: str) -> Note:
     """Read and parse one note; an unreadable file becomes a note with a problem."""
     try:
         with open(root / rel, "rb") as f:
-            data = f.read()
+            # stat before reading: an edit during the read leaves a newer mtime
+            # on disk than the one recorded, so the next refresh parses again
             st = os.fstat(f.fileno())
+            data = f.read()
     except OSError as e:
         code = "symlink_loop" if e.errno == errno.ELOOP else "unreadable"
         return problem_note(rel, Problem(code, f"cannot read: {e.strerror}"))
@@ -128,6 +131,8 @@ class Memory:
             os.environ.get("MDMEM_LOCK_TIMEOUT", "10")
         )
         self.procs = procs
+        if self.state_dir.exists() and not self.state_dir.is_dir():
+            raise MdmemError(f"{self.state_dir} is a file, not mdmem's state folder; move it away")
         self.store = Store(self.state_dir)
         self.index = SearchIndex(self.state_dir / "index")
         self._scan: fs.Scan | None = None
@@ -171,14 +176,25 @@ class Memory:
     ) -> RefreshResult:
         """Bring the notes cache and the index up to date with the files.
 
-        ``strict=False`` (used by read commands) returns ``stale=True`` instead
-        of raising :class:`LockTimeout` when another writer holds the lock."""
+        ``strict=False`` (read commands) waits at most :data:`READ_WAIT` seconds
+        for another writer when there is an index to answer from, and then
+        returns ``stale=True`` instead of raising :class:`LockTimeout`. A
+        damaged notes cache is discarded and everything rebuilt."""
+        try:
+            return self._refresh(rebuild, progress, strict)
+        except CacheDamaged:
+            self.store.reset()
+            return self._refresh(True, progress, strict)
+
+    def _refresh(self, rebuild, progress, strict) -> RefreshResult:
         t0 = time.perf_counter()
         scan = self._set_scan(fs.scan(self.root))
-        if not rebuild and self._healthy() and not self.store.diff(scan):
+        healthy = self._healthy()
+        if not rebuild and healthy and not self.store.diff(scan):
             return RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, _since(t0))
+        wait = self.lock_timeout if strict or not healthy else min(self.lock_timeout, READ_WAIT)
         try:
-            with write_lock(self.state_dir, self.lock_timeout) as immediate:
+            with write_lock(self.state_dir, wait) as immediate:
                 if not immediate:
                     scan = self._set_scan(fs.scan(self.root))
                 if rebuild or not self._healthy():
@@ -188,30 +204,28 @@ class Memory:
         except LockTimeout:
             if strict:
                 raise
-            return RefreshResult(len(scan.notes), 0, 0, 0, _since(t0), stale=True)
+            return RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, _since(t0), stale=True)
         self.index.refresh()
         return result
 
     def _build(self, scan: fs.Scan, progress, t0: float) -> RefreshResult:
-        """Clear the cache, index every note (in worker processes), fill the cache."""
+        """Index every note into a new index (in worker processes), swap it in,
+        then replace the cache. Until the swap, readers keep the old index."""
         stages = {"scan": _since(t0)}
-        self.store.set_meta("index_ok", "0")
-        self.store.clear()
         paths = sorted(scan.notes)
         total = len(paths) + len(scan.broken)
         broken = {p: problem_note(p, pr) for p, pr in scan.broken.items()}
         t = time.perf_counter()
-        notes = self.index.build(
+        rows = self.index.build(
             paths + sorted(broken),
             functools.partial(_load_for_build, self.root, broken),
+            Store.row,
             procs=self.procs,
             progress=(lambda done: progress(done, total)) if progress else None,
         )
         stages["read_parse_index"] = _since(t)
         t = time.perf_counter()
-        self.store.apply(notes, (), scan)
-        self.store.set_meta("index_version", INDEX_VERSION)
-        self.store.set_meta("index_ok", "1")
+        self.store.replace_all(rows, scan, {"index_version": INDEX_VERSION, "index_ok": "1"})
         stages["store"] = _since(t)
         return RefreshResult(total, total, 0, 0, _since(t0), rebuilt=True, stages=stages)
 
@@ -291,7 +305,11 @@ class Memory:
     ) -> SearchResult:
         if not self.index.exists():
             return SearchResult(query, [])
-        hits = self.index.search(query, limit, filters, recency, text_for=self.text_of)
+        try:
+            hits = self.index.search(query, limit, filters, recency, text_for=self.text_of)
+        except IndexDamaged:  # a segment file vanished or broke under us: rebuild, ask again
+            self.refresh(rebuild=True)
+            hits = self.index.search(query, limit, filters, recency, text_for=self.text_of)
         return SearchResult(query, hits)
 
     def notes(self) -> Iterable[Note]:

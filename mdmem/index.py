@@ -19,11 +19,13 @@ Queries: terms are OR-ed (a question typed in plain words works) and ranked;
 from __future__ import annotations
 
 import math
+import os
 import re
 import shutil
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from typing import TypeVar
+from dataclasses import dataclass
 from pathlib import Path
 
 from whoosh import index as whoosh_index
@@ -38,6 +40,7 @@ from whoosh.writing import SegmentWriter
 
 from .models import Note
 
+T = TypeVar("T")
 INDEX_NAME = "MAIN"
 INDEX_VERSION = "2"
 PARALLEL_MIN = 300  # from this many notes a build uses worker processes
@@ -50,6 +53,10 @@ entre era essa esse esta este eu foi for há isso isto já lhe mais mas me mesmo
 na nas nem no nos nós num numa o os ou para pela pelas pelo pelos por qual quando que quem se
 sem ser seu seus só sua suas também te tem tu um uma umas uns você vocês é está são foram ser
 ter sobre porque onde""".split()
+
+
+class IndexDamaged(Exception):
+    """A search failed on the index's files (a segment vanished or broke)."""
 
 
 @dataclass(frozen=True)
@@ -231,11 +238,12 @@ class SearchIndex:
         self._searcher = None
 
     def exists(self) -> bool:
-        """An index is there and opens (a damaged one counts as missing)."""
+        """An index is there and a searcher opens on it (opening reads every
+        segment, so a damaged or half-deleted index counts as missing)."""
         if not self.folder.is_dir():
             return False
         try:
-            self._open()
+            self._searcher_()
         except Exception:  # whoosh raises many kinds on damaged files
             self.close()
             return False
@@ -252,57 +260,47 @@ class SearchIndex:
         self,
         paths: list[str],
         load: Callable[[str], Note],
+        keep: Callable[[Note], T],
         procs: int = 2,
         progress: Callable[[int], None] | None = None,
-    ) -> list[Note]:
-        """Create the index afresh from the notes ``load(path)`` returns.
+    ) -> list[T]:
+        """Build a new index from the notes ``load(path)`` returns and swap it in
+        for the old one, which serves searches until then. Returns
+        ``keep(note)`` for every note, in no particular order.
 
         With ``procs > 1`` each worker process reads, parses and indexes its
-        share of the paths into a segment of its own (nothing is shuttled
-        between processes but the finished segment and the parsed notes without
-        their text); the parent then commits all segments at once. Returns the
-        notes (text dropped), in no particular order."""
+        share of the paths into a segment of its own; only the finished
+        segments and the ``keep`` values travel back. An interrupted build
+        leaves the old index untouched (``index.new`` is discarded next time)."""
         self.close()
-        if self.folder.exists():
-            shutil.rmtree(self.folder)
-        self.folder.mkdir(parents=True)
-        ix = whoosh_index.create_in(str(self.folder), schema(), indexname=INDEX_NAME)
+        new = self.folder.with_name(self.folder.name + ".new")
+        if new.exists():
+            shutil.rmtree(new)
+        new.mkdir(parents=True)
+        ix = whoosh_index.create_in(str(new), schema(), indexname=INDEX_NAME)
         if procs < 2 or len(paths) < PARALLEL_MIN:
-            writer = ix.writer(limitmb=LIMIT_MB)
-            notes = []
-            try:
-                for i, path in enumerate(paths, 1):
-                    note = load(path)
-                    writer.add_document(**document(note))
-                    notes.append(replace(note, text=""))
-                    if progress and i % 50 == 0:
-                        progress(i)
-            except BaseException:
-                writer.cancel()
-                raise
-            writer.commit()
+            done = [0]
+
+            def tick(n: int) -> None:
+                done[0] += n
+                if progress:
+                    progress(done[0])
+
+            kept = _index_into(ix.writer(limitmb=LIMIT_MB), paths, load, keep, tick, commit=True)
         else:
-            segments, notes = self._build_sharded(paths, load, procs, progress)
+            segments, kept = _build_sharded(new, paths, load, keep, procs, progress)
             ix.writer().commit(mergetype=lambda _writer, existing: [*existing, *segments])
+        ix.close()
+        old = self.folder.with_name(self.folder.name + ".old")
+        if old.exists():
+            shutil.rmtree(old)
+        if self.folder.exists():
+            os.rename(self.folder, old)
+        os.rename(new, self.folder)
+        shutil.rmtree(old, ignore_errors=True)
         if progress:
             progress(len(paths))
-        self._ix = ix
-        return notes
-
-    def _build_sharded(self, paths, load, procs, progress):
-        import multiprocessing as mp
-
-        ctx = mp.get_context("fork")
-        counter = ctx.Value("q", 0)
-        jobs = [(str(self.folder), load, paths[i::procs]) for i in range(procs)]
-        with ctx.Pool(procs, initializer=_init_shard, initargs=(counter,)) as pool:
-            pending = pool.map_async(_index_shard, jobs)
-            while not pending.ready():
-                pending.wait(0.2)
-                if progress:
-                    progress(counter.value)
-            results = pending.get()
-        return [seg for seg, _ in results], [note for _, shard in results for note in shard]
+        return kept
 
     def update(self, notes: Iterable[Note], removed: Iterable[str], timeout: float = 10.0) -> None:
         """Add or replace ``notes`` and delete ``removed`` paths in one commit."""
@@ -359,27 +357,25 @@ class SearchIndex:
         if wanted is q.NullQuery:
             wanted = q.Every()
         pool = max(limit * 3, 30) if recency.on else limit
-        results = searcher.search(
-            wanted, limit=pool, filter=q.And(restrict) if restrict else None
-        )
+        try:
+            results = searcher.search(wanted, limit=pool, filter=q.And(restrict) if restrict else None)
+            found = [(hit.score, hit["path"], hit["title"], hit.get("date") or None) for hit in results]
+        except Exception as e:  # a damaged segment surfaces as any of many errors
+            self.close()
+            raise IndexDamaged(f"{type(e).__name__}: {e}") from e
         terms = {text for field, text in wanted.iter_all_terms() if field in ("title", "aliases", "body")}
         now = today if today is not None else time.time()
         scored = []
-        for hit in results:
-            score = hit.score
-            date = hit.get("date") or None
+        for score, path, title, date in found:
             if recency.on and date:
                 age = max(0.0, (now - _epoch(date)) / 86400)
                 score *= 1 + recency.weight * math.pow(0.5, age / recency.half_life_days)
-            scored.append((score, hit))
-        scored.sort(key=lambda pair: -pair[0])
-        hits = []
-        for score, hit in scored[:limit]:
-            body = text_for(hit["path"]) if text_for else ""
-            hits.append(
-                SearchHit(hit["path"], hit["title"], round(score, 4), snippet(body, terms), hit.get("date") or None)
-            )
-        return hits
+            scored.append((score, path, title, date))
+        scored.sort(key=lambda hit: -hit[0])
+        return [
+            SearchHit(path, title, round(score, 4), snippet(text_for(path) if text_for else "", terms), date)
+            for score, path, title, date in scored[:limit]
+        ]
 
     def close(self) -> None:
         if self._searcher is not None:
@@ -390,34 +386,77 @@ class SearchIndex:
             self._ix = None
 
 
-_COUNTER = None
-
-
-def _init_shard(counter) -> None:
-    global _COUNTER
-    _COUNTER = counter
-
-
-def _index_shard(job):
-    """In a worker process: read, parse and index a share of the notes into a
-    segment of its own (as Whoosh's own multi-process writer does with
-    ``multisegment=True``); return the segment and the notes without text."""
-    folder, load, paths = job
-    ix = whoosh_index.open_dir(folder, indexname=INDEX_NAME, schema=schema())
-    writer = SegmentWriter(ix, _lk=False, limitmb=LIMIT_MB)
-    notes = []
+def _index_into(writer, paths, load, keep, progress: Callable[[int], None], commit: bool):
+    """Index ``paths`` with ``writer``; return their ``keep`` values.
+    ``progress(n)`` is told of every 50 notes done."""
+    kept = []
     try:
         for i, path in enumerate(paths, 1):
             note = load(path)
             writer.add_document(**document(note))
-            notes.append(replace(note, text=""))
+            kept.append(keep(note))
             if i % 50 == 0:
-                with _COUNTER.get_lock():
-                    _COUNTER.value += 50
-        return writer._finalize_segment(), notes
+                progress(50)
     except BaseException:
         writer.cancel()
         raise
+    if commit:
+        writer.commit()
+    return kept
+
+
+def _build_sharded(folder: Path, paths, load, keep, procs: int, progress):
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    counter = ctx.Value("q", 0)
+    jobs = [(str(folder), load, keep, paths[i::procs]) for i in range(procs)]
+    with ctx.Pool(procs, initializer=_init_shard, initargs=(counter, os.getpid())) as pool:
+        pending = pool.map_async(_index_shard, jobs)
+        while not pending.ready():
+            pending.wait(0.2)
+            if progress:
+                progress(counter.value)
+        results = pending.get()
+    return [segment for segment, _ in results], [k for _, shard in results for k in shard]
+
+
+_COUNTER = None
+_PARENT = 0
+
+
+def _init_shard(counter, parent: int) -> None:
+    """Worker set-up: share the progress counter, and die with the parent (a
+    ``kill -9`` of ``mdmem index`` must not leave workers holding the lock)."""
+    global _COUNTER, _PARENT
+    _COUNTER, _PARENT = counter, parent
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def _shard_progress(done: int) -> None:
+    if os.getppid() != _PARENT:  # orphaned (no PDEATHSIG on this platform)
+        os._exit(1)
+    with _COUNTER.get_lock():
+        _COUNTER.value += done
+
+
+def _index_shard(job):
+    """In a worker process: read, parse and index a share of the notes into a
+    segment of its own, as Whoosh's own multi-process writer does with
+    ``multisegment=True``; return the segment and the ``keep`` values."""
+    folder, load, keep, paths = job
+    ix = whoosh_index.open_dir(folder, indexname=INDEX_NAME, schema=schema())
+    writer = SegmentWriter(ix, _lk=False, limitmb=LIMIT_MB)
+    kept = _index_into(writer, paths, load, keep, _shard_progress, commit=False)
+    return writer._finalize_segment(), kept
 
 
 def _union_matchers(query):

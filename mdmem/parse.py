@@ -76,11 +76,27 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int]:
     return m.group(1) or "", text[m.end() :], text.count("\n", 0, m.end())
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set)):
-        return [_jsonable(v) for v in value]
+MAX_FRONTMATTER_NODES = 50_000
+
+
+class _TooBig(ValueError):
+    pass
+
+
+def _jsonable(value: Any, budget: list[int] | None = None, path: tuple[int, ...] = ()) -> Any:
+    """YAML data -> JSON-safe data. YAML anchors can make a 1 KB block expand to
+    billions of nodes or refer to itself: both stop at a node budget."""
+    budget = budget if budget is not None else [MAX_FRONTMATTER_NODES]
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _TooBig(f"frontmatter expands to more than {MAX_FRONTMATTER_NODES} values (YAML aliases?)")
+    if isinstance(value, (dict, list, tuple, set)):
+        if id(value) in path:
+            raise _TooBig("frontmatter refers to itself (recursive YAML alias)")
+        inner = (*path, id(value))
+        if isinstance(value, dict):
+            return {str(k): _jsonable(v, budget, inner) for k, v in value.items()}
+        return [_jsonable(v, budget, inner) for v in value]
     if isinstance(value, (dt.date, dt.datetime, dt.time)):
         return value.isoformat()
     if value is None or isinstance(value, (str, int, float, bool)):
@@ -101,7 +117,10 @@ def read_frontmatter(raw: str | None) -> tuple[dict[str, Any], list[Problem]]:
     if not isinstance(data, dict):
         kind = type(data).__name__
         return {}, [Problem("frontmatter_not_mapping", f"frontmatter is a {kind}, not a mapping")]
-    return _jsonable(data), []
+    try:
+        return _jsonable(data), []
+    except (_TooBig, RecursionError) as e:
+        return {}, [Problem("invalid_yaml", f"invalid YAML frontmatter: {e}")]
 
 
 def _strings(value: Any):

@@ -11,6 +11,7 @@ and rebuilt; it is derived state.
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 import pickle
@@ -26,6 +27,26 @@ from .models import Note, Problem
 from .vault import Scan
 
 SCHEMA_VERSION = "1"
+
+
+class CacheDamaged(Exception):
+    """``notes.db`` is not a database any more (damaged pages, garbage): discard it."""
+
+
+def _guard(method):
+    """sqlite3's "malformed"/"not a database" errors -> :class:`CacheDamaged`
+    (but not ``OperationalError``, which covers a busy database)."""
+
+    @functools.wraps(method)
+    def guarded(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except sqlite3.OperationalError:
+            raise
+        except sqlite3.DatabaseError as e:
+            raise CacheDamaged(str(e)) from e
+
+    return guarded
 
 
 @dataclass(frozen=True)
@@ -75,10 +96,18 @@ class Store:
     def close(self) -> None:
         self._db.close()
 
+    def reset(self) -> None:
+        """Throw the cache away and start an empty one."""
+        self._db.close()
+        self._discard()
+        self._db = self._open()
+
     # reading ---------------------------------------------------------------
+    @_guard
     def stats(self) -> dict[str, tuple[int, int]]:
         return {p: (m, s) for p, m, s in self._db.execute("SELECT path, mtime_ns, size FROM notes")}
 
+    @_guard
     def get(self, path: str) -> Note | None:
         row = self._db.execute("SELECT note FROM notes WHERE path=?", (path,)).fetchone()
         return pickle.loads(row[0]) if row else None
@@ -87,18 +116,22 @@ class Store:
         for (blob,) in self._db.execute("SELECT note FROM notes ORDER BY path"):
             yield pickle.loads(blob)
 
+    @_guard
     def get_meta(self, key: str) -> str | None:
         row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else None
 
+    @_guard
     def set_meta(self, key: str, value: str) -> None:
         with _tx(self._db):
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
+    @_guard
     def vault_problems(self) -> list[tuple[str, Problem]]:
         row = self._db.execute("SELECT value FROM meta WHERE key='vault_problems'").fetchone()
         return [(p, Problem(c, m)) for p, c, m in json.loads(row[0])] if row else []
 
+    @_guard
     def diff(self, scan: Scan) -> Diff:
         cached = self.stats()
         current = dict(scan.notes)
@@ -109,13 +142,28 @@ class Store:
         return Diff(tuple(added), tuple(changed), tuple(removed))
 
     # writing (hold write_lock) ---------------------------------------------
-    def apply(self, notes: Iterable[Note], removed: Iterable[str], scan: Scan | None = None) -> None:
-        """Store parsed notes (without their text) and forget removed paths, in one transaction."""
-        rows = [
-            (n.path, n.mtime_ns, n.size, pickle.dumps(replace(n, text=""), pickle.HIGHEST_PROTOCOL))
-            for n in notes
-        ]
+    @staticmethod
+    def row(note: Note) -> tuple[str, int, int, bytes]:
+        """A note as a cache row: its stat and its pickle, without the body text."""
+        return note.path, note.mtime_ns, note.size, pickle.dumps(replace(note, text=""), pickle.HIGHEST_PROTOCOL)
+
+    def apply(
+        self, notes: Iterable[Note], removed: Iterable[str], scan: Scan | None = None,
+        meta: dict[str, str] | None = None,
+    ) -> None:
+        """Store parsed notes (without their text), forget removed paths and set
+        ``meta``, in one transaction."""
+        self._write([self.row(n) for n in notes], removed, scan, meta, clear=False)
+
+    def replace_all(self, rows: list[tuple], scan: Scan, meta: dict[str, str]) -> None:
+        """After a full build: the cache becomes exactly ``rows``, in one transaction."""
+        self._write(rows, (), scan, meta, clear=True)
+
+    @_guard
+    def _write(self, rows, removed, scan, meta, clear: bool) -> None:
         with _tx(self._db):
+            if clear:
+                self._db.execute("DELETE FROM notes")
             self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?)", rows)
             self._db.executemany("DELETE FROM notes WHERE path=?", [(p,) for p in removed])
             if scan is not None:
@@ -123,10 +171,8 @@ class Store:
                 self._db.execute(
                     "INSERT OR REPLACE INTO meta VALUES ('vault_problems', ?)", (json.dumps(problems),)
                 )
+            self._db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list((meta or {}).items()))
 
-    def clear(self) -> None:
-        with _tx(self._db):
-            self._db.execute("DELETE FROM notes")
 
 
 @contextmanager

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import tempfile
 import unicodedata
 from dataclasses import dataclass
@@ -97,6 +98,10 @@ def scan(root: Path) -> Scan:
             name = entry.name
             if name.startswith("."):
                 continue
+            if not name.isascii() and not _utf8(name):
+                problems.append((rel(entry.path).encode("utf-8", "replace").decode(), Problem(
+                    "not_utf8", "file name is not valid UTF-8; skipped")))
+                continue
             is_note = name.lower().endswith(".md")
             try:
                 if entry.is_dir():
@@ -113,7 +118,10 @@ def scan(root: Path) -> Scan:
                         stack.append((entry.path, child_dev, ancestors + (key,)))
                 elif is_note:
                     st = entry.stat()
-                    notes[rel(entry.path)] = (st.st_mtime_ns, st.st_size)
+                    if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block a read
+                        broken[rel(entry.path)] = Problem("unreadable", "not a regular file")
+                    else:
+                        notes[rel(entry.path)] = (st.st_mtime_ns, st.st_size)
                 else:
                     files.append(rel(entry.path))
             except OSError as e:
@@ -124,6 +132,14 @@ def scan(root: Path) -> Scan:
                 else:
                     problems.append((rel(entry.path), problem))
     return Scan(notes, tuple(sorted(files)), broken, tuple(problems))
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes come back as surrogates
+        return False
+    return True
 
 
 def stat_note(root: Path, rel: str) -> tuple[int, int] | None:
