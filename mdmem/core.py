@@ -30,7 +30,7 @@ from .index import INDEX_VERSION, Filters, IndexDamaged, Recency, SearchHit, Sea
 from .models import Link, Note, Problem
 from .parse import parse_note, problem_note, snippet_text
 from .resolve import Resolver
-from .store import CacheDamaged, Store, write_lock
+from .store import CacheDamaged, Diff, Store, write_lock
 
 READ_WAIT = 1.0  # seconds a read command waits for another writer before answering as is
 PARALLEL_PARSE_MIN = 300  # an update parses in a process pool from this many changed notes
@@ -190,17 +190,20 @@ class Memory:
         t0 = time.perf_counter()
         scan = self._set_scan(fs.scan(self.root))
         healthy = self._healthy()
-        if not rebuild and healthy and not self.store.diff(scan):
+        diff = self.store.diff(scan)
+        if not rebuild and healthy and not diff:
             return RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, _since(t0))
         wait = self.lock_timeout if strict or not healthy else min(self.lock_timeout, READ_WAIT)
         try:
             with write_lock(self.state_dir, wait) as immediate:
-                if not immediate:
+                if not immediate:  # another writer went first: look again
                     scan = self._set_scan(fs.scan(self.root))
-                if rebuild or not self._healthy():
+                    healthy = self._healthy()
+                    diff = self.store.diff(scan)
+                if rebuild or not healthy:
                     result = self._build(scan, progress, t0)
                 else:
-                    result = self._update(scan, progress, t0)
+                    result = self._update(scan, diff, progress, t0)
         except LockTimeout:
             if strict:
                 raise
@@ -229,9 +232,8 @@ class Memory:
         stages["store"] = _since(t)
         return RefreshResult(total, total, 0, 0, _since(t0), rebuilt=True, stages=stages)
 
-    def _update(self, scan: fs.Scan, progress, t0: float) -> RefreshResult:
+    def _update(self, scan: fs.Scan, diff: Diff, progress, t0: float) -> RefreshResult:
         stages = {"scan": _since(t0)}
-        diff = self.store.diff(scan)
         t = time.perf_counter()
         fresh = [p for p in (*diff.added, *diff.changed) if p not in scan.broken]
         notes = list(_load_many(self.root, fresh, self.procs))
@@ -259,13 +261,26 @@ class Memory:
         return self._resolver
 
     def resolve_note(self, ref: str) -> str:
-        """A NOTE argument (vault path, file name or title) -> its vault path,
-        resolved like a link written in a note at the vault root."""
+        """A NOTE argument -> its vault path: resolved like a link written in a
+        note at the vault root (vault path, file name, title = file name), else
+        the one note whose frontmatter ``title`` or ``name`` it is."""
         text = ref.strip().replace("\\", "/")
         path = self.resolver.resolve(text, "") if text else None
-        if path is None or not path.lower().endswith(".md"):
-            raise NoteNotFound(f"no note matches {ref!r} in {self.root}")
-        return path
+        if path is not None and path.lower().endswith(".md"):
+            return path
+        # else a frontmatter title or name, when exactly one note has it
+        wanted = text.casefold()
+        named = {
+            note.path
+            for note in self.store.notes()
+            for key in ("title", "name")
+            if isinstance(note.frontmatter.get(key), str) and note.frontmatter[key].strip().casefold() == wanted
+        }
+        if len(named) == 1:
+            return named.pop()
+        if named:
+            raise NoteNotFound(f"{ref!r} is the title of several notes: " + ", ".join(sorted(named)))
+        raise NoteNotFound(f"no note matches {ref!r} in {self.root}")
 
     def note(self, ref: str) -> Note:
         path = self.resolve_note(ref)

@@ -292,3 +292,15 @@ def test_help_does_not_import_heavy_modules():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          env={**os.environ, "COLUMNS": "100"})
     assert "HEAVY []" in out.stdout, out.stdout + out.stderr
+
+
+def test_note_argument_falls_back_to_a_frontmatter_title(cli, tmp_path):
+    v = tmp_path / "v"
+    (v / "memory").mkdir(parents=True)
+    (v / "MEMORY.md").write_text("# index\n")
+    (v / "memory" / "2026-x1.md").write_text("---\ntitle: Weekly Planning\n---\nbody\n")
+    (v / "memory" / "a.md").write_text("---\nname: Twin\n---\none\n")
+    (v / "memory" / "b.md").write_text("---\nname: twin\n---\ntwo\n")
+    assert cli.json("show", "weekly planning", "--vault", v)["path"] == "memory/2026-x1.md"
+    result = cli("show", "Twin", "--vault", v, code=1)
+    assert "several notes" in result.stderr and "memory/a.md" in result.stderr
