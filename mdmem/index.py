@@ -151,8 +151,6 @@ def analyzer() -> MemoryAnalyzer:
     return MemoryAnalyzer()
 
 
-_ANALYZER = MemoryAnalyzer()
-
 
 def schema():
     text = analyzer()
@@ -197,11 +195,14 @@ def snippet(text: str, terms: set[str], width: int = 220) -> str:
     """The window of ``text`` holding the most distinct query terms, matched
     words marked ``**word**``; the opening of the text when nothing matches."""
     flat = " ".join(text.split())
-    hits = [
-        (t.startchar, t.endchar, t.text)
-        for t in _ANALYZER(flat, chars=True, removestops=False)
-        if t.text in terms
-    ]
+    hits = []
+    for m in _WORD.finditer(flat):
+        word = m.group()
+        found = _TERMS.get(word)
+        if found is None:
+            found = _TERMS[word] = term(word)
+        if found in terms:
+            hits.append((m.start(), m.end(), found))
     if not hits:
         return flat[:width].rstrip() + ("…" if len(flat) > width else "")
     best, best_key, j = 0, (-1, 0), 0
