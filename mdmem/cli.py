@@ -206,6 +206,131 @@ def links(note: NoteArg, vault: VaultOpt = None, json: JsonOpt = False) -> None:
 
 
 @app.command()
+def backlinks(
+    note: NoteArg,
+    vault: VaultOpt = None,
+    unlinked: Annotated[bool, typer.Option("--unlinked", help="Also notes that mention it without a link.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Notes linking to NOTE, with the line and its text (Obsidian's backlinks pane)."""
+    from . import browse, render
+
+    with _memory(vault) as mem:
+        result = browse.backlinks(mem, note, unlinked)
+    render.emit_json(result) if json else render.backlinks(result, unlinked)
+
+
+@app.command()
+def neighbors(
+    note: NoteArg,
+    vault: VaultOpt = None,
+    depth: Annotated[int, typer.Option("--depth", "-d", min=1, max=6, help="How many links away.")] = 1,
+    direction: Annotated[str, typer.Option("--direction", help="in, out or both.")] = "both",
+    limit: Annotated[Optional[int], typer.Option("--limit", "-n", min=1, help="Most neighbours to list.")] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Notes around NOTE, nearest first, then by link weight."""
+    from . import browse, render
+
+    if direction not in ("in", "out", "both"):
+        raise typer.BadParameter("choose in, out or both", param_hint="--direction")
+    with _memory(vault) as mem:
+        result = browse.neighbors(mem, note, depth, direction, limit)
+    render.emit_json(result) if json else render.neighbors(result)
+
+
+@app.command()
+def recall(
+    query: Annotated[str, typer.Argument(help="What to remember.")],
+    vault: VaultOpt = None,
+    budget: Annotated[int, typer.Option("--budget", min=200, help="Most characters in the block.")] = 4000,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Most ranked hits.")] = 5,
+    json: JsonOpt = False,
+) -> None:
+    """Search hits plus their linked notes, as a Markdown block for a prompt."""
+    from . import render
+    from .recall import recall as run
+
+    with _memory(vault) as mem:
+        result = run(mem, query, budget, limit)
+    render.emit_json(result) if json else render.text(result.markdown)
+
+
+graph_app = typer.Typer(help="The link graph: map, orphans, dead ends, dangling links, paths, export, HTML.",
+                        no_args_is_help=True)
+app.add_typer(graph_app, name="graph")
+
+
+@graph_app.command("map")
+def graph_map(vault: VaultOpt = None, json: JsonOpt = False) -> None:
+    """Counts by type and folder, links, dangling links, components, hubs."""
+    from . import browse, render
+
+    with _memory(vault) as mem:
+        result = browse.graph_map(mem)
+    render.emit_json(result) if json else render.graph_map(result)
+
+
+def _listing(name: str, doc: str):
+    def command(vault: VaultOpt = None, json: JsonOpt = False) -> None:
+        from . import browse, render
+
+        with _memory(vault) as mem:
+            paths = getattr(browse, name)(mem)
+        render.emit_json({name: paths}) if json else render.paths(paths, f"no {name}")
+
+    command.__doc__ = doc
+    graph_app.command(name)(command)
+
+
+_listing("orphans", "Notes no other note links to.")
+_listing("deadends", "Notes with no outgoing links.")
+_listing("isolated", "Notes with no links in or out.")
+
+
+@graph_app.command("dangling")
+def graph_dangling(vault: VaultOpt = None, json: JsonOpt = False) -> None:
+    """Link targets that do not exist, with the notes linking to them and counts."""
+    from . import browse, render
+
+    with _memory(vault) as mem:
+        result = browse.dangling(mem)
+    render.emit_json({"dangling": result}) if json else render.dangling(result)
+
+
+@graph_app.command("path")
+def graph_path(
+    source: Annotated[str, typer.Argument(help="From this note.")],
+    target: Annotated[str, typer.Argument(help="To this note.")],
+    vault: VaultOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """The shortest chain of links between two notes."""
+    from . import browse, render
+
+    with _memory(vault) as mem:
+        result = browse.path_between(mem, source, target)
+    render.emit_json(result) if json else render.paths(result.path, "")
+
+
+@graph_app.command("export")
+def graph_export(
+    vault: VaultOpt = None,
+    format: Annotated[str, typer.Option("--format", "-f", help="json, graphml, gexf, dot or mermaid.")] = "json",
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file.")] = None,
+) -> None:
+    """The whole graph in a format other tools read."""
+    from . import render
+    from .export import FORMATS, export
+
+    if format not in FORMATS:
+        raise typer.BadParameter(f"choose one of {', '.join(FORMATS)}", param_hint="--format")
+    with _memory(vault) as mem:
+        text = export(mem.graph(), format)
+    render.to_file_or_stdout(text, output)
+
+
+@app.command()
 def watch(
     vault: VaultOpt = None,
     debounce: Annotated[float, typer.Option("--debounce", help="Seconds of quiet before a batch is indexed.")] = 0.3,

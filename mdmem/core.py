@@ -23,15 +23,20 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import vault as fs
 from .errors import LockTimeout, MdmemError, NoteNotFound
+
+if TYPE_CHECKING:
+    from .graph import LinkGraph
 from .index import INDEX_VERSION, Filters, IndexDamaged, Recency, SearchHit, SearchIndex
 from .models import Link, Note, Problem
 from .parse import parse_note, problem_note, snippet_text
 from .resolve import Resolver
 from .store import CacheDamaged, Diff, Store, write_lock
 
+GRAPH_UPDATE_MAX = 2000  # more changed notes than this since the cached graph: rebuild it
 READ_WAIT = 1.0  # seconds a read command waits for another writer before answering as is
 PARALLEL_PARSE_MIN = 300  # an update parses in a process pool from this many changed notes
 
@@ -137,6 +142,7 @@ class Memory:
         self.index = SearchIndex(self.state_dir / "index")
         self._scan: fs.Scan | None = None
         self._resolver: Resolver | None = None
+        self._graph: LinkGraph | None = None
 
     @classmethod
     def open(cls, vault: str | os.PathLike | None = None, **kwargs) -> Memory:
@@ -154,7 +160,7 @@ class Memory:
 
     # refresh ---------------------------------------------------------------
     def _set_scan(self, scan: fs.Scan) -> fs.Scan:
-        self._scan, self._resolver = scan, None
+        self._scan, self._resolver, self._graph = scan, None, None
         return scan
 
     @property
@@ -329,6 +335,45 @@ class Memory:
 
     def notes(self) -> Iterable[Note]:
         return self.store.notes()
+
+    # the link graph -----------------------------------------------------------
+    def graph(self) -> LinkGraph:
+        """The link graph of the notes cache, from ``.mdmem/graph.pickle`` brought
+        up to date with the cache's change log (rebuilt when too far behind)."""
+        if self._graph is None:
+            self._graph = self._load_graph()
+        return self._graph
+
+    def _load_graph(self) -> LinkGraph:
+        import pickle
+
+        from .graph import LinkGraph
+
+        epoch, gen, pruned = self.store.state()
+        files = self.scan.files
+        cache = self.state_dir / "graph.pickle"
+        try:
+            cached_epoch, cached_gen, graph = pickle.loads(cache.read_bytes())
+        except Exception:  # missing, damaged or from another version: derived, so rebuild
+            cached_epoch, cached_gen, graph = None, -1, None
+        if graph is not None and cached_epoch == epoch and pruned <= cached_gen <= gen:
+            changed = self.store.changes_since(cached_gen)
+            if not changed and graph.files == frozenset(files):
+                return graph
+            if len(changed) <= GRAPH_UPDATE_MAX:
+                graph.update({p: self.store.get(p) for p in changed}, self.store.get, self.resolver, files)
+                self._save_graph(graph, epoch, gen)
+                return graph
+        graph = LinkGraph.build(self.store.notes(), self.resolver, files)
+        self._save_graph(graph, epoch, gen)
+        return graph
+
+    def _save_graph(self, graph: LinkGraph, epoch: str, gen: int) -> None:
+        import pickle
+
+        fs.write_atomic(self.state_dir / "graph.pickle", pickle.dumps((epoch, gen, graph), pickle.HIGHEST_PROTOCOL))
+        if gen > 1000 and gen - self.store.state()[2] > 1000:
+            self.store.prune_changes(gen - 100)
 
     def resolved_links(self, note: Note) -> list[tuple[Link, str | None]]:
         resolve = self.resolver.resolve

@@ -15,9 +15,17 @@ from typing import Any
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
 
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value):
+        return dataclasses.asdict(value)
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
 def to_json(result: Any) -> str:
     data = dataclasses.asdict(result) if dataclasses.is_dataclass(result) else result
-    return json.dumps(data, ensure_ascii=False, indent=2)
+    return json.dumps(data, ensure_ascii=False, indent=2, default=_plain)
 
 
 def emit_json(result: Any) -> None:
@@ -95,3 +103,63 @@ def links(result) -> None:
 
 def created(vault, files: list[str]) -> None:
     console().print(f"created vault at {vault} ({len(files)} files)")
+
+
+def text(body: str) -> None:
+    sys.stdout.write(body if body.endswith("\n") else body + "\n")
+
+
+def to_file_or_stdout(body: str, output) -> None:
+    if output is None:
+        text(body)
+        return
+    from .vault import write_atomic
+
+    write_atomic(output, body.encode("utf-8"))
+    message(f"wrote {output} ({len(body.encode('utf-8')):,} bytes)")
+
+
+def paths(items: list[str], empty: str) -> None:
+    if not items:
+        if empty:
+            message(empty)
+        return
+    text("\n".join(items))
+
+
+def backlinks(result, unlinked: bool) -> None:
+    out = console()
+    if not result.backlinks:
+        message(f"no notes link to {result.note}")
+    for b in result.backlinks:
+        out.print(f"[bold]{_escape(b.source)}[/]:{b.line}  {_escape(b.context)}")
+    if unlinked:
+        out.print(f"[dim]unlinked mentions: {len(result.unlinked)}[/]")
+        for b in result.unlinked:
+            out.print(f"{_escape(b.source)}:{b.line}  {_escape(b.context)}")
+
+
+def neighbors(result) -> None:
+    if not result.neighbors:
+        message(f"{result.note} has no linked notes")
+        return
+    arrows = {"out": "→", "in": "←", "both": "↔"}
+    text("\n".join(f"{n.distance} {arrows[n.direction]} {n.path}  (weight {n.weight})" for n in result.neighbors))
+
+
+def graph_map(m) -> None:
+    out = console()
+    out.print(f"[bold]{m.notes}[/] notes, {m.links} links ({m.link_occurrences} occurrences), "
+              f"{m.dangling} dangling targets ({m.dangling_occurrences} occurrences), {m.components} components, "
+              f"{m.orphans} orphans, {m.isolated} isolated")
+    out.print("by type:   " + ", ".join(f"{k} {v}" for k, v in m.by_type.items()))
+    out.print("by folder: " + ", ".join(f"{_escape(k)} {v}" for k, v in list(m.by_folder.items())[:12]))
+    out.print("hubs (links): " + ", ".join(f"{_escape(h.path)} {h.value:g}" for h in m.hubs_degree[:5]))
+    out.print("hubs (PageRank): " + ", ".join(f"{_escape(h.path)} {h.value:.4f}" for h in m.hubs_pagerank[:5]))
+
+
+def dangling(items) -> None:
+    if not items:
+        message("no dangling links")
+        return
+    text("\n".join(f"{d.target}  ×{d.count}  ← {', '.join(d.sources)}" for d in items))

@@ -17,6 +17,7 @@ import os
 import pickle
 import sqlite3
 import time
+import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -26,7 +27,7 @@ from .errors import LockTimeout
 from .models import Note, Problem
 from .vault import Scan
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 
 class CacheDamaged(Exception):
@@ -78,12 +79,16 @@ class Store:
             "CREATE TABLE IF NOT EXISTS notes (path TEXT PRIMARY KEY, mtime_ns INTEGER,"
             " size INTEGER, note BLOB)"
         )
+        # the change log lets derived views (the link graph) catch up incrementally
+        db.execute("CREATE TABLE IF NOT EXISTS changes (gen INTEGER, path TEXT)")
         row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if row is None or row[0] != SCHEMA_VERSION:
             with _tx(db):
                 db.execute("DELETE FROM notes")
+                db.execute("DELETE FROM changes")
                 db.execute("DELETE FROM meta")
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('epoch', ?)", (uuid.uuid4().hex,))
         return db
 
     def _discard(self) -> None:
@@ -127,6 +132,24 @@ class Store:
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     @_guard
+    def state(self) -> tuple[str, int, int]:
+        """(epoch, generation, pruned-up-to): the epoch changes when the cache is
+        rebuilt from scratch, the generation at every other write."""
+        meta = dict(self._db.execute("SELECT key, value FROM meta WHERE key IN ('epoch', 'gen', 'pruned')"))
+        return meta.get("epoch", ""), int(meta.get("gen", 0)), int(meta.get("pruned", 0))
+
+    @_guard
+    def changes_since(self, gen: int) -> set[str]:
+        return {p for (p,) in self._db.execute("SELECT DISTINCT path FROM changes WHERE gen > ?", (gen,))}
+
+    @_guard
+    def prune_changes(self, upto: int) -> None:
+        """Forget the change log up to ``upto`` (a consumer older than that must rebuild)."""
+        with _tx(self._db):
+            self._db.execute("DELETE FROM changes WHERE gen <= ?", (upto,))
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('pruned', ?)", (str(upto),))
+
+    @_guard
     def vault_problems(self) -> list[tuple[str, Problem]]:
         row = self._db.execute("SELECT value FROM meta WHERE key='vault_problems'").fetchone()
         return [(p, Problem(c, m)) for p, c, m in json.loads(row[0])] if row else []
@@ -161,9 +184,20 @@ class Store:
 
     @_guard
     def _write(self, rows, removed, scan, meta, clear: bool) -> None:
+        removed = list(removed)
         with _tx(self._db):
             if clear:
                 self._db.execute("DELETE FROM notes")
+                self._db.execute("DELETE FROM changes")
+                self._db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                     [("epoch", uuid.uuid4().hex), ("gen", "0"), ("pruned", "0")])
+            else:
+                row = self._db.execute("SELECT value FROM meta WHERE key='gen'").fetchone()
+                gen = int(row[0]) + 1 if row else 1
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('gen', ?)", (str(gen),))
+                self._db.executemany(
+                    "INSERT INTO changes VALUES (?, ?)", [(gen, r[0]) for r in rows] + [(gen, p) for p in removed]
+                )
             self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?)", rows)
             self._db.executemany("DELETE FROM notes WHERE path=?", [(p,) for p in removed])
             if scan is not None:
