@@ -242,29 +242,36 @@ class LinkGraph:
         notes = self.g.subgraph(self.notes())
         return nx.number_weakly_connected_components(notes) if len(notes) else 0
 
-    def pagerank(self, damping: float = 0.85, tol: float = 1e-8, rounds: int = 100) -> dict[str, float]:
-        """PageRank over notes by power iteration (no numpy/scipy needed)."""
+    def pagerank(self, damping: float = 0.85, tol: float = 1e-6, rounds: int = 100) -> dict[str, float]:
+        """PageRank over notes by power iteration on index lists (no numpy or
+        scipy needed); stops like networkx's when the change is under n x tol."""
         if self._pagerank is not None:
             return self._pagerank
         nodes = self.notes()
-        n = len(nodes) or 1
-        rank = dict.fromkeys(nodes, 1.0 / n)
-        out_w = {v: sum(w for _, t, w in self.g.out_edges(v, data="weight") if self.is_note(t)) for v in nodes}
+        n = len(nodes)
+        if not n:
+            return {}
+        index = {node: i for i, node in enumerate(nodes)}
+        out = [
+            [(index[t], w) for _, t, w in self.g.out_edges(node, data="weight") if t in index] for node in nodes
+        ]
+        total = [sum(w for _, w in edges) for edges in out]
+        sinks = [i for i in range(n) if not total[i]]
+        rank = [1.0 / n] * n
         for _ in range(rounds):
-            sink = damping * sum(rank[v] for v in nodes if not out_w[v]) / n
-            new = dict.fromkeys(nodes, (1.0 - damping) / n + sink)
-            for v in nodes:
-                if out_w[v]:
-                    share = damping * rank[v] / out_w[v]
-                    for _, t, w in self.g.out_edges(v, data="weight"):
-                        if t in new:
-                            new[t] += share * w
-            if sum(abs(new[v] - rank[v]) for v in nodes) < tol * n:
-                rank = new
-                break
+            start = (1.0 - damping) / n + damping * sum(rank[i] for i in sinks) / n
+            new = [start] * n
+            for i, edges in enumerate(out):
+                if edges:
+                    share = damping * rank[i] / total[i]
+                    for j, w in edges:
+                        new[j] += share * w
+            done = sum(abs(a - b) for a, b in zip(new, rank)) < n * tol
             rank = new
-        self._pagerank = rank
-        return rank
+            if done:
+                break
+        self._pagerank = dict(zip(nodes, rank))
+        return self._pagerank
 
     def hubs(self, top: int = 10) -> dict[str, list[tuple[str, float]]]:
         degree = sorted(
