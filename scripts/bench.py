@@ -563,6 +563,60 @@ def measure_edit(mdmem: str, root: Path, paths: list[str], runs: int, index_runs
     }
 
 
+def measure_graph(mdmem: str, root: Path, paths: list[str], runs: int) -> dict:
+    """The link graph: a cold build and a cached load in process, warm
+    ``neighbors --depth 2``, whole ``mdmem neighbors`` processes with nothing
+    changed and after a one-note edit (refresh + incremental graph update)."""
+    cache = root / ".mdmem" / "graph.pickle"
+    cache.unlink(missing_ok=True)
+    with Memory.open(root) as mem:
+        mem.refresh()
+        t = pc()
+        graph = mem.graph()
+        build_s = pc() - t
+        nodes, edges = graph.g.number_of_nodes(), graph.g.number_of_edges()
+    with Memory.open(root) as mem:
+        mem.refresh()
+        t = pc()
+        graph = mem.graph()
+        load_s = pc() - t
+        sample = pick_notes(sorted(graph.notes()), 20, 3)
+        graph.neighbors(sample[0], depth=2)
+        near = []
+        for _ in range(5):
+            for note in sample:
+                t = pc()
+                graph.neighbors(note, depth=2)
+                near.append((pc() - t) * 1000)
+    target = pick_notes(paths, 1, 5)[0]
+    cmd = [mdmem, "neighbors", target, "--depth", "2", "--json", "--vault", str(root)]
+    run_timed(cmd)
+    still = [run_timed(cmd)[0] * 1000 for _ in range(runs)]
+    edits = Edits(root)
+    after_edit = []
+    try:
+        for i, rel in enumerate(pick_notes(paths, runs, 7)):
+            edits.edit(rel, 2000 + i)
+            after_edit.append(run_timed(cmd)[0] * 1000)
+    finally:
+        edits.restore()
+        run_timed([mdmem, "index", "--json", "--vault", str(root)])
+    html = {}
+    out = root.parent / f"{root.name}-graph.html"
+    wall, cp = run_timed([mdmem, "graph", "html", "-o", str(out), "--vault", str(root)], check=False)
+    if cp.returncode == 0 and out.exists():
+        html = {"s": wall, "bytes": out.stat().st_size}
+        out.unlink()
+    return {
+        "nodes": nodes, "edges": edges, "build_s": build_s, "load_s": load_s,
+        "pickle_bytes": cache.stat().st_size if cache.exists() else 0,
+        "neighbors_d2_warm_ms": {"p50": pct(near, 50), "p95": pct(near, 95)},
+        "neighbors_process_ms": summary(still),
+        "neighbors_after_edit_ms": summary(after_edit),
+        "html": html,
+    }
+
+
 def measure_startup(mdmem: str, runs: int) -> dict:
     out = {}
     py = sys.executable
@@ -656,6 +710,16 @@ def render(report: dict) -> str:
     row("   diag: mdmem index after edit ms", lambda s: f_med(s["edit"]["index_wall_ms"], "{:.0f}"))
     row("   diag: its stages ms",
         lambda s: " ".join(f"{k.replace('read_', '')}={v:.0f}" for k, v in s["edit"]["index_stages_ms"].items()))
+    head("8. link graph")
+    row("   nodes / edges", lambda s: f"{s['graph']['nodes']:,} / {s['graph']['edges']:,}")
+    row("   build s (in process) | cached load s",
+        lambda s: f"{s['graph']['build_s']:.2f} | {s['graph']['load_s']:.2f}")
+    row("   neighbors --depth 2 warm p50 / p95 ms",
+        lambda s: f"{s['graph']['neighbors_d2_warm_ms']['p50']:.1f} / {s['graph']['neighbors_d2_warm_ms']['p95']:.1f}")
+    row("   mdmem neighbors process ms, unchanged", lambda s: f_med(s["graph"]["neighbors_process_ms"], "{:.0f}"))
+    row("   ... after a one-note edit ms", lambda s: f_med(s["graph"]["neighbors_after_edit_ms"], "{:.0f}"))
+    row("   graph html s | MB",
+        lambda s: f"{s['graph']['html']['s']:.1f} | {s['graph']['html']['bytes'] / 1e6:.1f}" if s["graph"]["html"] else "n/a")
     head("7. peak memory of a full build (MB)")
     row("   largest process (wait4 ru_maxrss)", lambda s: f_med(s["build"]["maxrss_mb"], "{:.0f}"))
     row("   tree RSS sum (sampled)", lambda s: f_med(s["build"]["tree_rss_peak_mb"], "{:.0f}"))
@@ -809,6 +873,8 @@ def main(argv: list[str] | None = None) -> int:
             s["cold"] = measure_cold(mdmem, root, word, args.runs)
             log("  edit -> search ...")
             s["edit"] = measure_edit(mdmem, root, info["paths"], args.runs, min(3, args.runs))
+            log("  link graph ...")
+            s["graph"] = measure_graph(mdmem, root, info["paths"], min(5, args.runs))
             s["load_after"] = loadavg()
             report["sizes"].append(s)
             log(f"  warm p50 {s['warm']['p50_ms']:.1f} ms, cold search {s['cold']['ms']['median']:.0f} ms, "
