@@ -178,3 +178,39 @@ def path_between(mem: Memory, a: str, b: str) -> PathResult:
     if not chain:
         raise MdmemError(f"no chain of links connects {source} and {target}")
     return PathResult(source, target, chain, directed)
+
+
+def graph_data(mem: Memory, preview_chars: int = 400) -> dict:
+    """The whole graph as the data of the HTML page (``graph_html.render_html``):
+    nodes with title, type, folder, tags, a text preview and orphan flag;
+    edges with weight and embed; Obsidian's colour groups when the vault has them."""
+    from .graph_html import obsidian_color_groups
+    from .parse import snippet_text
+
+    graph = mem.graph()
+    g = graph.g
+    nodes = []
+    for node, data in sorted(g.nodes(data=True)):
+        if data.get("kind") == "note":
+            note = mem.store.get(node)
+            description = str(note.frontmatter.get("description", "")).strip() if note else ""
+            try:
+                body = " ".join(snippet_text(read_bytes(mem.root, node), preview_chars * 2).split())
+            except OSError:
+                body = ""
+            preview = (description + " — " + body if description else body)[:preview_chars]
+            nodes.append({
+                "id": node, "title": data["title"], "type": data["type"], "folder": data["folder"],
+                "tags": list(data["tags"]), "kind": "note", "preview": preview,
+                "orphan": g.in_degree(node) == 0, "x": None, "y": None,
+            })
+        else:
+            nodes.append({
+                "id": node, "title": data["title"], "type": "dangling", "folder": "", "tags": [],
+                "kind": "dangling", "preview": "", "orphan": False, "x": None, "y": None,
+            })
+    edges = [
+        {"source": s, "target": t, "weight": d["weight"], "embed": d["embed"]}
+        for s, t, d in sorted(g.edges(data=True))
+    ]
+    return {"title": mem.root.name, "nodes": nodes, "edges": edges, "groups": obsidian_color_groups(mem.root)}

@@ -330,6 +330,26 @@ def graph_export(
     render.to_file_or_stdout(text, output)
 
 
+@graph_app.command("html")
+def graph_html(
+    vault: VaultOpt = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="The HTML file (default: <vault>/.mdmem/graph.html).")] = None,
+    open_: Annotated[bool, typer.Option("--open", help="Open it in a browser.")] = False,
+) -> None:
+    """One self-contained HTML page to explore the graph (works offline)."""
+    from . import browse, render
+    from .graph_html import render_html
+
+    with _memory(vault) as mem:
+        page = render_html(browse.graph_data(mem))
+        target = output or mem.state_dir / "graph.html"
+    render.to_file_or_stdout(page, target)
+    if open_:
+        import webbrowser
+
+        webbrowser.open(target.resolve().as_uri())
+
+
 @app.command()
 def watch(
     vault: VaultOpt = None,

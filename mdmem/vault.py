@@ -169,6 +169,11 @@ def write_atomic(path: Path, data: bytes, expected: tuple[int, int] | None = Non
             raise WriteConflict(f"{path} changed on disk since it was read; nothing was written")
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="." + path.name + ".", suffix=".tmp")
     try:
+        try:  # mkstemp makes 0600 files: keep the replaced file's mode, else the umask's
+            mode = os.stat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o666 & ~_umask()
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -184,6 +189,12 @@ def write_atomic(path: Path, data: bytes, expected: tuple[int, int] | None = Non
             os.fsync(dirfd)
         finally:
             os.close(dirfd)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 class _suppress:

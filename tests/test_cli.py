@@ -304,3 +304,22 @@ def test_note_argument_falls_back_to_a_frontmatter_title(cli, tmp_path):
     assert cli.json("show", "weekly planning", "--vault", v)["path"] == "memory/2026-x1.md"
     result = cli("show", "Twin", "--vault", v, code=1)
     assert "several notes" in result.stderr and "memory/a.md" in result.stderr
+
+
+def test_written_files_get_normal_permissions(tmp_path):
+    from mdmem.vault import write_atomic
+
+    fresh = tmp_path / "fresh.md"
+    write_atomic(fresh, b"x")
+    assert fresh.stat().st_mode & 0o777 == 0o666 & ~_umask()
+    kept = tmp_path / "kept.md"
+    kept.write_text("y")
+    kept.chmod(0o640)
+    write_atomic(kept, b"z")
+    assert kept.stat().st_mode & 0o777 == 0o640 and kept.read_bytes() == b"z"
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
