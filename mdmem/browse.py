@@ -16,6 +16,7 @@ from .graph import Dangling, Neighbor
 from .vault import read_bytes
 
 CONTEXT_CHARS = 200
+UNLINKED_CANDIDATES = 500
 _LINKS = re.compile(r"!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\([^)\n]*\)")
 
 
@@ -98,10 +99,12 @@ def backlinks(mem: Memory, ref: str, unlinked: bool = False) -> BacklinksResult:
         lines = cache.setdefault(source, _lines(mem, source))
         return lines[number - 1] if 0 < number <= len(lines) else ""
 
+    title = graph.g.nodes[path]["title"].lower()
     linked = []
     for source, number in graph.backlink_lines(path):
         text = line_of(source, number)
-        linked.append(Backlink(source, number, _context(text)))
+        spans = [m for m in _LINKS.finditer(text) if title in m.group().lower()] or list(_LINKS.finditer(text))
+        linked.append(Backlink(source, number, _context(text, spans[0].start() if spans else 0)))
     mentions = _unlinked(mem, path, {b.source for b in linked}) if unlinked else []
     return BacklinksResult(path, linked, mentions)
 
@@ -117,7 +120,12 @@ def _unlinked(mem: Memory, path: str, linking: set[str]) -> list[Backlink]:
     for name in names:
         words = " ".join(re.split(r"[\s_-]+", name.strip()))
         query = f'"{words}"' if " " in words else words
-        candidates.update(hit.path for hit in mem.search(query, limit=200).results)
+        hits = mem.search(query, limit=UNLINKED_CANDIDATES).results
+        if not hits or len(hits) >= UNLINKED_CANDIDATES:
+            # only stop words (nothing to search for) or too many to trust the cut: read every note
+            candidates = set(mem.graph().notes())
+            break
+        candidates.update(hit.path for hit in hits)
     out = []
     for source in sorted(candidates - linking - {path}):
         for number, line in enumerate(_lines(mem, source), 1):
@@ -142,8 +150,8 @@ def graph_map(mem: Memory, top: int = 10) -> GraphMap:
     hubs = graph.hubs(top)
     return GraphMap(
         notes=len(graph.notes()),
-        links=sum(1 for s, t, _ in note_edges if not t.startswith("?")),
-        link_occurrences=sum(w for s, t, w in note_edges if not t.startswith("?")),
+        links=sum(1 for s, t, _ in note_edges if graph.is_note(t)),
+        link_occurrences=sum(w for s, t, w in note_edges if graph.is_note(t)),
         dangling=len(dangling),
         dangling_occurrences=sum(d.count for d in dangling),
         components=graph.components(),

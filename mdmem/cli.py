@@ -249,10 +249,11 @@ def recall(
 ) -> None:
     """Search hits plus their linked notes, as a Markdown block for a prompt."""
     from . import render
+    from .config import search_recency
     from .recall import recall as run
 
     with _memory(vault) as mem:
-        result = run(mem, query, budget, limit)
+        result = run(mem, query, budget, limit, search_recency(mem.root))
     render.emit_json(result) if json else render.text(result.markdown)
 
 

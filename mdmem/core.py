@@ -38,6 +38,7 @@ from .parse import parse_note, problem_note, snippet_text
 from .resolve import Resolver
 from .store import CacheDamaged, Diff, Store, write_lock
 
+GRAPH_VERSION = 2  # bump when LinkGraph's attributes change: cached graphs are rebuilt
 GRAPH_UPDATE_MAX = 2000  # more changed notes than this since the cached graph: rebuild it
 READ_WAIT = 1.0  # seconds a read command waits for another writer before answering as is
 PARALLEL_PARSE_MIN = 300  # an update parses in a process pool from this many changed notes
@@ -356,7 +357,9 @@ class Memory:
         cache = self.state_dir / "graph.pickle"
         try:
             with _gc_paused():
-                cached_epoch, cached_gen, graph = pickle.loads(cache.read_bytes())
+                version, cached_epoch, cached_gen, graph = pickle.loads(cache.read_bytes())
+            if version != GRAPH_VERSION:
+                raise ValueError(version)
         except Exception:  # missing, damaged or from another version: derived, so rebuild
             cached_epoch, cached_gen, graph = None, -1, None
         if graph is not None and cached_epoch == epoch and pruned <= cached_gen <= gen:
@@ -375,7 +378,7 @@ class Memory:
     def _save_graph(self, graph: LinkGraph, epoch: str, gen: int) -> None:
         import pickle
 
-        fs.write_atomic(self.state_dir / "graph.pickle", pickle.dumps((epoch, gen, graph), pickle.HIGHEST_PROTOCOL))
+        fs.write_atomic(self.state_dir / "graph.pickle", pickle.dumps((GRAPH_VERSION, epoch, gen, graph), pickle.HIGHEST_PROTOCOL))
         if gen > 1000 and gen - self.store.state()[2] > 1000:
             self.store.prune_changes(gen - 100)
 

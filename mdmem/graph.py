@@ -88,7 +88,7 @@ class LinkGraph:
         source = note.path
         for old in list(self.g.successors(source)):
             self.g.remove_edge(source, old)
-            self._drop_if_unlinked(old)
+            self._unlinked(old)
         for key in self.g.nodes[source].get("names", ()):
             self.names.get(key, set()).discard(source)
         edges: dict[str, dict] = {}
@@ -104,6 +104,8 @@ class LinkGraph:
                 continue
             if target is None:
                 target = dangling_id(link.target)
+                while target in self.g and self.g.nodes[target].get("kind") == "note":
+                    target += "?"  # a note really named like that: keep them apart
                 spelled.setdefault(target, link.target.strip())
             elif target not in self.g or self.g.nodes[target].get("kind") != "note":
                 continue  # an existing attachment: not part of the note graph
@@ -113,17 +115,28 @@ class LinkGraph:
             edge["kinds"].add(link.kind)
             edge["lines"].append(link.line)
         for target, edge in edges.items():
-            if target.startswith("?") and target not in self.g:
+            if target not in self.g:
                 self.g.add_node(target, kind="dangling", title=spelled[target])
+            extra = {"spelled": spelled[target]} if target in spelled else {}
             self.g.add_edge(source, target, weight=edge["weight"], embed=edge["embed"],
-                            kinds=sorted(edge["kinds"]), lines=sorted(edge["lines"]))
+                            kinds=sorted(edge["kinds"]), lines=sorted(edge["lines"]), **extra)
+            if target in spelled:
+                self._unlinked(target)
         self.g.nodes[source]["names"] = sorted(names)
         for key in names:
             self.names.setdefault(key, set()).add(source)
 
-    def _drop_if_unlinked(self, node: str) -> None:
-        if node in self.g and self.g.nodes[node].get("kind") == "dangling" and self.g.in_degree(node) == 0:
+    def _unlinked(self, node: str) -> None:
+        """After a dangling node's incoming links changed: drop it when none is
+        left, else spell it as its first linking note (by path) does, so the
+        name does not depend on the order of edits."""
+        if node not in self.g or self.g.nodes[node].get("kind") != "dangling":
+            return
+        sources = list(self.g.predecessors(node))
+        if not sources:
             self.g.remove_node(node)
+        else:
+            self.g.nodes[node]["title"] = self.g.edges[min(sources), node]["spelled"]
 
     def update(
         self,
@@ -145,7 +158,7 @@ class LinkGraph:
                 self.names.get(key, set()).discard(path)
             for target in list(self.g.successors(path)):
                 self.g.remove_edge(path, target)
-                self._drop_if_unlinked(target)
+                self._unlinked(target)
             self.g.remove_node(path)
         for path, note in changed.items():
             if note is not None:
@@ -231,7 +244,8 @@ class LinkGraph:
     def shortest_path(self, a: str, b: str) -> tuple[list[str], bool]:
         """The shortest chain of links from ``a`` to ``b`` following link
         direction; if there is none, ignoring direction. -> (path, directed)."""
-        for view, directed in ((self.g, True), (self.g.to_undirected(as_view=True), False)):
+        notes = self.g.subgraph(self.notes())  # never through a missing note
+        for view, directed in ((notes, True), (notes.to_undirected(as_view=True), False)):
             try:
                 return nx.shortest_path(view, a, b), directed
             except nx.NetworkXNoPath:

@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from .core import Memory
+from .index import Recency
 
 DEFAULT_BUDGET = 4000
 
@@ -38,8 +39,10 @@ def _plain(snippet: str) -> str:
     return snippet.replace("**", "")
 
 
-def recall(mem: Memory, query: str, budget: int = DEFAULT_BUDGET, limit: int = 5) -> RecallResult:
-    hits = mem.search(query, limit=limit).results
+def recall(
+    mem: Memory, query: str, budget: int = DEFAULT_BUDGET, limit: int = 5, recency: Recency = Recency()
+) -> RecallResult:
+    hits = mem.search(query, limit=limit, recency=recency).results
     graph = mem.graph()
     shown = {hit.path for hit in hits}
     weight: dict[str, float] = defaultdict(float)
@@ -53,7 +56,8 @@ def recall(mem: Memory, query: str, budget: int = DEFAULT_BUDGET, limit: int = 5
             why[nb.path].append(f"{verb} {hit.title}")
     candidates = sorted(weight, key=lambda p: (-weight[p], p))[: limit * 2]
 
-    header = f"## Memory recall: {query}\n"
+    shown_query = query if len(query) <= budget // 4 else query[: budget // 4 - 1].rstrip() + "…"
+    header = f"## Memory recall: {shown_query}\n"
     used = len(header)
     ranked: list[RecallItem] = []
     blocks: list[str] = [header]
