@@ -118,11 +118,7 @@ def _load_many(root: Path, paths: list[str], procs: int) -> Iterator[Note]:
 
     ctx = mp.get_context("fork") if hasattr(os, "fork") else mp.get_context()
     with ctx.Pool(procs) as pool:
-        yield from pool.imap(_load_star, [(root, rel) for rel in paths], chunksize=32)
-
-
-def _load_star(args: tuple[Path, str]) -> Note:
-    return load_note(*args)
+        yield from pool.imap(functools.partial(load_note, root), paths, chunksize=32)
 
 
 def _load_for_build(root: Path, broken: dict[str, Note], rel: str) -> Note:
@@ -270,10 +266,13 @@ class Memory:
         return self._resolver
 
     def resolve_note(self, ref: str) -> str:
-        """A NOTE argument -> its vault path: resolved like a link written in a
-        note at the vault root (vault path, file name, title = file name), else
-        the one note whose frontmatter ``title`` or ``name`` it is."""
+        """A NOTE argument -> its vault path: an absolute path inside the vault,
+        else resolved like a link written in a note at the vault root (vault
+        path, file name, title = file name), else the one note whose
+        frontmatter ``title`` or ``name`` it is."""
         text = ref.strip().replace("\\", "/")
+        if os.path.isabs(text) and Path(text).resolve().is_relative_to(self.root.resolve()):
+            text = "/" + Path(text).resolve().relative_to(self.root.resolve()).as_posix()  # a vault path
         path = self.resolver.resolve(text, "") if text else None
         if path is not None and path.lower().endswith(".md"):
             return path

@@ -323,3 +323,9 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def test_note_argument_may_be_an_absolute_path_inside_the_vault(cli, vault):
+    absolute = vault / "memory" / "people" / "ana-souza.md"
+    assert cli.json("show", str(absolute), "--vault", vault)["path"] == "memory/people/ana-souza.md"
+    cli("show", str(vault.parent / "elsewhere.md"), "--vault", vault, code=1)
