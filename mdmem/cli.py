@@ -375,6 +375,70 @@ def watch(
         render.message("stopped")
 
 
+@app.command()
+def check(
+    vault: VaultOpt = None,
+    json: JsonOpt = False,
+    update_budget: Annotated[bool, typer.Option(
+        "--update-budget", help="Rewrite MEMORY.md's first-line budget comment (the only write).")] = False,
+    fail_on: Annotated[Optional[str], typer.Option(
+        "--fail-on", help="Exit 3 when an issue at or above this severity exists: info, warning or error.",
+        show_default=False)] = None,
+    cap: Annotated[Optional[int], typer.Option("--cap", min=1, help="Token budget of the memory files [40000].",
+                                               show_default=False)] = None,
+    warn_percent: Annotated[Optional[float], typer.Option(
+        "--warn-percent", min=0.1, help="BUDGET WARNING at this share of the cap [80].", show_default=False)] = None,
+    stale_days: Annotated[Optional[int], typer.Option(
+        "--stale-days", min=0, help="STALE after this many days unchanged, 0 = never [30].",
+        show_default=False)] = None,
+    oversized_percent: Annotated[Optional[float], typer.Option(
+        "--oversized-percent", min=0.1, help="OVERSIZED: one file above this share of the cap [10].",
+        show_default=False)] = None,
+    load_lines: Annotated[Optional[int], typer.Option(
+        "--load-lines", min=1, help="Lines of MEMORY.md an agent loads [200].", show_default=False)] = None,
+    load_bytes: Annotated[Optional[int], typer.Option(
+        "--load-bytes", min=1, help="Bytes of MEMORY.md an agent loads [25000].", show_default=False)] = None,
+    today: Annotated[Optional[str], typer.Option(
+        "--today", envvar="MDMEM_TODAY", help="Audit as of this date, YYYY-MM-DD (reproducible reports).",
+        show_default=False)] = None,
+) -> None:
+    """The budget audit: tokens against the cap, types, largest files, growth, issues."""
+    import datetime as dt
+
+    from . import budget, render
+    from .config import check_settings
+
+    severities = ("info", "warning", "error")
+    if fail_on is not None and fail_on not in severities:
+        raise typer.BadParameter("choose info, warning or error", param_hint="--fail-on")
+    day = None
+    if today:
+        if len(today) != 10:
+            raise typer.BadParameter(f"wants a date as YYYY-MM-DD, not {today!r}", param_hint="--today")
+        day = dt.date.fromisoformat(_date(today, "--today"))
+    flags = dict(cap=cap, warn_percent=warn_percent, stale_days=stale_days, oversized_percent=oversized_percent,
+                 load_lines=load_lines, load_bytes=load_bytes)
+    given = vault if vault is not None else os.environ.get("MDMEM_VAULT") or None
+    if given is not None and not Path(given).expanduser().is_dir():
+        with _errors():
+            report = budget.missing_folder(Path(given).expanduser(), check_settings(None, **flags), day)
+        if update_budget:
+            render.message("mdmem: no vault folder, so no MEMORY.md budget comment to update")
+    else:
+        with _memory(vault) as mem:
+            report = budget.audit(mem, check_settings(mem.root, **flags), day)
+            if update_budget:
+                status, report = budget.update_budget(mem, report, day or dt.date.today())
+                render.message({"updated": "mdmem: MEMORY.md budget comment updated",
+                                "unchanged": "mdmem: MEMORY.md budget comment already up to date",
+                                "missing": "mdmem: no MEMORY.md, so no budget comment to update"}[status])
+    render.check_json(report) if json else render.check(report)
+    if fail_on is not None and report.fails(fail_on):
+        from .errors import EXIT_CHECK_FAILED
+
+        raise typer.Exit(EXIT_CHECK_FAILED)
+
+
 def run() -> None:
     os.environ.setdefault("TYPER_USE_RICH", "0")
     app()

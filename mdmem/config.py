@@ -41,3 +41,47 @@ def search_recency(vault: Path, enabled: bool = True) -> Recency:
         )
     except (TypeError, ValueError) as e:
         raise MdmemError(f"bad [search] value in {vault / STATE_DIR / 'config.toml'}: {e}") from None
+
+
+CHECK_KEYS = ("cap", "warn_percent", "stale_days", "oversized_percent", "load_lines", "load_bytes",
+              "duplicate_similarity")
+
+
+def check_settings(vault: Path | None, **flags: Any):
+    """``mdmem check``'s caps and thresholds: the defaults, then ``[check]`` in
+    the vault's config, then the flags given (``None`` = not given).
+
+    ```toml
+    [check]
+    cap = 40000               # tokens for the memory files
+    warn_percent = 80         # BUDGET WARNING at or above this share of the cap
+    stale_days = 30           # STALE after this many days without a change (0 = never)
+    oversized_percent = 10    # OVERSIZED: one file above this share of the cap
+    load_lines = 200          # an agent loads MEMORY.md's first 200 lines ...
+    load_bytes = 25000        # ... or first 25,000 bytes, whichever comes first
+    duplicate_similarity = 0.8  # DUPLICATE: Jaccard similarity of word 5-grams
+    ```
+    """
+    from dataclasses import fields
+
+    from .budget import Settings
+
+    section = load(vault).get("check", {}) if vault is not None else {}
+    where = vault / STATE_DIR / "config.toml" if vault is not None else "flags"
+    if not isinstance(section, dict):
+        raise MdmemError(f"[check] in {where} is not a table")
+    unknown = sorted(set(section) - set(CHECK_KEYS))
+    if unknown:
+        raise MdmemError(f"unknown [check] key in {where}: {', '.join(unknown)} (known: {', '.join(CHECK_KEYS)})")
+    kinds = {f.name: (int if f.type in ("int", int) else float) for f in fields(Settings)}
+    values: dict[str, Any] = {}
+    for key, value in section.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                kinds[key] is int and not float(value).is_integer()):
+            raise MdmemError(f"bad [check] value in {where}: {key} = {value!r} (wants a number)")
+        values[key] = kinds[key](value)
+    values.update({k: v for k, v in flags.items() if v is not None})
+    try:
+        return Settings(**values)
+    except ValueError as e:
+        raise MdmemError(f"bad [check] settings ({where} or flags): {e}") from None

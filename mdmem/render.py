@@ -163,3 +163,69 @@ def dangling(items) -> None:
         message("no dangling links")
         return
     text("\n".join(f"{d.target}  ×{d.count}  ← {', '.join(d.sources)}" for d in items))
+
+
+_SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+CHECK_ISSUES_PER_KIND = 20  # text output lists at most this many issues of one kind (--json has all)
+
+
+def check(report) -> None:
+    """``mdmem check``: budget, type table, largest files, growth, then issues by severity."""
+    out = console()
+    out.soft_wrap = True  # long paths and details stay on one line (grep-able when piped)
+    b = report.budget
+    pct = (b.tokens * 200 + b.cap) // (2 * b.cap)
+    out.print(f"[bold]budget[/]  ~{b.tokens:,} tk / {b.cap:,} tk ({pct}%) in {b.files:,} memory files; "
+              f"MEMORY.md ~{b.index_tokens:,} tk apart  [dim](today {report.today}, {report.layout} layout)[/]")
+    out.print("")
+    out.print(f"[bold]{'type':<10}{'files':>8}{'tokens':>12}[/]")
+    for name, count in report.types.items():
+        style = "dim" if not count.files else ""
+        line = f"{name:<10}{count.files:>8,}{count.tokens:>12,}"
+        out.print(f"[{style}]{line}[/]" if style else line)
+    if report.top:
+        out.print("")
+        out.print("[bold]largest[/]")
+        for t in report.top:
+            out.print(f"{t.tokens:>9,} tk {t.percent:>6.1f}%  {_escape(t.path)}")
+    g = report.growth
+    out.print("")
+    out.print(f"[bold]growth[/]  {g.last_7_days.files:,} files (~{g.last_7_days.tokens:,} tk) changed in the last "
+              f"7 days, {g.days_8_to_30.files:,} (~{g.days_8_to_30.tokens:,} tk) 8-30 days ago")
+    out.print("")
+    counts = report.counts()
+    if not report.issues:
+        out.print("[bold green]no issues[/]")
+        return
+    summary = ", ".join(f"{n:,} {s}" + ("s" if n > 1 and s != "info" else "")
+                        for s, n in reversed(counts.items()) if n)
+    out.print(f"[bold]{len(report.issues):,} issues[/] ({summary})")
+    from itertools import groupby
+
+    for (severity, kind), group in groupby(report.issues, key=lambda i: (i.severity, i.kind)):
+        group = list(group)
+        style = _SEVERITY_STYLE.get(severity, "")
+        for issue in group[:CHECK_ISSUES_PER_KIND]:
+            where = issue.path + (f":{issue.line}" if issue.line else "")
+            out.print(f"[{style}]{severity:<8}[/] [bold]{kind}[/]  {_escape(where)}  {_escape(issue.detail)}")
+            out.print(f"         [dim]→ {_escape(issue.action)}[/]")
+        if len(group) > CHECK_ISSUES_PER_KIND:
+            out.print(f"[dim]… and {len(group) - CHECK_ISSUES_PER_KIND} more {kind} ({severity}); "
+                      "mdmem check --json lists them all[/]")
+
+
+def check_json(report) -> None:
+    """``mdmem check --json``: the same data as :func:`emit_json`, written fast
+    enough for 10k issues (``dataclasses.asdict`` and an indented dump of every
+    issue cost ~1.5 s there): pretty at the top, one compact issue per line."""
+    head = {
+        "budget": vars(report.budget),
+        "types": {name: vars(count) for name, count in report.types.items()},
+        "top": [vars(t) for t in report.top],
+        "growth": {name: vars(bucket) for name, bucket in vars(report.growth).items()},
+        "today": report.today,
+        "layout": report.layout,
+    }
+    text = json.dumps(head, ensure_ascii=False, indent=2)
+    issues = ",\n    ".join(json.dumps(vars(i), ensure_ascii=False) for i in report.issues)
+    sys.stdout.write(text[:-2] + ',\n  "issues": [' + (f"\n    {issues}\n  " if issues else "") + "]\n}\n")

@@ -31,6 +31,8 @@ as medians [min-max] over runs, and as the ratios DESIGN.md asks for:
    the largest single process; the same figure ``RUSAGE_CHILDREN`` /
    ``/usr/bin/time -f %M`` give, but per build rather than a lifetime maximum),
    plus the process tree's summed RSS and PSS sampled from ``/proc`` every 50 ms.
+9. the budget audit: ``mdmem check --json`` as a whole new process, nothing
+   changed (median ms and the number of issues it reports).
 
 ``--big N`` adds one N-note build (peak memory, notes/s), a grep and a few cold
 searches, skipping the per-query parts. The load average and a pure-Python CPU
@@ -617,6 +619,20 @@ def measure_graph(mdmem: str, root: Path, paths: list[str], runs: int) -> dict:
     }
 
 
+def measure_check(mdmem: str, root: Path, runs: int) -> dict:
+    """The budget audit as a whole new process: ``mdmem check --json`` (read-only:
+    no ``--update-budget``), after one warm-up run that also brings the cache up
+    to date. Its exit code is 0 without ``--fail-on``, whatever it finds."""
+    cmd = [mdmem, "check", "--json", "--vault", str(root)]
+    run_timed(cmd)
+    times, issues = [], 0
+    for _ in range(runs):
+        wall, cp = run_timed(cmd)
+        times.append(wall * 1000)
+        issues = len(json.loads(cp.stdout)["issues"])
+    return {"ms": summary(times), "issues": issues}
+
+
 def measure_startup(mdmem: str, runs: int) -> dict:
     out = {}
     py = sys.executable
@@ -720,6 +736,8 @@ def render(report: dict) -> str:
     row("   ... after a one-note edit ms", lambda s: f_med(s["graph"]["neighbors_after_edit_ms"], "{:.0f}"))
     row("   graph html s | MB",
         lambda s: f"{s['graph']['html']['s']:.1f} | {s['graph']['html']['bytes'] / 1e6:.1f}" if s["graph"]["html"] else "n/a")
+    row("9. mdmem check --json process ms (issues)",
+        lambda s: f_med(s["check"]["ms"], "{:.0f}") + f" ({s['check']['issues']:,})")
     head("7. peak memory of a full build (MB)")
     row("   largest process (wait4 ru_maxrss)", lambda s: f_med(s["build"]["maxrss_mb"], "{:.0f}"))
     row("   tree RSS sum (sampled)", lambda s: f_med(s["build"]["tree_rss_peak_mb"], "{:.0f}"))
@@ -875,6 +893,8 @@ def main(argv: list[str] | None = None) -> int:
             s["edit"] = measure_edit(mdmem, root, info["paths"], args.runs, min(3, args.runs))
             log("  link graph ...")
             s["graph"] = measure_graph(mdmem, root, info["paths"], min(5, args.runs))
+            log("  budget audit (mdmem check) ...")
+            s["check"] = measure_check(mdmem, root, min(5, args.runs))
             s["load_after"] = loadavg()
             report["sizes"].append(s)
             log(f"  warm p50 {s['warm']['p50_ms']:.1f} ms, cold search {s['cold']['ms']['median']:.0f} ms, "
