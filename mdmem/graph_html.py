@@ -58,35 +58,47 @@ def _color(value: Any) -> str | None:
 
 
 def _clean(data: dict) -> dict:
-    """Normalise the data dict to exactly the shapes the page expects (untrusted strings stay strings)."""
-    nodes = []
+    """The data dict in the compact shape the page reads (untrusted strings stay strings).
+
+    Nodes keep their keys but drop default values (no tags, no preview, not an orphan, no position);
+    edges become [source index, target index, weight, embed 0/1], which keeps a 10k-note page small.
+    Duplicate node ids keep the first; edges to unknown ids are dropped.
+    """
+    nodes, index = [], {}
     for n in data.get("nodes") or ():
-        if not isinstance(n, dict) or n.get("id") is None:
+        if not isinstance(n, dict) or n.get("id") is None or _str(n["id"]) in index:
             continue
         node_id = _str(n["id"])
         tags = n.get("tags") or []
         if isinstance(tags, str):
             tags = [tags]
-        nodes.append({
-            "id": node_id,
-            "title": _str(n.get("title"), node_id) or node_id,
-            "type": _str(n.get("type")),
-            "folder": _str(n.get("folder")),
-            "tags": [_str(t) for t in tags if t is not None],
-            "kind": "dangling" if n.get("kind") == "dangling" else "note",
-            "preview": _str(n.get("preview"))[:PREVIEW_CHARS],
-            "orphan": bool(n.get("orphan")),
-            "x": _coord(n.get("x")),
-            "y": _coord(n.get("y")),
-        })
+        node = {"id": node_id, "title": _str(n.get("title"), node_id) or node_id}
+        for key in ("type", "folder"):
+            if n.get(key):
+                node[key] = _str(n[key])
+        if tags:
+            node["tags"] = [_str(t) for t in tags if t is not None]
+        if n.get("kind") == "dangling":
+            node["kind"] = "dangling"
+        if n.get("preview"):
+            node["preview"] = _str(n["preview"])[:PREVIEW_CHARS]
+        if n.get("orphan"):
+            node["orphan"] = True
+        x, y = _coord(n.get("x")), _coord(n.get("y"))
+        if x is not None and y is not None:
+            node["x"], node["y"] = x, y
+        index[node_id] = len(nodes)
+        nodes.append(node)
     edges = []
     for e in data.get("edges") or ():
-        if not isinstance(e, dict) or e.get("source") is None or e.get("target") is None:
+        if not isinstance(e, dict):
+            continue
+        source, target = index.get(_str(e.get("source"))), index.get(_str(e.get("target")))
+        if source is None or target is None:
             continue
         weight = e.get("weight", 1)
         weight = int(weight) if isinstance(weight, (int, float)) and math.isfinite(weight) else 1
-        edges.append({"source": _str(e["source"]), "target": _str(e["target"]),
-                      "weight": max(1, weight), "embed": bool(e.get("embed"))})
+        edges.append([source, target, max(1, weight), 1 if e.get("embed") else 0])
     groups = []
     for g in data.get("groups") or ():
         if isinstance(g, dict) and isinstance(g.get("query"), str) and g["query"].strip():

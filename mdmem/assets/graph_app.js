@@ -1,6 +1,6 @@
 /* mdmem graph page (plain source, inlined by mdmem/graph_html.py after graph.bundle.js).
  *
- * The data comes from users' notes and is untrusted: it is read from <script type="application/json">
+ * The data comes from users' notes and is untrusted: it is read from the JSON script element
  * with JSON.parse and only ever reaches the DOM through textContent (or canvas text drawn by sigma).
  * Tests read window.mdmemGraph and <body data-ready / data-node-count / data-visible-count>.
  */
@@ -12,7 +12,7 @@
   var TYPE_COLORS = { person: "#e5a13c", project: "#4fb3d9", protocol: "#e06c75", daily: "#7ed27a",
     decision: "#c678dd", reference: "#56c8b8", feedback: "#d19a66", user: "#f38ba8" };
   var DEFAULT_COLOR = "#a0a4ab", OTHER_COLOR = "#7a7f87", DANGLING_COLOR = "#5b5f66";
-  var DIM_NODE = "#343434", EDGE_COLOR = "#4b4b4b", DIM_EDGE = "#2a2a2a", FOCUS_EDGE = "#8a7cf0";
+  var DIM_NODE = "#2e2e2e", EDGE_COLOR = "#4b4b4b", DIM_EDGE = "#2a2a2a", FOCUS_EDGE = "#8a7cf0";
   var HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
   var MAX_RESULTS = 50, MAX_LIST = 500;
 
@@ -47,10 +47,15 @@
   var missingXY = 0, nodeList = data.nodes || [];
   var spread = Math.sqrt(Math.max(nodeList.length, 1)) * 10;
 
+  // Nodes drop default values (see graph_html._clean); edges are [source index, target index, weight, embed].
   nodeList.forEach(function (n) {
     if (typeof n.id !== "string" || meta.has(n.id)) return;
     n.title = typeof n.title === "string" && n.title ? n.title : n.id;
+    n.type = typeof n.type === "string" ? n.type : "";
+    n.folder = typeof n.folder === "string" ? n.folder : "";
+    n.preview = typeof n.preview === "string" ? n.preview : "";
     n.tags = Array.isArray(n.tags) ? n.tags.map(String) : [];
+    n.orphan = n.orphan === true;
     n.dangling = n.kind === "dangling";
     n.titleLower = n.title.toLowerCase();
     n.idLower = n.id.toLowerCase();
@@ -68,11 +73,12 @@
   });
 
   (data.edges || []).forEach(function (e) {
-    if (e.source === e.target || !graph.hasNode(e.source) || !graph.hasNode(e.target)) return;
-    var w = typeof e.weight === "number" && e.weight > 0 ? e.weight : 1;
-    var key = graph.edge(e.source, e.target);
+    var s = nodeList[e[0]], t = nodeList[e[1]];
+    if (!s || !t || s.id === t.id || !graph.hasNode(s.id) || !graph.hasNode(t.id)) return;
+    var w = typeof e[2] === "number" && e[2] > 0 ? e[2] : 1;
+    var key = graph.edge(s.id, t.id);
     if (key !== undefined) graph.updateEdgeAttribute(key, "weight", function (old) { return old + w; });
-    else graph.addEdge(e.source, e.target, { weight: w, embed: !!e.embed });
+    else graph.addEdge(s.id, t.id, { weight: w, embed: e[3] === 1 });
   });
 
   var big = graph.order > 2000;
@@ -96,9 +102,19 @@
   var state = {
     selected: null, hovered: null, search: null, // search: Set of matching ids while the box has a query
     local: false, depth: 1, showDangling: true, showOrphans: true,
-    colorBy: groups.length ? "groups" : "type"
+    colorBy: groups.length ? "groups" : defaultColoring()
   };
-  var localSet = null, focus = null, focusSet = null, colors = new Map();
+  function defaultColoring() { // Obsidian's colour groups if any, else type, unless nearly all notes share one
+    var types = new Map(), notes = 0, most = 0;
+    meta.forEach(function (n) {
+      if (n.dangling) return;
+      notes++;
+      types.set(n.type, (types.get(n.type) || 0) + 1);
+      most = Math.max(most, types.get(n.type));
+    });
+    return most > 0.9 * notes ? "folder" : "type";
+  }
+  var localSet = null, focusSet = null, focusEdges = null, colors = new Map();
 
   function passesFilters(n) {
     return (state.showDangling || !n.dangling) && (state.showOrphans || !n.orphan);
@@ -128,10 +144,12 @@
     localSet = state.local && state.selected ? neighbourhood(state.selected, state.depth) : null;
   }
   function updateFocus() {
-    focus = state.hovered || state.selected;
-    if (!focus) { focusSet = null; return; }
+    var focus = state.hovered || state.selected;
+    if (!focus) { focusSet = focusEdges = null; return; }
     focusSet = new Set([focus]);
+    focusEdges = new Set();
     graph.forEachNeighbor(focus, function (nb) { focusSet.add(nb); });
+    graph.forEachEdge(focus, function (edge) { focusEdges.add(edge); });
   }
 
   /* --------------------------------------------------------------- colours */
@@ -243,28 +261,28 @@
   }
 
   /* -------------------------------------------------------------- renderer */
-  function nodeReducer(id, attrs) {
-    var res = Object.assign({}, attrs);
+  // No zIndex: with sigma's zIndex sorting, a refresh between mousedown and click (hover highlighting)
+  // renumbers the nodes and the click lands on the stage.
+  function nodeReducer(id, res) { // res is sigma's own copy of the attributes
     res.color = colors.get(id) || DEFAULT_COLOR;
-    res.zIndex = 0;
     if (!isVisible(id)) { res.hidden = true; return res; }
-    if (focusSet) {
-      if (!focusSet.has(id)) { res.color = DIM_NODE; res.label = null; }
-      else { res.zIndex = 1; if (focusSet.size <= 60) res.forceLabel = true; }
-    } else if (state.search) {
-      if (state.search.has(id)) { res.highlighted = true; res.zIndex = 1; if (state.search.size <= 30) res.forceLabel = true; }
+    if (state.search) { // while the search box has a query, its matches stand out
+      if (state.search.has(id)) { res.highlighted = true; if (state.search.size <= 30) res.forceLabel = true; }
       else { res.color = DIM_NODE; res.label = null; }
+    } else if (focusSet) { // else the hovered or selected note and its neighbours
+      // (the local graph already is the selected note's neighbourhood: only hovering dims it)
+      if (!focusSet.has(id) && (!localSet || state.hovered)) { res.color = DIM_NODE; res.label = null; }
+      else if (focusSet.size <= 13) res.forceLabel = true;
     }
-    if (id === state.selected || id === state.hovered) { res.highlighted = true; res.forceLabel = true; res.zIndex = 2; }
+    if (id === state.selected || id === state.hovered) { res.highlighted = true; res.forceLabel = true; }
     return res;
   }
-  function edgeReducer(key, attrs) {
-    var res = Object.assign({}, attrs);
-    if (focus) {
-      var ends = graph.extremities(key);
-      if (ends[0] === focus || ends[1] === focus) { res.color = FOCUS_EDGE; res.zIndex = 1; res.size = attrs.size * 1.6 + 0.4; }
+  function edgeReducer(key, res) {
+    if (state.search) res.color = DIM_EDGE;
+    else if (focusEdges) {
+      if (focusEdges.has(key)) { res.color = FOCUS_EDGE; res.size = res.size * 1.6 + 0.4; }
       else res.color = DIM_EDGE;
-    } else if (state.search) res.color = DIM_EDGE;
+    }
     return res;
   }
   function drawHover(ctx, d, settings) {
@@ -297,14 +315,15 @@
     renderer = new lib.Sigma(graph, $("graph"), {
       nodeReducer: nodeReducer,
       edgeReducer: edgeReducer,
-      zIndex: true,
       defaultEdgeType: graph.size <= 5000 ? "arrow" : "line",
       defaultNodeColor: DEFAULT_COLOR,
       defaultEdgeColor: EDGE_COLOR,
       labelColor: { color: "#dcddde" },
       labelFont: "system-ui, sans-serif",
       labelSize: 12,
-      labelRenderedSizeThreshold: big ? 9 : 5,
+      labelRenderedSizeThreshold: graph.order <= 50 ? 0 : big ? 9 : 6,
+      labelDensity: 0.5,
+      labelGridCellSize: 120,
       hideEdgesOnMove: graph.size > 20000,
       defaultDrawNodeHover: drawHover,
       enableCameraRotation: false,
@@ -318,6 +337,9 @@
 
   function refresh() {
     renderer.refresh();
+    updateCounts();
+  }
+  function updateCounts() {
     var visible = 0;
     graph.forEachNode(function (id) {
       var d = renderer.getNodeDisplayData(id);
@@ -344,16 +366,39 @@
       if (d.y > maxY) maxY = d.y;
     });
     if (!any) return;
-    var ratio = Math.min(1.2, Math.max(maxX - minX, maxY - minY, 0.08) * 1.2);
-    var target = { x: (minX + maxX) / 2, y: (minY + maxY) / 2, ratio: ratio, angle: 0 };
+    // the box's size on screen at ratio 1, against the room left beside the panel (sizes scale as 1/ratio)
+    var panel = $("panel"), dim = renderer.getDimensions();
+    var freeWidth = panel.hidden || panel.offsetWidth >= dim.width * 0.7 ? dim.width : dim.width - panel.offsetWidth;
+    var target = { x: (minX + maxX) / 2, y: (minY + maxY) / 2, ratio: 1, angle: camera.angle };
+    var p = renderer.framedGraphToViewport({ x: minX, y: minY }, { cameraState: target });
+    var q = renderer.framedGraphToViewport({ x: maxX, y: maxY }, { cameraState: target });
+    target.ratio = Math.min(1.2, Math.max(0.02, Math.abs(q.x - p.x) / Math.max(100, freeWidth - 60),
+      Math.abs(q.y - p.y) / Math.max(100, dim.height - 60)));
+    target = besidePanel(target);
     if (animate) camera.animate(target, { duration: 400 });
     else camera.setState(target);
   }
+  function besidePanel(target) {
+    // move the camera so that `target`'s centre shows in the middle of what the side panel leaves free
+    var panel = $("panel"), dim = renderer.getDimensions();
+    if (panel.hidden || panel.offsetWidth >= dim.width * 0.7) return target;
+    var a = renderer.viewportToFramedGraph({ x: dim.width / 2, y: dim.height / 2 }, { cameraState: target });
+    var b = renderer.viewportToFramedGraph({ x: dim.width / 2 + panel.offsetWidth / 2, y: dim.height / 2 }, { cameraState: target });
+    target.x += b.x - a.x;
+    target.y += b.y - a.y;
+    return target;
+  }
   function focusCamera(id) {
     var d = renderer.getNodeDisplayData(id);
-    // zoom in only on larger graphs, where a node's surroundings are a small part of the whole
-    var ratio = Math.min(camera.ratio, Math.max(0.08, Math.min(1, 6 / Math.sqrt(graph.order))));
-    if (d) camera.animate({ x: d.x, y: d.y, ratio: ratio }, { duration: 450 });
+    if (!d) return;
+    // zoom so that the node's visible neighbours stay in view (never zooming out, never closer than 0.05)
+    var reach = 0;
+    graph.forEachNeighbor(id, function (nb) {
+      var e = renderer.getNodeDisplayData(nb);
+      if (e && !e.hidden) reach = Math.max(reach, Math.abs(e.x - d.x), Math.abs(e.y - d.y));
+    });
+    var ratio = Math.min(camera.ratio, Math.max(0.05, reach ? reach * 2.6 : 0.15));
+    camera.animate(besidePanel({ x: d.x, y: d.y, angle: camera.angle, ratio: ratio }), { duration: 450 });
   }
 
   /* ------------------------------------------------------------------ panel */
@@ -386,7 +431,7 @@
     tags.replaceChildren();
     if (!n.tags.length) tags.textContent = "—";
     n.tags.forEach(function (t) { tags.appendChild(el("span", "tag", "#" + t.replace(/^#/, ""))); });
-    $("panel-preview").textContent = typeof n.preview === "string" ? n.preview : "";
+    $("panel-preview").textContent = n.preview;
     fillLinks($("panel-backlinks"), $("panel-backlinks-count"), graph.inNeighbors(id), "No backlinks");
     fillLinks($("panel-links"), $("panel-links-count"), graph.outNeighbors(id), "No links");
     $("panel").hidden = false;
@@ -414,7 +459,7 @@
   }
 
   /* ----------------------------------------------------------------- search */
-  var searchInput = $("search"), results = $("results"), resultIds = [], active = -1;
+  var searchInput = $("search"), results = $("results"), resultIds = [], active = -1, lastQuery = "";
   function findMatches(q) {
     q = q.trim().toLowerCase();
     if (!q) return null;
@@ -443,7 +488,8 @@
   }
   function closeResults() { results.hidden = true; active = -1; }
   function runSearch() {
-    var ids = findMatches(searchInput.value);
+    lastQuery = searchInput.value;
+    var ids = findMatches(lastQuery);
     resultIds = ids || [];
     state.search = ids ? new Set(ids) : null;
     results.replaceChildren();
@@ -464,7 +510,8 @@
     refresh();
   }
   function choose(id) {
-    searchInput.value = meta.get(id).title;
+    searchInput.value = lastQuery = meta.get(id).title;
+    resultIds = [id];
     state.search = null;
     closeResults();
     select(id, true);
@@ -479,7 +526,7 @@
     else if (ev.key === "ArrowUp") { ev.preventDefault(); setActive(active - 1); }
     else if (ev.key === "Enter") {
       clearTimeout(searchTimer);
-      if (!state.search && searchInput.value.trim()) runSearch();
+      if (searchInput.value !== lastQuery) runSearch();
       var id = resultIds[active >= 0 ? active : 0];
       if (id !== undefined) choose(id);
     } else if (ev.key === "Escape") {
@@ -516,55 +563,123 @@
   });
 
   renderer.on("clickNode", function (e) { select(e.node, false); });
-  renderer.on("clickStage", function () { if (!state.local) deselect(); });
-  renderer.on("enterNode", function (e) { state.hovered = e.node; updateFocus(); renderer.scheduleRefresh(); });
-  renderer.on("leaveNode", function () { state.hovered = null; updateFocus(); renderer.scheduleRefresh(); });
+  renderer.on("doubleClickNode", function (e) { select(e.node, false); }); // two quick clicks on two nodes
+  // A click right after the pointer entered a node can miss it (the hover re-render swaps sigma's picking
+  // buffer in between): the node the pointer is over still counts as clicked.
+  var pointerNode = null;
+  renderer.on("clickStage", function () {
+    if (pointerNode && isVisible(pointerNode)) select(pointerNode, false);
+    else if (!state.local) deselect();
+  });
+  // Hovering highlights the node's neighbourhood; on big graphs a refresh costs too much for that, and
+  // sigma's own hover label is all there is.
+  var hoverFocus = graph.order + graph.size <= 40000;
+  renderer.on("enterNode", function (e) {
+    pointerNode = e.node;
+    if (!hoverFocus) return;
+    state.hovered = e.node;
+    updateFocus();
+    renderer.scheduleRefresh();
+  });
+  renderer.on("leaveNode", function () {
+    pointerNode = null;
+    if (!hoverFocus || state.hovered === null) return;
+    state.hovered = null;
+    updateFocus();
+    renderer.scheduleRefresh();
+  });
 
   /* ----------------------------------------------------------------- layout */
-  // ForceAtlas2 in a web worker (the library makes it from a Blob URL); if workers are unavailable,
-  // the same algorithm runs on the main thread in small time slices.
-  var fa2 = null, syncFrame = null, layoutTimer = null;
-  var fa2Settings = lib.forceAtlas2.inferSettings(graph);
-  var layoutButton = $("layout-toggle");
-  function layoutRunning() { return !!((fa2 && fa2.isRunning()) || syncFrame); }
-  function updateLayoutButton() {
-    var running = layoutRunning();
-    layoutButton.textContent = running ? "Stop layout" : "Run layout";
-    body.setAttribute("data-layout", running ? "running" : "stopped");
+  // ForceAtlas2 runs in a web worker made from a Blob URL (the package's own worker function), iterating
+  // as fast as it can; the renderer gets new positions only every so often, since one update costs
+  // 10-100 ms of main-thread time at 10k notes. Without workers, the algorithm runs on the main thread
+  // in time slices instead.
+  var fa2Settings = Object.assign({}, lib.fa2Defaults, lib.forceAtlas2.inferSettings(graph));
+  var helpers = lib.fa2Helpers, layoutButton = $("layout-toggle");
+  var worker = null, matrices = null, inFlight = false, running = false, syncFrame = null, layoutTimer = null;
+  var latest = null, applyFrame = null, lastApply = 0, applyCost = 0, renderCost = 0, renderStart = 0;
+  function edgeWeight(edge, attr) { return attr.weight || 1; }
+  renderer.on("beforeRender", function () { renderStart = performance.now(); });
+  renderer.on("afterRender", function () { renderCost = 0.8 * renderCost + 0.2 * (performance.now() - renderStart); });
+
+  function applyPositions(matrix) {
+    var t0 = performance.now();
+    helpers.assignLayoutChanges(graph, matrix, null);
+    lastApply = performance.now();
+    applyCost = lastApply - t0;
+  }
+  function applyLatest() {
+    applyFrame = null;
+    if (latest) { applyPositions(latest); latest = null; }
+  }
+  function send(withEdges) {
+    var payload = { settings: fa2Settings, nodes: matrices.nodes.buffer }, buffers = [matrices.nodes.buffer];
+    if (withEdges) { payload.edges = matrices.edges.buffer; buffers.push(matrices.edges.buffer); }
+    inFlight = true;
+    worker.postMessage(payload, buffers);
+  }
+  function onWorkerMessage(ev) {
+    inFlight = false;
+    matrices.nodes = new Float32Array(ev.data.nodes);
+    if (!running) { applyPositions(matrices.nodes); return; }
+    // Hand the matrix straight back so that the worker never waits for the renderer, and show a copy
+    // now and then: at most every 3x what an update plus a render cost (and 100 ms).
+    if (applyFrame === null && performance.now() - lastApply > Math.max(100, 3 * (applyCost + renderCost))) {
+      latest = matrices.nodes.slice();
+      applyFrame = requestAnimationFrame(applyLatest);
+    }
+    send(false);
+  }
+  function spawnWorker() {
+    worker = helpers.createWorker(lib.fa2Worker);
+    worker.addEventListener("message", onWorkerMessage);
+    worker.addEventListener("error", function (ev) { // e.g. workers blocked: fall back to the main thread
+      ev.preventDefault();
+      worker.terminate();
+      worker = null;
+      inFlight = false;
+      if (running) { running = false; startSyncLayout(); }
+      updateLayoutButton();
+    });
+    matrices = helpers.graphToByteArrays(graph, edgeWeight);
+    send(true);
   }
   function startSyncLayout() {
+    var batch = 1;
     function step() {
       var t0 = performance.now();
-      do {
-        lib.forceAtlas2.assign(graph, { iterations: 1, settings: fa2Settings, getEdgeWeight: "weight" });
-      } while (performance.now() - t0 < 12);
+      lib.forceAtlas2.assign(graph, { iterations: batch, settings: fa2Settings, getEdgeWeight: "weight" });
+      var cost = performance.now() - t0;
+      batch = Math.max(1, Math.min(100, Math.round(batch * (cost < 20 ? 1.5 : 0.7))));
       syncFrame = requestAnimationFrame(step);
     }
     syncFrame = requestAnimationFrame(step);
   }
+  function layoutRunning() { return running || syncFrame !== null; }
+  function updateLayoutButton() {
+    var on = layoutRunning();
+    layoutButton.textContent = on ? "Stop layout" : "Run layout";
+    body.setAttribute("data-layout", on ? "running" : "stopped");
+  }
   function stopLayout() {
     clearTimeout(layoutTimer);
-    if (fa2) fa2.stop();
-    if (syncFrame) cancelAnimationFrame(syncFrame);
+    if (running) {
+      running = false;
+      if (!inFlight && matrices) applyPositions(matrices.nodes);
+    }
+    if (syncFrame !== null) cancelAnimationFrame(syncFrame);
     syncFrame = null;
     updateLayoutButton();
   }
   function startLayout(ms) {
     if (graph.order < 2 || layoutRunning()) return;
+    running = true;
     try {
-      if (!fa2) {
-        fa2 = new lib.FA2Layout(graph, { settings: fa2Settings, getEdgeWeight: "weight" });
-        fa2.worker.addEventListener("error", function (ev) {
-          ev.preventDefault();
-          fa2.kill();
-          fa2 = null;
-          startSyncLayout();
-          updateLayoutButton();
-        });
-      }
-      fa2.start();
+      if (!worker) spawnWorker();
+      else if (!inFlight) send(false);
     } catch (e) {
-      fa2 = null;
+      running = false;
+      worker = null;
       startSyncLayout();
     }
     layoutTimer = setTimeout(stopLayout, ms || 15000);
@@ -587,7 +702,7 @@
     startLayout: startLayout, stopLayout: stopLayout, layoutRunning: layoutRunning
   };
   window.mdmemGraph = api;
-  refresh();
+  updateCounts(); // the renderer has just processed everything once
   var rendered = 0;
   graph.forEachNode(function (id) { if (renderer.getNodeDisplayData(id)) rendered++; });
   api.order = rendered;
@@ -595,7 +710,8 @@
   body.setAttribute("data-edge-count", String(graph.size));
   if (!graph.order) { $("message").textContent = "This vault has no notes yet."; $("message").hidden = false; }
   if (missingXY > 0) startLayout(Math.min(20000, 3000 + graph.order * 2));
-  else updateLayoutButton();
+  updateLayoutButton();
+  api.readyMs = Math.round(performance.now());
   body.setAttribute("data-ready", "1");
 
   function mulberry32(a) {
