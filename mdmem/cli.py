@@ -439,6 +439,115 @@ def check(
         raise typer.Exit(EXIT_CHECK_FAILED)
 
 
+daily_app = typer.Typer(help="The daily log: append-only timestamped entries in memory/daily/.",
+                        no_args_is_help=True)
+app.add_typer(daily_app, name="daily")
+
+
+def _body(text: str | None, file: Path | None) -> str:
+    """The text from the argument, ``--file F`` or stdin (``-``)."""
+    import sys
+
+    if file is not None and text not in (None, "-"):
+        raise typer.BadParameter("give the text or --file, not both", param_hint="--file")
+    if file is not None:
+        try:
+            return file.read_text(encoding="utf-8")
+        except OSError as e:
+            raise typer.BadParameter(f"cannot read {file}: {e.strerror}", param_hint="--file") from None
+    if text is None or text == "-":
+        return sys.stdin.read()
+    return text
+
+
+TextArg = Annotated[Optional[str], typer.Argument(help="The text; - (or nothing) reads stdin.", show_default=False)]
+FileOpt = Annotated[Optional[Path], typer.Option("--file", help="Read the text from this file.", show_default=False)]
+
+
+@daily_app.command("add")
+def daily_add(
+    text: TextArg = None,
+    vault: VaultOpt = None,
+    file: FileOpt = None,
+    at: Annotated[Optional[str], typer.Option("--at", help="The entry's time, HH:MM (default: now).",
+                                              show_default=False)] = None,
+    date: Annotated[Optional[str], typer.Option("--date", help="The day, YYYY-MM-DD (default: today).",
+                                                show_default=False)] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Append a `## HH:MM` entry to today's daily note."""
+    from . import capture, render
+
+    body = _body(text, file)
+    with _memory(vault, refresh=False) as mem:
+        result = capture.daily_add(mem, body, at, _date(date, "--date"))
+    render.emit_json(result) if json else render.daily_added(result)
+
+
+@daily_app.command("show")
+def daily_show(
+    when: Annotated[str, typer.Argument(help="today, yesterday, week or YYYY-MM-DD.")] = "today",
+    vault: VaultOpt = None,
+    today: Annotated[Optional[str], typer.Option("--today", envvar="MDMEM_TODAY",
+                                                 help="Take this YYYY-MM-DD as today.", show_default=False)] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Show the daily notes of a day or of the last week."""
+    from . import capture, render
+
+    with _memory(vault, refresh=False) as mem:
+        result = capture.daily_show(mem, when, _date(today, "--today"))
+    render.emit_json(result) if json else render.daily_view(result)
+
+
+def _save(
+    text: TextArg = None,
+    vault: VaultOpt = None,
+    type: Annotated[Optional[str], typer.Option(
+        "--type", "-t", help="user, person, project, protocol, decision, reference or feedback.",
+        show_default=False)] = None,
+    name: Annotated[Optional[str], typer.Option("--name", help="The note's name (default: its first line).",
+                                                show_default=False)] = None,
+    description: Annotated[Optional[str], typer.Option(
+        "--description", "-d", help="One line for MEMORY.md (default: the first line).", show_default=False)] = None,
+    tags: Annotated[Optional[list[str]], typer.Option("--tags", help="A tag (repeat, or comma-separated).",
+                                                      show_default=False)] = None,
+    file: FileOpt = None,
+    new: Annotated[bool, typer.Option("--new", help="Save even when a near-duplicate exists.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Save a memory: a note in its type's folder plus its line in MEMORY.md."""
+    from . import capture, render
+
+    if type is None:
+        raise typer.BadParameter("give the memory's type", param_hint="--type")
+    body = _body(text, file)
+    tag_list = [t for given in tags or () for t in given.split(",")]
+    with _memory(vault) as mem:
+        result = capture.save(mem, body, type, name, description, tag_list, new=new)
+    render.emit_json(result) if json else render.saved(result)
+
+
+app.command("save")(_save)
+app.command("remember", help="Alias of save.")(_save)
+
+
+@app.command()
+def forget(
+    query: Annotated[str, typer.Argument(help="A note (path, file name, title), else search words.")],
+    vault: VaultOpt = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would move; change nothing.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Forget every search match, not just one.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Archive notes into memory/.archive/ and remove their MEMORY.md lines (nothing is deleted)."""
+    from . import capture, render
+
+    with _memory(vault) as mem:
+        result = capture.forget(mem, query, dry_run, yes)
+    render.emit_json(result) if json else render.forgotten(result)
+
+
 def run() -> None:
     os.environ.setdefault("TYPER_USE_RICH", "0")
     app()

@@ -321,7 +321,10 @@ class SearchIndex:
     def refresh(self) -> None:
         """See the latest commit, reusing readers of unchanged segments."""
         if self._searcher is not None:
-            self._searcher = self._searcher.refresh()
+            try:
+                self._searcher = self._searcher.refresh()
+            except TypeError:  # a searcher opened on an empty index cannot refresh: reopen
+                self.close()
 
     def _searcher_(self):
         if self._searcher is None:

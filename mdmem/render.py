@@ -229,3 +229,43 @@ def check_json(report) -> None:
     text = json.dumps(head, ensure_ascii=False, indent=2)
     issues = ",\n    ".join(json.dumps(vars(i), ensure_ascii=False) for i in report.issues)
     sys.stdout.write(text[:-2] + ',\n  "issues": [' + (f"\n    {issues}\n  " if issues else "") + "]\n}\n")
+
+
+# ------------------------------------------------------------------ capture (daily, save, forget)
+
+
+def daily_added(entry) -> None:
+    verb = "created" if entry.created else "appended to"
+    message(f"{verb} {entry.path} (## {entry.time})")
+
+
+def daily_view(view) -> None:
+    if not view.days:
+        span = view.start if view.start == view.end else f"{view.start} to {view.end}"
+        message(f"no daily notes for {span}")
+        return
+    parts = []
+    for day in view.days:
+        parts.append(f"=== {day.date}  ({day.path})\n{day.body}" if len(view.days) > 1 else day.body)
+    sys.stdout.write("\n".join(parts))
+
+
+def saved(result) -> None:
+    for warning in result.warnings:
+        message(f"warning: {warning}")
+    if result.status == "unchanged":
+        message(f"already saved: {result.path} has the same content; nothing changed")
+        return
+    message(f"saved {result.path} ({result.type}, ~{result.tokens}tk)")
+    if result.index_changed:
+        message(f"MEMORY.md ## {result.section}: {result.index_line}")
+
+
+def forgotten(result) -> None:
+    verb = "would move" if result.dry_run else "moved"
+    for item in result.notes:
+        message(f"{verb} {item.path} → {item.archived_to}")
+        for line in item.index_lines:
+            message(f"  {'would remove' if result.dry_run else 'removed'} from MEMORY.md: {line}")
+    if result.dry_run:
+        message("dry run: nothing changed")
