@@ -65,6 +65,8 @@ from typing import TYPE_CHECKING
 
 from .models import Note
 from .parse import decode, split_frontmatter, tokens_for
+from .similar import SIMILAR, name_key, similarity
+from .similar import shingles as word_grams
 
 if TYPE_CHECKING:
     from .core import Memory
@@ -87,7 +89,6 @@ FRONTMATTER_PROBLEMS = ("invalid_yaml", "frontmatter_not_mapping")
 
 _COMMENT = re.compile(r"^\s*<!--\s*budget:.*?-->\s*$")
 _YAML_LINE = re.compile(r"line (\d+), column")
-_WORD = re.compile(r"\w+")
 _FM_BYTES = re.compile(rb"\A---[ \t]*\r?\n(?:.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.S)
 SENTENCE_MIN = 30  # bytes: shorter lines (headings, template lines) say nothing about duplication
 SENTENCE_MAX_DF = 20  # a sentence in more notes than this is boilerplate, not a duplicate signal
@@ -106,7 +107,7 @@ class Settings:
     oversized_percent: float = 10.0  # OVERSIZED: one file above this share of the cap
     load_lines: int = 200  # Claude Code loads MEMORY.md's first 200 lines ...
     load_bytes: int = 25_000  # ... or first 25 KB, whichever comes first
-    duplicate_similarity: float = 0.8  # Jaccard of word 5-grams for DUPLICATE (0 < x <= 1)
+    duplicate_similarity: float = SIMILAR  # Jaccard of word 5-grams for DUPLICATE (0 < x <= 1)
 
     def __post_init__(self) -> None:
         checks = {
@@ -517,14 +518,6 @@ def _pair(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a < b else (b, a)
 
 
-def _name_key(text: str) -> str:
-    """Case, accents, spaces and punctuation aside: ``Ledger Notes`` = ``ledger-notes``."""
-    text = text.casefold()
-    if not text.isascii():
-        text = unicodedata.normalize("NFKD", text)  # accents become combining marks, dropped below
-    return "".join(filter(str.isalnum, text))
-
-
 def _duplicates(memory: list[Note], read, threshold: float) -> list[Issue]:
     """Near-duplicate memory files, fast at 10k notes: same normalised name; then
     candidates that share a long sentence or line (an inverted index over
@@ -535,10 +528,10 @@ def _duplicates(memory: list[Note], read, threshold: float) -> list[Issue]:
 
     by_name: dict[str, list[str]] = defaultdict(list)
     for note in notes:
-        keys = {_name_key(note.title)}
+        keys = {name_key(note.title)}
         name = note.frontmatter.get("name")
         if isinstance(name, str):
-            keys.add(_name_key(name))
+            keys.add(name_key(name))
         for key in keys:
             if key:
                 by_name[key].append(note.path)
@@ -595,9 +588,7 @@ def _duplicates(memory: list[Note], read, threshold: float) -> list[Issue]:
 
     def grams(path: str) -> set:
         if path not in shingles:
-            words = _WORD.findall(decode(bodies[path])[0].lower())
-            shingles[path] = set(zip(words, words[1:], words[2:], words[3:], words[4:])) if len(words) >= 5 \
-                else {tuple(words)}
+            shingles[path] = word_grams(decode(bodies[path])[0])
         return shingles[path]
 
     for (a, b), count in shared.items():
@@ -605,11 +596,9 @@ def _duplicates(memory: list[Note], read, threshold: float) -> list[Issue]:
             continue
         if count < max(1, math.ceil(0.25 * min(count_long(a), count_long(b)))):
             continue
-        ga, gb = grams(a), grams(b)
-        union = len(ga | gb)
-        similarity = len(ga & gb) / union if union else 0.0
-        if similarity >= threshold:
-            text = f"{similarity:.0%} the same text (word 5-grams)"
+        alike = similarity(grams(a), grams(b))
+        if alike >= threshold:
+            text = f"{alike:.0%} the same text (word 5-grams)"
             reasons[(a, b)] = (reasons[(a, b)] + ", " + text) if (a, b) in reasons else text
     return [
         Issue("DUPLICATE", a, f"near-duplicate of {b}: {why}",

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from . import vault as fs
 from .budget import INDEX_NAME, MEMORY_DIR, index_line
 from .errors import MdmemError, NoteNotFound, UsageError
+from .similar import SIMILAR, name_key, shingles, similarity
 from .store import write_lock
 
 if TYPE_CHECKING:
@@ -382,8 +383,6 @@ def _add_index_line(mem: Memory, rel: str, line: str, section: str,
 
 # ----------------------------------------------------------------------------- dedupe and warnings
 
-SIMILAR = 0.8  # word-shingle Jaccard similarity from which a note is a near-duplicate (as in `check`)
-_WORDS = re.compile(r"\w+")
 _CODE = re.compile(r"^\s*(?:```|~~~)|^\s*(?:def |class \w+[:(]|import \w|from [\w.]+ import |function |"
                    r"const |let |var |#include|SELECT .* FROM )|[;{}]\s*$", re.M)
 _PATH = re.compile(r"(?:^|[\s(`'\"])(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+\.[A-Za-z]\w{0,4}\b"
@@ -402,17 +401,6 @@ WARNINGS = (
 DUPLICATE_LINE = 30  # characters: a body line this long found in CLAUDE.md or a protocol is a repeat
 
 
-def _name_key(text: str) -> str:
-    text = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(filter(str.isalnum, text))
-
-
-def _shingles(text: str) -> set[tuple[str, ...]]:
-    words = _WORDS.findall(text.casefold())
-    n = min(5, len(words))
-    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)} if n else set()
-
-
 def _body_of(data: bytes) -> str:
     from .parse import decode, split_frontmatter
 
@@ -423,8 +411,8 @@ def _twin(mem: Memory, rel: str, title: str, body: str) -> tuple[str, str | None
     """The memory note this one would repeat: ``(path, None)`` for the same
     content, ``(path, reason)`` for a near-duplicate, else None."""
     flat = " ".join(body.split())
-    keys = {k for k in (_name_key(title), _name_key(rel.rsplit("/", 1)[-1][:-3])) if k}
-    mine = _shingles(body)
+    keys = {k for k in (name_key(title), name_key(rel.rsplit("/", 1)[-1][:-3])) if k}
+    mine = shingles(body)
     near = None
     for note in mem.notes():
         if note.path == rel or not note.path.startswith(MEMORY_DIR + "/") or note.type == "daily":
@@ -436,14 +424,14 @@ def _twin(mem: Memory, rel: str, title: str, body: str) -> tuple[str, str | None
         if " ".join(other.split()) == flat:
             return note.path, None
         if near is None:
-            names = {_name_key(note.title)}
+            names = {name_key(note.title)}
             if isinstance(note.frontmatter.get("name"), str):
-                names.add(_name_key(note.frontmatter["name"]))
-            theirs = _shingles(other)
+                names.add(name_key(note.frontmatter["name"]))
+            theirs = shingles(other)
             if keys & names:
                 near = (note.path, "the same name")
-            elif mine and theirs and len(mine & theirs) / len(mine | theirs) >= SIMILAR:
-                near = (note.path, f"{100 * len(mine & theirs) // len(mine | theirs)}% the same wording")
+            elif mine and theirs and similarity(mine, theirs) >= SIMILAR:
+                near = (note.path, f"{int(100 * similarity(mine, theirs))}% the same wording")
     return near
 
 
