@@ -187,6 +187,64 @@ class SaveResult:
     index_line: str | None
     index_changed: bool  # MEMORY.md got the line (False when it was there already)
     warnings: list[str] = field(default_factory=list)
+    type_reason: str = "given"  # why this type: "given", or the rule that inferred it
+
+
+# ----------------------------------------------------------------------------- classify
+
+# (type, pattern, reason): the first rule that matches wins. English and Portuguese.
+_RULES = [
+    ("decision", r"\b(?:decided|we chose|chose \S+ over|instead of|trade-?off|decidimos|decidi|optamos|optei|"
+                 r"em vez de|escolhemos)\b", "it records a choice and what was given up"),
+    ("feedback", r"\b(?:don'?t|do not|stop doing|never|always|from now on|prefer that you|please|não faça|"
+                 r"nunca|sempre|a partir de agora|prefiro que)\b", "it tells the assistant how to work"),
+    ("protocol", r"(?:^\s*\d+[.)]\s|\bsteps?\b|\bchecklist\b|\bprocedure\b|\bbefore (?:you |every |any )|"
+                 r"\bpassos?\b|\bantes de\b)", "it is a procedure to follow"),
+    ("user", r"\b(?:i am|i'm|my name is|i prefer|i like|i work|eu sou|meu nome|eu prefiro|trabalho (?:na|no|em))\b",
+     "it is about the user, in the first person"),
+    ("project", r"\b(?:project|milestone|deadline|roadmap|release|sprint|projeto|prazo|lançamento)\b",
+     "it is about a project's goals or status"),
+    ("person", r"\b(?:(?:he|she) (?:is|works|prefers|likes|leads|owns)|colleague|manager|(?:ele|ela) (?:é|trabalha))\b",
+     "it describes a person"),
+]
+_COMPILED = [(kind, re.compile(pattern, re.I | re.M), reason) for kind, pattern, reason in _RULES]
+
+
+def classify(text: str) -> tuple[str, str]:
+    """The memory type of ``text`` and why, by deterministic rules (no model);
+    ``reference`` when nothing more specific matches."""
+    for kind, pattern, reason in _COMPILED:
+        found = pattern.search(text)
+        if found:
+            return kind, f"{reason} ({found.group().strip()!r})"
+    return "reference", "nothing more specific matched: facts to look up"
+
+
+_OVER = re.compile(r"\bchose\s+(.+?)\s+over\s+(.+?)(?:\s+because\b|[.;\n]|$)|"
+                   r"\b(?:optamos|escolhemos) (?:por )?(.+?) em vez de (.+?)(?:\s+porque\b|[.;\n]|$)", re.I)
+
+
+def decision_note(body: str, chosen: str | None, rejected: list[str]) -> tuple[dict, str]:
+    """A decision note's ``chosen``/``rejected`` frontmatter and its sections
+    (Context, Options considered, Decision, Revisit when), filled from the
+    options or from "chose X over Y" / "optamos por X em vez de Y" in the text.
+    A body that already has those sections is kept as it is."""
+    found = _OVER.search(body)
+    if chosen is None and found:
+        chosen = (found.group(1) or found.group(3) or "").strip()
+        rejected = rejected or [(found.group(2) or found.group(4) or "").strip()]
+    meta = {"chosen": chosen or "", "rejected": [r for r in rejected if r]}
+    if re.search(r"^##\s+Decision\b", body, re.M):
+        return meta, body
+    options = [f"- {meta['chosen']} (chosen)"] if meta["chosen"] else []
+    options += [f"- {r}" for r in meta["rejected"]]
+    text = "\n".join([
+        "## Context", body.strip(), "",
+        "## Options considered", *(options or ["- (not recorded)"]), "",
+        "## Decision", meta["chosen"] or "(see context)", "",
+        "## Revisit when", "(not recorded)",
+    ])
+    return meta, text
 
 
 def slug(name: str) -> str:
@@ -221,12 +279,14 @@ def _summary(text: str, limit: int = 100) -> str:
 def save(
     mem: Memory,
     text: str,
-    type: str,
+    type: str | None,
     name: str | None = None,
     description: str | None = None,
     tags: list[str] | tuple[str, ...] = (),
     today: str | dt.date | None = None,
     new: bool = False,
+    chosen: str | None = None,
+    rejected: list[str] | tuple[str, ...] = (),
 ) -> SaveResult:
     """Write a note into its type's folder and add its line to MEMORY.md under
     the type's section (created when missing; the budget comment is never
@@ -234,13 +294,19 @@ def save(
     memory note) changes nothing; a near-duplicate (the same name, or mostly
     the same wording) is refused and named unless ``new``. What should not be
     saved (code, file paths, git history, task state, what CLAUDE.md or a
-    protocol already says) is saved with warnings. Reads the notes cache: refresh first."""
+    protocol already says) is saved with warnings. Without a ``type`` one is
+    inferred (:func:`classify`) and the reason returned. A decision gets
+    ``chosen``/``rejected`` frontmatter and its four sections
+    (:func:`decision_note`). Reads the notes cache: refresh first."""
     from .parse import parse_note
 
     body = text.strip()
     if not body:
         raise UsageError("nothing to save: the text is empty")
-    kind = (type or "").strip().lower()
+    reason = "given"
+    if type is None:
+        type, reason = classify(body)
+    kind = type.strip().lower()
     if kind not in FOLDERS:
         raise UsageError(f"unknown type {type!r}: choose one of {', '.join(sorted(SECTIONS))}")
     if kind == "daily":
@@ -257,6 +323,9 @@ def save(
     tag_list = sorted({t.strip().lstrip("#").lower() for t in tags if t.strip().lstrip("#")})
     meta = {"name": title, "description": desc, "type": kind, "tags": tag_list,
             "created": day, "updated": _copy(day)}
+    if kind == "decision":
+        extra, body = decision_note(body, chosen, list(rejected))
+        meta.update(extra)
     section = SECTIONS[kind]
     with write_lock(mem.state_dir, mem.lock_timeout):
         index_data, index_seen = _read(mem.root / INDEX_NAME)
@@ -268,7 +337,7 @@ def save(
             got = note.frontmatter.get("description")
             got = got if isinstance(got, str) else desc
             return SaveResult("unchanged", twin[0], note.type, note.title, got,
-                              note.tokens, SECTIONS.get(note.type), index_line(note), False, [])
+                              note.tokens, SECTIONS.get(note.type), index_line(note), False, [], reason)
         if twin is not None and not new:
             raise MdmemError(f"{rel} would be a near-duplicate of {twin[0]} ({twin[1]}); update that note, "
                              f"or pass --new to save a second one")
@@ -293,7 +362,7 @@ def save(
     if status == "created" or index_changed:
         mem.refresh()
     return SaveResult(status, rel, kind, title, desc, note.tokens, section, line, index_changed,
-                      warnings(mem, body) if status == "created" else [])
+                      warnings(mem, body) if status == "created" else [], reason)
 
 
 def _inside(root: Path, path: Path) -> None:

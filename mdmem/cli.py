@@ -514,17 +514,21 @@ def _save(
                                                       show_default=False)] = None,
     file: FileOpt = None,
     new: Annotated[bool, typer.Option("--new", help="Save even when a near-duplicate exists.")] = False,
+    chosen: Annotated[Optional[str], typer.Option("--chosen", help="A decision: what was chosen.",
+                                                  show_default=False)] = None,
+    rejected: Annotated[Optional[list[str]], typer.Option("--rejected", help="A decision: an option given up "
+                                                          "(repeat).", show_default=False)] = None,
     json: JsonOpt = False,
 ) -> None:
-    """Save a memory: a note in its type's folder plus its line in MEMORY.md."""
+    """Save a memory: a note in its type's folder plus its line in MEMORY.md
+    (without --type, the type is inferred and the reason shown)."""
     from . import capture, render
 
-    if type is None:
-        raise typer.BadParameter("give the memory's type", param_hint="--type")
     body = _body(text, file)
     tag_list = [t for given in tags or () for t in given.split(",")]
     with _memory(vault) as mem:
-        result = capture.save(mem, body, type, name, description, tag_list, new=new)
+        result = capture.save(mem, body, type, name, description, tag_list, new=new,
+                              chosen=chosen, rejected=rejected or [])
     render.emit_json(result) if json else render.saved(result)
 
 

@@ -256,7 +256,8 @@ def saved(result) -> None:
     if result.status == "unchanged":
         message(f"already saved: {result.path} has the same content; nothing changed")
         return
-    message(f"saved {result.path} ({result.type}, ~{result.tokens}tk)")
+    why = "" if result.type_reason == "given" else f"; type inferred: {result.type_reason}"
+    message(f"saved {result.path} ({result.type}, ~{result.tokens}tk{why})")
     if result.index_changed:
         message(f"MEMORY.md ## {result.section}: {result.index_line}")
 
