@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from . import vault as fs
 from .budget import INDEX_NAME, MEMORY_DIR, index_line
+from .classify import classify, decision_note
 from .errors import MdmemError, NoteNotFound, UsageError
 from .similar import SIMILAR, name_key, shingles, similarity
 from .store import write_lock
@@ -188,63 +189,6 @@ class SaveResult:
     index_changed: bool  # MEMORY.md got the line (False when it was there already)
     warnings: list[str] = field(default_factory=list)
     type_reason: str = "given"  # why this type: "given", or the rule that inferred it
-
-
-# ----------------------------------------------------------------------------- classify
-
-# (type, pattern, reason): the first rule that matches wins. English and Portuguese.
-_RULES = [
-    ("decision", r"\b(?:decided|we chose|chose \S+ over|instead of|trade-?off|decidimos|decidi|optamos|optei|"
-                 r"em vez de|escolhemos)\b", "it records a choice and what was given up"),
-    ("feedback", r"\b(?:don'?t|do not|stop doing|never|always|from now on|prefer that you|please|não faça|"
-                 r"nunca|sempre|a partir de agora|prefiro que)\b", "it tells the assistant how to work"),
-    ("protocol", r"(?:^\s*\d+[.)]\s|\bsteps?\b|\bchecklist\b|\bprocedure\b|\bbefore (?:you |every |any )|"
-                 r"\bpassos?\b|\bantes de\b)", "it is a procedure to follow"),
-    ("user", r"\b(?:i am|i'm|my name is|i prefer|i like|i work|eu sou|meu nome|eu prefiro|trabalho (?:na|no|em))\b",
-     "it is about the user, in the first person"),
-    ("project", r"\b(?:project|milestone|deadline|roadmap|release|sprint|projeto|prazo|lançamento)\b",
-     "it is about a project's goals or status"),
-    ("person", r"\b(?:(?:he|she) (?:is|works|prefers|likes|leads|owns)|colleague|manager|(?:ele|ela) (?:é|trabalha))\b",
-     "it describes a person"),
-]
-_COMPILED = [(kind, re.compile(pattern, re.I | re.M), reason) for kind, pattern, reason in _RULES]
-
-
-def classify(text: str) -> tuple[str, str]:
-    """The memory type of ``text`` and why, by deterministic rules (no model);
-    ``reference`` when nothing more specific matches."""
-    for kind, pattern, reason in _COMPILED:
-        found = pattern.search(text)
-        if found:
-            return kind, f"{reason} ({found.group().strip()!r})"
-    return "reference", "nothing more specific matched: facts to look up"
-
-
-_OVER = re.compile(r"\bchose\s+(.+?)\s+over\s+(.+?)(?:\s+because\b|[.;\n]|$)|"
-                   r"\b(?:optamos|escolhemos) (?:por )?(.+?) em vez de (.+?)(?:\s+porque\b|[.;\n]|$)", re.I)
-
-
-def decision_note(body: str, chosen: str | None, rejected: list[str]) -> tuple[dict, str]:
-    """A decision note's ``chosen``/``rejected`` frontmatter and its sections
-    (Context, Options considered, Decision, Revisit when), filled from the
-    options or from "chose X over Y" / "optamos por X em vez de Y" in the text.
-    A body that already has those sections is kept as it is."""
-    found = _OVER.search(body)
-    if chosen is None and found:
-        chosen = (found.group(1) or found.group(3) or "").strip()
-        rejected = rejected or [(found.group(2) or found.group(4) or "").strip()]
-    meta = {"chosen": chosen or "", "rejected": [r for r in rejected if r]}
-    if re.search(r"^##\s+Decision\b", body, re.M):
-        return meta, body
-    options = [f"- {meta['chosen']} (chosen)"] if meta["chosen"] else []
-    options += [f"- {r}" for r in meta["rejected"]]
-    text = "\n".join([
-        "## Context", body.strip(), "",
-        "## Options considered", *(options or ["- (not recorded)"]), "",
-        "## Decision", meta["chosen"] or "(see context)", "",
-        "## Revisit when", "(not recorded)",
-    ])
-    return meta, text
 
 
 def slug(name: str) -> str:
