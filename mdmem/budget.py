@@ -68,6 +68,7 @@ from .similar import SIMILAR, near_duplicates
 
 if TYPE_CHECKING:
     from .core import Memory
+    from .resolve import Resolver
 
 INDEX_NAME = "MEMORY.md"
 MEMORY_DIR = "memory"
@@ -254,12 +255,12 @@ def audit(mem: Memory, settings: Settings = Settings(), today: dt.date | None = 
         return cache[rel]
 
     scan = mem.scan
-    exists = _Exists(mem.resolver, (*scan.notes, *scan.broken, *scan.files))
+    resolver = mem.resolver
     # folders that could not be listed, symlink loops, undecodable file names: findings too
     found = [_problem_issue(path, problem) for path, problem in scan.problems
              if layout == "flat" or path.startswith(prefix)]
     found = [i if i.detail.startswith("unreadable") else replace(i, severity="warning") for i in found]
-    return _audit(memory, index, exists, read, settings, today, layout, found)
+    return _audit(memory, index, resolver, read, settings, today, layout, found)
 
 
 def missing_folder(path: Path, settings: Settings = Settings(), today: dt.date | None = None) -> CheckReport:
@@ -294,13 +295,13 @@ def _report(memory, index, settings, today, issues, layout) -> CheckReport:
     return CheckReport(budget, types, top, growth, issues, today.isoformat(), layout)
 
 
-def _audit(memory: list[Note], index: Note | None, exists: _Exists, read, settings: Settings, today: dt.date,
+def _audit(memory: list[Note], index: Note | None, resolver: Resolver, read, settings: Settings, today: dt.date,
            layout: str, found: list[Issue]) -> CheckReport:
     issues: list[Issue] = list(found)
     total = tokens_for(sum(n.size for n in memory))
     issues += _budget_issues(total, settings)
-    issues += _index_issues(memory, index, exists, read, settings)
-    issues += _note_issues(memory, index, exists, read, settings, today)
+    issues += _index_issues(memory, index, resolver, read, settings)
+    issues += _note_issues(memory, index, resolver, read, settings, today)
     issues += _duplicates(memory, read, settings.duplicate_similarity)
     present = {n.type for n in memory}
     issues += [
@@ -323,7 +324,7 @@ def _budget_issues(total: int, s: Settings) -> list[Issue]:
                   "error" if over else "warning")]
 
 
-def _index_issues(memory, index, exists: _Exists, read, s: Settings) -> list[Issue]:
+def _index_issues(memory, index, resolver: Resolver, read, s: Settings) -> list[Issue]:
     if index is None:
         n = len(memory)
         return [Issue("NO INDEX", INDEX_NAME,
@@ -347,7 +348,7 @@ def _index_issues(memory, index, exists: _Exists, read, s: Settings) -> list[Iss
     for link in index.links:
         if not link.target:
             continue
-        target = exists.resolve(link.target, index.path)
+        target = resolver.resolve(link.target, index.path)
         if target is None:
             issues.append(Issue(
                 "BROKEN LINK", INDEX_NAME,
@@ -383,11 +384,11 @@ def _problem_issue(path: str, problem) -> Issue:
                  else "check the file", severity)
 
 
-def _note_issues(memory, index, exists: _Exists, read, s: Settings, today: dt.date) -> list[Issue]:
+def _note_issues(memory, index, resolver: Resolver, read, s: Settings, today: dt.date) -> list[Issue]:
     issues: list[Issue] = []
     listed: set[str] = set()
     if index is not None:
-        resolved = (exists.resolve(link.target, index.path) for link in index.links if link.target)
+        resolved = (resolver.resolve(link.target, index.path) for link in index.links if link.target)
         listed = {t for t in resolved if t}
     oversized = s.cap * s.oversized_percent / 100
     for note in memory:
@@ -397,7 +398,7 @@ def _note_issues(memory, index, exists: _Exists, read, s: Settings, today: dt.da
         if index is not None and not daily and note.path not in listed:
             issues.append(Issue("ORPHAN", note.path, f"no line of {INDEX_NAME} links to it",
                                 f"add to {INDEX_NAME}: {index_line(note)}", "warning"))
-        issues += _dangling(note, exists)
+        issues += _dangling(note, resolver)
         if note.tokens > oversized:
             issues.append(Issue(
                 "OVERSIZED", note.path, f"~{note.tokens}tk is {note.tokens * 100 / s.cap:.1f}% of the "
@@ -425,36 +426,11 @@ def _note_issues(memory, index, exists: _Exists, read, s: Settings, today: dt.da
     return issues
 
 
-class _Exists:
-    """``resolver.resolve`` plus the vault's file names, lower-cased and NFC: a
-    bare link name (no folder, no ``./``) resolves exactly when some file has
-    that name, with or without ``.md`` (``resolve.py``), so checking 100k links
-    for dangling ones needs a full resolution only for links with a folder."""
-
-    def __init__(self, resolver, paths) -> None:
-        self.resolve = resolver.resolve
-        self.names = {_nfc(p).lower().rsplit("/", 1)[-1] for p in paths}
-
-
-def _nfc(text: str) -> str:
-    return text if text.isascii() else unicodedata.normalize("NFC", text)
-
-
-def _dangling(note: Note, exists: _Exists) -> list[Issue]:
-    names, resolve = exists.names, exists.resolve
+def _dangling(note: Note, resolver: Resolver) -> list[Issue]:
     missing: dict[str, list] = {}
     for link in note.links:
-        target = link.target
-        if not target:
-            continue
-        if "/" in target or "\\" in target:
-            if resolve(target, note.path) is not None:
-                continue
-        else:
-            name = _nfc(target.strip()).lower()
-            if name in names or name + ".md" in names:
-                continue
-        missing.setdefault(_nfc(target).lower(), []).append(link)
+        if link.target and not resolver.exists(link.target, note.path):
+            missing.setdefault(unicodedata.normalize("NFC", link.target).lower(), []).append(link)
     out = []
     for links in missing.values():
         lines = sorted({link.line for link in links})

@@ -42,6 +42,16 @@ class Resolver:
         key = _key(path)
         return self._exact.get(key) or self._exact.get(key + ".md")
 
+    def exists(self, target: str, source: str = "") -> bool:
+        """Whether the link resolves at all. A bare name (no folder, no ``/``)
+        resolves exactly when some file has that name, with or without ``.md``,
+        so that case skips the full resolution (the audit checks ~100k links)."""
+        link = target.strip()
+        if not link or "/" in link or "\\" in link:
+            return self.resolve(target, source) is not None
+        key = _key(link)
+        return key in self._by_name or key + ".md" in self._by_name
+
     def resolve(self, target: str, source: str = "") -> str | None:
         link = unicodedata.normalize("NFC", target.strip())
         if not link:

@@ -241,3 +241,15 @@ def test_real_vault(name):
         if not _really_missing(t, src, lower_paths, lower_names)
     ]
     assert wrongly_dangling == []
+
+
+def test_exists_agrees_with_resolve():
+    from mdmem.resolve import Resolver
+
+    paths = ["Dup.md", "folder/Dup.md", "a/b/Note.md", "img/pic.png", "Café.md", "x/v1.2 notes.md"]
+    r = Resolver(paths)
+    targets = ["Dup", "dup.md", "Note", "b/Note", "a/b/Note", "/Note", "./Dup", "../Dup", "pic.png", "Pic.PNG",
+               "Cafe\u0301", "v1.2 notes", "missing", "folder/missing", "", " Note ", "img"]
+    for source in ("", "folder/x.md", "a/b/c.md"):
+        for target in targets:
+            assert r.exists(target, source) == (r.resolve(target, source) is not None), (target, source)
