@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from . import vault as fs
 from .budget import INDEX_NAME, MEMORY_DIR, index_line
-from .classify import classify, decision_note
+from .classify import WARNINGS, classify, decision_note
 from .errors import MdmemError, NoteNotFound, UsageError
 from .similar import SIMILAR, name_key, shingles, similarity
 from .store import write_lock
@@ -231,6 +231,7 @@ def save(
     new: bool = False,
     chosen: str | None = None,
     rejected: list[str] | tuple[str, ...] = (),
+    paths: list[str] | tuple[str, ...] = (),
 ) -> SaveResult:
     """Write a note into its type's folder and add its line to MEMORY.md under
     the type's section (created when missing; the budget comment is never
@@ -241,7 +242,8 @@ def save(
     protocol already says) is saved with warnings. Without a ``type`` one is
     inferred (:func:`classify`) and the reason returned. A decision gets
     ``chosen``/``rejected`` frontmatter and its four sections
-    (:func:`decision_note`). Reads the notes cache: refresh first."""
+    (:func:`decision_note`); a protocol may carry ``paths:`` globs. Reads the
+    notes cache: refresh first."""
     from .parse import parse_note
 
     body = text.strip()
@@ -270,6 +272,8 @@ def save(
     if kind == "decision":
         extra, body = decision_note(body, chosen, list(rejected))
         meta.update(extra)
+    if paths:
+        meta["paths"] = list(dict.fromkeys(paths))
     section = SECTIONS[kind]
     with write_lock(mem.state_dir, mem.lock_timeout):
         index_data, index_seen = _read(mem.root / INDEX_NAME)
@@ -396,21 +400,6 @@ def _add_index_line(mem: Memory, rel: str, line: str, section: str,
 
 # ----------------------------------------------------------------------------- dedupe and warnings
 
-_CODE = re.compile(r"^\s*(?:```|~~~)|^\s*(?:def |class \w+[:(]|import \w|from [\w.]+ import |function |"
-                   r"const |let |var |#include|SELECT .* FROM )|[;{}]\s*$", re.M)
-_PATH = re.compile(r"(?:^|[\s(`'\"])(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+\.[A-Za-z]\w{0,4}\b"
-                   r"|(?:^|\s)(?:~|\.{1,2})?/(?:[\w.-]+/)+[\w.-]*")
-_GIT = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b"
-                  r"|\bgit (?:log|commit|rebase|merge|push|blame)\b"
-                  r"|\b(?:merged|committed|cherry-picked|rebased)\b|\bPR #\d+", re.I)
-_TASK = re.compile(r"\b(?:TODO|WIP|in progress|right now|currently (?:working|fixing|debugging)|this session|"
-                   r"next step|for now|half[- ]done)\b", re.I)
-WARNINGS = (
-    (_CODE, "it contains code: code patterns live in the code, not in memory"),
-    (_PATH, "it names file paths: they move; say what the thing is, not where it is"),
-    (_GIT, "it reads like git history: `git log` already keeps that"),
-    (_TASK, "it reads like ephemeral task state: it will be stale by the next session"),
-)
 DUPLICATE_LINE = 30  # characters: a body line this long found in CLAUDE.md or a protocol is a repeat
 
 

@@ -552,6 +552,66 @@ def forget(
     render.emit_json(result) if json else render.forgotten(result)
 
 
+@app.command()
+def checkpoint(
+    target: Annotated[Optional[str], typer.Argument(
+        metavar="[TRANSCRIPT | - | accept NUMBERS | skip]",
+        help="A Claude Code .jsonl transcript or a User:/Assistant: text file (- reads stdin; default: the newest "
+             "transcript of the project in the current folder); or `accept 1,3` / `skip`.",
+        show_default=False)] = None,
+    numbers: Annotated[Optional[str], typer.Argument(help="With accept: the candidates to save (1,3 or all).",
+                                                     show_default=False, metavar="")] = None,
+    vault: VaultOpt = None,
+    session: Annotated[Optional[str], typer.Option("--session", help="The session's checkpoint (default: the "
+                                                   "newest pending one; or the transcript's session).",
+                                                   show_default=False)] = None,
+    lang: Annotated[Optional[str], typer.Option("--lang", help="en or pt (default: the transcript's language).",
+                                                show_default=False)] = None,
+    subagents: Annotated[bool, typer.Option("--subagents", help="Read subagent transcripts too.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Look back over a conversation for memories worth keeping (seven dimensions) and
+    suggest at most three; `checkpoint accept 1,3` saves them, `checkpoint skip` drops them."""
+    from . import checkpoint as cp
+    from . import render
+
+    if target in ("accept", "skip"):
+        if target == "skip":
+            if numbers is not None:
+                raise typer.BadParameter("skip takes no numbers", param_hint="skip")
+            with _errors():
+                from .vault import find_vault
+
+                result = cp.skip(find_vault(vault), session)
+            render.emit_json(result) if json else render.message(
+                f"discarded {result.discarded} suggestion(s) of session {result.session}")
+            return
+        if not numbers:
+            raise typer.BadParameter("which candidates? e.g. `mdmem checkpoint accept 1,3`", param_hint="accept")
+        with _memory(vault) as mem:
+            result = cp.accept(mem, numbers, session)
+        render.emit_json(result) if json else render.accepted(result)
+        if any(a.status == "refused" for a in result.accepted):
+            raise typer.Exit(1)
+        return
+    if numbers is not None:
+        raise typer.BadParameter(f"unexpected {numbers!r} after the transcript")
+    with _errors():
+        from .transcript import latest_for
+        from .vault import find_vault
+
+        root = find_vault(vault)
+        source = target if target is not None else str(latest_for(Path.cwd()))
+        result = cp.analyze(source, root, lang=lang, subagents=subagents, session=session,
+                            today=os.environ.get("MDMEM_TODAY"))
+    if json:
+        from dataclasses import asdict
+
+        render.emit_json(asdict(result) | {"fired": result.fired, "text": cp.text(result)})
+    else:
+        render.text(cp.text(result) + "\n")
+
+
 def run() -> None:
     os.environ.setdefault("TYPER_USE_RICH", "0")
     app()

@@ -270,3 +270,15 @@ def forgotten(result) -> None:
             message(f"  {'would remove' if result.dry_run else 'removed'} from MEMORY.md: {line}")
     if result.dry_run:
         message("dry run: nothing changed")
+
+
+def accepted(result) -> None:
+    for a in result.accepted:
+        if a.status == "created":
+            message(f"{a.number}. saved {a.path} ({a.type})")
+        elif a.status == "unchanged":
+            message(f"{a.number}. already saved: {a.path}")
+        elif a.status == "proposed":
+            message(f"{a.number}. for CLAUDE.md (add it yourself): {a.line}")
+        else:
+            message(f"{a.number}. not saved: {a.message}")

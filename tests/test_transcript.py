@@ -1,0 +1,143 @@
+"""Reading Claude Code transcripts (the three real fixtures) and plain-text conversations."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES
+from mdmem import transcript
+from mdmem.errors import MdmemError
+
+T = FIXTURES / "transcripts"
+FEEDBACK = T / "02-v2.1.14-stop-hook-feedback__claude-reliability__stop-hook-reflection-first-stop.jsonl"
+SHORT = T / "03-v2.1.38-short__spotter__short.jsonl"
+SUBAGENT = T / "04-v2.1.38-stop-hook-summary__spotter__subagent.jsonl"
+
+
+def test_stop_hook_feedback_is_not_conversation():
+    tr = transcript.read(FEEDBACK)
+    assert tr.format == "jsonl" and tr.session_id == "cb88ae13-898d-4076-aeb5-bc37191c5d2e"
+    assert [m.speaker for m in tr.messages] == ["user"] + ["assistant"] * 6
+    assert tr.messages[0].text.startswith('Read test.txt and change the content to "modified content"')
+    assert not any("Stop hook feedback" in m.text for m in tr.messages)
+    assert tr.skipped == {"queue-operation": 1, "tool-result": 4, "meta": 1}
+    assert tr.tool_calls == 4 and tr.malformed == 0 and tr.records == 14
+    # the text and the tool call of one assistant message (same message.id) are one message
+    assert tr.messages[3].tools == ("Bash",) and tr.messages[3].text.startswith("Now I'll commit the change.")
+    assert tr.end == FEEDBACK.stat().st_size
+
+
+def test_records_sharing_a_message_id_are_grouped_and_noise_left_out():
+    tr = transcript.read(SHORT)
+    assert [(m.speaker, m.tools) for m in tr.messages] == [("user", ()), ("assistant", ("Bash", "Glob"))]
+    assert tr.messages[1].text == "Let me check the project structure and try running the server to see the error."
+    assert "thinking" not in tr.messages[1].text.lower()  # thinking blocks are left out
+    assert tr.skipped["progress"] == 3 and tr.skipped["file-history-snapshot"] == 1 and tr.skipped["system"] == 2
+    assert tr.skipped["noise"] == 1  # "[Request interrupted by user for tool use]"
+
+
+def test_slash_command_keeps_what_the_user_typed():
+    tr = transcript.read(SUBAGENT)
+    first = tr.messages[0]
+    assert first.speaker == "user" and first.text.startswith("websearch to learn how to fastest setup credo")
+    assert "<command-" not in first.text
+    assert [m.text for m in tr.messages if m.speaker == "user"][1] == "create the beads"
+    assert tr.tool_calls == 16 and tr.skipped["meta"] == 1 and tr.skipped["progress"] == 44
+
+
+def _record(kind: str, content, **extra) -> str:
+    msg = {"role": kind, "content": content}
+    if "id" in extra:
+        msg["id"] = extra.pop("id")
+    return json.dumps({"type": kind, "message": msg, "sessionId": "s-1", **extra})
+
+
+def test_defensive_reading(tmp_path: Path):
+    lines = [
+        _record("user", "<command-name>/clear</command-name>\n<command-message>clear</command-message>"),
+        _record("user", "This session is being continued...", isCompactSummary=True),
+        _record("user", "context", isMeta=True),
+        json.dumps({"type": "brand-new-kind", "data": 1}),
+        json.dumps({"type": "summary", "summary": "x"}),
+        json.dumps({"type": "attachment"}),
+        "[1, 2, 3]",
+        '{"type": "user", "message": {"content": "trunc',
+        _record("user", "Real question?"),
+        _record("user", [{"type": "tool_result", "content": "ok"}]),
+        _record("assistant", [{"type": "thinking", "thinking": "hmm"}], id="m1"),
+        _record("assistant", [{"type": "text", "text": "Answer."}], id="m1"),
+        _record("assistant", [{"type": "text", "text": "side"}], id="m2", isSidechain=True),
+        json.dumps({"type": "assistant"}),  # no message at all
+        _record("assistant", None, id="m3"),
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    tr = transcript.read(path)
+    assert [(m.index, m.speaker, m.text) for m in tr.messages] == [(0, "user", "Real question?"),
+                                                                   (1, "assistant", "Answer.")]
+    assert tr.malformed == 2
+    assert tr.skipped["command"] == 1 and tr.skipped["compact-summary"] == 1 and tr.skipped["meta"] == 1
+    assert tr.skipped["unknown"] == 1 and tr.skipped["subagent"] == 1 and tr.skipped["no-message"] == 1
+    with_sub = transcript.read(path, subagents=True)
+    assert [m.text for m in with_sub.messages] == ["Real question?", "Answer.", "side"]
+
+
+def test_incremental_reading_stops_at_the_last_complete_line(tmp_path: Path):
+    path = tmp_path / "t.jsonl"
+    first = _record("user", "one") + "\n"
+    half = _record("assistant", [{"type": "text", "text": "two"}], id="a")
+    path.write_text(first + half[:20])
+    tr = transcript.read(path)
+    assert [m.text for m in tr.messages] == ["one"] and tr.end == len(first.encode())
+    path.write_text(first + half + "\n" + _record("user", "three") + "\n")
+    again = transcript.read(path, start=tr.end)
+    assert [m.text for m in again.messages] == ["two", "three"] and again.start == tr.end
+    assert again.end == path.stat().st_size
+    assert again.messages[0].offset == tr.end
+    # a file replaced by a shorter one is read again from the start
+    path.write_text(first)
+    assert [m.text for m in transcript.read(path, start=again.end).messages] == ["one"]
+
+
+def test_plain_text_conversation():
+    text = ("---\ntitle: x\n---\nUser: Can you fix the build?\n\n**Assistant:** Looking.\n[tool: Bash] make\n"
+            "[tool: Edit] src/a.c\nAssistant: Fixed, it builds now.\n## User\nThanks!\nUsuário: valeu\n")
+    tr = transcript.parse(text.encode())
+    assert tr.format == "text"
+    assert [(m.speaker, m.text, m.tools) for m in tr.messages] == [
+        ("user", "Can you fix the build?", ()),
+        ("assistant", "Looking.\nFixed, it builds now.", ("Bash", "Edit")),
+        ("user", "Thanks!", ()),
+        ("user", "valeu", ()),
+    ]
+    assert tr.tool_calls == 2
+
+
+def test_not_a_conversation_and_missing_files(tmp_path: Path):
+    with pytest.raises(MdmemError, match="not a conversation"):
+        transcript.parse(b"just some notes\nwithout speakers\n")
+    with pytest.raises(MdmemError, match="transcript not found"):
+        transcript.read(tmp_path / "nope.jsonl")
+    with pytest.raises(MdmemError, match="is a folder"):
+        transcript.read(tmp_path)
+    assert transcript.parse(b"").messages == ()
+
+
+def test_latest_transcript_of_a_project(tmp_path: Path, monkeypatch):
+    import os
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    project = tmp_path / "my proj.x"
+    project.mkdir()
+    folder = tmp_path / "claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project.resolve()))
+    folder.mkdir(parents=True)
+    (folder / "old.jsonl").write_text("{}\n")
+    (folder / "new.jsonl").write_text("{}\n")
+    os.utime(folder / "old.jsonl", ns=(1, 1))
+    assert transcript.latest_for(project) == folder / "new.jsonl"
+    with pytest.raises(MdmemError, match="no Claude Code transcript"):
+        transcript.latest_for(tmp_path)
