@@ -87,11 +87,12 @@ def main(argv: list[str]) -> int:
 
 def run(hook, args: list[str]) -> int:
     """Run a hook fail-open: its JSON (if any) on stdout, errors on stderr and in the log, exit 0."""
-    vault = None
+    given = args[args.index("--vault") + 1] if "--vault" in args[:-1] else None
+    vault = os.path.abspath(given) if given and os.path.isdir(given) else None  # where to log from the start
     try:
         opts = parse_options(args)
         payload = read_payload(sys.stdin)
-        vault = locate(opts.get("vault"), payload.get("cwd"))
+        vault = vault or locate(opts.get("vault"), payload.get("cwd"))
         out = hook(vault, payload, opts)
     except Exception as e:  # noqa: BLE001 - a hook must never break the agent's turn
         message = f"{type(e).__name__}: {e}" if not isinstance(e, HookError) else str(e)
@@ -336,9 +337,15 @@ def _scan(transcript: str, state: dict, key: str, payload: dict):
     start = int(state.get(key, 0) or 0)
     tr = read(transcript, start=start)
     base = int(state.get("count", 0)) if key == "offset" else 0
-    carry = [Message(m["index"], m["speaker"], m["text"], tuple(m["tools"]), m["offset"])
+    carry = [Message(m["index"], m["speaker"], m["text"], tuple(m["tools"]), m["offset"], m.get("id"))
              for m in state.get("carry", [])] if key == "offset" else []
-    fresh = [Message(base + i, m.speaker, m.text, m.tools, m.offset) for i, m in enumerate(tr.messages)]
+    fresh = [Message(base + i, m.speaker, m.text, m.tools, m.offset, m.id) for i, m in enumerate(tr.messages)]
+    if carry and fresh and fresh[0].id and carry[-1].id == fresh[0].id:
+        # the rest of a message whose first records the last scan read: one message again
+        old, new = carry[-1], fresh.pop(0)
+        carry[-1] = Message(old.index, old.speaker, "\n".join(t for t in (old.text, new.text) if t),
+                            old.tools + new.tools, old.offset, old.id)
+        fresh = [Message(m.index - 1, m.speaker, m.text, m.tools, m.offset, m.id) for m in fresh]
     messages = carry + fresh
     last = payload.get("last_assistant_message")
     if isinstance(last, str) and last.strip() and not any(
@@ -357,7 +364,7 @@ def _scan(transcript: str, state: dict, key: str, payload: dict):
     if key == "offset":
         state["count"] = base + len(fresh)
         state["carry"] = [{"index": m.index, "speaker": m.speaker, "text": m.text[-4000:], "tools": list(m.tools),
-                           "offset": m.offset} for m in (carry + fresh)[-CARRY:]]
+                           "offset": m.offset, "id": m.id} for m in (carry + fresh)[-CARRY:]]
     return found, {"from": start, "to": tr.end, "messages": len(fresh), "malformed": tr.malformed}
 
 

@@ -53,6 +53,7 @@ class Message:
     text: str
     tools: tuple[str, ...] = ()  # names of the tools this assistant message called
     offset: int = 0  # byte offset of its first record in the file (JSONL), or of its turn (text)
+    id: str | None = None  # an assistant message's ``message.id`` (its records are grouped by it)
 
 
 @dataclass(frozen=True)
@@ -181,20 +182,20 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
             i = by_id[mid]
             old = messages[i]
             joined = "\n".join(t for t in (old.text, text) if t)
-            messages[i] = Message(old.index, old.speaker, joined, old.tools + tools, old.offset)
+            messages[i] = Message(old.index, old.speaker, joined, old.tools + tools, old.offset, mid)
             continue
         if not text and not tools:
             skipped["empty"] += 1
             if mid is not None:  # a thinking-only record: later records of it may carry text
                 by_id[mid] = len(messages)
-                messages.append(Message(len(messages), "assistant", "", (), here))
+                messages.append(Message(len(messages), "assistant", "", (), here, mid))
             continue
         if mid is not None:
             by_id[mid] = len(messages)
-        messages.append(Message(len(messages), "assistant", text, tools, here))
+        messages.append(Message(len(messages), "assistant", text, tools, here, mid))
     kept = [m for m in messages if m.text or m.tools]
     if len(kept) != len(messages):
-        kept = [Message(i, m.speaker, m.text, m.tools, m.offset) for i, m in enumerate(kept)]
+        kept = [Message(i, m.speaker, m.text, m.tools, m.offset, m.id) for i, m in enumerate(kept)]
     return Transcript(tuple(kept), "jsonl", session, start, start + cut, records, malformed,
                       dict(skipped), tool_calls, cwd)
 
@@ -276,7 +277,7 @@ def _with_subagents(result: Transcript, path: Path) -> Transcript:
             continue
         calls += part.tool_calls
         for m in part.messages:
-            messages.append(Message(len(messages), m.speaker, m.text, m.tools, m.offset))
+            messages.append(Message(len(messages), m.speaker, m.text, m.tools, m.offset, m.id))
     return Transcript(tuple(messages), result.format, result.session_id, result.start, result.end,
                       result.records, result.malformed, result.skipped, calls, result.cwd)
 
