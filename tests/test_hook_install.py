@@ -1,0 +1,371 @@
+"""`mdmem hook install|uninstall|status`: merging mdmem's hooks into Claude Code settings files."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample-vault"
+DIRECT = "import sys; from mdmem.claude_settings import main; sys.exit(main(sys.argv[1:]))"
+
+
+def _dispatcher_ready() -> bool:
+    """True once `python -m mdmem hook install` reaches claude_settings through mdmem/hooks.py."""
+    hooks, entry = ROOT / "mdmem" / "hooks.py", ROOT / "mdmem" / "__main__.py"
+    if not hooks.exists():
+        return False
+    text = hooks.read_text()
+    return bool(re.search(r"^def main\(", text, re.MULTILINE)) and "claude_settings" in text \
+        and "hooks" in entry.read_text()
+
+
+def run_hook(*args, env: dict, cwd: Path, code: int = 0, exe: list[str] | None = None):
+    """`python -m mdmem hook ARGS` when the dispatcher exists, else claude_settings.main directly."""
+    if exe is None:
+        exe = [sys.executable, *(("-m", "mdmem", "hook") if _dispatcher_ready() else ("-c", DIRECT))]
+    proc = subprocess.run([*exe, *map(str, args)], check=False, capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=60)
+    assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
+    return proc
+
+
+def run_json(*args, env: dict, cwd: Path) -> dict:
+    return json.loads(run_hook(*args, "--json", env=env, cwd=cwd).stdout)
+
+
+@pytest.fixture
+def world(tmp_path: Path):
+    """A home, a project (with .git) and a cwd inside it, a vault with a space in its name, and an env."""
+    home, project, vault = tmp_path / "home", tmp_path / "proj", tmp_path / "my vault"
+    (project / ".git").mkdir(parents=True)
+    (project / "src").mkdir()
+    home.mkdir()
+    shutil.copytree(SAMPLE, vault, ignore=shutil.ignore_patterns(".mdmem"))
+    env = {k: v for k, v in os.environ.items() if k not in ("MDMEM_VAULT", "MDMEM_HOME", "CLAUDE_CONFIG_DIR")}
+    env["HOME"] = str(home)
+
+    class World:
+        pass
+
+    w = World()
+    w.home, w.project, w.vault, w.env, w.cwd = home, project, vault, env, project / "src"
+    w.settings = project / ".claude" / "settings.local.json"  # the default scope: local
+    w.project_settings = project / ".claude" / "settings.json"  # --scope project (shared, committed)
+    return w
+
+
+def command(vault: Path, sub: str = "stop") -> str:
+    return f"{shlex.quote(sys.executable)} -m mdmem hook {sub} --vault {shlex.quote(str(vault))}"
+
+
+def mdmem_group(vault: Path) -> dict:
+    return {"hooks": [{"type": "command", "command": command(vault), "timeout": 10}]}
+
+
+def dump(data) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+EXISTING = {
+    "permissions": {"allow": ["Bash(npm run test:*)"], "deny": ["Read(./.env)"]},
+    "env": {"FOO": "bär"},
+    "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check-bash.sh"}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done", "timeout": 5}]}],
+    },
+    "model": "opus",
+}
+
+
+# --- install ----------------------------------------------------------------
+
+@pytest.mark.parametrize("scope", ["project", "local", "user", "config-dir"])
+def test_fresh_install_into_each_scope(world, scope):
+    where = {
+        "project": world.project_settings,
+        "local": world.settings,
+        "user": world.home / ".claude" / "settings.json",
+        "config-dir": world.home / "cfg" / "settings.json",
+    }[scope]
+    if scope == "config-dir":
+        world.env["CLAUDE_CONFIG_DIR"] = str(world.home / "cfg")
+    args = ["--scope", "user" if scope == "config-dir" else scope]
+    out = run_json("install", *args, "--vault", world.vault, env=world.env, cwd=world.cwd)
+    assert out["path"] == str(where) and out["actions"] == {"Stop": "added"} and out["backup"] is None
+    assert where.read_text() == out["content"] == dump({"hooks": {"Stop": [mdmem_group(world.vault)]}})
+    others = {world.project_settings, world.settings,
+              world.home / ".claude" / "settings.json", world.home / "cfg" / "settings.json"} - {where}
+    assert not any(p.exists() for p in others)
+
+
+def test_default_scope_is_local(world):
+    """Without --scope the hook goes to the personal .claude/settings.local.json: the command holds
+    this machine's absolute paths, and .claude/settings.json is usually committed."""
+    local = world.project / ".claude" / "settings.local.json"
+    out = run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)
+    assert out["scope"] == "local" and out["path"] == str(local) and out["actions"] == {"Stop": "added"}
+    assert local.read_text() == dump({"hooks": {"Stop": [mdmem_group(world.vault)]}})
+    assert not (world.project / ".claude" / "settings.json").exists()
+    out = run_json("uninstall", env=world.env, cwd=world.cwd)
+    assert out["scope"] == "local" and out["actions"] == {"Stop": "removed"} and local.read_text() == "{}\n"
+    assert not (world.project / ".claude" / "settings.json").exists()
+
+
+def test_vault_found_from_cwd_and_project_option(world, tmp_path):
+    elsewhere = tmp_path / "other"
+    elsewhere.mkdir()
+    out = run_json("install", "--project", elsewhere, env=world.env, cwd=world.vault / "memory")
+    assert out["path"] == str(elsewhere / ".claude" / "settings.local.json")
+    assert json.loads(out["content"]) == {"hooks": {"Stop": [mdmem_group(world.vault)]}}
+
+
+def test_no_vault_is_an_error(world):
+    proc = run_hook("install", env=world.env, cwd=world.cwd, code=1)
+    assert proc.stderr.startswith("mdmem: error: cannot install the hook: no vault found")
+    assert "--vault" in proc.stderr and "mdmem init" in proc.stderr
+    assert not world.settings.exists()
+
+
+def test_install_twice_is_byte_identical(world):
+    run_hook("install", "--vault", world.vault, env=world.env, cwd=world.cwd)
+    before, mtime = world.settings.read_bytes(), world.settings.stat().st_mtime_ns
+    out = run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)
+    assert out["actions"] == {"Stop": "unchanged"} and out["backup"] is None
+    assert world.settings.read_bytes() == before and world.settings.stat().st_mtime_ns == mtime
+    assert not world.settings.with_name(world.settings.name + ".mdmem-backup").exists()
+
+
+def test_existing_settings_are_kept_and_backed_up(world):
+    world.settings.parent.mkdir()
+    old = json.dumps(EXISTING, indent=4)  # other formatting; no final newline
+    world.settings.write_text(old)
+    out = run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)
+    assert out["actions"] == {"Stop": "added"}
+    want = json.loads(json.dumps(EXISTING))
+    want["hooks"]["Stop"].append(mdmem_group(world.vault))
+    assert world.settings.read_text() == dump(want)  # same keys, same order, same other hooks
+    assert out["backup"] == str(world.settings) + ".mdmem-backup"
+    assert Path(out["backup"]).read_text() == old
+    # and uninstall gives the original structure back, exactly
+    assert run_json("uninstall", env=world.env, cwd=world.cwd)["actions"] == {"Stop": "removed"}
+    assert world.settings.read_text() == dump(EXISTING)
+    assert Path(out["backup"]).read_text() == dump(want)  # the backup is overwritten each time
+
+
+def test_stale_command_is_updated_in_place(world):
+    stale = {"type": "command", "command": "/old/bin/mdmem hook stop --vault /old", "timeout": 30}
+    dupe = {"type": "command", "command": "python3 -m mdmem hook stop --vault /older"}
+    data = {"hooks": {"Stop": [
+        {"hooks": [{"type": "command", "command": "before.sh"}, stale,
+                   {"type": "command", "command": "after.sh"}]},
+        {"hooks": [dupe]},
+    ]}}
+    world.settings.parent.mkdir()
+    world.settings.write_text(dump(data))
+    out = run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)
+    assert out["actions"] == {"Stop": "updated"}
+    stale["command"] = command(world.vault)  # same place, the user's timeout kept; the duplicate is gone
+    assert world.settings.read_text() == dump({"hooks": {"Stop": [data["hooks"]["Stop"][0]]}})
+    assert run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)["actions"] == {
+        "Stop": "unchanged"}
+
+
+@pytest.mark.parametrize("text, problem", [
+    ('{"hooks": {', "not valid JSON"),
+    ('{"model": "a", "model": "b"}', "duplicate key 'model'"),
+    ("[]", "the top level must be an object, not an array"),
+    ('{"hooks": []}', '"hooks" must be an object, not an array'),
+    ('{"hooks": {"Stop": {}}}', '"hooks.Stop" must be an array, not an object'),
+    ('{"hooks": {"Stop": ["echo"]}}', '"hooks.Stop[0]" must be an object with a "hooks" array'),
+    ('{"hooks": {"Stop": [{"hooks": {}}]}}', '"hooks.Stop[0]" must be an object with a "hooks" array'),
+])
+@pytest.mark.parametrize("action", ["install", "uninstall"])
+def test_bad_files_are_refused_and_untouched(world, text, problem, action):
+    world.settings.parent.mkdir()
+    world.settings.write_text(text)
+    extra = ["--vault", world.vault] if action == "install" else []
+    proc = run_hook(action, *extra, env=world.env, cwd=world.cwd, code=1)
+    assert proc.stderr.startswith(f"mdmem: error: {world.settings}: ")
+    assert problem in proc.stderr and "nothing was changed" in proc.stderr and proc.stdout == ""
+    assert world.settings.read_text() == text
+    assert sorted(p.name for p in world.settings.parent.iterdir()) == [world.settings.name]
+
+
+def test_empty_file_counts_as_empty_settings(world):
+    world.settings.parent.mkdir()
+    world.settings.write_text("")
+    out = run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)
+    assert out["actions"] == {"Stop": "added"} and Path(out["backup"]).read_text() == ""
+
+
+def test_dry_run_writes_nothing(world):
+    out = run_json("install", "--dry-run", "--vault", world.vault, env=world.env, cwd=world.cwd)
+    assert out["dry_run"] is True and out["actions"] == {"Stop": "added"} and out["backup"] is None
+    assert not (world.project / ".claude").exists()
+    real = run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)
+    assert real["content"] == out["content"] == world.settings.read_text()
+    before = world.settings.read_bytes()
+    gone = run_json("uninstall", "--dry-run", env=world.env, cwd=world.cwd)
+    assert gone["actions"] == {"Stop": "removed"} and gone["content"] == "{}\n"
+    assert world.settings.read_bytes() == before
+    moved = world.vault / "memory"
+    text = run_hook("install", "--dry-run", "--vault", moved, env=world.env, cwd=world.cwd).stdout
+    assert text.startswith(f"Stop: updated\ndry run: would write {world.settings}:\n{{")
+
+
+# --- uninstall --------------------------------------------------------------
+
+def test_uninstall_keeps_other_hooks_and_drops_empties(world):
+    ours = {"type": "command", "command": command(world.vault)}
+    data = {"model": "opus", "hooks": {
+        "Stop": [{"hooks": [ours]}, {"hooks": [{"type": "command", "command": "keep.sh"}, dict(ours)]}],
+        "SessionStart": [{"matcher": "startup", "hooks": [
+            {"type": "command", "command": command(world.vault, "session-start")}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": []}],
+    }}
+    world.settings.parent.mkdir()
+    world.settings.write_text(dump(data))
+    out = run_json("uninstall", env=world.env, cwd=world.cwd)
+    assert out["actions"] == {"Stop": "removed", "SessionStart": "removed"}
+    assert world.settings.read_text() == dump({"model": "opus", "hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": "keep.sh"}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": []}],  # not mdmem's doing: left alone
+    }})
+    run_hook("install", "--vault", world.vault, env=world.env, cwd=world.cwd)
+    world.settings.write_text(dump({"hooks": {"Stop": [mdmem_group(world.vault)]}}))
+    run_hook("uninstall", env=world.env, cwd=world.cwd)
+    assert world.settings.read_text() == "{}\n"  # the file stays, emptied of mdmem
+
+
+def test_uninstall_when_absent(world):
+    out = run_json("uninstall", "--scope", "local", env=world.env, cwd=world.cwd)
+    assert out["actions"] == {"Stop": "absent"} and out["backup"] is None and out["content"] == ""
+    assert not (world.project / ".claude").exists()
+    world.settings.parent.mkdir()
+    world.settings.write_text(json.dumps(EXISTING))
+    before = world.settings.read_bytes()
+    assert run_json("uninstall", env=world.env, cwd=world.cwd)["actions"] == {"Stop": "absent"}
+    assert world.settings.read_bytes() == before
+    assert run_hook("uninstall", env=world.env, cwd=world.cwd).stdout == (
+        f"Stop: absent\nnothing to change in {world.settings}\n")
+
+
+# --- status -----------------------------------------------------------------
+
+def test_status(world):
+    run_hook("install", "--scope", "project", "--vault", world.vault, env=world.env, cwd=world.cwd)
+    world.settings.write_text("{oops")
+    out = run_json("status", env=world.env, cwd=world.cwd)
+    assert out == {"warnings": [], "scopes": [
+        {"scope": "project", "path": str(world.project_settings), "exists": True, "error": None, "events": {
+            "Stop": {"installed": True, "command": command(world.vault), "vault": str(world.vault),
+                     "vault_exists": True}}},
+        {"scope": "local", "path": str(world.settings), "exists": True,
+         "error": "not valid JSON (Expecting property name enclosed in double quotes at line 1 column 2)",
+         "events": {"Stop": {"installed": False, "command": None, "vault": None, "vault_exists": None}}},
+        {"scope": "user", "path": str(world.home / ".claude" / "settings.json"), "exists": False,
+         "error": None,
+         "events": {"Stop": {"installed": False, "command": None, "vault": None, "vault_exists": None}}},
+    ]}
+    shutil.rmtree(world.vault)
+    proc = run_hook("status", env=world.env, cwd=world.cwd)
+    assert f"  Stop: installed: {command(world.vault)}\n" in proc.stdout
+    assert proc.stderr == (f"mdmem: warning: project scope: the Stop hook points at {world.vault}, "
+                           "which is not a folder\n")
+
+
+def test_home_is_not_a_project(world, tmp_path):
+    """~/.claude is the user's configuration: outside any repository the project is the cwd."""
+    (world.home / ".claude").mkdir()
+    (world.home / "notes").mkdir()
+    out = run_json("status", env=world.env, cwd=world.home / "notes")
+    assert out["scopes"][0]["path"] == str(world.home / "notes" / ".claude" / "settings.json")
+
+
+# --- files on disk ------------------------------------------------------------
+
+def test_file_mode_is_kept(world):
+    world.settings.parent.mkdir()
+    world.settings.write_text("{}")
+    world.settings.chmod(0o600)
+    backup = world.settings.with_name(world.settings.name + ".mdmem-backup")
+    backup.write_text("an older backup")
+    backup.chmod(0o644)
+    out = run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)
+    assert stat.S_IMODE(world.settings.stat().st_mode) == 0o600
+    assert stat.S_IMODE(Path(out["backup"]).stat().st_mode) == 0o600  # settings may hold secrets
+
+
+def test_symlinked_settings_are_written_through(world, tmp_path):
+    """Decision: a symlinked settings file (dotfiles) stays a link; its target gets the new text;
+    the backup sits beside the link, not in the dotfiles folder."""
+    target = tmp_path / "dotfiles" / "claude.json"
+    target.parent.mkdir()
+    target.write_text(dump(EXISTING))
+    target.chmod(0o640)
+    link = world.home / ".claude" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(target)
+    out = run_json("install", "--scope", "user", "--vault", world.vault, env=world.env, cwd=world.cwd)
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert target.read_text() == out["content"] and stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert out["backup"] == str(link) + ".mdmem-backup" and Path(out["backup"]).read_text() == dump(EXISTING)
+    assert sorted(p.name for p in target.parent.iterdir()) == ["claude.json"]
+    run_hook("uninstall", "--scope", "user", env=world.env, cwd=world.cwd)
+    assert link.is_symlink() and target.read_text() == dump(EXISTING)
+
+
+def test_console_script_on_path_is_used(world, tmp_path):
+    """When `mdmem` on PATH is the running script, the hook calls it by its absolute (quoted) path."""
+    bindir = tmp_path / "bin dir"
+    bindir.mkdir()
+    script = bindir / "mdmem"
+    script.write_text(f"#!{sys.executable}\n{DIRECT.replace('; ', chr(10))}\n")
+    script.chmod(0o755)
+    world.env["PATH"] = f"{bindir}{os.pathsep}{world.env.get('PATH', '')}"
+    out = json.loads(run_hook("install", "--vault", world.vault, "--json", exe=[str(script)],
+                              env=world.env, cwd=world.cwd).stdout)
+    cmd = f"{shlex.quote(str(script))} hook stop --vault {shlex.quote(str(world.vault))}"
+    assert json.loads(out["content"])["hooks"]["Stop"] == [
+        {"hooks": [{"type": "command", "command": cmd, "timeout": 10}]}]
+    again = run_hook("install", "--vault", world.vault, "--json", exe=[str(script)],
+                     env=world.env, cwd=world.cwd)
+    assert json.loads(again.stdout)["actions"] == {"Stop": "unchanged"}  # the quoted path is recognised
+
+
+def test_more_events_are_a_one_line_change(world):
+    """HOOKS is caller-supplied: a SessionStart entry gets its matcher group, in HOOKS order."""
+    from mdmem.claude_settings import install, uninstall
+
+    hooks = {"Stop": (None, "stop"), "SessionStart": ("startup|resume|clear|compact", "session-start")}
+    world.project_settings.parent.mkdir()
+    world.project_settings.write_text(dump({"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [
+        {"type": "command", "command": command(world.vault, "session-start")}]}]}}))
+    result = install("project", world.vault, world.project, hooks=hooks, exe="mdmem")
+    assert result.actions == {"Stop": "added", "SessionStart": "updated"}
+    assert json.loads(result.content) == {"hooks": {
+        "SessionStart": [{"matcher": "startup|resume|clear|compact", "hooks": [
+            {"type": "command",
+             "command": f"mdmem hook session-start --vault {shlex.quote(str(world.vault))}"}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": f"mdmem hook stop --vault "
+                             f"{shlex.quote(str(world.vault))}", "timeout": 10}]}]}}
+    assert uninstall("project", world.project, hooks=hooks).content == "{}\n"
+
+
+def test_usage_errors_exit_2(world):
+    proc = run_hook("install", "--scope", "global", env=world.env, cwd=world.cwd, code=2)
+    assert "invalid choice" in proc.stderr
+    proc = run_hook("uninstall", "--bogus", env=world.env, cwd=world.cwd, code=2)
+    assert "unrecognized arguments: --bogus" in proc.stderr
+    proc = run_hook("status", "--project", world.project / "nope", env=world.env, cwd=world.cwd, code=1)
+    assert proc.stderr == f"mdmem: error: --project {world.project / 'nope'} is not a folder\n"
