@@ -36,6 +36,10 @@ from .errors import MdmemError
 SKIPPED_TYPES = frozenset({"progress", "file-history-snapshot", "queue-operation", "attachment", "summary",
                            "system", "custom-title", "tag", "agent-name", "last-prompt"})
 _WRAPPER = re.compile(r"^\s*<(?:command|local-command)-[\w-]+>", re.S)
+# Claude Code writes compact JSON, where these byte strings can only be structure (inside a
+# string value quotes are escaped): such lines are skipped without being parsed.
+_FAST_SKIP = ((b'"type":"progress"', "progress"), (b'"type":"file-history-snapshot"', "file-history-snapshot"),
+              (b'"type":"tool_result"', "tool-result"))  # in this order: progress records nest tool results
 _ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 _NOISE_TEXT = ("Stop hook feedback:", "[Request interrupted by user", "Caveat: The messages below were generated")
 _NAMES = r"(user|human|you|usuário|usuario|assistant|claude|ai|assistente)"
@@ -128,6 +132,11 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
         here = offset
         offset += len(line) + 1
         if not line.strip():
+            continue
+        fast = next((kind for marker, kind in _FAST_SKIP if marker in line), None)
+        if fast is not None:  # most of a transcript's bytes: skipped without parsing them
+            records += 1
+            skipped[fast] += 1
             continue
         try:
             rec = json.loads(line)
