@@ -18,7 +18,6 @@ folder, and gets the old file's permission bits (settings may hold secrets).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import os
@@ -332,7 +331,9 @@ def status(project: str | os.PathLike | None = None, *,
 
 # --- the command line -------------------------------------------------------
 
-def _parser() -> argparse.ArgumentParser:
+def _parser():
+    import argparse  # here: the Stop hook imports this module for runner() only
+
     parser = argparse.ArgumentParser(prog="mdmem hook", description="Manage mdmem's Claude Code hooks.")
     sub = parser.add_subparsers(dest="action", required=True, metavar="{install,uninstall,status}")
     scope_help = ("project: <project>/.claude/settings.json (shared); local: .claude/settings.local.json "

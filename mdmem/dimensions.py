@@ -110,6 +110,11 @@ _PROOF = [
                           r"verdes?|ok)\b")),
     ("funciona", _rx(r"\b(?:funciona(?:ndo)?|funcionou|rodando|roda)\b(?:\s+(?:agora|certinho|perfeitamente|"
                      r"normalmente|de novo|bem))?")),
+    ("command passes", _rx(r"`[^`\n]{2,80}`\s+(?:\w+\s+){0,3}?(?:succeeds|succeeded|passes|passed|is green|ok|"
+                           r"passou|passa|limpo|clean)\b|\bbuild successful\b|\b(?:vet|lint|check)\s+(?:limpo|clean)\b|"
+                           r"\b(?:with no|zero|sem (?:nenhum )?)\s*(?:warnings?|errors?|avisos?|erros?)\b")),
+    ("N passando", _rx(r"\b\d+\s+(?:testes?\s+)?(?:passando|passaram|passou|ok)\b|\bsem erros?\b|"
+                       r"\b0 (?:problems|errors|erros|problemas|failures|falhas)\b")),
     ("build verde", _rx(r"\b(?:build|ci|pipeline)\s+(?:passou|verde|ok)\b")),
     ("verifiquei", _rx(r"\b(?:verifiquei|confirmei|testei)\b")),
 ]
@@ -189,21 +194,40 @@ _RULES = [
                               r"daqui em diante|sempre que (?:você|vc|for)|toda vez que (?:você|vc|for)|"
                               r"nas próximas (?:sessões|vezes)|como regra)\b")),
 ]
+# a message that announces a rule: the rule is the rest of that sentence (or the next one)
+_MARKER = _rx(r"\b(?:(?:standing|general|ground|house|simple|new|another|one|a|the)\s+rules?\b|rules? (?:for you|for "
+              r"(?:the|this|our|that)|of the house)|rules?\s*:|make (?:it|that) a (?:standing |general )?rule|"
+              r"general (?:thing|preference|point|note|rule)|applies to everything|for everything|"
+              r"in (?:every|all) (?:future )?(?:sessions?|conversations?|projects?)|generally speaking|"
+              r"i prefer (?:terse|short|concise|brief|direct|plain|that you|you to)|i want you to always|"
+              r"regras?\s*(?:pra|para|:|geral|antes)|fica a regra|(?:uma|outra|duas|três|nova|a) regras?\b|"
+              r"vale (?:sempre|pra (?:tudo|qualquer)|para (?:tudo|qualquer))|pra qualquer (?:coisa|assunto)|"
+              r"para qualquer (?:coisa|assunto)|preferência geral|coisa geral|nada de|off the table|not allowed|"
+              r"is forbidden|proibido)")
+# "always"/"never"/"only" inside a sentence: a rule only with a tool, file type or path, and not a statement
+# about oneself ("I always forget", "as always", "it never works")
+_MID = _rx(r"(?:^|[,;:]\s*|\b(?:and|but|e|mas|so|então|please|por favor)\s+|(?:/|\.\w{1,5})\s+)"
+           r"(?:always|never|sempre|nunca|jamais)\s+(?!mind\b|been\b|mais\b|again\b)([\w'-]+)")
+_STATEMENT = re.compile(r"(?:[^s]s|ei|ou|ava|ia)$")  # "takes", "gostei", "travou", "usava": a fact, not a rule
+_THIRD_PARTY = _rx(r"\b(?:will|we'll|we will|is going to|are going to|vai|vamos|iremos|vão)\b")
+_SECOND_PERSON = _rx(r"\b(?:you|your|vc|você|te|seu|sua)\b")
 _TOOLS = (r"git|github|gitlab|npm|npx|yarn|pnpm|bun|pip|pipx|uv|poetry|pytest|jest|vitest|mocha|docker|"
-          r"docker-compose|compose|kubectl|k8s|kubernetes|helm|terraform|ansible|make|makefile|cargo|rustc|go|"
-          r"mix|elixir|rails|rake|django|alembic|flask|fastapi|sql|sqlite|postgres|postgresql|psql|mysql|"
-          r"redis|eslint|ruff|black|prettier|mypy|pyright|tsc|typescript|javascript|python|webpack|vite|"
-          r"bash|shell|zsh|ci|github actions|dockerfile|nginx|aws|gcloud|vercel|netlify|cloudflare|"
-          r"supabase|firebase|react|vue|svelte|tailwind|css|html|json|yaml|toml|markdown|jupyter|notebooks?|"
-          r"pandas|numpy|node|deno|java|kotlin|swift|xcode|gradle|maven|migrations?|commits?|branch(?:es)?|"
-          r"pull requests?|prs?|tests?|testes?|unit tests?|linter|formatter|logs?|env|\.env|schema|"
-          r"endpoints?|api|frontend|backend|database|banco(?: de dados)?")
+          r"docker-compose|kubectl|k8s|kubernetes|helm|terraform|ansible|makefile|cargo|rustc|golang|gofmt|"
+          r"go (?:test|vet|build|mod)|mix|elixir|rails|rake|django|alembic|flask|fastapi|sql|sqlite|postgres|"
+          r"postgresql|psql|mysql|redis|eslint|ruff|black|prettier|mypy|pyright|tsc|typescript|javascript|"
+          r"python|webpack|vite|bash|zsh|github actions|dockerfile|nginx|aws|gcloud|vercel|netlify|"
+          r"cloudflare|supabase|firebase|react|vue|svelte|tailwind|css|html|json|yaml|toml|markdown|jupyter|"
+          r"pandas|numpy|deno|kotlin|swift|xcode|gradle|maven|migrations?|pull requests?|test files?|"
+          r"test suite|arquivos? de teste|linter|formatter|\.env")
 _ANCHOR = [
     ("file type", _rx(r"(?:^|[\s(`'\"*])(?:\*\*/)?\*?(\.[A-Za-z][A-Za-z0-9]{0,5})\b(?:\s+files?|\s+arquivos?)?")),
     ("path", _rx(r"(?:^|[\s(`'\"])((?:[\w.-]+/)+[\w.*-]*)")),
     ("code", _rx(r"`([^`\n]{1,60})`")),
     ("tool", _rx(r"\b(" + _TOOLS + r")\b")),
 ]
+
+
+_ANCHOR_ANY = re.compile("|".join(f"(?:{x.pattern})" for _, x in _ANCHOR), re.I)
 
 
 def _paths(sentence: str) -> list[str]:
@@ -226,22 +250,38 @@ def rules(messages: Sequence[Message]) -> list[Evidence]:
     for m in messages:
         if m.speaker != "user":
             continue
-        for s in sentences(m.text):
+        parts = sentences(m.text)
+        for i, s in enumerate(parts):
             if is_question(s):
                 continue
             rule = _first(_RULES, s, allow_negated=True)
+            strength = 0.85
+            if rule and rule[0] in ("always/never", "sempre/nunca") and \
+                    rule[1].group().lower().startswith(("no ", "não ")):
+                rule = None
             if not rule:
-                continue
-            name, hit = rule
-            if name in ("always/never", "sempre/nunca") and hit.group().lower().startswith(("no ", "não ")):
-                continue
+                marker = _MARKER.search(s)
+                if marker:
+                    rule = ("rule marker", marker)
+                    rest = s[marker.end():].strip(" :,.-—")
+                    if len(rest.split()) < 4 and i + 1 < len(parts):  # "two ground rules." then the rule
+                        s = parts[i + 1]
+                elif (mid := _MID.search(s)) and not _STATEMENT.search(mid.group(1).lower()) \
+                        and _ANCHOR_ANY.search(s):
+                    rule, strength = ("always/never + anchor", mid), 0.7
+                else:
+                    continue
+            name = rule[0]
+            after = s[rule[1].end():]
+            if _THIRD_PARTY.search(after) and not _SECOND_PERSON.search(s):
+                continue  # "from now on every review will follow these sections": not a rule for the assistant
             anchor = next(((a, x) for a, x in _ANCHOR if x.search(s)), None)
             if anchor:
                 found.append(Evidence(3, m.index, m.speaker, quote(s), f"{name} + {anchor[0]} "
-                                      f"{anchor[1].search(s).group().strip()!r}", 0.85, m.offset,
+                                      f"{anchor[1].search(s).group().strip()!r}", strength, m.offset,
                                       {"paths": _paths(s), "rule": quote(s)}))
-            else:
-                found.append(Evidence(2, m.index, m.speaker, quote(s), name, 0.85, m.offset,
+            elif strength >= 0.85:
+                found.append(Evidence(2, m.index, m.speaker, quote(s), name, strength, m.offset,
                                       {"line": "- " + quote(s)}))
     return found
 
@@ -252,13 +292,17 @@ _CHOICE = [
     ("chose", _rx(r"\b(?:we|i|let's|let us|team)\s+(?:(?:have|'ve|had|'d)\s+)?(?:decided|chose|chosen|picked|"
                   r"went with|go with|are going with|settled on|opted for|opt for|'ll go with|will go with|"
                   r"are switching to|switched to|moved to|standardi[sz]ed on)\b|\bdecision\b\s*[:\-–]|"
-                  r"\bthe (?:choice|call) (?:is|was)\b|\bchose\b|\bgoing with\b")),
+                  r"\bthe (?:choice|call) (?:is|was)\b|\bchose\b|\bgoing with\b|\bwe(?:'re| are) (?:dropping|"
+                  r"replacing|ditching|moving off)\b")),
     ("decidimos", _rx(r"\b(?:decidimos|decidi|optamos|optei|escolhemos|escolhi|ficamos com|fechamos com|"
-                      r"vamos de|vamos ficar com|a decisão (?:é|foi)|migramos para|trocamos)\b")),
+                      r"vamos de|vamos ficar com|a decisão (?:é|foi)|decisão\s*:|migramos para|trocamos|"
+                      r"largamos|largou|abandonamos|substituímos|fomos de)\b")),
 ]
-_ALTERNATIVE = _rx(r"\b(?:instead of|rather than|in favou?r of|over|as opposed to|not\s+\w+\s+but|"
-                   r"em vez de|ao invés de|no lugar de|em detrimento de|e não)\b")
-_REASON = _rx(r"\b(?:because|since|so that|as it|given that|the reason|due to|which means|"
+_ALTERNATIVE = _rx(r"\b(?:instead(?: of)?|rather than|in favou?r of|over|as opposed to|not\s+\w+\s+but|"
+                   r"em vez de|ao invés de|no lugar de|em detrimento de|e não|sem|no)\b")
+_NOT_Y = _rx(r"^[^,;]{2,60}[,;]\s*(not|no|sem|não)\s+[\w.'-]+(?:\s+[\w.'-]+)?\s*(?:[.;]|$)")
+_WEAK_ALTERNATIVES = ("over", "no", "sem", "instead", "e não")
+_REASON = _rx(r"\b(?:because|since|so that|as it|given that|the reason|due to|which means|(?:whole |main )?argument|"
               r"porque|pois|já que|devido|por causa|uma vez que|o motivo|assim a gente|compromisso)\b")
 _TRADEOFF = _rx(r"\btrade-?offs?\b|\bcusto-benefício\b|\bprós e contras\b|\bpros and cons\b")
 _OVER = _rx(r"\b(?:chose|picked|use|using|went with|go with|opted for|prefer|keep)\s+(.{2,40}?)\s+"
@@ -281,21 +325,26 @@ def _choice_parts(sentence: str) -> tuple[str | None, list[str]]:
 def decisions(messages: Sequence[Message]) -> list[Evidence]:
     found: list[Evidence] = []
     for m in messages:
-        for s in sentences(m.text):
+        parts = sentences(m.text)
+        for i, s in enumerate(parts):
             if is_question(s) or len(s) < 12:
                 continue
             choice = _first(_CHOICE, s)
             alt = _ALTERNATIVE.search(s)
-            if alt and alt.group().lower() == "over" and not choice:
-                alt = None  # "over" alone is too common to mean an alternative
+            if alt and alt.group().lower() in _WEAK_ALTERNATIVES and not choice:
+                alt = None  # "over", "no", "sem", "instead" alone are too common to mean an alternative
             reason = _REASON.search(s)
             if choice and planned(s, choice[1].start()) and not re.search(r"\b(?:let's|vamos)\b", s, re.I):
                 continue
+            if choice and not reason and i + 1 < len(parts) and not is_question(parts[i + 1]):
+                reason = _REASON.search(parts[i + 1])  # "decision: postgres. The whole argument is ..."
             if choice and (alt or reason):
                 strength = 1.0 if alt and reason else 0.9
                 signal = " + ".join(x for x in (choice[0], alt and "alternative", reason and "reason") if x)
             elif alt and reason and not negated(s, alt.start()):
                 strength, signal = 0.7, "alternative + reason"
+            elif (neg := _NOT_Y.search(s)) and (reason or (i + 1 < len(parts) and _REASON.search(parts[i + 1]))):
+                strength, signal = 0.7, f"X, {neg.group(1).lower()} Y + reason"
             elif _TRADEOFF.search(s) and (reason or alt):
                 strength, signal = 0.7, "trade-off"
             else:
@@ -313,7 +362,10 @@ _RELEASE = [
                      r"rolled out|cut (?:a|the) release|tagged|is out|are out|now available on|"
                      r"lançamos|lançad[oa]|lançou|publicamos|publicad[oa]|subiu (?:para|pra|em) (?:produção|prod)|"
                      r"subimos|fizemos o deploy|deploy(?:ado|amos| feito)|foi (?:pro|para o) ar|está no ar|"
-                     r"liberamos|entregamos|em produção)\b")),
+                     r"liberamos|entregamos|em produção|finished rolling out|rolled out to|"
+                     r"subiu (?:pra|para|pro|em|no)\b.{0,30}?\b(?:produção|prod)|"
+                     r"(?:já )?(?:tá|está) (?:na|no) (?:play store|app store|ar|produção)|"
+                     r"is (?:now )?(?:on|in) (?:the )?(?:play store|app store|production))\b")),
     ("merged", _rx(r"\b(?:merged|mergead[oa]|mergeamos)\b")),
 ]
 _VERSION = _rx(r"\bv?\d+\.\d+(?:\.\d+)?(?:-[\w.]+)?\b")
@@ -347,14 +399,16 @@ def milestones(messages: Sequence[Message]) -> list[Evidence]:
 _CORRECT = [
     ("no, don't", _rx(r"^\W*(?:no|nope|nah|não|nao)\b[,.!]*\s+(?:don'?t|do not|stop|please|not|never|i said|"
                       r"i told you|that's not|instead|não|pare|para|nunca|eu (?:falei|disse|pedi))\b")),
-    ("don't", _rx(r"^\W*(?:please\s+|pls\s+|and\s+)?(?:don'?t|do not)\s+(?!worry|know|think|have|mind|care|see|"
+    ("no need", _rx(r"\b(?:there'?s |there is )?no need to\s+\w+|\bhold on\b|\bplease (?:don'?t|do not)\s+\w+")),
+    ("don't", _rx(r"^\W*(?:please\s+|pls\s+|and\s+|also,?\s+|(?:first|second|third),?\s+)?(?:don'?t|do not)\s+(?!worry|know|think|have|mind|care|see|"
                   r"understand|remember|get|need to worry|forget)\w+")),
     ("stop doing", _rx(r"\bstop\s+(?:\w+ing|doing|it|that)\b|\bquit\s+\w+ing\b")),
     ("I told you", _rx(r"\bi (?:told|asked) you (?:to|not to|before)\b|\bthat'?s not what i (?:asked|wanted|meant)\b|"
                        r"\bnot like that\b|\bi'?d (?:rather|prefer) (?:you|that you|if you)\b|\bi prefer (?:that )?you\b|"
                        r"\b(?:way )?too (?:verbose|long|wordy|many \w+)\b|\bplease (?:avoid|stop)\b")),
-    ("não faça", _rx(r"\b(?:não|nao)\s+(?:faça|faz|fica|fique|use|usa|rode|roda|adicione|coloque|mexa|crie|"
-                     r"commite|comite|invente|precisa (?!se preocupar)\w+|escreva|mude|apague|peça)\b")),
+    ("não faça", _rx(r"\b(?:não|nao)\s+(?:faça|faz|fica|fique|use|usa|rode|roda|adicione|adiciona|coloque|coloca|"
+                     r"mexa|mexe|crie|cria|commite|commita|comite|comita|invente|inventa|escreva|escreve|mude|muda|"
+                     r"apague|apaga|peça|chuta|traduz|reescreve|manda|sobe|precisa (?:me |te )?\w+r)\b")),
     ("pare de", _rx(r"\b(?:para|pare)\s+de\s+\w+")),
     ("prefiro que", _rx(r"\bprefiro que\b|\beu (?:falei|disse|pedi) (?:pra|para|que)\b|"
                         r"\bnão foi isso que eu\b|\bassim não\b|\bmuito (?:verboso|longo)\b")),
@@ -365,10 +419,13 @@ _CONFIRM = [
                             r"\bmore of this\b|\bdo it like this\b")),
     ("exactly", _rx(r"^\W*(?:yes[,!.]*\s+)?(?:exactly|precisely|spot on|nailed it|that'?s exactly (?:it|right|"
                     r"what i (?:wanted|meant)))\b")),
-    ("isso mesmo", _rx(r"\b(?:isso mesmo|exatamente|continue assim|continua assim|mantenha assim|é (?:assim|isso) "
-                       r"(?:mesmo|que eu gosto)|perfeito,? (?:continue|mantenha|é assim)|assim que eu gosto|"
-                       r"acertou em cheio)\b")),
+    ("isso mesmo", _rx(r"\b(?:isso mesmo|exatamente|continue assim|continua assim|mantenha assim|mantém (?:sempre )?"
+                       r"assim|é (?:bem )?(?:assim|isso) (?:mesmo|que eu (?:gosto|quero))|perfeito,? (?:continue|"
+                       r"mantenha|é assim)|assim que eu (?:gosto|quero)|acertou em cheio|continu[ae] \w+ndo)\b")),
 ]
+
+
+_CONTENT_ONLY = _rx(r"\b(?:isso|what) (?:que )?(?:faltava|eu precisava|a gente precisava|(?:i|we) needed|was missing)\b")
 
 
 def calibration(messages: Sequence[Message]) -> list[Evidence]:
@@ -389,6 +446,8 @@ def calibration(messages: Sequence[Message]) -> list[Evidence]:
                                       {"kind": "correction", "practice": practice}))
                 continue
             hit = _first(_CONFIRM, s)
+            if hit and _CONTENT_ONLY.search(s):
+                hit = None  # "exactly what was missing": the content is right, no practice is confirmed
             if hit and previous_assistant:
                 strength = 0.8 if hit[0] != "exactly" or len(s) > 25 else 0.65
                 rest = s[hit[1].end():].strip(" ,.:;!-—–")

@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Hook and checkpoint figures for mdmem (not a test); also a section of ``scripts/bench.py``.
+
+    python scripts/bench_hooks.py [--runs 15] [--mb 2.7] [--out hooks.json]
+
+1. detector quality: every labelled conversation in ``tests/data/checkpoint/``
+   (written blind to the detectors: ``dims:`` in a Markdown file's frontmatter,
+   or ``dims = [...]`` in a ``.labels.toml`` beside a ``.jsonl``) against the
+   dimensions the detectors hit: precision and recall per dimension, per
+   language, and the files that disagree;
+2. ``mdmem hook stop`` when it does not fire (the default cadence policy, a
+   short transcript), against a bare ``python -c pass``, pair by pair (A B A B);
+3. ``mdmem hook stop`` firing on a generated 2.7 MB transcript (a new session
+   each run, so the whole file is read; ``min_stops = 1``, ``min_minutes = 0``);
+4. the ``evidence`` policy on a session that grows by 3 turns between stops
+   (only the appended bytes are read).
+
+Whole processes, timed from here with ``perf_counter``; medians [min-max].
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+CORPUS = REPO / "tests" / "data" / "checkpoint"
+sys.path.insert(0, str(HERE))
+
+
+def labelled(folder: Path = CORPUS) -> list[tuple[Path, set[int], str]]:
+    """(file, expected dimensions, language) for every labelled conversation."""
+    out = []
+    for path in sorted(folder.iterdir()):
+        if path.suffix == ".md" and path.name[:2].isdigit():
+            head = path.read_text("utf-8").split("---", 2)[1]
+            meta = {k.strip(): v.strip() for k, _, v in (ln.partition(":") for ln in head.splitlines()) if k.strip()}
+            dims = {int(x) for x in meta["dims"].strip("[]").split(",") if x.strip()}
+            out.append((path, dims, meta.get("lang", "en")))
+        elif path.suffix == ".jsonl":
+            labels = tomllib.loads(path.with_suffix(".labels.toml").read_text("utf-8"))
+            out.append((path, set(labels["dims"]), labels.get("lang", "en")))
+    return out
+
+
+def score(folder: Path = CORPUS) -> dict:
+    """Precision and recall per dimension of the detectors on the labelled corpus."""
+    from mdmem import dimensions, transcript
+
+    rows = []
+    for path, expected, lang in labelled(folder):
+        got = set(dimensions.hits(dimensions.detect(transcript.read(path).messages)))
+        rows.append({"file": path.name, "lang": lang, "expected": sorted(expected), "got": sorted(got)})
+
+    def table(subset: list[dict]) -> dict:
+        per = {}
+        for d in range(1, 8):
+            tp = sum(1 for r in subset if d in r["expected"] and d in r["got"])
+            fp = sum(1 for r in subset if d not in r["expected"] and d in r["got"])
+            fn = sum(1 for r in subset if d in r["expected"] and d not in r["got"])
+            per[d] = {"tp": tp, "fp": fp, "fn": fn,
+                      "precision": tp / (tp + fp) if tp + fp else None, "recall": tp / (tp + fn) if tp + fn else None}
+        tp = sum(v["tp"] for v in per.values())
+        fp = sum(v["fp"] for v in per.values())
+        fn = sum(v["fn"] for v in per.values())
+        fires = [r for r in subset if len(r["expected"]) >= 2]
+        right = sum(1 for r in subset if (len(r["got"]) >= 2) == (len(r["expected"]) >= 2))
+        return {"dims": per, "micro_precision": tp / (tp + fp) if tp + fp else None,
+                "micro_recall": tp / (tp + fn) if tp + fn else None, "files": len(subset),
+                "should_fire": len(fires), "fire_decision_right": right,
+                "exact": sum(1 for r in subset if r["expected"] == r["got"])}
+
+    return {"all": table(rows), "en": table([r for r in rows if r["lang"] == "en"]),
+            "pt": table([r for r in rows if r["lang"] == "pt"]),
+            "disagree": [r for r in rows if r["expected"] != r["got"]]}
+
+
+# ----------------------------------------------------------------------------- timing
+
+
+def _env(**extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_")}
+    return env | extra
+
+
+def _time(cmd: list[str], stdin: bytes, env: dict) -> tuple[float, subprocess.CompletedProcess]:
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, input=stdin, capture_output=True, env=env, timeout=120)
+    return time.perf_counter() - t, proc
+
+
+def med(xs: list[float]) -> dict:
+    return {"median": statistics.median(xs), "min": min(xs), "max": max(xs), "n": len(xs)}
+
+
+def measure(mdmem: str, runs: int = 15, mb: float = 2.7, work: Path | None = None) -> dict:
+    import gen_transcript
+
+    own = work is None
+    work = Path(tempfile.mkdtemp(prefix="mdmem-hooks-")) if own else work
+    try:
+        vault = work / "vault"
+        shutil.rmtree(vault, ignore_errors=True)
+        shutil.copytree(REPO / "sample-vault", vault, ignore=shutil.ignore_patterns(".mdmem"))
+        short = work / "short.jsonl"
+        gen_transcript.generate(short, mb=0.05, seed=7, lang="en")
+        big = work / "big.jsonl"
+        gen_transcript.generate(big, mb=mb, seed=11, lang="mix")
+        hook = [mdmem, "hook", "stop", "--vault", str(vault)]
+        bare = [sys.executable, "-c", "pass"]
+        env = _env(MDMEM_NOW="1790000000")
+
+        def payload(path: Path, session: str) -> bytes:
+            return json.dumps({"session_id": session, "transcript_path": str(path), "cwd": str(work),
+                               "hook_event_name": "Stop", "stop_hook_active": False}).encode()
+
+        # 2. not firing, paired with python -c pass
+        quiet, base, ratios = [], [], []
+        _time(hook, payload(short, "quiet"), env)
+        _time(bare, b"", env)
+        for _ in range(runs):
+            a, proc = _time(hook, payload(short, "quiet"), env)
+            if proc.stdout or proc.returncode:
+                raise RuntimeError(f"the quiet hook printed or failed: {proc.stdout!r} {proc.stderr!r}")
+            b, _ = _time(bare, b"", env)
+            quiet.append(a * 1000)
+            base.append(b * 1000)
+            ratios.append(a / b)
+        # 3. firing on the whole big transcript
+        (vault / ".mdmem" / "config.toml").write_text("[hook]\nmin_stops = 1\nmin_minutes = 0\n")
+        fire = []
+        for i in range(max(3, runs // 2) + 1):
+            t, proc = _time(hook, payload(big, f"fire-{i}"), env)
+            out = json.loads(proc.stdout or b"null")
+            if not out or out.get("decision") != "block":
+                raise RuntimeError(f"the hook did not fire on {big}: {proc.stdout!r} {proc.stderr!r}")
+            if i:
+                fire.append(t * 1000)
+        # 4. the evidence policy on a growing session
+        grow = work / "grow.jsonl"
+        shutil.copy(big, grow)
+        _time(hook + ["--policy", "evidence"], payload(grow, "grow"), env)  # first scan: the whole file
+        step = []
+        for i in range(runs):
+            gen_transcript.append_turns(grow, turns=3, seed=100 + i, lang="mix")
+            t, proc = _time(hook + ["--policy", "evidence"], payload(grow, "grow"), env)
+            if proc.returncode:
+                raise RuntimeError(proc.stderr)
+            step.append(t * 1000)
+        return {"quiet_ms": med(quiet), "bare_ms": med(base), "quiet_ratio": med(ratios),
+                "fire_ms": med(fire), "fire_bytes": big.stat().st_size, "evidence_step_ms": med(step),
+                "grown_bytes": grow.stat().st_size}
+    finally:
+        if own:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _p(x) -> str:
+    return "  -  " if x is None else f"{x:.2f}"
+
+
+def render(quality: dict, timing: dict | None) -> list[str]:
+    lines = ["checkpoint detectors on the labelled corpus (tests/data/checkpoint/)"]
+    for lang in ("all", "en", "pt"):
+        t = quality[lang]
+        lines.append(f"   {lang:>3}: {t['files']} files, exact {t['exact']}/{t['files']}, fire/silent decision right "
+                     f"{t['fire_decision_right']}/{t['files']}, micro precision {_p(t['micro_precision'])} "
+                     f"recall {_p(t['micro_recall'])}")
+    lines.append("   dim   precision  recall   (tp/fp/fn, all files)")
+    names = {1: "① closure", 2: "② rule", 3: "③ domain", 4: "④ decision", 5: "⑤ milestone", 6: "⑥ calibration",
+             7: "⑦ analysis"}
+    for d, v in quality["all"]["dims"].items():
+        lines.append(f"   {names[int(d)]:<14} {_p(v['precision']):>6}   {_p(v['recall']):>6}   "
+                     f"({v['tp']}/{v['fp']}/{v['fn']})")
+    for r in quality["disagree"]:
+        lines.append(f"   differs: {r['file']}: labelled {r['expected']}, detected {r['got']}")
+    if timing:
+        q = timing
+        lines.append("hooks (whole processes, ms, median [min-max])")
+        lines.append(f"   hook stop, not firing     {q['quiet_ms']['median']:.0f} [{q['quiet_ms']['min']:.0f}-"
+                     f"{q['quiet_ms']['max']:.0f}]; python -c pass {q['bare_ms']['median']:.0f}; ratio "
+                     f"{q['quiet_ratio']['median']:.2f}x (target < 3x)")
+        lines.append(f"   hook stop, firing on {q['fire_bytes'] / 1e6:.1f} MB {q['fire_ms']['median']:.0f} "
+                     f"[{q['fire_ms']['min']:.0f}-{q['fire_ms']['max']:.0f}] (target < 300)")
+        lines.append(f"   evidence policy, 3 new turns per stop ({q['grown_bytes'] / 1e6:.1f} MB file) "
+                     f"{q['evidence_step_ms']['median']:.0f} [{q['evidence_step_ms']['min']:.0f}-"
+                     f"{q['evidence_step_ms']['max']:.0f}]")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--mb", type=float, default=2.7)
+    ap.add_argument("--quality-only", action="store_true", help="only the detectors' precision and recall")
+    ap.add_argument("--mdmem", default=str(Path(sys.executable).parent / "mdmem"))
+    ap.add_argument("--out", type=Path)
+    args = ap.parse_args(argv)
+    quality = score()
+    timing = None if args.quality_only else measure(args.mdmem, args.runs, args.mb)
+    print("\n".join(render(quality, timing)))
+    if args.out:
+        args.out.write_text(json.dumps({"quality": quality, "timing": timing}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
