@@ -300,6 +300,12 @@ _CHOICE = [
 ]
 _ALTERNATIVE = _rx(r"\b(?:instead(?: of)?|rather than|in favou?r of|over|as opposed to|not\s+\w+\s+but|"
                    r"em vez de|ao invés de|no lugar de|em detrimento de|e não|sem|no)\b")
+# "sessions go write-through, because ...", "faturamento continua no monolito, porque ...": a choice
+# stated as where something goes, with its reason
+_DECIDE_VERB = _rx(r"\b(?:go(?:es)? (?:with|to|on|write-\w+|for)|stays? (?:on|in|with)|gets? (?:a|an|the)\b|"
+                   r"will use|we use|moves? to|switch(?:es)? to|adopts?|keeps? using|picks?|"
+                   r"continua (?:no|na|em|com)|fica (?:no|na|em|com)|vai (?:pro|pra|para|de)|usamos|adotamos|"
+                   r"passa a usar|migra para)\b")
 _NOT_Y = _rx(r"^[^,;]{2,60}[,;]\s*(not|no|sem|não)\s+[\w.'-]+(?:\s+[\w.'-]+)?\s*(?:[.;]|$)")
 _WEAK_ALTERNATIVES = ("over", "no", "sem", "instead", "e não")
 _REASON = _rx(r"\b(?:because|since|so that|as it|given that|the reason|due to|which means|(?:whole |main )?argument|"
@@ -343,6 +349,9 @@ def decisions(messages: Sequence[Message]) -> list[Evidence]:
                 signal = " + ".join(x for x in (choice[0], alt and "alternative", reason and "reason") if x)
             elif alt and reason and not negated(s, alt.start()):
                 strength, signal = 0.7, "alternative + reason"
+            elif (verb := _DECIDE_VERB.search(s)) and reason and reason.start() > verb.start() \
+                    and not negated(s, verb.start()):
+                strength, signal = 0.65, f"{verb.group().lower()!r} + reason"
             elif (neg := _NOT_Y.search(s)) and (reason or (i + 1 < len(parts) and _REASON.search(parts[i + 1]))):
                 strength, signal = 0.7, f"X, {neg.group(1).lower()} Y + reason"
             elif _TRADEOFF.search(s) and (reason or alt):

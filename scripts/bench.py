@@ -800,8 +800,8 @@ def render(report: dict) -> str:
         lines.append("")
         lines.append("10. " + "\n".join(bench_hooks.render(report["hooks"]["quality"], report["hooks"]["timing"])))
         if report["hooks"].get("holdout"):
-            lines.append("    held out (never tuned on): " + "\n".join(
-                bench_hooks.render(report["hooks"]["holdout"], None)[1:6]))
+            lines.append("    " + "\n".join(bench_hooks.render(
+                report["hooks"]["holdout"], None, "the held-out corpus, never tuned on", differs=False)))
     lines.append("")
     lines.append("targets (DESIGN.md):")
     for verdict in report["verdicts"]:

@@ -169,8 +169,9 @@ def _p(x) -> str:
     return "  -  " if x is None else f"{x:.2f}"
 
 
-def render(quality: dict, timing: dict | None) -> list[str]:
-    lines = ["checkpoint detectors on the labelled corpus (tests/data/checkpoint/)"]
+def render(quality: dict, timing: dict | None, title: str = "the tuned corpus (tests/data/checkpoint/)",
+           differs: bool = True) -> list[str]:
+    lines = [f"checkpoint detectors on {title}"]
     for lang in ("all", "en", "pt"):
         t = quality[lang]
         lines.append(f"   {lang:>3}: {t['files']} files, exact {t['exact']}/{t['files']}, fire/silent decision right "
@@ -182,7 +183,7 @@ def render(quality: dict, timing: dict | None) -> list[str]:
     for d, v in quality["all"]["dims"].items():
         lines.append(f"   {names[int(d)]:<14} {_p(v['precision']):>6}   {_p(v['recall']):>6}   "
                      f"({v['tp']}/{v['fp']}/{v['fn']})")
-    for r in quality["disagree"]:
+    for r in quality["disagree"] if differs else ():
         lines.append(f"   differs: {r['file']}: labelled {r['expected']}, detected {r['got']}")
     if timing:
         q = timing
@@ -207,10 +208,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     quality = score()
+    holdout = CORPUS.with_name("checkpoint-holdout")
+    held = score(holdout) if holdout.is_dir() else None
     timing = None if args.quality_only else measure(args.mdmem, args.runs, args.mb)
     print("\n".join(render(quality, timing)))
+    if held:
+        print("\n".join(render(held, None, "the held-out corpus, never tuned on (tests/data/checkpoint-holdout/)",
+                                differs=False)))
     if args.out:
-        args.out.write_text(json.dumps({"quality": quality, "timing": timing}, indent=2) + "\n")
+        args.out.write_text(json.dumps({"quality": quality, "holdout": held, "timing": timing}, indent=2) + "\n")
     return 0
 
 
