@@ -8,7 +8,9 @@ else every note but ``MEMORY.md`` (the flat layout of Claude Code's
 ``~/.claude/projects/<project>/memory/``). Daily notes are memory files: they
 count toward the budget and the type table, but they are journals, so they need
 no index line (never ORPHAN), are never STALE and are not compared for
-DUPLICATE.
+DUPLICATE. Digests (``type: digest``, written by ``mdmem digest``) are treated
+the same way, and are not checked for DANGLING either: their links are copied
+from the daily notes, where a dangling one is already reported.
 
 Tokens are ``floor(bytes / 3.2)``: per file that is ``Note.tokens``; a total is
 the estimate of the summed bytes (so ``~16796tk`` for the sample vault, as its
@@ -32,10 +34,11 @@ INVALID FRONTMATTER   error     ``invalid_yaml`` / ``frontmatter_not_mapping``
 PARSE PROBLEM         varies    other problems: ``unreadable``, ``symlink_loop``,
                                 ``parse_error`` (error); ``not_utf8``, ``empty``,
                                 ``too_large`` (warning); ``bom`` (info)
-ORPHAN                warning   a memory file (not daily) no MEMORY.md link
+ORPHAN                warning   a memory file (not daily/digest) no MEMORY.md link
                                 resolves to (parsed links, Obsidian's resolution)
-DANGLING              warning   a link in a memory file to a missing note
-DUPLICATE             warning   two memory files (not daily) with the same
+DANGLING              warning   a link in a memory file (not a digest) to a
+                                missing note
+DUPLICATE             warning   two memory files (not daily/digest) with the same
                                 normalised name (file name or ``name:``), the same
                                 body, or bodies whose word 5-gram sets have a
                                 Jaccard similarity >= ``duplicate_similarity``
@@ -72,7 +75,11 @@ if TYPE_CHECKING:
 
 INDEX_NAME = "MEMORY.md"
 MEMORY_DIR = "memory"
-KNOWN_TYPES = ("user", "feedback", "project", "reference", "decision", "person", "protocol", "daily")
+KNOWN_TYPES = (
+    "user", "feedback", "project", "reference", "decision", "person", "protocol", "daily", "digest",
+)
+OPTIONAL_TYPES = ("digest", "other")  # rows of the type table shown only when such files exist
+JOURNAL_TYPES = ("daily", "digest")  # no index line needed, never STALE or DUPLICATE
 CORE_TYPES = ("user", "feedback", "project", "reference", "decision")
 SEVERITIES = ("info", "warning", "error")
 KINDS = (
@@ -166,7 +173,7 @@ class Issue:
 @dataclass(frozen=True)
 class CheckReport:
     budget: Budget
-    types: dict[str, TypeCount]  # the eight known types always, "other" when present
+    types: dict[str, TypeCount]  # the eight known types always, "digest" and "other" when present
     top: list[TopFile]
     growth: Growth
     issues: list[Issue]
@@ -278,7 +285,7 @@ def _report(memory, index, settings, today, issues, layout) -> CheckReport:
     for note in memory:
         by_type[note.type if note.type in KNOWN_TYPES else "other"].append(note)
     types = {t: TypeCount(len(by_type[t]), tokens_for(sum(n.size for n in by_type[t])))
-             for t in (*KNOWN_TYPES, "other") if t != "other" or by_type[t]}
+             for t in (*KNOWN_TYPES, "other") if t not in OPTIONAL_TYPES or by_type[t]}
     largest = sorted(memory, key=lambda n: (-n.size, n.path))[:5]
     top = [TopFile(n.path, n.type, n.tokens, round(n.tokens * 100 / settings.cap, 1)) for n in largest]
     buckets = {7: [], 30: []}
@@ -392,13 +399,14 @@ def _note_issues(memory, index, resolver: Resolver, read, s: Settings, today: dt
         listed = {t for t in resolved if t}
     oversized = s.cap * s.oversized_percent / 100
     for note in memory:
-        daily = note.type == "daily"
+        daily = note.type in JOURNAL_TYPES
         for problem in note.problems:
             issues.append(_problem_issue(note.path, problem))
         if index is not None and not daily and note.path not in listed:
             issues.append(Issue("ORPHAN", note.path, f"no line of {INDEX_NAME} links to it",
                                 f"add to {INDEX_NAME}: {index_line(note)}", "warning"))
-        issues += _dangling(note, resolver)
+        if note.type != "digest":
+            issues += _dangling(note, resolver)
         if note.tokens > oversized:
             issues.append(Issue(
                 "OVERSIZED", note.path, f"~{note.tokens}tk is {note.tokens * 100 / s.cap:.1f}% of the "
@@ -486,7 +494,7 @@ def _duplicates(memory: list[Note], read, threshold: float) -> list[Issue]:
     return [
         Issue("DUPLICATE", a, f"near-duplicate of {b}: {why}",
               "merge the two into one note and archive the other (mdmem forget)", "warning")
-        for a, b, why in near_duplicates([n for n in memory if n.type != "daily"], read, threshold)
+        for a, b, why in near_duplicates([n for n in memory if n.type not in JOURNAL_TYPES], read, threshold)
     ]
 
 

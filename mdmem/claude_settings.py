@@ -1,4 +1,5 @@
-"""Install, remove and inspect mdmem's Claude Code hooks in a ``settings.json``.
+"""Install, remove and inspect mdmem's Claude Code hooks in a ``settings.json``;
+register the ``mdmem mcp`` server (``mdmem install claude``, see "the MCP server" below).
 
 ``mdmem hook install|uninstall|status`` land here. Standard library only (plus
 ``vault``/``errors``): these commands run without Typer.
@@ -34,15 +35,16 @@ from .vault import find_vault, write_atomic
 # event -> (matcher or None, `mdmem hook` sub-command); one line per event.
 HOOKS: dict[str, tuple[str | None, str]] = {
     "Stop": (None, "stop"),
+    "SessionStart": ("startup|resume|clear|compact", "session-start"),
 }
 TIMEOUT = 10  # seconds; written on new entries only, a user's own timeout is kept
 SCOPES = ("project", "local", "user")
 BACKUP_SUFFIX = ".mdmem-backup"
 # The brief's pattern, plus an optional closing quote after `mdmem` so that a
 # shlex-quoted script path ('/my bin/mdmem' hook stop) is recognised too.
-OWN_COMMAND = re.compile(
-    r"(^|[\s/])mdmem['\"]?(\s|$).*\bhook (stop|session-start)\b| -m mdmem hook (stop|session-start)"
-)
+# mdmem's own entries: `mdmem hook <any sub-command>`, so an event added to HOOKS (or one an older
+# mdmem wrote) is recognised without touching this pattern
+OWN_COMMAND = re.compile(r"(^|[\s/])mdmem['\"]?(\s|$).*\bhook [a-z][a-z-]*\b| -m mdmem hook [a-z][a-z-]*\b")
 
 
 @dataclass(frozen=True)
@@ -163,7 +165,21 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     return data
 
 
-def _load(path: Path) -> _Settings:
+def _check_hooks(data: dict, bad) -> None:
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise bad(f'"hooks" must be an object, not {_kind(hooks)}')
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            raise bad(f'"hooks.{event}" must be an array, not {_kind(groups)}')
+        for i, group in enumerate(groups):
+            if not isinstance(group, dict) or not isinstance(group.get("hooks", []), list):
+                raise bad(f'"hooks.{event}[{i}]" must be an object with a "hooks" array')
+
+
+def _load(path: Path, check=_check_hooks) -> _Settings:
+    """Read a JSON settings file (a missing or empty one is ``{}``); ``check(data, bad)``
+    validates the part mdmem will change (``bad(problem)`` makes the error)."""
     real = Path(os.path.realpath(path))
     try:
         st = os.stat(real)  # before reading: a change after this is caught at write time
@@ -188,15 +204,7 @@ def _load(path: Path) -> _Settings:
         raise bad(f"not usable JSON ({e})") from None
     if not isinstance(data, dict):
         raise bad(f"the top level must be an object, not {_kind(data)}")
-    hooks = data.get("hooks", {})
-    if not isinstance(hooks, dict):
-        raise bad(f'"hooks" must be an object, not {_kind(hooks)}')
-    for event, groups in hooks.items():
-        if not isinstance(groups, list):
-            raise bad(f'"hooks.{event}" must be an array, not {_kind(groups)}')
-        for i, group in enumerate(groups):
-            if not isinstance(group, dict) or not isinstance(group.get("hooks", []), list):
-                raise bad(f'"hooks.{event}[{i}]" must be an object with a "hooks" array')
+    check(data, bad)
     return _Settings(path, real, data, raw, (st.st_mtime_ns, st.st_size))
 
 
@@ -329,6 +337,79 @@ def status(project: str | os.PathLike | None = None, *,
     return StatusResult(scopes, warnings)
 
 
+# --- the MCP server ---------------------------------------------------------
+# `mdmem install claude` registers `mdmem mcp` with Claude Code and installs the
+# hooks. project scope: the server in <project>/.mcp.json, the hooks in
+# .claude/settings.local.json (they hold this machine's paths, so never in the
+# shared settings.json); user scope: the server in the top-level "mcpServers"
+# of ~/.claude.json (or $CLAUDE_CONFIG_DIR/.claude.json), the hooks in
+# ~/.claude/settings.json.
+
+MCP_NAME = "mdmem"
+HOOK_SCOPE = {"project": "local", "user": "user"}
+
+
+def mcp_config_path(scope: str, project: str | os.PathLike | None = None) -> Path:
+    if scope == "project":
+        return find_project(project) / ".mcp.json"
+    if scope == "user":
+        custom = os.environ.get("CLAUDE_CONFIG_DIR")
+        return (Path(custom).expanduser().absolute() if custom else Path.home()) / ".claude.json"
+    raise MdmemError(f"unknown scope {scope!r}: use project or user")
+
+
+def _check_servers(data: dict, bad) -> None:
+    servers = data.get("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise bad(f'"mcpServers" must be an object, not {_kind(servers)}')
+    if not isinstance(servers.get(MCP_NAME, {}), dict):
+        raise bad(f'"mcpServers.{MCP_NAME}" must be an object, not {_kind(servers[MCP_NAME])}')
+
+
+def mcp_entry(vault: str | os.PathLike, exe: str | None = None) -> dict:
+    """``{"command", "args"}`` starting ``mdmem mcp --vault V`` (``python -m mdmem``: the python, then ``-m mdmem``)."""
+    command, *args = shlex.split(exe or runner())
+    return {"command": command, "args": [*args, "mcp", "--vault", str(Path(vault).absolute())]}
+
+
+def register_mcp(scope: str, vault: str | os.PathLike, project: str | os.PathLike | None = None, *,
+                 exe: str | None = None, dry_run: bool = False) -> InstallResult:
+    """Add the ``mdmem`` server to ``mcpServers`` (or bring its command up to date), keeping everything else."""
+    settings = _load(mcp_config_path(scope, project), _check_servers)
+    servers = settings.data.setdefault("mcpServers", {})
+    want = mcp_entry(vault, exe)
+    entry = servers.get(MCP_NAME)
+    if entry is None:
+        servers[MCP_NAME] = want
+        action = "added"
+    elif all(entry.get(key) == value for key, value in want.items()):
+        action = "unchanged"
+    else:
+        entry.update(want)  # in place: the user's own keys (env, type...) stay
+        action = "updated"
+    return _finish(settings, scope, {f"mcpServers.{MCP_NAME}": action}, dry_run)
+
+
+@dataclass(frozen=True)
+class ClaudeInstall:
+    mcp: InstallResult
+    hooks: InstallResult
+
+
+def install_claude(scope: str, vault: str | os.PathLike, project: str | os.PathLike | None = None, *,
+                   exe: str | None = None, dry_run: bool = False) -> ClaudeInstall:
+    """The MCP server and the hooks for ``scope`` (project or user). Both files are
+    read and checked before either is written, so a bad one leaves both untouched."""
+    if scope not in HOOK_SCOPE:
+        raise MdmemError(f"unknown scope {scope!r}: use project or user")
+    planned = ClaudeInstall(register_mcp(scope, vault, project, exe=exe, dry_run=True),
+                            install(HOOK_SCOPE[scope], vault, project, exe=exe, dry_run=True))
+    if dry_run:
+        return planned
+    return ClaudeInstall(register_mcp(scope, vault, project, exe=exe),
+                         install(HOOK_SCOPE[scope], vault, project, exe=exe))
+
+
 # --- the command line -------------------------------------------------------
 
 def _parser():
@@ -363,6 +444,13 @@ def _text(result: InstallResult) -> str:
     else:
         lines.append(f"nothing to change in {result.path}")
     return "\n".join(lines)
+
+
+def claude_text(result: ClaudeInstall) -> str:
+    text = _text(result.mcp) + "\n" + _text(result.hooks)
+    if result.mcp.scope == "project" and result.mcp.actions[f"mcpServers.{MCP_NAME}"] != "unchanged":
+        text += "\nClaude Code asks once, in this project, to approve the servers of .mcp.json"
+    return text
 
 
 def _status_text(result: StatusResult) -> str:

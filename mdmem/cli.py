@@ -9,7 +9,6 @@ code 1 (2 for usage), never a traceback.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,8 +33,10 @@ VaultOpt = Annotated[
                  show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
+SensitiveOpt = Annotated[bool, typer.Option("--include-sensitive", help="Include notes marked sensitive.")]
+TodayOpt = Annotated[Optional[str], typer.Option("--today", envvar="MDMEM_TODAY", help="Take this YYYY-MM-DD as "
+                                                 "today.", show_default=False)]
 NoteArg = Annotated[str, typer.Argument(help="A vault path, a file name or a title.", show_default=False)]
-_DATE = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")
 
 
 def _version(value: bool) -> None:
@@ -89,17 +90,12 @@ def _date(value: str | None, name: str, end: bool = False) -> str | None:
     """``YYYY-MM-DD`` as is; ``YYYY-MM`` as the month's first (or, for an end, last) day."""
     if value is None:
         return None
-    import datetime as dt
+    from .temporal import iso_bound
 
     try:
-        if not _DATE.match(value):
-            raise ValueError
-        day = dt.date.fromisoformat(value if len(value) == 10 else value + "-01")
-    except ValueError:
-        raise typer.BadParameter(f"wants a date as YYYY-MM-DD or YYYY-MM, not {value!r}", param_hint=name) from None
-    if len(value) == 7 and end:
-        return value + "-31"  # compared as text: every day of the month sorts before it
-    return day.isoformat()
+        return iso_bound(value, end)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint=name) from None
 
 
 @app.command()
@@ -245,15 +241,18 @@ def recall(
     vault: VaultOpt = None,
     budget: Annotated[int, typer.Option("--budget", min=200, help="Most characters in the block.")] = 4000,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Most ranked hits.")] = 5,
+    include_sensitive: SensitiveOpt = False,
+    today: TodayOpt = None,
     json: JsonOpt = False,
 ) -> None:
-    """Search hits plus their linked notes, as a Markdown block for a prompt."""
+    """Search hits plus their linked notes, as a Markdown block for a prompt (a time phrase such
+    as "last week" or "em abril" puts that window's dated entries first)."""
     from . import render
     from .config import search_recency
     from .recall import recall as run
 
     with _memory(vault) as mem:
-        result = run(mem, query, budget, limit, search_recency(mem.root))
+        result = run(mem, query, budget, limit, search_recency(mem.root), include_sensitive, _date(today, "--today"))
     render.emit_json(result) if json else render.text(result.markdown)
 
 
@@ -552,64 +551,7 @@ def forget(
     render.emit_json(result) if json else render.forgotten(result)
 
 
-@app.command()
-def checkpoint(
-    target: Annotated[Optional[str], typer.Argument(
-        metavar="[TRANSCRIPT | - | accept NUMBERS | skip]",
-        help="A Claude Code .jsonl transcript or a User:/Assistant: text file (- reads stdin; default: the newest "
-             "transcript of the project in the current folder); or `accept 1,3` / `skip`.",
-        show_default=False)] = None,
-    numbers: Annotated[Optional[str], typer.Argument(help="With accept: the candidates to save (1,3 or all).",
-                                                     show_default=False, metavar="")] = None,
-    vault: VaultOpt = None,
-    session: Annotated[Optional[str], typer.Option("--session", help="The session's checkpoint (default: the "
-                                                   "newest pending one; or the transcript's session).",
-                                                   show_default=False)] = None,
-    lang: Annotated[Optional[str], typer.Option("--lang", help="en or pt (default: the transcript's language).",
-                                                show_default=False)] = None,
-    subagents: Annotated[bool, typer.Option("--subagents", help="Read subagent transcripts too.")] = False,
-    json: JsonOpt = False,
-) -> None:
-    """Look back over a conversation for memories worth keeping (seven dimensions) and
-    suggest at most three; `checkpoint accept 1,3` saves them, `checkpoint skip` drops them."""
-    from . import checkpoint as cp
-    from . import render
-
-    if target in ("accept", "skip"):
-        if target == "skip":
-            if numbers is not None:
-                raise typer.BadParameter("skip takes no numbers", param_hint="skip")
-            with _errors():
-                from .vault import find_vault
-
-                result = cp.skip(find_vault(vault), session)
-            render.emit_json(result) if json else render.message(
-                f"discarded {result.discarded} suggestion(s) of session {result.session}")
-            return
-        if not numbers:
-            raise typer.BadParameter("which candidates? e.g. `mdmem checkpoint accept 1,3`", param_hint="accept")
-        with _memory(vault) as mem:
-            result = cp.accept(mem, numbers, session)
-        render.emit_json(result) if json else render.accepted(result)
-        if any(a.status == "refused" for a in result.accepted):
-            raise typer.Exit(1)
-        return
-    if numbers is not None:
-        raise typer.BadParameter(f"unexpected {numbers!r} after the transcript")
-    with _errors():
-        from .transcript import latest_for
-        from .vault import find_vault
-
-        root = find_vault(vault)
-        source = target if target is not None else str(latest_for(Path.cwd()))
-        result = cp.analyze(source, root, lang=lang, subagents=subagents, session=session,
-                            today=os.environ.get("MDMEM_TODAY"))
-    if json:
-        from dataclasses import asdict
-
-        render.emit_json(asdict(result) | {"fired": result.fired, "text": cp.text(result)})
-    else:
-        render.text(cp.text(result) + "\n")
+from . import cli_agents  # noqa: E402,F401  (context, timeline, checkpoint, digest, mcp, install claude)
 
 
 def run() -> None:

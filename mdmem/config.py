@@ -85,3 +85,37 @@ def check_settings(vault: Path | None, **flags: Any):
         return Settings(**values)
     except ValueError as e:
         raise MdmemError(f"bad [check] settings ({where} or flags): {e}") from None
+
+
+DIGEST_KEYS = ("archive_daily_after_days",)
+
+
+def digest_settings(vault: Path | None):
+    """``mdmem digest``'s settings: the defaults, then ``[digest]`` in the vault's config.
+
+    ```toml
+    [digest]
+    archive_daily_after_days = 0   # move daily notes older than this (once their week's and month's
+                                   # digests list them) to memory/.archive/daily/; 0 = never
+    ```
+    """
+    from .digest import DigestSettings
+
+    section = load(vault).get("digest", {}) if vault is not None else {}
+    where = vault / STATE_DIR / "config.toml" if vault is not None else "defaults"
+    if not isinstance(section, dict):
+        raise MdmemError(f"[digest] in {where} is not a table")
+    unknown = sorted(set(section) - set(DIGEST_KEYS))
+    if unknown:
+        raise MdmemError(f"unknown [digest] key in {where}: {', '.join(unknown)} "
+                         f"(known: {', '.join(DIGEST_KEYS)})")
+    values: dict[str, Any] = {}
+    for key, value in section.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not float(value).is_integer():
+            raise MdmemError(f"bad [digest] value in {where}: {key} = {value!r} "
+                             "(wants a whole number of days)")
+        values[key] = int(value)
+    try:
+        return DigestSettings(**values)
+    except ValueError as e:
+        raise MdmemError(f"bad [digest] settings in {where}: {e}") from None

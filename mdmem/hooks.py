@@ -54,6 +54,8 @@ Claude Code hooks (these commands do not load the full CLI, to stay fast).
 commands:
   stop            the Stop hook: reads Claude Code's JSON on stdin; prints a checkpoint when one is due
                     --vault PATH  --policy cadence|evidence  --output block|context
+  session-start   the SessionStart hook: prints the memory card (`mdmem context`, index mode)
+                    --vault PATH  --budget CHARS (default 4000, at most 10000)
   install         add mdmem's hooks to .claude/settings*.json (--scope project|user|local, --dry-run)
   uninstall       remove them (--scope ..., --dry-run)
   status          where they are installed
@@ -64,6 +66,10 @@ CHOICES = {"policy": ("cadence", "evidence"), "output": ("block", "context")}
 CARRY = 2          # messages carried from one evidence scan to the next, for context
 SEEN = 400         # evidence keys remembered per session, so a message is not counted twice
 LOCK_WAIT = 5.0    # seconds to wait for another hook holding the session's state
+
+
+CARD_MAX = 10_000  # characters: the most the SessionStart hook ever prints
+BOOTSTRAP = ("AGENTS.md", "SOUL.md", "USER.md", "IDENTITY.md", "RULES.md")  # as in context.py
 
 
 class HookError(Exception):
@@ -81,6 +87,8 @@ def main(argv: list[str]) -> int:
         return settings_main(argv)
     if command == "stop":
         return run(stop, rest)
+    if command == "session-start":
+        return run(session_start, rest)
     sys.stderr.write(f"mdmem hook: unknown command {command!r}\n{USAGE}")
     return 2
 
@@ -99,9 +107,11 @@ def run(hook, args: list[str]) -> int:
         sys.stderr.write(f"mdmem hook {hook.__name__.replace('_', '-')}: {message}\n")
         log(vault, f"{hook.__name__} error: {message}")
         return 0
-    if out is not None:
+    if isinstance(out, str):
+        sys.stdout.write(out if out.endswith("\n") or not out else out + "\n")
+    elif out is not None:
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
-        sys.stdout.flush()
+    sys.stdout.flush()
     return 0
 
 
@@ -110,13 +120,15 @@ def parse_options(args: list[str]) -> dict:
     it = iter(args)
     for arg in it:
         key, _, value = arg.partition("=")
-        if key not in ("--vault", "--policy", "--output"):
-            raise HookError(f"unknown option {arg!r} (known: --vault, --policy, --output)")
+        if key not in ("--vault", "--policy", "--output", "--budget"):
+            raise HookError(f"unknown option {arg!r} (known: --vault, --policy, --output, --budget)")
         if not value:
             value = next(it, "")
         name = key[2:]
         if not value or (name in CHOICES and value not in CHOICES[name]):
             raise HookError(f"{key} needs one of: {', '.join(CHOICES.get(name, ('a value',)))}")
+        if name == "budget" and not (value.isdigit() and 200 <= int(value) <= CARD_MAX):
+            raise HookError(f"--budget needs a number of characters from 200 to {CARD_MAX}")
         opts[name] = value
     return opts
 
@@ -415,3 +427,93 @@ def instructions(lang: str, session: str, vault) -> str:
             f"nothing before they answer. If they reply with numbers, run `{run} checkpoint accept 1,2 {tail}` "
             f"(with their numbers); if they say skip, run `{run} checkpoint skip {tail}`. A [claude-md] rule is "
             f"not saved by mdmem: show the line for the user to add to CLAUDE.md.")
+
+
+# ----------------------------------------------------------------------------- session start
+
+
+def fingerprint(vault: str, cwd: str) -> str:
+    """What the memory card depends on, cheaply: the stat of every note (hidden
+    folders skipped, like the vault walk) and of the bootstrap files that apply
+    in ``cwd``. About 50 ms for 10k notes; no parsing."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=16)
+    stack = [vault]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        for e in entries:
+            if e.name.startswith("."):
+                continue
+            try:
+                if e.is_dir():
+                    stack.append(e.path)
+                elif e.name.endswith(".md"):
+                    st = e.stat()
+                    h.update(f"{e.path}\0{st.st_mtime_ns}\0{st.st_size}\n".encode("utf-8", "surrogateescape"))
+            except OSError:
+                continue
+    for path in bootstrap_candidates(cwd):
+        try:
+            st = os.stat(path)
+            h.update(f"{path}\0{st.st_mtime_ns}\0{st.st_size}\n".encode("utf-8", "surrogateescape"))
+        except OSError:
+            pass
+    return h.hexdigest()
+
+
+def bootstrap_candidates(cwd: str) -> list[str]:
+    """Every place a bootstrap file could come from for ``cwd`` (the workspace's, the global directory)."""
+    here = os.path.abspath(cwd)
+    workspace = None
+    while True:
+        if os.path.exists(os.path.join(here, ".git")) or os.path.exists(os.path.join(here, ".agent")):
+            workspace = here
+            break
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    home = os.environ.get("MDMEM_BOOTSTRAP_DIR") or os.environ.get("MDMEM_HOME") or os.path.join(
+        os.path.expanduser("~"), ".mdmem")
+    folders = [f for f in (workspace, os.path.expanduser(home)) if f]
+    return [os.path.join(f, name) for f in folders for name in BOOTSTRAP]
+
+
+def _card_path(vault: str) -> str:
+    return os.path.join(vault, ".mdmem", "hooks", "context-card.json")
+
+
+def save_card(vault, cwd, text: str, budget: int = 4000, fp: str | None = None) -> None:
+    """Keep the index-mode card for the SessionStart hook, with what it was made from."""
+    vault, cwd = str(vault), str(cwd)
+    os.makedirs(os.path.dirname(_card_path(vault)), exist_ok=True)
+    write_state(_card_path(vault), {"fingerprint": fp or fingerprint(vault, cwd), "budget": budget, "text": text})
+
+
+def session_start(vault: str, payload: dict, opts: dict) -> str:
+    """The memory card, from ``.mdmem/hooks/context-card.json`` when nothing it
+    depends on changed, else made again (refreshing the notes cache)."""
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) and os.path.isdir(payload["cwd"]) \
+        else os.getcwd()
+    budget = int(opts.get("budget", 4000))
+    fp = fingerprint(vault, cwd)
+    card = read_state(_card_path(vault))
+    if card.get("fingerprint") == fp and card.get("budget") == budget and isinstance(card.get("text"), str):
+        return card["text"][:CARD_MAX]
+    from pathlib import Path
+
+    from .context import context
+    from .core import Memory
+
+    with Memory.open(vault) as mem:
+        mem.refresh(strict=False)
+        text = context(mem, "index", budget, cwd=Path(cwd)).text
+    save_card(vault, cwd, text, budget, fp)
+    log(vault, f"session-start source={payload.get('source', '?')}: card made again ({len(text)} characters)")
+    return text[:CARD_MAX]

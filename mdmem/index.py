@@ -319,11 +319,16 @@ class SearchIndex:
         writer.commit()
 
     def refresh(self) -> None:
-        """See the latest commit, reusing readers of unchanged segments."""
+        """See the latest commit: a new searcher when the index changed. Never
+        ``Searcher.refresh()``: Whoosh-Reloaded's reader reuse adds the old
+        segments to the new ones, so a long-running process (watch, MCP) saw an
+        edited note twice and a deleted one still there."""
         if self._searcher is not None:
             try:
-                self._searcher = self._searcher.refresh()
-            except TypeError:  # a searcher opened on an empty index cannot refresh: reopen
+                current = self._searcher.up_to_date()
+            except Exception:  # a searcher opened on an empty index, a vanished segment: reopen
+                current = False
+            if not current:
                 self.close()
 
     def _searcher_(self):

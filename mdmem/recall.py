@@ -4,12 +4,19 @@ them, rendered as a Markdown block for a prompt that never exceeds its budget.
 Ranked hits come first and are never displaced: related notes (linked to or
 from a hit, not themselves hits) only fill what budget is left, strongest
 first (link weight, discounted by the rank of the hit they hang off).
+
+A time phrase in the query ("what did we decide last week", "em abril", see
+:mod:`mdmem.temporal`) makes a window: its dated entries (:mod:`mdmem.timeline`)
+come first, the search is limited to notes dated in it, and when the other
+words match nothing the window's entries are the answer. Notes marked
+sensitive never appear unless ``include_sensitive``.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .core import Memory
 from .index import Recency
@@ -33,6 +40,8 @@ class RecallResult:
     ranked: list[RecallItem]
     related: list[RecallItem]
     markdown: str
+    window: dict | None = None  # {"phrase", "start", "end"} when the query named a time
+    entries: list = field(default_factory=list)  # the window's timeline entries shown
 
 
 def _plain(snippet: str) -> str:
@@ -40,9 +49,28 @@ def _plain(snippet: str) -> str:
 
 
 def recall(
-    mem: Memory, query: str, budget: int = DEFAULT_BUDGET, limit: int = 5, recency: Recency = Recency()
+    mem: Memory, query: str, budget: int = DEFAULT_BUDGET, limit: int = 5, recency: Recency = Recency(),
+    include_sensitive: bool = False, today: dt.date | str | None = None,
 ) -> RecallResult:
-    hits = mem.search(query, limit=limit, recency=recency).results
+    from . import temporal
+    from .index import Filters
+    from .timeline import TimelineEntry, collect, is_sensitive
+
+    day = dt.date.fromisoformat(today) if isinstance(today, str) else (today or dt.date.today())
+    span = temporal.parse(query, day)
+    words = span.rest if span else query
+    entries: list[TimelineEntry] = []
+    if span:
+        entries = collect(mem, span.start, span.end, words, include_sensitive)
+        if not entries and words.strip():
+            entries = collect(mem, span.start, span.end, "", include_sensitive)  # the words match nothing there
+        filters = Filters(after=span.start.isoformat(), before=span.end.isoformat())
+        hits = mem.search(words, limit=limit * 3, filters=filters, recency=recency).results if words.strip() else []
+    else:
+        hits = mem.search(query, limit=limit * 3, recency=recency).results
+    if not include_sensitive:
+        hits = [h for h in hits if not ((n := mem.store.get(h.path)) is not None and is_sensitive(n))]
+    hits = hits[:limit]
     graph = mem.graph()
     shown = {hit.path for hit in hits}
     weight: dict[str, float] = defaultdict(float)
@@ -61,6 +89,20 @@ def recall(
     used = len(header)
     ranked: list[RecallItem] = []
     blocks: list[str] = [header]
+    shown_entries: list[TimelineEntry] = []
+    if span:
+        head = f"\n### {span.phrase} ({span.start.isoformat()} – {span.end.isoformat()})\n"
+        if entries and used + len(head) < budget:
+            blocks.append(head)
+            used += len(head)
+            for e in entries:
+                line = f"- {e.date}{' ' + e.time if e.time else ''} {e.title}" + \
+                    (f" ({e.kind})" if e.kind != "daily" else "") + f": {e.text}\n"
+                if used + len(line) > budget:
+                    break
+                blocks.append(line)
+                used += len(line)
+                shown_entries.append(e)
     for rank, hit in enumerate(hits, 1):
         note = mem.store.get(hit.path)
         description = str(note.frontmatter.get("description", "")).strip() if note else ""
@@ -79,7 +121,7 @@ def recall(
     title_line = "\n### Related\n"
     for path in candidates:
         note = mem.store.get(path)
-        if note is None:
+        if note is None or (not include_sensitive and is_sensitive(note)):
             continue
         description = str(note.frontmatter.get("description", "")).strip()
         reason = "; ".join(why[path][:2])
@@ -92,4 +134,5 @@ def recall(
         blocks.append(line)
         used += extra
         related.append(RecallItem(path, note.title, reason, round(weight[path], 4), description))
-    return RecallResult(query, budget, ranked, related, "".join(blocks))
+    window = {"phrase": span.phrase, "start": span.start.isoformat(), "end": span.end.isoformat()} if span else None
+    return RecallResult(query, budget, ranked, related, "".join(blocks), window, shown_entries)

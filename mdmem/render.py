@@ -282,3 +282,51 @@ def accepted(result) -> None:
             message(f"{a.number}. for CLAUDE.md (add it yourself): {a.line}")
         else:
             message(f"{a.number}. not saved: {a.message}")
+
+
+def timeline(result) -> None:
+    span = f"{result.start} – {result.end}" + (f" ({result.phrase})" if result.phrase else "")
+    if not result.entries:
+        message(f"nothing dated {span}" + (f" mentions {result.words!r}" if result.words else ""))
+        return
+    out = [f"# {span}" + (f": {result.words}" if result.words else "")]
+    for e in result.entries:
+        when = e.date + (f" {e.time}" if e.time else "")
+        kind = "" if e.kind == "daily" else f" [{e.kind}]"
+        out.append(f"{when}  {e.title}{kind}: {e.text}")
+    if result.truncated:
+        out.append(f"… {result.total - len(result.entries)} more (--limit)")
+    text("\n".join(out))
+
+
+# ------------------------------------------------------------------ digest
+
+_DIGEST_LABELS = {
+    "created": ("created", "would create"),
+    "updated": ("updated", "would update"),
+    "unchanged": ("unchanged", "unchanged"),
+    "kept-edited": ("kept: edited by hand", "kept: edited by hand"),
+    "skipped-not-generated": ("skipped: not written by mdmem digest", "skipped: not written by mdmem digest"),
+    "skipped-unreadable": ("skipped: a daily note or the digest cannot be read",
+                           "skipped: a daily note or the digest cannot be read"),
+}
+
+
+def digest(result) -> None:
+    """``mdmem digest``: one line per digest and per archived note, problems, a summary (all on stderr)."""
+    dry = 1 if result.dry_run else 0
+    for problem in result.problems:
+        message(f"warning: {problem.path}: {problem.message}")
+    for item in result.items:
+        entries = f"{item.entries} {'entry' if item.entries == 1 else 'entries'}"
+        message(f"{_DIGEST_LABELS[item.status][dry]}: {item.path} ({entries})")
+    for note in result.archived:
+        message(f"{'would archive' if dry else 'archived'} {note.path} → {note.archived_to}")
+    if not result.items:
+        message(f"no finished week or month with daily notes before {result.today}")
+        return
+    counts = {status: sum(i.status == status for i in result.items) for status in _DIGEST_LABELS}
+    summary = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+    if result.archived:
+        summary += f", {len(result.archived)} daily notes {'to archive' if dry else 'archived'}"
+    message(f"{len(result.items)} digests: {summary}" + ("; dry run: nothing changed" if dry else ""))

@@ -165,12 +165,78 @@ def measure(mdmem: str, runs: int = 15, mb: float = 2.7, work: Path | None = Non
             shutil.rmtree(work, ignore_errors=True)
 
 
+def measure_mcp(runs: int = 30, big: Path | None = None) -> dict:
+    """Warm ``search`` and ``recall`` calls through ``mdmem mcp``'s server, in-process
+    with the MCP SDK's in-memory client (JSON-RPC streams, as over stdio): p50/p95 ms
+    after one warm-up call of each, on a copy of sample-vault and, when ``big`` is
+    given, on that vault (a 10k-note one is generated there first when it holds no
+    notes; indexed in place, so later runs reuse its index). Queries cycle through
+    the vault's own note titles."""
+    import anyio
+    from mcp import Client
+
+    from mdmem.core import Memory
+    from mdmem.mcp_server import build_server
+
+    def pct(xs: list[float]) -> dict:
+        qs = statistics.quantiles(xs, n=20, method="inclusive")
+        return {"p50": statistics.median(xs), "p95": qs[18], "n": len(xs)}
+
+    async def calls(root: Path, queries: list[str]) -> dict:
+        async with Client(build_server(root), mode="legacy") as client:
+            out = {}
+            for tool in ("search", "recall"):
+                await client.call_tool(tool, {"query": queries[0]})  # warm-up
+                ms = []
+                for i in range(runs):
+                    t = time.perf_counter()
+                    result = await client.call_tool(tool, {"query": queries[i % len(queries)]})
+                    ms.append((time.perf_counter() - t) * 1000)
+                    if result.is_error:
+                        raise RuntimeError(f"{tool}: {result.content[0].text}")
+                out[tool] = pct(ms)
+            return out
+
+    def one(root: Path) -> dict:
+        t = time.perf_counter()
+        with Memory.open(root) as mem:
+            notes = mem.refresh().notes
+            titles = sorted(n.title.replace("-", " ") for n in mem.notes())
+        build = time.perf_counter() - t
+        queries = [" ".join(title.split()[:2]) for title in titles[:: max(1, len(titles) // 40)]]
+        out = {"notes": notes, "index_s": build, **anyio.run(calls, root, queries)}
+        with Memory.open(root) as mem:  # the same searches without the server: what MCP adds
+            mem.refresh()
+            mem.search(queries[0])
+            ms = []
+            for i in range(runs):
+                t = time.perf_counter()
+                mem.search(queries[i % len(queries)])
+                ms.append((time.perf_counter() - t) * 1000)
+        return out | {"core_search": pct(ms)}
+
+    work = Path(tempfile.mkdtemp(prefix="mdmem-mcp-"))
+    try:
+        sample = work / "vault"
+        shutil.copytree(REPO / "sample-vault", sample, ignore=shutil.ignore_patterns(".mdmem"))
+        report = {"sample": one(sample)}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if big is not None:
+        if not big.is_dir() or not any(big.rglob("*.md")):
+            import gen_vault
+
+            gen_vault.generate(big, notes=10_000)
+        report["big"] = one(big)
+    return report
+
+
 def _p(x) -> str:
     return "  -  " if x is None else f"{x:.2f}"
 
 
 def render(quality: dict, timing: dict | None, title: str = "the tuned corpus (tests/data/checkpoint/)",
-           differs: bool = True) -> list[str]:
+           differs: bool = True, mcp: dict | None = None) -> list[str]:
     lines = [f"checkpoint detectors on {title}"]
     for lang in ("all", "en", "pt"):
         t = quality[lang]
@@ -196,6 +262,11 @@ def render(quality: dict, timing: dict | None, title: str = "the tuned corpus (t
         lines.append(f"   evidence policy, 3 new turns per stop ({q['grown_bytes'] / 1e6:.1f} MB file) "
                      f"{q['evidence_step_ms']['median']:.0f} [{q['evidence_step_ms']['min']:.0f}-"
                      f"{q['evidence_step_ms']['max']:.0f}]")
+    for name, m in (mcp or {}).items():
+        lines.append(f"mdmem mcp, warm calls in-process ({name}: {m['notes']} notes, indexed in {m['index_s']:.1f} s): "
+                     + "; ".join(f"{t} p50 {m[t]['p50']:.1f} ms p95 {m[t]['p95']:.1f} ms" for t in ("search", "recall"))
+                     + f" (target at 10k: p50 < 20, p95 < 60); the same searches without the server p50 "
+                       f"{m['core_search']['p50']:.1f} ms p95 {m['core_search']['p95']:.1f} ms")
     return lines
 
 
@@ -206,17 +277,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quality-only", action="store_true", help="only the detectors' precision and recall")
     ap.add_argument("--mdmem", default=str(Path(sys.executable).parent / "mdmem"))
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--mcp", action="store_true", help="also time warm search/recall calls of the MCP server")
+    ap.add_argument("--mcp-vault", type=Path, metavar="DIR",
+                    help="with --mcp: this vault too (a 10k-note one is generated there when it holds no notes)")
     args = ap.parse_args(argv)
     quality = score()
     holdout = CORPUS.with_name("checkpoint-holdout")
     held = score(holdout) if holdout.is_dir() else None
     timing = None if args.quality_only else measure(args.mdmem, args.runs, args.mb)
-    print("\n".join(render(quality, timing)))
+    mcp = measure_mcp(max(args.runs, 20), args.mcp_vault) if args.mcp else None
+    print("\n".join(render(quality, timing, mcp=mcp)))
     if held:
         print("\n".join(render(held, None, "the held-out corpus, never tuned on (tests/data/checkpoint-holdout/)",
                                 differs=False)))
     if args.out:
-        args.out.write_text(json.dumps({"quality": quality, "holdout": held, "timing": timing}, indent=2) + "\n")
+        args.out.write_text(json.dumps({"quality": quality, "holdout": held, "timing": timing, "mcp": mcp}, indent=2) + "\n")
     return 0
 
 

@@ -72,6 +72,20 @@ def mdmem_group(vault: Path) -> dict:
     return {"hooks": [{"type": "command", "command": command(vault), "timeout": 10}]}
 
 
+def session_group(vault: Path) -> dict:
+    return {"matcher": "startup|resume|clear|compact",
+            "hooks": [{"type": "command", "command": command(vault, "session-start"), "timeout": 10}]}
+
+
+def mdmem_hooks(vault: Path) -> dict:
+    """What a fresh install writes under "hooks": a Stop group, then a SessionStart group."""
+    return {"Stop": [mdmem_group(vault)], "SessionStart": [session_group(vault)]}
+
+
+def both(action: str) -> dict:
+    return {"Stop": action, "SessionStart": action}
+
+
 def dump(data) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
@@ -101,8 +115,8 @@ def test_fresh_install_into_each_scope(world, scope):
         world.env["CLAUDE_CONFIG_DIR"] = str(world.home / "cfg")
     args = ["--scope", "user" if scope == "config-dir" else scope]
     out = run_json("install", *args, "--vault", world.vault, env=world.env, cwd=world.cwd)
-    assert out["path"] == str(where) and out["actions"] == {"Stop": "added"} and out["backup"] is None
-    assert where.read_text() == out["content"] == dump({"hooks": {"Stop": [mdmem_group(world.vault)]}})
+    assert out["path"] == str(where) and out["actions"] == both("added") and out["backup"] is None
+    assert where.read_text() == out["content"] == dump({"hooks": mdmem_hooks(world.vault)})
     others = {world.project_settings, world.settings,
               world.home / ".claude" / "settings.json", world.home / "cfg" / "settings.json"} - {where}
     assert not any(p.exists() for p in others)
@@ -113,11 +127,11 @@ def test_default_scope_is_local(world):
     this machine's absolute paths, and .claude/settings.json is usually committed."""
     local = world.project / ".claude" / "settings.local.json"
     out = run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)
-    assert out["scope"] == "local" and out["path"] == str(local) and out["actions"] == {"Stop": "added"}
-    assert local.read_text() == dump({"hooks": {"Stop": [mdmem_group(world.vault)]}})
+    assert out["scope"] == "local" and out["path"] == str(local) and out["actions"] == both("added")
+    assert local.read_text() == dump({"hooks": mdmem_hooks(world.vault)})
     assert not (world.project / ".claude" / "settings.json").exists()
     out = run_json("uninstall", env=world.env, cwd=world.cwd)
-    assert out["scope"] == "local" and out["actions"] == {"Stop": "removed"} and local.read_text() == "{}\n"
+    assert out["scope"] == "local" and out["actions"] == both("removed") and local.read_text() == "{}\n"
     assert not (world.project / ".claude" / "settings.json").exists()
 
 
@@ -126,7 +140,7 @@ def test_vault_found_from_cwd_and_project_option(world, tmp_path):
     elsewhere.mkdir()
     out = run_json("install", "--project", elsewhere, env=world.env, cwd=world.vault / "memory")
     assert out["path"] == str(elsewhere / ".claude" / "settings.local.json")
-    assert json.loads(out["content"]) == {"hooks": {"Stop": [mdmem_group(world.vault)]}}
+    assert json.loads(out["content"]) == {"hooks": mdmem_hooks(world.vault)}
 
 
 def test_no_vault_is_an_error(world):
@@ -140,7 +154,7 @@ def test_install_twice_is_byte_identical(world):
     run_hook("install", "--vault", world.vault, env=world.env, cwd=world.cwd)
     before, mtime = world.settings.read_bytes(), world.settings.stat().st_mtime_ns
     out = run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)
-    assert out["actions"] == {"Stop": "unchanged"} and out["backup"] is None
+    assert out["actions"] == both("unchanged") and out["backup"] is None
     assert world.settings.read_bytes() == before and world.settings.stat().st_mtime_ns == mtime
     assert not world.settings.with_name(world.settings.name + ".mdmem-backup").exists()
 
@@ -150,14 +164,15 @@ def test_existing_settings_are_kept_and_backed_up(world):
     old = json.dumps(EXISTING, indent=4)  # other formatting; no final newline
     world.settings.write_text(old)
     out = run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)
-    assert out["actions"] == {"Stop": "added"}
+    assert out["actions"] == both("added")
     want = json.loads(json.dumps(EXISTING))
-    want["hooks"]["Stop"].append(mdmem_group(world.vault))
+    want["hooks"]["Stop"].append(mdmem_group(world.vault))  # after the user's own Stop group
+    want["hooks"]["SessionStart"] = [session_group(world.vault)]  # a new event goes last
     assert world.settings.read_text() == dump(want)  # same keys, same order, same other hooks
     assert out["backup"] == str(world.settings) + ".mdmem-backup"
     assert Path(out["backup"]).read_text() == old
     # and uninstall gives the original structure back, exactly
-    assert run_json("uninstall", env=world.env, cwd=world.cwd)["actions"] == {"Stop": "removed"}
+    assert run_json("uninstall", env=world.env, cwd=world.cwd)["actions"] == both("removed")
     assert world.settings.read_text() == dump(EXISTING)
     assert Path(out["backup"]).read_text() == dump(want)  # the backup is overwritten each time
 
@@ -173,11 +188,12 @@ def test_stale_command_is_updated_in_place(world):
     world.settings.parent.mkdir()
     world.settings.write_text(dump(data))
     out = run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)
-    assert out["actions"] == {"Stop": "updated"}
+    assert out["actions"] == {"Stop": "updated", "SessionStart": "added"}
     stale["command"] = command(world.vault)  # same place, the user's timeout kept; the duplicate is gone
-    assert world.settings.read_text() == dump({"hooks": {"Stop": [data["hooks"]["Stop"][0]]}})
-    assert run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)["actions"] == {
-        "Stop": "unchanged"}
+    assert world.settings.read_text() == dump({"hooks": {"Stop": [data["hooks"]["Stop"][0]],
+                                                         "SessionStart": [session_group(world.vault)]}})
+    assert run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)["actions"] == both(
+        "unchanged")
 
 
 @pytest.mark.parametrize("text, problem", [
@@ -205,22 +221,22 @@ def test_empty_file_counts_as_empty_settings(world):
     world.settings.parent.mkdir()
     world.settings.write_text("")
     out = run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)
-    assert out["actions"] == {"Stop": "added"} and Path(out["backup"]).read_text() == ""
+    assert out["actions"] == both("added") and Path(out["backup"]).read_text() == ""
 
 
 def test_dry_run_writes_nothing(world):
     out = run_json("install", "--dry-run", "--vault", world.vault, env=world.env, cwd=world.cwd)
-    assert out["dry_run"] is True and out["actions"] == {"Stop": "added"} and out["backup"] is None
+    assert out["dry_run"] is True and out["actions"] == both("added") and out["backup"] is None
     assert not (world.project / ".claude").exists()
     real = run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)
     assert real["content"] == out["content"] == world.settings.read_text()
     before = world.settings.read_bytes()
     gone = run_json("uninstall", "--dry-run", env=world.env, cwd=world.cwd)
-    assert gone["actions"] == {"Stop": "removed"} and gone["content"] == "{}\n"
+    assert gone["actions"] == both("removed") and gone["content"] == "{}\n"
     assert world.settings.read_bytes() == before
     moved = world.vault / "memory"
     text = run_hook("install", "--dry-run", "--vault", moved, env=world.env, cwd=world.cwd).stdout
-    assert text.startswith(f"Stop: updated\ndry run: would write {world.settings}:\n{{")
+    assert text.startswith(f"Stop: updated\nSessionStart: updated\ndry run: would write {world.settings}:\n{{")
 
 
 # --- uninstall --------------------------------------------------------------
@@ -249,15 +265,15 @@ def test_uninstall_keeps_other_hooks_and_drops_empties(world):
 
 def test_uninstall_when_absent(world):
     out = run_json("uninstall", "--scope", "local", env=world.env, cwd=world.cwd)
-    assert out["actions"] == {"Stop": "absent"} and out["backup"] is None and out["content"] == ""
+    assert out["actions"] == both("absent") and out["backup"] is None and out["content"] == ""
     assert not (world.project / ".claude").exists()
     world.settings.parent.mkdir()
     world.settings.write_text(json.dumps(EXISTING))
     before = world.settings.read_bytes()
-    assert run_json("uninstall", env=world.env, cwd=world.cwd)["actions"] == {"Stop": "absent"}
+    assert run_json("uninstall", env=world.env, cwd=world.cwd)["actions"] == both("absent")
     assert world.settings.read_bytes() == before
     assert run_hook("uninstall", env=world.env, cwd=world.cwd).stdout == (
-        f"Stop: absent\nnothing to change in {world.settings}\n")
+        f"Stop: absent\nSessionStart: absent\nnothing to change in {world.settings}\n")
 
 
 # --- status -----------------------------------------------------------------
@@ -266,21 +282,36 @@ def test_status(world):
     run_hook("install", "--scope", "project", "--vault", world.vault, env=world.env, cwd=world.cwd)
     world.settings.write_text("{oops")
     out = run_json("status", env=world.env, cwd=world.cwd)
+    missing = {"installed": False, "command": None, "vault": None, "vault_exists": None}
     assert out == {"warnings": [], "scopes": [
         {"scope": "project", "path": str(world.project_settings), "exists": True, "error": None, "events": {
             "Stop": {"installed": True, "command": command(world.vault), "vault": str(world.vault),
-                     "vault_exists": True}}},
+                     "vault_exists": True},
+            "SessionStart": {"installed": True, "command": command(world.vault, "session-start"),
+                             "vault": str(world.vault), "vault_exists": True}}},
         {"scope": "local", "path": str(world.settings), "exists": True,
          "error": "not valid JSON (Expecting property name enclosed in double quotes at line 1 column 2)",
-         "events": {"Stop": {"installed": False, "command": None, "vault": None, "vault_exists": None}}},
+         "events": {"Stop": missing, "SessionStart": missing}},
         {"scope": "user", "path": str(world.home / ".claude" / "settings.json"), "exists": False,
          "error": None,
-         "events": {"Stop": {"installed": False, "command": None, "vault": None, "vault_exists": None}}},
+         "events": {"Stop": missing, "SessionStart": missing}},
     ]}
     shutil.rmtree(world.vault)
     proc = run_hook("status", env=world.env, cwd=world.cwd)
-    assert f"  Stop: installed: {command(world.vault)}\n" in proc.stdout
+    assert proc.stdout == (
+        f"project: {world.project_settings}\n"
+        f"  Stop: installed: {command(world.vault)}\n"
+        f"  SessionStart: installed: {command(world.vault, 'session-start')}\n"
+        f"local: {world.settings} (error: not valid JSON (Expecting property name enclosed in double quotes "
+        "at line 1 column 2))\n"
+        "  Stop: not installed\n"
+        "  SessionStart: not installed\n"
+        f"user: {world.home / '.claude' / 'settings.json'} (no file)\n"
+        "  Stop: not installed\n"
+        "  SessionStart: not installed\n")
     assert proc.stderr == (f"mdmem: warning: project scope: the Stop hook points at {world.vault}, "
+                           "which is not a folder\n"
+                           f"mdmem: warning: project scope: the SessionStart hook points at {world.vault}, "
                            "which is not a folder\n")
 
 
@@ -335,31 +366,42 @@ def test_console_script_on_path_is_used(world, tmp_path):
     world.env["PATH"] = f"{bindir}{os.pathsep}{world.env.get('PATH', '')}"
     out = json.loads(run_hook("install", "--vault", world.vault, "--json", exe=[str(script)],
                               env=world.env, cwd=world.cwd).stdout)
-    cmd = f"{shlex.quote(str(script))} hook stop --vault {shlex.quote(str(world.vault))}"
-    assert json.loads(out["content"])["hooks"]["Stop"] == [
-        {"hooks": [{"type": "command", "command": cmd, "timeout": 10}]}]
+    vault, exe = shlex.quote(str(world.vault)), shlex.quote(str(script))
+    assert json.loads(out["content"]) == {"hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": f"{exe} hook stop --vault {vault}", "timeout": 10}]}],
+        "SessionStart": [{"matcher": "startup|resume|clear|compact", "hooks": [
+            {"type": "command", "command": f"{exe} hook session-start --vault {vault}", "timeout": 10}]}]}}
     again = run_hook("install", "--vault", world.vault, "--json", exe=[str(script)],
                      env=world.env, cwd=world.cwd)
-    assert json.loads(again.stdout)["actions"] == {"Stop": "unchanged"}  # the quoted path is recognised
+    assert json.loads(again.stdout)["actions"] == both("unchanged")  # the quoted path is recognised
 
 
 def test_more_events_are_a_one_line_change(world):
-    """HOOKS is caller-supplied: a SessionStart entry gets its matcher group, in HOOKS order."""
-    from mdmem.claude_settings import install, uninstall
+    """HOOKS is caller-supplied: one more line (a third, hypothetical event) gets its own group, in
+    HOOKS order, next to the two real ones; a stale SessionStart matcher is brought up to date.
+    (The hypothetical event reuses the `stop` sub-command: a new sub-command would also have to be
+    added to OWN_COMMAND's pattern to be recognised as mdmem's.)"""
+    from mdmem.claude_settings import HOOKS, install, uninstall
 
-    hooks = {"Stop": (None, "stop"), "SessionStart": ("startup|resume|clear|compact", "session-start")}
+    hooks = {**HOOKS, "SubagentStop": (None, "stop")}  # the one line
     world.project_settings.parent.mkdir()
     world.project_settings.write_text(dump({"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [
         {"type": "command", "command": command(world.vault, "session-start")}]}]}}))
     result = install("project", world.vault, world.project, hooks=hooks, exe="mdmem")
-    assert result.actions == {"Stop": "added", "SessionStart": "updated"}
+    assert result.actions == {"Stop": "added", "SessionStart": "updated", "SubagentStop": "added"}
+    vault = shlex.quote(str(world.vault))
     assert json.loads(result.content) == {"hooks": {
         "SessionStart": [{"matcher": "startup|resume|clear|compact", "hooks": [
-            {"type": "command",
-             "command": f"mdmem hook session-start --vault {shlex.quote(str(world.vault))}"}]}],
-        "Stop": [{"hooks": [{"type": "command", "command": f"mdmem hook stop --vault "
-                             f"{shlex.quote(str(world.vault))}", "timeout": 10}]}]}}
-    assert uninstall("project", world.project, hooks=hooks).content == "{}\n"
+            {"type": "command", "command": f"mdmem hook session-start --vault {vault}"}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": f"mdmem hook stop --vault {vault}", "timeout": 10}]}],
+        "SubagentStop": [{"hooks": [
+            {"type": "command", "command": f"mdmem hook stop --vault {vault}", "timeout": 10}]}]}}
+    again = install("project", world.vault, world.project, hooks=hooks, exe="mdmem")
+    assert again.actions == {"Stop": "unchanged", "SessionStart": "unchanged", "SubagentStop": "unchanged"}
+    assert again.content == result.content
+    gone = uninstall("project", world.project, hooks=hooks)
+    assert gone.actions == {"Stop": "removed", "SessionStart": "removed", "SubagentStop": "removed"}
+    assert gone.content == "{}\n"
 
 
 def test_usage_errors_exit_2(world):

@@ -1,0 +1,411 @@
+"""``mdmem mcp``: the vault as Model Context Protocol tools for an agent (stdio).
+
+One :class:`~mdmem.core.Memory` serves every call, its searcher and link graph
+kept open; each call first brings it up to date (``refresh(strict=False)``, a
+stat diff, so edits made in Obsidian meanwhile are seen: only when inotify saw a
+change, see :mod:`mdmem.changes`, else every time) and then makes the same core
+call as the CLI command of the same name. Calls run one at a time (a lock), on
+the SDK's worker threads.
+
+Results are compact JSON (``dataclasses.asdict``), never longer than
+:data:`MAX_CHARS`: a list that does not fit is cut (``"truncated": true`` and
+``"<list>_total"``), a long text is cut with a note. Errors are tool errors
+(``isError`` results the agent reads), never a dead server; an unexpected one is
+logged on stderr with its traceback. stdout carries the protocol only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import logging
+import os
+import sys
+import threading
+from collections.abc import Callable
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from . import __version__
+from .errors import MdmemError
+
+log = logging.getLogger("mdmem.mcp")
+
+MAX_CHARS = 20_000  # the most characters of one tool result
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+INSTRUCTIONS = """\
+mdmem is the user's long-term memory: a folder of Markdown notes (Obsidian-compatible) about people, projects,
+decisions, protocols (rules to follow), feedback on how to work, references, and a daily log. The user edits it
+too; every call sees the files as they are now.
+- Before asking the user something they may have told you before, or when a person, project or past decision
+  comes up: `recall` (a ready-to-read context block) or `search` (ranked notes), then `read_note` for the detail.
+- `backlinks` and `neighbors` follow the links between notes; `timeline` answers "what happened last week".
+- `save` only what stays true and is worth knowing next time (a decision and why, a preference, a correction);
+  never code, file paths, git history or the state of the current task. `daily_add` logs an event of today.
+A NOTE argument is a vault path (memory/people/ana-souza.md), a file name or a title."""
+
+
+NoteRef = Annotated[str, Field(min_length=1, description="The note: a vault path (memory/projects/atlas.md), "
+                                                         "a file name or a title.")]
+Query = Annotated[str, Field(min_length=1, description="Plain words or a question; \"quoted phrase\", AND, NOT and "
+                                                       "field:value (type:decision, tags:x) work too.")]
+Day = Annotated[str | None, Field(description="YYYY-MM-DD or YYYY-MM (inclusive).")]
+MemoryType = Literal["user", "person", "project", "protocol", "decision", "reference", "feedback"]
+
+
+class Session:
+    """The server's one Memory, the lock that serialises calls on it, and the
+    turning of results and errors into what a tool returns."""
+
+    def __init__(self, vault: str | os.PathLike | None):
+        from .vault import find_vault
+
+        self.root = find_vault(vault)  # found (or refused) now, at start-up
+        self.lock = threading.Lock()
+        self._mem = self.changes = None
+        self._open()
+
+    def _open(self) -> None:
+        from .changes import Changes
+        from .core import Memory
+
+        self.changes = Changes(self.root)  # before the first scan: nothing falls between the two
+        self._mem = Memory(self.root)
+        self.fresh = False
+
+    def memory(self):
+        """The Memory, brought up to date when a file changed (or may have: no inotify)."""
+        if self._mem is None:  # closed at the end of a connection, opened again by the next one
+            self._open()
+        if not self.fresh or self.changes.changed():
+            self.fresh = False
+            if self._mem.refresh(strict=False).stale:
+                log.warning("another process is updating the index; results may be a moment behind")
+            else:
+                self.fresh = True
+            self._mem.index.refresh()  # another process may have indexed the change already
+        return self._mem
+
+    def warm(self) -> None:
+        """Index what changed and load the link graph before the first call needs them."""
+        try:
+            with self.lock:
+                self.memory().graph()
+        except Exception:  # the first call will meet (and report) the same problem
+            log.warning("warming up %s failed", self.root, exc_info=True)
+
+    def close(self, wait: float = 5.0) -> None:
+        if self.lock.acquire(timeout=wait):  # a long first build still running: leave it to process exit
+            try:
+                if self._mem is not None:
+                    self._mem.close()
+                    self.changes.close()
+                    self._mem = None
+            finally:
+                self.lock.release()
+
+    def call(self, name: str, work: Callable[[Any], Any]) -> str:
+        """Run ``work(memory)`` on the up-to-date memory; its result as bounded JSON."""
+        try:
+            with self.lock:
+                result = work(self.memory())
+        except (ToolError, MdmemError) as e:
+            raise ToolError(str(e)) from None
+        except OSError as e:
+            raise ToolError(f"{e.strerror or e}" + (f": {e.filename}" if e.filename else "")) from None
+        except Exception as e:
+            log.exception("mdmem tool %s failed", name)
+            raise ToolError(f"internal error in {name} ({type(e).__name__}: {e}); the traceback is in the "
+                            f"server's log") from None
+        return result if isinstance(result, str) else fit(plain(result))
+
+
+# ----------------------------------------------------------------------------- results
+
+
+def plain(value: Any) -> Any:
+    return dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value
+
+
+def to_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_default)
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return str(value)  # dates in frontmatter, paths
+
+
+def fit(payload: dict, limit: int = MAX_CHARS) -> str:
+    """``payload`` as JSON of at most ``limit`` characters: its longest lists cut
+    first (``truncated``, ``<key>_total``), then its longest texts (with a note)."""
+    text = to_json(payload)
+    if len(text) <= limit:
+        return text
+    payload = dict(payload)
+    lists = sorted((k for k, v in payload.items() if isinstance(v, list) and v), key=lambda k: -len(to_json(payload[k])))
+    for key in lists:
+        items = payload[key]
+        payload["truncated"] = True
+        payload[f"{key}_total"] = len(items)
+        lo, hi = 0, len(items)  # the most items that fit
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            payload[key] = items[:mid]
+            lo, hi = (mid, hi) if len(to_json(payload)) <= limit else (lo, mid - 1)
+        payload[key] = items[:lo]
+        text = to_json(payload)
+        if len(text) <= limit:
+            return text
+    for key in sorted((k for k, v in payload.items() if isinstance(v, str)), key=lambda k: -len(payload[k])):
+        for _ in range(5):  # JSON escapes make the cut an estimate: cut again if it was not enough
+            over = len(to_json(payload)) - limit
+            if over <= 0:
+                return to_json(payload)
+            value = payload[key]
+            keep = max(0, len(value) - over - 120)
+            payload[key] = value[:keep] + f"\n…[cut: {len(value) - keep} more characters]"
+            payload["truncated"] = True
+    text = to_json(payload)
+    return text if len(text) <= limit else to_json({"truncated": True, "error": "the result is too large to send; "
+                                                    "narrow the request (a smaller limit, a more specific query)"})
+
+
+def _day(value: str | None, name: str, end: bool = False) -> str | None:
+    """``YYYY-MM-DD`` as is; ``YYYY-MM`` as the month's first (or, for an end, last) day."""
+    if value is None:
+        return None
+    from .temporal import iso_bound
+
+    try:
+        return iso_bound(value, end)
+    except ValueError as e:
+        raise ToolError(f"{name} {e}") from None
+
+
+def _today() -> str | None:
+    """``MDMEM_TODAY`` (reproducible answers), checked; else None: the real today."""
+    value = os.environ.get("MDMEM_TODAY") or None
+    try:
+        if value is not None and dt.date.fromisoformat(value).isoformat() != value:
+            raise ValueError
+    except ValueError:
+        raise ToolError(f"MDMEM_TODAY wants a date as YYYY-MM-DD, not {value!r}") from None
+    return value
+
+
+def read_text(mem, ref: str, offset: int, max_chars: int, limit: int = MAX_CHARS) -> str:
+    """A note's whole text (frontmatter included) from ``offset``, cut to fit."""
+    from .parse import decode
+    from .vault import read_bytes
+
+    view = mem.show(ref)
+    text = decode(read_bytes(mem.root, view.path))[0]
+    head = {"path": view.path, "title": view.title, "type": view.type, "tags": view.tags, "tokens": view.tokens,
+            "problems": [dataclasses.asdict(p) for p in view.problems], "chars": len(text), "offset": offset}
+    if offset > len(text):
+        raise ToolError(f"offset {offset} is past the end of {view.path} ({len(text)} characters)")
+    end = min(len(text), offset + max_chars)
+    while True:
+        rest = len(text) - end
+        payload = head | {"content": text[offset:end]}
+        if rest:
+            payload |= {"truncated": True, "next_offset": end,
+                        "note": f"{rest} more characters: call read_note again with offset={end}"}
+        out = to_json(payload)
+        if len(out) <= limit or end == offset:
+            return out if len(out) <= limit else fit(payload, limit)
+        end = offset + max(0, (end - offset) * (limit - 300) // len(out) - 200)
+
+
+# ----------------------------------------------------------------------------- the server
+
+
+def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
+    """The MCP server of a vault (``--vault``, else ``MDMEM_VAULT``, else the nearest or default vault)."""
+    state = Session(vault)
+
+    @asynccontextmanager
+    async def lifespan(_server):
+        threading.Thread(target=state.warm, name="mdmem-warm", daemon=True).start()
+        try:
+            yield {}
+        finally:
+            state.close()
+
+    server = MCPServer("mdmem", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan,
+                       log_level="WARNING")
+    read_only = server.tool(annotations=READ_ONLY, structured_output=False)
+    adds = server.tool(annotations=ADDS, structured_output=False)
+
+    @read_only
+    def search(
+        query: Query,
+        limit: Annotated[int, Field(ge=1, le=100, description="Most results.")] = 10,
+        type: Annotated[str | None, Field(description="Only notes of this type: user, person, project, protocol, "
+                                                      "decision, reference, feedback, daily.")] = None,
+        tag: Annotated[str | None, Field(description="Only notes with this tag (or a child tag).")] = None,
+        folder: Annotated[str | None, Field(description="Only notes under this folder, e.g. memory/people.")] = None,
+        after: Day = None,
+        before: Day = None,
+    ) -> str:
+        """Ranked full-text search of the memory notes (BM25, title and aliases weigh more, recent notes a little
+        more). Returns each hit's path, title, score, date and a snippet with the matched words in **bold**.
+        Use read_note on a hit for its whole text."""
+        from .config import search_recency
+        from .index import Filters
+
+        filters = Filters(type, tag, folder, _day(after, "after"), _day(before, "before", end=True))
+        return state.call("search", lambda mem: mem.search(query, limit, filters, search_recency(mem.root)))
+
+    @read_only
+    def recall(
+        query: Annotated[str, Field(min_length=1, description="What to remember: words or a question; a time "
+                                                              "phrase (\"last week\", \"in April\") narrows it.")],
+        budget: Annotated[int, Field(ge=200, le=16_000, description="Most characters in the block.")] = 4000,
+    ) -> str:
+        """A Markdown context block about the query, never longer than the budget: the best search hits (description
+        and snippet) and the notes linked to them, and a time window's dated entries when the query names one.
+        Read `markdown`; `ranked` and `related` list the notes it shows."""
+        from .config import search_recency
+        from .recall import recall as run
+
+        def work(mem):
+            data = plain(run(mem, query, budget, 5, search_recency(mem.root), today=_today()))
+            for key in ("ranked", "related"):  # their text is in the block already
+                data[key] = [{k: v for k, v in item.items() if k != "text"} for item in data.get(key, [])]
+            return data
+
+        return state.call("recall", work)
+
+    @read_only
+    def read_note(
+        note: NoteRef,
+        max_chars: Annotated[int, Field(ge=100, le=MAX_CHARS, description="Most characters of text to return.")]
+        = MAX_CHARS,
+        offset: Annotated[int, Field(ge=0, description="Start at this character (to read on after a cut).")] = 0,
+    ) -> str:
+        """A note's full Markdown text (frontmatter included) with its path, title, type, tags and size. A long
+        note is cut: the result then says `truncated` and the `next_offset` to read on from."""
+        return state.call("read_note", lambda mem: read_text(mem, note, offset, max_chars))
+
+    @read_only
+    def backlinks(
+        note: NoteRef,
+        unlinked: Annotated[bool, Field(description="Also notes that mention it in plain text without a link.")]
+        = False,
+    ) -> str:
+        """The notes that link to a note, each with the line number and the text of the linking line (Obsidian's
+        backlinks pane)."""
+        from . import browse
+
+        return state.call("backlinks", lambda mem: browse.backlinks(mem, note, unlinked))
+
+    @read_only
+    def neighbors(
+        note: NoteRef,
+        depth: Annotated[int, Field(ge=1, le=4, description="How many links away.")] = 1,
+        limit: Annotated[int, Field(ge=1, le=200, description="Most notes.")] = 20,
+        direction: Annotated[Literal["in", "out", "both"], Field(description="Links to it (in), from it (out) or "
+                                                                             "both.")] = "both",
+    ) -> str:
+        """The notes around a note in the link graph, nearest first, then by link weight (how often they link)."""
+        from . import browse
+
+        return state.call("neighbors", lambda mem: browse.neighbors(mem, note, depth, direction, limit))
+
+    @read_only
+    def timeline(
+        query: Annotated[str, Field(description="Words to look for, with or without a time phrase (\"billing last "
+                                                "week\", \"há 3 meses\"); empty: everything in the window.")] = "",
+        when: Annotated[str | None, Field(description="The window as a time phrase (\"yesterday\", \"last month\", "
+                                                      "\"2026-10\"); default: the query's, else the last 30 days.")]
+        = None,
+        limit: Annotated[int, Field(ge=1, le=500, description="Most entries.")] = 50,
+    ) -> str:
+        """Dated entries in a window of time, newest first: the daily log's timestamped entries and the notes
+        created or updated then."""
+        from .timeline import timeline as run
+
+        return state.call("timeline", lambda mem: run(mem, query, when, _today(), limit))
+
+    @adds
+    def save(
+        text: Annotated[str, Field(min_length=1, description="The memory in Markdown; its first line names it "
+                                                             "unless `name` is given.")],
+        type: Annotated[MemoryType | None, Field(description="The kind of memory (its folder); default: inferred, "
+                                                             "and the reason returned.")] = None,
+        name: Annotated[str | None, Field(description="The note's name (its file name is made from it).")] = None,
+        description: Annotated[str | None, Field(description="One line for the MEMORY.md index.")] = None,
+        tags: Annotated[list[str] | str | None, Field(description="Tags, without # (a list, or one string "
+                                                                  "with commas).")] = None,
+        new: Annotated[bool, Field(description="Save even when a near-duplicate exists (after checking it is not "
+                                               "the same memory).")] = False,
+    ) -> str:
+        """Save a durable memory: a new note in its type's folder plus its line in MEMORY.md. The same content saved
+        again changes nothing; a near-duplicate is refused and named (update that note instead, or pass new=true).
+        The result has `warnings` when the text looks like something not to keep (code, paths, task state)."""
+        from . import capture
+
+        tag_list = [t for given in ([tags] if isinstance(tags, str) else tags or ()) for t in given.split(",")]
+        return state.call("save", lambda mem: capture.save(mem, text, type, name, description, tag_list, new=new))
+
+    @adds
+    def daily_add(
+        text: Annotated[str, Field(min_length=1, description="The entry.")],
+        at: Annotated[str | None, Field(description="The time, HH:MM; default: now.")] = None,
+    ) -> str:
+        """Append a timestamped `## HH:MM` entry to today's daily note (memory/daily/YYYY-MM-DD.md, created when
+        missing). Append-only."""
+        from . import capture
+
+        return state.call("daily_add", lambda mem: capture.daily_add(mem, text, at))
+
+    @read_only
+    def check() -> str:
+        """The memory budget audit: tokens used against the cap, by type, the largest files, growth, and every
+        issue (broken index links, orphans, duplicates, stale notes...) with a suggested action, worst first."""
+        from . import budget
+        from .config import check_settings
+
+        def work(mem):
+            today = _today()
+            report = budget.audit(mem, check_settings(mem.root), dt.date.fromisoformat(today) if today else None)
+            return plain(report) | {"counts": report.counts()}
+
+        return state.call("check", work)
+
+    @adds
+    def checkpoint_accept(
+        numbers: Annotated[str, Field(min_length=1, description="The suggestions to save: \"1,3\" or \"all\".")],
+        session: Annotated[str | None, Field(description="The checkpoint's session id; default: the newest pending "
+                                                         "one.")] = None,
+    ) -> str:
+        """Save suggestions of the pending memory checkpoint (proposed by mdmem's Stop hook or `mdmem checkpoint`),
+        each through `save`; returns each one's status (created, unchanged, refused with the reason, or a CLAUDE.md
+        line for the user to add) and the ones not chosen."""
+        from . import checkpoint as cp
+
+        return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session))
+
+    return server
+
+
+def serve(vault: str | os.PathLike | None = None) -> None:
+    """Serve the vault over stdio until the client hangs up."""
+    from .vault import find_vault
+
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="mdmem mcp: %(levelname)s %(message)s")
+    logging.getLogger("mdmem").setLevel(logging.INFO)
+    root = find_vault(vault)
+    server = build_server(root)
+    log.info("serving %s (mdmem %s)", root, __version__)
+    server.run("stdio")

@@ -1,0 +1,546 @@
+"""Time phrases in English and Brazilian Portuguese, turned into a date window.
+
+``mdmem timeline`` and ``mdmem recall`` use this to split a question such as
+"what did we decide about billing last week?" into a window (2026-04-06 ..
+2026-04-12 when asked on Wednesday 2026-04-15) and the remaining words
+("what did we decide about billing?"). Standard library only: it may run in hooks.
+
+API
+---
+``parse(text, today)``      the first (leftmost) time phrase in ``text`` as a
+                            :class:`Window`, or ``None``.
+``window_of(phrase, today)`` a string that must be nothing but a time phrase
+                            (a ``--when`` option); anything else raises
+                            ``ValueError`` with a message naming what was wrong.
+
+A :class:`Window` holds ``start`` and ``end`` (both inclusive), ``phrase`` (the
+words that named the window, exactly as they appear in the text) and ``rest``
+(the text without the phrase, cleaned up as described under "The rest").
+
+Phrases (case-insensitive; accents optional: mês/mes, há/ha, três/tres,
+últimos/ultimos, atrás/atras, março/marco)
+---------------------------------------------------------------------------
+ISO dates
+    ``2026-04-12`` -> that day.  ``2026-04`` -> that month, 1st .. last day.
+    An impossible date (``2026-02-30``, ``2026-13``) is not a phrase, and neither
+    is its prefix (``2026-02-30`` does not fall back to February). A date glued
+    to a word, a time or a file suffix (``2026-04-12T10:00``, ``2026-04-12.md``,
+    ``notes/2026-04-12``) is not a phrase either.
+Days
+    today/hoje; yesterday/ontem; (the) day before yesterday/anteontem/ante-ontem/
+    antes de ontem.
+N units ago
+    "N days ago", "há N dias", "N dias atrás", "há N dias atrás" -> that one day.
+    "N weeks ago" / "há N semanas" / "N semanas atrás" -> the ISO week (Monday ..
+    Sunday) that contains today - 7N days.
+    "N months ago" / "há N meses" / "N meses atrás" -> the calendar month of
+    today shifted N months back (asked on 03-31, "1 month ago" is February).
+    "N years ago" / "há N anos" / "N anos atrás" -> that calendar year.
+    N is digits (1 or more; 0 is not a phrase), one..twelve, um/uma, dois/duas,
+    três, quatro .. doze, or the article a/an ("a week ago" = 1 week ago; "há uma
+    semana", "há um mês"). English numbers go with English units, Portuguese
+    with Portuguese ones.
+Calendar periods
+    "last week", "semana passada" -> the previous ISO week; "this week",
+    "esta/essa/nesta/nessa/desta/dessa semana" -> the current ISO week, Monday ..
+    Sunday (it may reach into the future). Likewise "last month"/"mês passado",
+    "this month"/"este/esse/neste/nesse/deste/desse mês" (1st .. last day), and
+    "last year"/"ano passado", "this year"/"este/esse/neste/.. ano" (Jan 1 ..
+    Dec 31).
+Rolling windows ending today
+    "last N days", "past N days", "the last N days", "últimos N dias", "últimas N
+    semanas", "os últimos N meses" (days, weeks or months):
+    N days -> today-(N-1) .. today; N weeks -> today-(7N-1) .. today; N months ->
+    (the same day N months back, clamped to that month's length) + 1 day .. today.
+Months
+    Full names in both languages (january .. december, janeiro .. dezembro), with
+    an optional year: "april", "april 2026", "april of 2026", "april/2026",
+    "abril de 2026", "abril/2026". Without a year: the most recent such month that
+    is not in the future (asked in 2026-03, "april" is April 2025; asked in
+    2026-04 it is April 2026, 1st .. 30th). The year may also be relative:
+    "april last year"/"april of last year"/"abril do ano passado" (that month of
+    last year), "april this year"/"abril deste ano"/"abril este ano" (this year's).
+    Abbreviations (jan feb mar apr jun jul aug sep sept oct nov dec; fev abr mai
+    ago set out dez), with an optional dot, count only when a year follows
+    ("apr 2026", "abr/2026", "abr de 2026"). "set", "out" and "ago" are English
+    words, so for them a bare space is not enough: they need "/", "de"/"of" or
+    the dot ("set/2025", "out. 2025").
+Years
+    "in 2025", "during 2025", "em 2025", "durante 2025" -> that calendar year;
+    also "ano de 2025" (so "no ano de 2025"). A bare 4-digit number is not a
+    phrase ("2026 budget"), and a year after a preposition must lie in
+    1900..2199 ("in 2000 ms" is still read as a year: a known false positive).
+
+Ambiguities and the decisions taken
+-----------------------------------
+* Whole words only: "monday", "todays", "contém", "this weekend", "last
+  weekend" contain no phrase.
+* "may" and "march" are English verbs, and "marco" (without the cedilla) is a
+  Portuguese noun and a first name. Without a year they count only right after
+  "in", "of" or "during" ("in may", "end of march") -- for "marco": "em" or
+  "durante". "maio" and "março" need nothing. So "may I ask" and "march forward"
+  are not phrases. "since may" is not one either (see "since" below).
+* A month name next to a day number names a day, which this parser does not
+  read; rather than take the month alone and strand the number in ``rest``, it
+  is not a phrase: "april 12", "april 12th, 2026", "12 april", "the 3rd of may",
+  "5 de maio".
+* A month name after last/next/this/past/coming/previous/every/each/último/
+  próximo/este/esse/neste/todo/cada, or before passado/que vem/próximo/next year,
+  is not a phrase ("last april" is not read as the most recent April).
+* "the last week", "the last month" are the calendar periods, like "last week".
+  "last week of march", "the last month of 2025" (a following "of") are not
+  phrases themselves; what follows may be ("the last week of march" -> March,
+  rest "the last week"). "past week", "past month", "last N years", "next
+  week", "tomorrow", weekdays, "última semana", "faz 3 dias" and "a couple of
+  days ago" are left out altogether.
+* A leading article is part of the phrase ("the last 3 days", "the day before
+  yesterday", "o mês passado", "a semana passada", "os últimos 3 dias"); a leading
+  preposition is not ("in april" -> phrase "april"), even where the preposition
+  is what makes the words a phrase ("in may" -> "may", "in 2025" -> "2025",
+  "no ano de 2025" -> "ano de 2025"). Fused forms (nesta, neste, desta, ...) are
+  single words and so belong to the phrase.
+* English possessives belong to the phrase: "yesterday's standup" -> phrase
+  "yesterday's", rest "standup"; there the preposition before the phrase governs
+  the following noun and is kept ("notes in today's standup" -> "notes in
+  standup").
+* "há N dias" also means "there are N days" ("há 3 dias de prazo"); it is read
+  as time. "April" may be a person; it is read as the month.
+* Only the first (leftmost) phrase is taken; when two start at the same place
+  the longer wins. Words such as since/until/before/after/desde/até before the
+  phrase are kept in ``rest``: the window does not express them, so the caller
+  can see them.
+
+The rest
+--------
+The text is NFC-normalised first (``phrase`` and ``rest`` come from that
+form). The phrase is cut out; a preposition right before it that is left
+dangling is cut too -- after an English phrase: in, on, from, of, during, over,
+within, for; after a Portuguese one: em, de, do, da, dos, das, no, na, nos, nas,
+durante; after an ISO date or a year: any of these. Then whitespace is
+collapsed; punctuation the cut leaves stranded is dropped (a leading ", " or
+": ", a trailing ",", the comma before "?" or ".", both commas that enclosed
+the phrase, an emptied pair of brackets or quotes), and a rest with no letters
+or digits at all becomes "". A month name's language is the name's; the
+abbreviations shared by both languages (jan, mar, jun, jul, nov) count as both.
+
+``window_of`` runs the same parser and requires an empty ``rest``. Because an
+option value has no other reading, it also accepts a bare year ("2025") and a
+bare "may", "march" or "marco"; abbreviations still need a year.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["Window", "parse", "window_of"]
+
+
+@dataclass(frozen=True)
+class Window:
+    start: datetime.date   # inclusive
+    end: datetime.date     # inclusive
+    phrase: str            # the words that named the window, as found in the text
+    rest: str              # the text without the phrase, cleaned up
+
+
+Span = tuple[datetime.date, datetime.date]
+
+# ----------------------------------------------------------------------------- words
+
+
+def _fold(s: str) -> str:
+    """Lower case without accents (ç -> c), for table look-ups."""
+    return "".join(c for c in unicodedata.normalize("NFD", s.lower()) if not unicodedata.combining(c))
+
+
+def _alt(words) -> str:
+    return "|".join(sorted({re.escape(w) for w in words}, key=len, reverse=True))
+
+
+_NUM_EN = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+           "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+_NUM_PT = {"um": 1, "uma": 1, "dois": 2, "duas": 2, "tres": 3, "três": 3, "quatro": 4, "cinco": 5,
+           "seis": 6, "sete": 7, "oito": 8, "nove": 9, "dez": 10, "onze": 11, "doze": 12}
+_NUMBERS = {_fold(k): v for k, v in {**_NUM_EN, **_NUM_PT, "a": 1, "an": 1}.items()}
+
+_MONTHS_EN = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+              "october", "november", "december"]
+_MONTHS_PT = ["janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro",
+              "outubro", "novembro", "dezembro"]
+_FULL = {**{n: i for i, n in enumerate(_MONTHS_EN, 1)}, **{_fold(n): i for i, n in enumerate(_MONTHS_PT, 1)}}
+_FULL_LANG = {**{n: "en" for n in _MONTHS_EN}, **{_fold(n): "pt" for n in _MONTHS_PT}}
+_ABBR = {"jan": 1, "feb": 2, "fev": 2, "mar": 3, "apr": 4, "abr": 4, "mai": 5, "jun": 6, "jul": 7,
+         "aug": 8, "ago": 8, "sep": 9, "sept": 9, "set": 9, "oct": 10, "out": 10, "nov": 11, "dec": 12,
+         "dez": 12}
+_ABBR_LANG = {"feb": "en", "apr": "en", "aug": "en", "sep": "en", "sept": "en", "oct": "en", "dec": "en",
+              "fev": "pt", "abr": "pt", "mai": "pt", "ago": "pt", "set": "pt", "out": "pt", "dez": "pt"}
+_ABBR_NEEDS_SEP = {"set", "out", "ago"}          # English words: a bare space is not enough
+_LICENSED = {"may": {"in", "of", "during"}, "march": {"in", "of", "during"}}
+_MARCO_LICENSE = {"em", "durante"}               # "marco" without the cedilla
+_MONTH_REFUSE_BEFORE = {"last", "next", "this", "past", "coming", "previous", "every", "each", "ultimo",
+                        "proximo", "este", "esse", "neste", "nesse", "deste", "desse", "todo", "cada"}
+_YEAR_PREPOSITIONS = {"in", "during", "em", "durante"}
+
+_DANGLING_EN = {"in", "on", "from", "of", "during", "over", "within", "for"}
+_DANGLING_PT = {"em", "de", "do", "da", "dos", "das", "no", "na", "nos", "nas", "durante"}
+_DANGLING = {"en": _DANGLING_EN, "pt": _DANGLING_PT, "any": _DANGLING_EN | _DANGLING_PT}
+
+_N_EN = rf"(?P<n>\d{{1,4}}|{_alt(_NUM_EN)})"
+_N_EN_A = rf"(?P<n>\d{{1,4}}|{_alt(_NUM_EN)}|an?)"
+_N_PT = rf"(?P<n>\d{{1,4}}|{_alt(_NUM_PT)})"
+_U_EN = r"(?P<u>days?|weeks?|months?|years?)"
+_U_EN3 = r"(?P<u>days?|weeks?|months?)"
+_U_PT = r"(?P<u>dias?|semanas?|m[eê]s(?:es)?|anos?)"
+_U_PT3 = r"(?P<u>dias?|semanas?|m[eê]s(?:es)?)"
+_YEAR_END = r"(?![\w/-]|[.:]\w)"                  # not glued to a word, a path, a time or a suffix
+_B = r"(?<!\w)"
+_E = r"(?!\w)"
+
+
+def _number(s: str) -> int | None:
+    n = int(s) if s.isdigit() else _NUMBERS.get(_fold(s))
+    return n if n else None
+
+
+def _unit(s: str) -> str:
+    """'d', 'w', 'm' or 'y' for an English or Portuguese unit word."""
+    f = _fold(s)
+    if f.startswith("d"):
+        return "d"
+    if f.startswith(("w", "s")):
+        return "w"
+    if f.startswith("m"):
+        return "m"
+    return "y"
+
+
+# ----------------------------------------------------------------------------- dates
+
+
+def _week(d: datetime.date) -> Span:
+    monday = d - datetime.timedelta(days=d.weekday())
+    return monday, monday + datetime.timedelta(days=6)
+
+
+def _month(year: int, month: int) -> Span:
+    return datetime.date(year, month, 1), datetime.date(year, month, calendar.monthrange(year, month)[1])
+
+
+def _year(year: int) -> Span:
+    return datetime.date(year, 1, 1), datetime.date(year, 12, 31)
+
+
+def _shift(year: int, month: int, k: int) -> tuple[int, int]:
+    i = year * 12 + month - 1 + k
+    return i // 12, i % 12 + 1
+
+
+def _ago(n: int, unit: str, today: datetime.date) -> Span:
+    if unit == "d":
+        d = today - datetime.timedelta(days=n)
+        return d, d
+    if unit == "w":
+        return _week(today - datetime.timedelta(days=7 * n))
+    if unit == "m":
+        return _month(*_shift(today.year, today.month, -n))
+    return _year(today.year - n)
+
+
+def _rolling(n: int, unit: str, today: datetime.date) -> Span:
+    if unit == "d":
+        return today - datetime.timedelta(days=n - 1), today
+    if unit == "w":
+        return today - datetime.timedelta(days=7 * n - 1), today
+    y, m = _shift(today.year, today.month, -n)
+    back = datetime.date(y, m, min(today.day, calendar.monthrange(y, m)[1]))
+    return back + datetime.timedelta(days=1), today
+
+
+def _period(unit: str, k: int, today: datetime.date) -> Span:
+    """The calendar week/month/year containing today, shifted k units."""
+    if unit == "w":
+        return _week(today + datetime.timedelta(days=7 * k))
+    if unit == "m":
+        return _month(*_shift(today.year, today.month, k))
+    return _year(today.year + k)
+
+
+# ----------------------------------------------------------------------------- context
+
+
+_LAST_WORD = re.compile(r"(\w+)\Z")
+
+
+def _prev_word(before: str) -> tuple[str, int]:
+    """The word right before a phrase (separated by whitespace only), folded, and where it starts."""
+    stripped = before.rstrip()
+    if len(stripped) == len(before):
+        return "", -1
+    offset = max(0, len(stripped) - 100)      # look at the tail only: long texts stay linear
+    m = _LAST_WORD.search(stripped, offset)
+    return (_fold(m.group(1)), m.start(1)) if m else ("", -1)
+
+
+_DAY_BEFORE = re.compile(r"(?<![\w.:/-])\d{1,2}(?:st|nd|rd|th|º|°|ª|o)?\s+(?:(?:of|de)\s+)?\Z",
+                         re.IGNORECASE)
+_DAY_AFTER = re.compile(r"\s+\d{1,2}(?:st|nd|rd|th|º|°|ª)?(?![\w-]|[.:/]\d)", re.IGNORECASE)
+_MONTH_REFUSE_AFTER = re.compile(r"\s+(?:passad[oa]|que\s+vem|pr[oó]xim[oa]|(?:of\s+)?next\s+year|"
+                                 r"do\s+pr[oó]ximo\s+ano)(?!\w)", re.IGNORECASE)
+_NOT_OF = re.compile(r"\s+of\s", re.IGNORECASE)
+
+
+# ----------------------------------------------------------------------------- rules
+
+Handler = Callable[[re.Match, str, datetime.date], "Span | None"]
+
+
+@dataclass(frozen=True)
+class _Rule:
+    rx: re.Pattern
+    lang: str            # "en", "pt" or "any" (decides which dangling prepositions go)
+    handle: Handler
+
+
+_RULES: list[_Rule] = []
+
+
+def _rule(pattern: str, lang: str):
+    def register(fn: Handler) -> Handler:
+        _RULES.append(_Rule(re.compile(pattern, re.IGNORECASE), lang, fn))
+        return fn
+    return register
+
+
+@_rule(rf"(?<![\w./-])(?P<y>\d{{4}})-(?P<m>\d{{2}})-(?P<d>\d{{2}}){_YEAR_END}", "any")
+def _iso_day(m, text, today):
+    d = datetime.date(int(m["y"]), int(m["m"]), int(m["d"]))
+    return d, d
+
+
+@_rule(rf"(?<![\w./-])(?P<y>\d{{4}})-(?P<m>\d{{2}}){_YEAR_END}", "any")
+def _iso_month(m, text, today):
+    return _month(int(m["y"]), int(m["m"]))
+
+
+@_rule(rf"{_B}(?P<w>today|yesterday|(?:the\s+)?day\s+before\s+yesterday){_E}", "en")
+@_rule(rf"{_B}(?P<w>hoje|ontem|anteontem|ante-ontem|antes\s+de\s+ontem){_E}", "pt")
+def _day(m, text, today):
+    w = _fold(m["w"])
+    back = 0 if w in ("today", "hoje") else 1 if w in ("yesterday", "ontem") else 2
+    d = today - datetime.timedelta(days=back)
+    return d, d
+
+
+@_rule(rf"{_B}{_N_EN_A}\s+{_U_EN}\s+ago{_E}", "en")
+@_rule(rf"{_B}h[aá]\s+{_N_PT}\s+{_U_PT}(?:\s+atr[aá]s)?{_E}", "pt")
+@_rule(rf"{_B}{_N_PT}\s+{_U_PT}\s+atr[aá]s{_E}", "pt")
+def _units_ago(m, text, today):
+    n = _number(m["n"])
+    return _ago(n, _unit(m["u"]), today) if n else None
+
+
+@_rule(rf"{_B}(?:the\s+)?(?:last|past)\s+{_N_EN}\s+{_U_EN3}{_E}", "en")
+@_rule(rf"{_B}(?:[oa]s\s+)?[uú]ltim[oa]s?\s+{_N_PT}\s+{_U_PT3}{_E}", "pt")
+def _last_n(m, text, today):
+    n = _number(m["n"])
+    return _rolling(n, _unit(m["u"]), today) if n else None
+
+
+@_rule(rf"{_B}(?:(?P<last>(?:the\s+)?last)|this)\s+(?P<u>week|month|year){_E}", "en")
+def _this_last_en(m, text, today):
+    if _NOT_OF.match(text, m.end()):        # "last week of march", "the last month of 2025"
+        return None
+    return _period(_unit(m["u"]), -1 if m["last"] else 0, today)
+
+
+@_rule(rf"{_B}(?:(?:a\s+)?(?P<w>semana)|(?:o\s+)?(?P<u>m[eê]s|ano))\s+passad[oa]{_E}", "pt")
+def _last_pt(m, text, today):
+    return _period("w" if m["w"] else _unit(m["u"]), -1, today)
+
+
+@_rule(rf"{_B}(?:[nd]?es[st]a\s+(?P<w>semana)|[nd]?es[st]e\s+(?P<u>m[eê]s|ano)){_E}", "pt")
+def _this_pt(m, text, today):
+    return _period("w" if m["w"] else _unit(m["u"]), 0, today)
+
+
+_FULL_NAMES = _alt(_MONTHS_EN + _MONTHS_PT + ["marco"])
+
+
+@_rule(rf"{_B}(?P<m>{_FULL_NAMES}){_E}"
+       rf"(?:(?:\s+(?:of|de)\s+|\s*/\s*|\s+)(?P<y>\d{{4}}){_YEAR_END}"
+       rf"|\s+(?P<rel>(?P<last>(?:of\s+)?last\s+year|do\s+ano\s+passado)"
+       rf"|this\s+year|[dn]?es[st]e\s+ano){_E})?",
+       "month")
+def _month_name(m, text, today):
+    name = m["m"].lower()
+    month = _FULL[_fold(name)]
+    before = text[max(0, m.start() - 100):m.start()]
+    prev, _ = _prev_word(before)
+    if prev in _MONTH_REFUSE_BEFORE or _DAY_BEFORE.search(before[-40:]):
+        return None
+    if m["y"]:
+        return _month(int(m["y"]), month)
+    if m["rel"]:
+        return _month(today.year - (1 if m["last"] else 0), month)
+    if _DAY_AFTER.match(text, m.end()) or _MONTH_REFUSE_AFTER.match(text, m.end()):
+        return None
+    if name in _LICENSED and prev not in _LICENSED[name]:
+        return None
+    if name == "marco" and prev not in _MARCO_LICENSE:
+        return None
+    return _month(today.year if month <= today.month else today.year - 1, month)
+
+
+@_rule(rf"{_B}(?P<a>{_alt(_ABBR)}){_E}(?P<dot>\.)?"
+       rf"(?P<sep>\s+(?:of|de)\s+|\s*/\s*|\s+)(?P<y>\d{{4}}){_YEAR_END}",
+       "month")
+def _month_abbr(m, text, today):
+    a = m["a"].lower()
+    if a in _ABBR_NEEDS_SEP and not m["dot"] and not m["sep"].strip():
+        return None
+    before = text[max(0, m.start() - 100):m.start()]
+    if _prev_word(before)[0] in _MONTH_REFUSE_BEFORE or _DAY_BEFORE.search(before[-40:]):
+        return None
+    return _month(int(m["y"]), _ABBR[a])
+
+
+@_rule(rf"(?<![\w./-])(?P<y>\d{{4}}){_YEAR_END}(?!,\d)", "any")
+def _year_after_preposition(m, text, today):
+    year = int(m["y"])
+    prev, _ = _prev_word(text[max(0, m.start() - 100):m.start()])
+    if not 1900 <= year <= 2199 or prev not in _YEAR_PREPOSITIONS:
+        return None
+    return _year(year)
+
+
+@_rule(rf"{_B}(?:o\s+)?ano\s+de\s+(?P<y>\d{{4}}){_YEAR_END}", "pt")
+def _ano_de(m, text, today):
+    return _year(int(m["y"]))
+
+
+# ----------------------------------------------------------------------------- search
+
+
+def _lang(rule: _Rule, m: re.Match) -> str:
+    if rule.lang != "month":
+        return rule.lang
+    if m.groupdict().get("a"):
+        return _ABBR_LANG.get(m["a"].lower(), "any")
+    return _FULL_LANG[_fold(m["m"])]
+
+
+def _first(text: str, today: datetime.date) -> tuple[int, int, str, Span] | None:
+    """(start, end, language, window) of the leftmost phrase, the longest on a tie."""
+    best = None
+    for rule in _RULES:
+        pos = 0
+        while (m := rule.rx.search(text, pos)) is not None:
+            if best is not None and m.start() > best[0]:
+                break
+            try:
+                span = rule.handle(m, text, today)
+            except (ValueError, OverflowError):      # impossible date, or out of the calendar's range
+                span = None
+            if span is not None:
+                if best is None or (m.start(), -m.end()) < (best[0], -best[1]):
+                    best = (m.start(), m.end(), _lang(rule, m), span)
+                break
+            pos = m.start() + 1
+    return best
+
+
+_POSSESSIVE = re.compile(r"['’]s(?!\w)")
+_CLOSERS = {"(": ")", "[": "]", "{": "}", '"': '"', "'": "'", "“": "”", "‘": "’", "«": "»"}
+
+
+def _rest(before: str, after: str) -> str:
+    # an emptied pair of brackets or quotes, glued to the phrase on both sides
+    while before and after and before[-1] in _CLOSERS and after[0] == _CLOSERS[before[-1]]:
+        before, after = before[:-1], after[1:]
+    left, right = " ".join(before.split()), " ".join(after.split())
+    if left.endswith(",") and right.startswith(","):         # ", last week," enclosed the phrase
+        left, right = left[:-1].rstrip(), right[1:].lstrip()
+    if not left:
+        right = re.sub(r"^[,;:.!?–—]+\s*", "", right)
+    if not right:
+        left = re.sub(r"\s*[,;:–—]+$", "", left)
+    if left.endswith((",", ";", ":")) and right[:1] in (".", "?", "!", "…", ",", ";", ":", ")", "]"):
+        left = left[:-1].rstrip()
+    if left and right:
+        joined = left + right if right[0] in ",.;:?!…)]}" else left + " " + right
+    else:
+        joined = left or right
+    return joined if re.search(r"\w", joined) else ""
+
+
+def _today(today: datetime.date) -> datetime.date:
+    if isinstance(today, datetime.datetime):
+        return today.date()
+    if not isinstance(today, datetime.date):
+        raise TypeError(f"today must be a datetime.date, not {type(today).__name__}")
+    return today
+
+
+def parse(text: str, today: datetime.date) -> Window | None:
+    """The first (leftmost) time phrase in ``text``, or None (see the module docstring)."""
+    today = _today(today)
+    text = unicodedata.normalize("NFC", text)
+    found = _first(text, today)
+    if found is None:
+        return None
+    s, e, lang, (start, end) = found
+    before, after = text[:s], text[e:]
+    possessive = lang in ("en", "any") and _POSSESSIVE.match(after)
+    if possessive:
+        e += possessive.end()
+        after = text[e:]
+    else:
+        word, at = _prev_word(before)
+        if word in _DANGLING[lang]:
+            before = before[:at]
+    return Window(start, end, text[s:e], _rest(before, after))
+
+
+_EXAMPLES = ("e.g. 'last week', 'yesterday', '3 days ago', '2026-04', 'april 2026', 'mês passado', "
+             "'há 2 semanas'")
+
+
+def window_of(phrase: str, today: datetime.date) -> Window:
+    """The window of a string that is nothing but a time phrase; ValueError otherwise.
+
+    Besides everything :func:`parse` reads, a bare year ("2025") and a bare
+    "may"/"march"/"marco" are accepted here: an option value has no other reading.
+    """
+    today = _today(today)
+    if not phrase or not phrase.strip():
+        raise ValueError(f"empty time phrase; expected {_EXAMPLES}")
+    first = parse(phrase, today)
+    candidates = [first] + [parse(prefix + phrase.strip(), today) for prefix in ("in ", "em ")]
+    for w in candidates:
+        if w is not None and not w.rest:
+            return w
+    if first is None:
+        raise ValueError(f"not a time phrase: {phrase!r}; expected {_EXAMPLES}")
+    raise ValueError(f"{phrase!r} is more than a time phrase: {first.phrase!r} names "
+                     f"{first.start.isoformat()}..{first.end.isoformat()}, but {first.rest!r} is left over")
+
+
+_ISO_OPTION = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")
+
+
+def iso_bound(value: str, end: bool = False) -> str:
+    """An ``--after``/``--before`` value: ``YYYY-MM-DD`` as is, ``YYYY-MM`` as the month's
+    first day (or, for an ``end``, a day after every day of the month, compared as text).
+    Raises ValueError on anything else."""
+    if not _ISO_OPTION.match(value):
+        raise ValueError(f"wants a date as YYYY-MM-DD or YYYY-MM, not {value!r}")
+    try:
+        day = datetime.date.fromisoformat(value if len(value) == 10 else value + "-01")
+    except ValueError:
+        raise ValueError(f"wants a date as YYYY-MM-DD or YYYY-MM, not {value!r}") from None
+    return value + "-31" if len(value) == 7 and end else day.isoformat()

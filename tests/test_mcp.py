@@ -1,0 +1,440 @@
+"""`mdmem mcp`: the real server driven through the MCP SDK's own client (in memory and
+over stdio), and `mdmem install claude`."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import run_process
+from test_checkpoint import SESSION
+
+pytest.importorskip("mcp")
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from mdmem.mcp_server import MAX_CHARS, Session, build_server, fit
+
+pytestmark = pytest.mark.anyio
+READ_ONLY = {"search", "recall", "read_note", "backlinks", "neighbors", "timeline", "check"}
+WRITES = {"save", "daily_add", "checkpoint_accept"}
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture
+async def client(vault):
+    async with Client(build_server(vault), mode="legacy") as c:  # initialize handshake, JSON-RPC streams
+        yield c
+
+
+async def call(client, tool: str, **args) -> dict:
+    result = await client.call_tool(tool, args)
+    assert not result.is_error, result.content[0].text
+    (block,) = result.content
+    assert len(block.text) <= MAX_CHARS
+    return json.loads(block.text)
+
+
+async def fails(client, tool: str, **args) -> str:
+    result = await client.call_tool(tool, args)
+    assert result.is_error
+    return result.content[0].text
+
+
+# --- the tools ---------------------------------------------------------------
+
+async def test_tools_have_typed_schemas_and_honest_hints(client):
+    tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert set(tools) == READ_ONLY | WRITES
+    for name, tool in tools.items():
+        hints = tool.annotations
+        assert hints.read_only_hint is (name in READ_ONLY) and hints.destructive_hint is False, name
+        assert hints.open_world_hint is False and len(tool.description) > 60, name
+        if name in READ_ONLY:
+            assert hints.idempotent_hint is True
+    search = tools["search"].input_schema
+    assert search["required"] == ["query"]
+    assert list(search["properties"]) == ["query", "limit", "type", "tag", "folder", "after", "before"]
+    assert {k: search["properties"]["limit"][k] for k in ("type", "default", "minimum")} == \
+        {"type": "integer", "default": 10, "minimum": 1}
+    assert "description" in search["properties"]["after"]
+    assert tools["recall"].input_schema["properties"]["budget"]["default"] == 4000
+    assert tools["read_note"].input_schema["required"] == ["note"]
+    assert tools["neighbors"].input_schema["properties"]["depth"]["default"] == 1
+    assert tools["timeline"].input_schema["properties"]["limit"]["default"] == 50
+    save = tools["save"].input_schema["properties"]
+    assert save["type"]["anyOf"][0]["enum"] == ["user", "person", "project", "protocol", "decision", "reference",
+                                                 "feedback"]
+    assert save["tags"]["anyOf"][:2] == [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]
+    assert tools["checkpoint_accept"].input_schema["required"] == ["numbers"]
+    assert tools["check"].input_schema["properties"] == {}
+
+
+async def test_search_answers_as_the_cli_does(client, cli, vault):
+    got = await call(client, "search", query="integer cents")
+    assert got["results"][0]["path"] == "memory/decisions/decision-integer-cents.md"
+    assert "**integer**" in got["results"][0]["snippet"]
+    assert got == cli.json("search", "integer cents", "--vault", vault)
+    people = await call(client, "search", query="billing", folder="memory/people", limit=3)
+    assert people["results"] and all(r["path"].startswith("memory/people/") for r in people["results"])
+    dated = await call(client, "search", query="atlas", after="2026-11", before="2026-11")
+    assert dated["results"] and all("2026-11-01" <= r["date"] <= "2026-11-30" for r in dated["results"])
+
+
+async def test_recall_returns_a_block_under_budget(client):
+    pytest.importorskip("mdmem.temporal")  # recall reads time phrases through it
+    got = await call(client, "recall", query="why did we choose integer cents", budget=1200)
+    assert got["budget"] == 1200 and len(got["markdown"]) <= 1200
+    assert got["markdown"].startswith("## Memory recall: why did we choose integer cents")
+    assert got["ranked"][0]["path"] == "memory/decisions/decision-integer-cents.md"
+    assert "text" not in got["ranked"][0]  # shown once, in the block
+
+
+async def test_read_note_gives_the_text_and_reads_on_after_a_cut(client, vault):
+    path = "memory/decisions/decision-integer-cents.md"
+    whole = (vault / path).read_text()
+    got = await call(client, "read_note", note="decision-integer-cents")
+    assert got["path"] == path and got["content"] == whole and got["type"] == "decision"
+    assert got["chars"] == len(whole) and "truncated" not in got
+    parts, offset = [], 0
+    while True:
+        part = await call(client, "read_note", note=path, max_chars=400, offset=offset)
+        parts.append(part["content"])
+        if not part.get("truncated"):
+            break
+        assert part["next_offset"] == offset + 400 and f"offset={offset + 400}" in part["note"]
+        offset = part["next_offset"]
+    assert "".join(parts) == whole and len(parts) == -(-len(whole) // 400)
+
+
+async def test_backlinks_and_neighbors_of_a_hub(client, cli, vault):
+    got = await call(client, "backlinks", note="atlas-billing")
+    assert got["note"] == "memory/projects/atlas-billing.md" and len(got["backlinks"]) == 14
+    assert {"source": "MEMORY.md", "line": 20} == {k: got["backlinks"][0][k] for k in ("source", "line")}
+    assert got == cli.json("backlinks", "atlas-billing", "--vault", vault)
+    near = await call(client, "neighbors", note="memory/projects/atlas-billing.md")
+    assert len(near["neighbors"]) == 20
+    assert near["neighbors"][0] == {"path": "memory/people/ana-souza.md", "distance": 1, "direction": "both",
+                                    "weight": 3}
+    assert near == cli.json("neighbors", "atlas-billing", "--limit", "20", "--vault", vault)
+
+
+async def test_timeline(client, cli, vault, monkeypatch):
+    pytest.importorskip("mdmem.timeline")
+    pytest.importorskip("mdmem.temporal")
+    monkeypatch.setenv("MDMEM_TODAY", "2026-11-25")
+    got = await call(client, "timeline", when="last 30 days")
+    assert got["entries"] and all("2026-10-26" <= e["date"] <= "2026-11-25" for e in got["entries"])
+    assert got == cli.json("timeline", "--when", "last 30 days", "--vault", vault)
+    few = await call(client, "timeline", query="cutover", when="last 30 days", limit=2)
+    assert len(few["entries"]) <= 2
+
+
+async def test_save_writes_a_note_and_its_index_line_then_search_finds_it(client, vault):
+    text = "Marta prefers review requests batched on Thursday afternoons, never on Mondays."
+    got = await call(client, "save", text=text, type="feedback", name="Batch review requests",
+                     description="batch review requests for Thursdays", tags=["reviews", "marta"])
+    assert got["status"] == "created" and got["path"] == "memory/feedback/batch-review-requests.md"
+    assert got["index_changed"] and got["index_line"] in (vault / "MEMORY.md").read_text()
+    assert "\ntype: feedback\ntags:\n- marta\n- reviews\n" in (vault / got["path"]).read_text()
+    hits = await call(client, "search", query="batched Thursday afternoons")
+    assert hits["results"][0]["path"] == got["path"]
+    again = await call(client, "save", text=text, type="feedback", name="Batch review requests")
+    assert again["status"] == "unchanged"
+    other = await call(client, "save", text="Rui answers Adyen questions within a day; email is best.",
+                       type="person", name="Rui response time", tags="adyen, rui")
+    assert "tags:\n- adyen\n- rui\n" in (vault / other["path"]).read_text()
+
+
+async def test_daily_add_appends_an_entry(client, vault):
+    got = await call(client, "daily_add", text="Paired with Rui on the quetzal retries.", at="09:15")
+    day = vault / got["path"]
+    assert got["time"] == "09:15" and got["created"] is True
+    assert "## 09:15\nPaired with Rui on the quetzal retries.\n" in day.read_text()
+    assert (await call(client, "search", query="quetzal"))["results"][0]["path"] == got["path"]
+    again = await call(client, "daily_add", text="Second entry.", at="10:00")
+    assert again["created"] is False and day.read_text().endswith("## 10:00\nSecond entry.\n")
+
+
+async def test_check_reports_the_budget(client, cli, vault):
+    got = await call(client, "check")
+    assert got["budget"] == {"tokens": 16796, "cap": 40000, "percent": 42.0, "index_tokens": 1561, "files": 60}
+    assert set(got["counts"]) == {"info", "warning", "error"} and sum(got["counts"].values()) == len(got["issues"])
+    assert got["budget"] == cli.json("check", "--vault", vault)["budget"]
+
+
+async def test_checkpoint_accept_saves_the_chosen_suggestions(client, cli, vault, tmp_path):
+    source = tmp_path / "talk.md"
+    source.write_text(SESSION)
+    cli("checkpoint", source, "--vault", vault)  # pending: three suggestions
+    got = await call(client, "checkpoint_accept", numbers="1")
+    assert got["session"] == "talk" and got["skipped"] == [2, 3]
+    (decision,) = got["accepted"]
+    assert decision["status"] == "created" and decision["path"] == "memory/decisions/decision-chose-sqs-over-redis.md"
+    assert (vault / decision["path"]).is_file()
+    assert "no pending checkpoint" in await fails(client, "checkpoint_accept", numbers="1")
+
+
+# --- errors, freshness, bounds ------------------------------------------------
+
+async def test_errors_are_tool_errors_and_the_server_keeps_answering(client, vault):
+    assert "no note matches 'no-such-note'" in await fails(client, "read_note", note="no-such-note")
+    assert "no note matches" in await fails(client, "backlinks", note="no-such-note")
+    bad_type = await fails(client, "save", text="something", type="banana")
+    assert "Input should be 'user'" in bad_type and "banana" in bad_type
+    assert "wants a date as YYYY-MM-DD or YYYY-MM, not '2026-13'" in await fails(client, "search", query="x",
+                                                                                after="2026-13")
+    assert "limit" in await fails(client, "search", query="x", limit=0)
+    assert "HH:MM" in await fails(client, "daily_add", text="x", at="25:00")
+    assert "nothing to save" in await fails(client, "save", text="   ")
+    assert "Unknown tool" in await fails(client, "forget_everything")
+    (vault / ".mdmem" / "config.toml").write_text("[search]\nrecency_weight = 'lots'\n")
+    assert "bad [search] value" in await fails(client, "search", query="cents")
+    (vault / ".mdmem" / "config.toml").unlink()
+    os.environ["MDMEM_TODAY"] = "2026-11-31"
+    try:
+        assert "MDMEM_TODAY wants a date as YYYY-MM-DD, not '2026-11-31'" in await fails(client, "check")
+    finally:
+        del os.environ["MDMEM_TODAY"]
+    assert (await call(client, "search", query="integer cents"))["results"]
+
+
+def test_an_unexpected_exception_is_logged_and_reported(vault, caplog):
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    session = Session(vault)
+    with caplog.at_level(logging.ERROR, logger="mdmem.mcp"), pytest.raises(ToolError) as e:
+        session.call("boom", lambda mem: 1 / 0)
+    assert "internal error in boom (ZeroDivisionError: division by zero)" in str(e.value)
+    assert caplog.records[0].exc_info[0] is ZeroDivisionError
+    assert json.loads(session.call("ok", lambda mem: {"notes": len(list(mem.notes()))}))["notes"] > 50
+    session.close()
+
+
+async def test_edits_behind_the_servers_back_are_seen(client, vault):
+    assert (await call(client, "search", query="zanzibar"))["results"] == []
+    note = vault / "memory" / "references" / "zanzibar-office.md"
+    note.write_text("# Zanzibar office\n\nThe Zanzibar office opens at 8.\n")
+    assert (await call(client, "search", query="zanzibar"))["results"][0]["path"] == \
+        "memory/references/zanzibar-office.md"
+    note.write_text("# Zanzibar office\n\nThe Zanzibar office opens at 8, Quokka days on Friday.\n")
+    assert (await call(client, "search", query="quokka"))["results"][0]["path"] == "memory/references/zanzibar-office.md"
+    assert len((await call(client, "search", query="zanzibar"))["results"]) == 1  # once, not old and new
+    assert "Quokka" in (await call(client, "read_note", note="zanzibar-office"))["content"]
+    note.unlink()
+    assert (await call(client, "search", query="zanzibar"))["results"] == []
+
+
+async def test_every_result_is_bounded(client, vault):
+    big = vault / "memory" / "references" / "huge.md"
+    big.write_text("# Huge\n\n" + "".join(f"line {i} of a very long reference note\n" for i in range(20_000)))
+    got = await call(client, "read_note", note="huge")  # `call` checks the whole result fits
+    assert got["truncated"] and got["chars"] > 500_000 and got["content"] == big.read_text()[:got["next_offset"]]
+    hub = vault / "memory" / "projects" / "hub.md"
+    hub.write_text("# Hub\n")
+    for i in range(300):
+        (vault / "memory" / "references" / f"spoke-{i:03}.md").write_text(
+            f"# Spoke {i}\n\nThis spoke links to [[hub]] and explains at some length why it matters so much.\n")
+    got = await call(client, "backlinks", note="hub")
+    assert got["truncated"] is True and got["backlinks_total"] == 300 and 50 < len(got["backlinks"]) < 300
+    assert got["backlinks"][0]["source"] == "memory/references/spoke-000.md"
+
+
+def test_fit_cuts_lists_then_texts():
+    small = {"a": [1, 2], "b": "x"}
+    assert fit(small) == '{"a":[1,2],"b":"x"}'
+    cut = json.loads(fit({"items": [{"n": i, "s": "y" * 50} for i in range(1000)], "q": "z"}, limit=2000))
+    assert cut["truncated"] is True and cut["items_total"] == 1000 and 0 < len(cut["items"]) < 40
+    assert len(fit({"items": [{"n": i} for i in range(1000)]}, limit=2000)) <= 2000
+    text = json.loads(fit({"text": "line\n" * 10_000, "path": "p"}, limit=3000))
+    assert text["truncated"] and "…[cut:" in text["text"] and len(fit({"text": "\n" * 10_000}, limit=3000)) <= 3000
+
+
+# --- change detection (what spares a stat of every note before every call) ----
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux-only (elsewhere: always True)")
+def test_changes_sees_every_kind_of_edit_and_nothing_else(vault, tmp_path):
+    from mdmem.changes import Changes
+
+    changes = Changes(vault)
+    assert changes.watching and changes.changed() is False
+    (vault / "memory" / "people" / "ana-souza.md").open("a").write("\nmore\n")  # in place, as Obsidian saves
+    assert changes.changed() is True and changes.changed() is False
+    (vault / ".mdmem").mkdir(exist_ok=True)
+    (vault / ".mdmem" / "notes.db").write_text("derived state")  # hidden: mdmem's own writes
+    (vault / "memory" / ".hidden.md").write_text("x")
+    (vault / "memory" / "people" / "ana-souza.md").read_text()  # reading is no change
+    assert changes.changed() is False
+    (vault / "memory" / "new" / "deeper").mkdir(parents=True)  # new folders are watched from now on
+    assert changes.changed() is True
+    (vault / "memory" / "new" / "deeper" / "n.md").write_text("# N\n")
+    assert changes.changed() is True
+    (vault / "memory" / "new" / "deeper" / "n.md").rename(vault / "memory" / "new" / "m.md")
+    assert changes.changed() is True
+    (vault / "memory" / "new" / "m.md").unlink()
+    assert changes.changed() is True
+    outside = tmp_path / "outside.md"
+    outside.write_text("# Outside\n")
+    (vault / "memory" / "linked.md").symlink_to(outside)
+    changes.close()
+    changes = Changes(vault)  # a symlinked note is watched at its target
+    outside.write_text("# Outside, edited\n")
+    assert changes.changed() is True and changes.changed() is False
+    changes.close()
+    assert changes.changed() is True  # not watching: every call checks the files
+
+
+# --- over real stdio --------------------------------------------------------
+
+async def test_stdio_server_registered_by_install_speaks_only_protocol_on_stdout(cli, vault, tmp_path, monkeypatch):
+    """`mdmem install claude` writes .mcp.json; its command, started as Claude Code would, answers
+    initialize, tools/list and a search; a copy of its stdout holds JSON-RPC messages only."""
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    cli("install", "claude", "--vault", vault, "--project", project)
+    entry = json.loads((project / ".mcp.json").read_text())["mcpServers"]["mdmem"]
+    assert entry == {"command": sys.executable, "args": ["-m", "mdmem", "mcp", "--vault", str(vault)]}
+    wire = tmp_path / "stdout.jsonl"
+    command = " ".join(map(shlex.quote, [entry["command"], *entry["args"]]))
+    params = StdioServerParameters(command="sh", args=["-c", f"{command} | tee {shlex.quote(str(wire))}"],
+                                   env={"PYTHONPATH": os.environ.get("PYTHONPATH", "")}, cwd=str(tmp_path))
+    with open(tmp_path / "stderr.txt", "w") as errlog:  # noqa: ASYNC230 (the SDK wants a real file)
+        async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
+            assert client.server_info.name == "mdmem"
+            assert {t.name for t in (await client.list_tools()).tools} == READ_ONLY | WRITES
+            got = await call(client, "search", query="integer cents")
+            assert got["results"][0]["path"] == "memory/decisions/decision-integer-cents.md"
+            assert "no note matches" in await fails(client, "read_note", note="nothing-like-it")
+    lines = wire.read_text().splitlines()
+    assert len(lines) >= 3 and all(json.loads(line)["jsonrpc"] == "2.0" for line in lines)
+    assert f"serving {vault.resolve()}" in (tmp_path / "stderr.txt").read_text()
+
+
+def test_mcp_without_a_vault_fails_clearly_and_other_commands_never_load_the_sdk(vault, tmp_path):
+    proc = run_process("mcp", "--vault", tmp_path / "nowhere")
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr == f"mdmem: vault not found: {tmp_path / 'nowhere'} (--vault) is not a folder\n"
+    probe = ("import sys; from typer.testing import CliRunner; from mdmem.cli import app; "
+             f"r = CliRunner().invoke(app, ['search', 'cents', '--vault', {str(vault)!r}]); "
+             "print(r.exit_code, sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'mdmem.mcp'))))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False)
+    assert out.stdout == "0 []\n", out.stderr
+
+
+# --- mdmem install claude ---------------------------------------------------------
+
+def dump(data) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def server(vault: Path) -> dict:
+    return {"command": sys.executable, "args": ["-m", "mdmem", "mcp", "--vault", str(vault)]}
+
+
+def claude_hooks(vault: Path) -> dict:
+    """The "hooks" object `mdmem install claude` writes: a Stop group, then a SessionStart group."""
+    def command(sub: str) -> str:
+        return f"{shlex.quote(sys.executable)} -m mdmem hook {sub} --vault {shlex.quote(str(vault))}"
+    return {"Stop": [{"hooks": [{"type": "command", "command": command("stop"), "timeout": 10}]}],
+            "SessionStart": [{"matcher": "startup|resume|clear|compact", "hooks": [
+                {"type": "command", "command": command("session-start"), "timeout": 10}]}]}
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch):
+    home, project = tmp_path / "home", tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("MDMEM_VAULT", raising=False)
+    return home, project
+
+
+def test_install_claude_project_scope(cli, vault, world):
+    home, project = world
+    out = cli("install", "claude", "--vault", vault, "--project", project).stdout
+    assert (project / ".mcp.json").read_text() == dump({"mcpServers": {"mdmem": server(vault)}})
+    assert (project / ".claude" / "settings.local.json").read_text() == dump({"hooks": claude_hooks(vault)})
+    assert not (project / ".claude" / "settings.json").exists() and not (home / ".claude.json").exists()
+    assert out.startswith(f"mcpServers.mdmem: added\nwrote {project / '.mcp.json'}\nStop: added\n"
+                          "SessionStart: added\n")
+    before = {p: p.read_bytes() for p in (project / ".mcp.json", project / ".claude" / "settings.local.json")}
+    again = cli.json("install", "claude", "--vault", vault, "--project", project)
+    assert again["mcp"]["actions"] == {"mcpServers.mdmem": "unchanged"} and again["hooks"]["actions"] == \
+        {"Stop": "unchanged", "SessionStart": "unchanged"}
+    assert {p: p.read_bytes() for p in before} == before
+    assert not list(project.rglob("*.mdmem-backup"))
+
+
+def test_install_claude_keeps_other_servers_and_keys(cli, vault, world, tmp_path):
+    _, project = world
+    mine = {"command": "/old/python", "args": ["-m", "mdmem", "mcp", "--vault", "/old"], "env": {"A": "1"}}
+    old = {"mcpServers": {"github": {"command": "gh-mcp", "args": []}, "mdmem": mine}, "extra": [1, "ü"]}
+    (project / ".mcp.json").write_text(dump(old))
+    got = cli.json("install", "claude", "--vault", vault, "--project", project)
+    assert got["mcp"]["actions"] == {"mcpServers.mdmem": "updated"}
+    assert got["mcp"]["backup"] == str(project / ".mcp.json.mdmem-backup")
+    assert (project / ".mcp.json.mdmem-backup").read_text() == dump(old)
+    new = json.loads((project / ".mcp.json").read_text())
+    assert list(new) == ["mcpServers", "extra"] and new["extra"] == [1, "ü"]
+    assert list(new["mcpServers"]) == ["github", "mdmem"] and new["mcpServers"]["github"] == old["mcpServers"]["github"]
+    assert new["mcpServers"]["mdmem"] == server(vault) | {"env": {"A": "1"}}
+
+
+@pytest.mark.parametrize("config_dir", [False, True])
+def test_install_claude_user_scope(cli, vault, world, monkeypatch, config_dir):
+    home, project = world
+    where = home / "cfg" if config_dir else home / ".claude"
+    state = home / "cfg" / ".claude.json" if config_dir else home / ".claude.json"
+    if config_dir:
+        monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / "cfg"))
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text(dump({"numStartups": 7, "projects": {"/x": {"mcpServers": {}}}}))
+    got = cli.json("install", "claude", "--scope", "user", "--vault", vault, "--project", project)
+    assert got["mcp"]["path"] == str(state) and got["hooks"]["path"] == str(where / "settings.json")
+    assert json.loads(state.read_text()) == {"numStartups": 7, "projects": {"/x": {"mcpServers": {}}},
+                                             "mcpServers": {"mdmem": server(vault)}}
+    assert json.loads((where / "settings.json").read_text()) == {"hooks": claude_hooks(vault)}
+    assert not (project / ".mcp.json").exists() and not (project / ".claude").exists()
+    bytes_now = state.read_bytes()
+    cli("install", "claude", "--scope", "user", "--vault", vault)
+    assert state.read_bytes() == bytes_now
+
+
+def test_install_claude_refuses_invalid_json_and_touches_nothing(cli, vault, world):
+    _, project = world
+    (project / ".mcp.json").write_text('{"mcpServers": {oops}')
+    result = cli("install", "claude", "--vault", vault, "--project", project, code=1)
+    assert "not valid JSON" in result.stderr and "nothing was changed" in result.stderr
+    assert (project / ".mcp.json").read_text() == '{"mcpServers": {oops}'
+    assert not (project / ".claude").exists()  # checked before either file is written
+    (project / ".mcp.json").write_text('{"mcpServers": []}')
+    assert '"mcpServers" must be an object' in cli("install", "claude", "--vault", vault, "--project", project,
+                                                   code=1).stderr
+    (project / ".mcp.json").unlink()
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.local.json").write_text("[]")
+    assert "top level must be an object" in cli("install", "claude", "--vault", vault, "--project", project,
+                                                code=1).stderr
+    assert not (project / ".mcp.json").exists()
+    cli("install", "claude", "--scope", "team", "--vault", vault, "--project", project, code=2)
+
+
+def test_install_claude_dry_run_writes_nothing(cli, vault, world):
+    _, project = world
+    out = cli("install", "claude", "--vault", vault, "--project", project, "--dry-run").stdout
+    assert f"dry run: would write {project / '.mcp.json'}:" in out and '"mdmem": {' in out
+    assert f"dry run: would write {project / '.claude' / 'settings.local.json'}:" in out
+    assert not (project / ".mcp.json").exists() and not (project / ".claude").exists()
