@@ -171,9 +171,10 @@ def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, quer
         if text:
             b.add(f"bootstrap {name}", f"## {name}\n\n{text}", str(file))
     notes = _notes(mem, include_sensitive)
-    _protocols(mem, b, notes, paths, mode)
+    the_card = card(mem, notes) if mode == "index" else ""
+    _protocols(mem, b, notes, paths, mode, reserve=len(the_card) + 1 if the_card else 0)
     if mode == "index":
-        b.add("card", card(mem, notes))
+        b.add("card", the_card)
     else:
         day = dt.date.fromisoformat(today) if isinstance(today, str) else (today or dt.date.today())
         _full(mem, b, notes, query, day, include_sensitive)
@@ -182,7 +183,9 @@ def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, quer
     return ContextResult(mode, budget, len(text), text, b.sections, b.omitted)
 
 
-def _protocols(mem: Memory, b: _Builder, notes: list, paths, mode: str) -> None:
+def _protocols(mem: Memory, b: _Builder, notes: list, paths, mode: str, reserve: int = 0) -> None:
+    """Path-matched protocols in full; the global ones in full (full mode) or as a list
+    of one line each (index mode) cut to what leaves ``reserve`` characters for the card."""
     lines = []
     for note in notes:
         if note.type != "protocol":
@@ -197,7 +200,18 @@ def _protocols(mem: Memory, b: _Builder, notes: list, paths, mode: str) -> None:
         else:
             lines.append(f"- {note.title}" + (f" — {_desc(note)}" if _desc(note) else "") + f" ({note.path})")
     if lines:
-        b.add("protocols", "## Protocols (always)\n" + "\n".join(lines))
+        head, more = "## Protocols (always)", "- … and {} more: `mdmem search type:protocol`"
+        room = b.budget - b.used - reserve - 1 - len(head) - 1
+        kept: list[str] = []
+        for i, line in enumerate(lines):
+            tail = len(more.format(len(lines) - i - 1)) + 1 if i + 1 < len(lines) else 0
+            if len(line) + 1 + tail > room:
+                kept.append(more.format(len(lines) - i))
+                break
+            kept.append(line)
+            room -= len(line) + 1
+        if kept and not kept[0].startswith("- … and"):
+            b.add("protocols", head + "\n" + "\n".join(kept))
 
 
 def _active(notes: list) -> list:

@@ -33,7 +33,8 @@ as medians [min-max] over runs, and as the ratios DESIGN.md asks for:
    plus the process tree's summed RSS and PSS sampled from ``/proc`` every 50 ms.
 9. the budget audit: ``mdmem check --json`` as a whole new process, nothing
    changed (median ms and the number of issues it reports).
-10. hooks and checkpoints (``scripts/bench_hooks.py``): the detectors' precision
+10. hooks and checkpoints (``scripts/bench_hooks.py``): per vault size ``mdmem hook
+   session-start`` with its card fresh and right after an edit; the detectors' precision
    and recall per dimension on the labelled conversations (the tuned corpus and
    the held-out one), ``mdmem hook stop`` not firing vs ``python -c pass``,
    firing on a 2.7 MB transcript, and the evidence policy per stop.
@@ -743,6 +744,11 @@ def render(report: dict) -> str:
         lambda s: f"{s['graph']['html']['s']:.1f} | {s['graph']['html']['bytes'] / 1e6:.1f}" if s["graph"]["html"] else "n/a")
     row("9. mdmem check --json process ms (issues)",
         lambda s: f_med(s["check"]["ms"], "{:.0f}") + f" ({s['check']['issues']:,})")
+    row("10. hook session-start ms, card fresh (x python -c pass)",
+        lambda s: f_med(s["session_start"]["fresh_ms"], "{:.0f}") + f" ({s['session_start']['ratio']['median']:.1f}x)"
+        if s.get("session_start") else "n/a")
+    row("    ... right after a one-note edit ms",
+        lambda s: f_med(s["session_start"]["after_edit_ms"], "{:.0f}") if s.get("session_start") else "n/a")
     head("7. peak memory of a full build (MB)")
     row("   largest process (wait4 ru_maxrss)", lambda s: f_med(s["build"]["maxrss_mb"], "{:.0f}"))
     row("   tree RSS sum (sampled)", lambda s: f_med(s["build"]["tree_rss_peak_mb"], "{:.0f}"))
@@ -825,6 +831,10 @@ def verdicts(report: dict) -> list[str]:
         ok = p50 < TARGETS["warm_p50_ms_max"] and p95 < TARGETS["warm_p95_ms_max"]
         out.append(f"{'OK    ' if ok else 'MISSED'} warm query p50 < 20 ms, p95 < 60 ms {at}: "
                    f"{p50:.1f} / {p95:.1f} ms")
+        if ref.get("session_start"):
+            v = ref["session_start"]["fresh_ms"]["median"]
+            out.append(f"{'OK    ' if v < 300 else 'MISSED'} mdmem hook session-start < 300 ms {at}: {v:.0f} ms "
+                       f"(card fresh; {ref['session_start']['after_edit_ms']['median']:.0f} ms right after an edit)")
     if report.get("big"):
         b = report["big"]["build"]
         peak = b["tree_pss_peak_mb"]["max"]
@@ -918,6 +928,8 @@ def main(argv: list[str] | None = None) -> int:
             s["graph"] = measure_graph(mdmem, root, info["paths"], min(5, args.runs))
             log("  budget audit (mdmem check) ...")
             s["check"] = measure_check(mdmem, root, min(5, args.runs))
+            log("  hook session-start ...")
+            s["session_start"] = bench_hooks.measure_session_start(mdmem, root, max(args.runs, 5))
             s["load_after"] = loadavg()
             report["sizes"].append(s)
             log(f"  warm p50 {s['warm']['p50_ms']:.1f} ms, cold search {s['cold']['ms']['median']:.0f} ms, "

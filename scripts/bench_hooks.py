@@ -165,6 +165,38 @@ def measure(mdmem: str, runs: int = 15, mb: float = 2.7, work: Path | None = Non
             shutil.rmtree(work, ignore_errors=True)
 
 
+def measure_session_start(mdmem: str, vault: Path, runs: int = 9) -> dict:
+    """``mdmem hook session-start`` on ``vault``: with its card fresh (paired with ``python -c
+    pass``), and right after a one-note edit (the card made again: refresh + context)."""
+    env = _env()
+    hook = [mdmem, "hook", "session-start", "--vault", str(vault)]
+    stdin = json.dumps({"hook_event_name": "SessionStart", "source": "startup", "cwd": str(vault)}).encode()
+    _time(hook, stdin, env)
+    fresh, bare, ratios, stale = [], [], [], []
+    for _ in range(runs):
+        a, proc = _time(hook, stdin, env)
+        if b"# Memory (" not in proc.stdout:
+            raise RuntimeError(f"no card: {proc.stdout[:200]!r} {proc.stderr[:400]!r}")
+        b, _ = _time([sys.executable, "-c", "pass"], b"", env)
+        fresh.append(a * 1000)
+        bare.append(b * 1000)
+        ratios.append(a / b)
+    notes = sorted((vault / "memory").rglob("*.md"))[:max(3, runs // 3)]
+    for note in notes:
+        old = note.read_bytes()
+        st = note.stat()
+        try:
+            note.write_bytes(old + b"\nbench edit\n")
+            t, _ = _time(hook, stdin, env)
+            stale.append(t * 1000)
+        finally:
+            note.write_bytes(old)
+            os.utime(note, ns=(st.st_atime_ns, st.st_mtime_ns))
+    _time(hook, stdin, env)  # leave the card fresh again
+    return {"notes": sum(1 for _ in (vault / "memory").rglob("*.md")), "fresh_ms": med(fresh), "bare_ms": med(bare),
+            "ratio": med(ratios), "after_edit_ms": med(stale)}
+
+
 def measure_mcp(runs: int = 30, big: Path | None = None) -> dict:
     """Warm ``search`` and ``recall`` calls through ``mdmem mcp``'s server, in-process
     with the MCP SDK's in-memory client (JSON-RPC streams, as over stdio): p50/p95 ms

@@ -201,3 +201,19 @@ def test_session_start_imports_no_heavy_module_when_the_card_is_fresh(vault: Pat
     assert "# Memory (vault" in proc.stdout
     imported = {line.split("|")[-1].strip().split(".")[0] for line in proc.stderr.splitlines() if "|" in line}
     assert not imported & {"whoosh", "networkx", "rich", "typer", "yaml", "markdown_it", "sqlite3"}
+
+
+@pytest.mark.parametrize("notes", [12, 150, 600])
+def test_budget_holds_on_generated_vaults(cli, tmp_path: Path, monkeypatch, notes: int):
+    """Many vault sizes: a card or full block never exceeds its budget, and the card is stable."""
+    out = tmp_path / f"v{notes}"
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_vault.py"), str(out), "--notes", str(notes),
+                    "--size", "800"], check=True, capture_output=True, timeout=120)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MDMEM_HOME", str(tmp_path / "nohome"))
+    for budget in (200, 1000, 4000):
+        for mode in ("index", "full"):
+            data = cli.json("context", "--vault", out, "--mode", mode, "--budget", str(budget), "--query", "stripe")
+            assert len(data["text"]) <= budget, (notes, mode, budget)
+    card = cli("context", "--vault", out).stdout
+    assert card == cli("context", "--vault", out).stdout and f"{notes} notes" in card.split("\n", 3)[-1] + card
