@@ -65,6 +65,7 @@ DEFAULTS = {"policy": "cadence", "min_stops": 20, "min_minutes": 30.0, "min_dime
 CHOICES = {"policy": ("cadence", "evidence"), "output": ("block", "context")}
 CARRY = 2          # messages carried from one evidence scan to the next, for context
 SEEN = 400         # evidence keys remembered per session, so a message is not counted twice
+PENDING = 5        # the strongest pieces of evidence kept per dimension until the next trigger
 LOCK_WAIT = 5.0    # seconds to wait for another hook holding the session's state
 
 
@@ -306,9 +307,15 @@ def stop(vault: str, payload: dict, opts: dict) -> dict | None:
         else:
             found, scan = _scan(transcript, state, "offset", payload)
             state["scanned"] = scan
+            from .dimensions import HIT
+
             pending = state.setdefault("pending", {})
             for e in found:
-                pending.setdefault(str(e.dimension), []).append(_evidence_dict(e))
+                if e.strength >= HIT:  # only what hits a dimension counts toward firing
+                    items = pending.setdefault(str(e.dimension), [])
+                    items.append(_evidence_dict(e))
+                    items.sort(key=lambda d: -d["strength"])
+                    del items[PENDING:]
             last = state.get("last_trigger") or 0
             if len(pending) >= cfg["min_dimensions"] and t - last >= cfg["min_interval_minutes"] * 60:
                 evidence = [_evidence(d) for items in pending.values() for d in items]

@@ -802,6 +802,13 @@ def render(report: dict) -> str:
     lines.append("memory: 'largest process' is the build's rusage from os.wait4 (kernel max RSS over the build "
                  "process and every descendant it reaped; same as RUSAGE_CHILDREN / `time -f %M`, per build); "
                  "the tree sums are /proc samples every 50 ms (RSS double-counts pages shared after fork; PSS does not).")
+    if report.get("mcp"):
+        lines.append("")
+        for key, m in report["mcp"].items():
+            lines.append(f"MCP server, warm calls ({m['notes']:,} notes): search p50/p95 {m['search']['p50']:.1f} / "
+                         f"{m['search']['p95']:.1f} ms, recall {m['recall']['p50']:.1f} / {m['recall']['p95']:.1f} ms "
+                         f"(the same searches without the server {m['core_search']['p50']:.1f} / "
+                         f"{m['core_search']['p95']:.1f} ms)")
     if report.get("hooks"):
         lines.append("")
         lines.append("10. " + "\n".join(bench_hooks.render(report["hooks"]["quality"], report["hooks"]["timing"])))
@@ -934,6 +941,10 @@ def main(argv: list[str] | None = None) -> int:
             report["sizes"].append(s)
             log(f"  warm p50 {s['warm']['p50_ms']:.1f} ms, cold search {s['cold']['ms']['median']:.0f} ms, "
                 f"edit->search {s['edit']['search_ms']['median']:.0f} ms, load {s['load_after']}")
+        if not args.no_hooks:
+            log("MCP server: warm search and recall calls ...")
+            tenk = [Path(s["vault"]["path"]) for s in report["sizes"] if s["notes"] >= 10000]
+            report["mcp"] = bench_hooks.measure_mcp(30, big=tenk[0] if tenk else None)
         if args.big:
             log(f"=== big: {args.big:,} notes")
             root, info, reused = prepare_vault(work, args.big, args.seed, args.size)

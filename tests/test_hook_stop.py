@@ -208,3 +208,11 @@ def test_the_hook_never_imports_heavy_modules(vault: Path, talk: Path):
     assert json.loads(proc.stdout)["decision"] == "block"  # it fired: the whole path was taken
     imported = {line.split("|")[-1].strip().split(".")[0] for line in proc.stderr.splitlines() if "|" in line}
     assert "mdmem" in imported and not imported & set(HEAVY), sorted(imported & set(HEAVY))
+
+
+def test_evidence_below_a_hit_does_not_count(vault: Path, tmp_path: Path):
+    talk = tmp_path / "t.md"
+    # "merged" alone is weak (0.5): with one real dimension that is still one dimension, silence
+    talk.write_text("User: From now on, keep your replies under ten lines.\nAssistant: Sure. I merged it.\n")
+    assert run(vault, payload(talk), "--policy", "evidence").stdout == ""
+    assert list(state(vault)["pending"]) == ["2"]
