@@ -33,6 +33,9 @@ VaultOpt = Annotated[
                  show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
+ModeOpt = Annotated[Optional[str], typer.Option("--mode", help="lexical (BM25F), semantic (by meaning: the "
+                                                "`semantic` extra) or hybrid (both fused); default from "
+                                                "[search] mode, else lexical.", show_default=False)]
 SensitiveOpt = Annotated[bool, typer.Option("--include-sensitive", help="Include notes marked sensitive.")]
 TodayOpt = Annotated[Optional[str], typer.Option("--today", envvar="MDMEM_TODAY", help="Take this YYYY-MM-DD as "
                                                  "today.", show_default=False)]
@@ -115,6 +118,8 @@ def init(
 def index(
     vault: VaultOpt = None,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild everything from the files.")] = False,
+    semantic: Annotated[bool, typer.Option("--semantic", help="Also embed the notes for search by meaning (the "
+                                           "`semantic` extra); later refreshes keep the vectors current.")] = False,
     json: JsonOpt = False,
 ) -> None:
     """Bring the notes cache and search index up to date (only what changed)."""
@@ -123,13 +128,16 @@ def index(
 
     with _errors(), Memory.open(vault) as mem:
         if json or not _tty():
-            result = mem.refresh(rebuild=rebuild)
+            result = mem.refresh(rebuild=rebuild, semantic=semantic)
         else:
-            result = _with_progress(mem, rebuild)
+            result = _with_progress(mem, rebuild, semantic)
         if json:
+            from dataclasses import asdict
+
             render.emit_json(
                 {k: getattr(result, k) for k in ("notes", "added", "changed", "removed", "seconds")}
-                | {"rebuilt": result.rebuilt, "stages": result.stages}
+                | {"rebuilt": result.rebuilt, "stages": result.stages,
+                   "vectors": asdict(result.vectors) if result.vectors else None}
             )
         else:
             render.refresh(result)
@@ -141,13 +149,14 @@ def _tty() -> bool:
     return sys.stderr.isatty()
 
 
-def _with_progress(mem, rebuild: bool):
+def _with_progress(mem, rebuild: bool, semantic: bool = False):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     columns = (TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, transient=True) as bar:
         task = bar.add_task("index", total=None)
-        return mem.refresh(rebuild=rebuild, progress=lambda done, total: bar.update(task, completed=done, total=total))
+        return mem.refresh(rebuild=rebuild, progress=lambda done, total: bar.update(task, completed=done, total=total),
+                           semantic=semantic)
 
 
 @app.command()
@@ -161,16 +170,19 @@ def search(
     after: Annotated[Optional[str], typer.Option("--after", help="Dated on or after YYYY-MM-DD.")] = None,
     before: Annotated[Optional[str], typer.Option("--before", help="Dated on or before YYYY-MM-DD.")] = None,
     recency: Annotated[bool, typer.Option("--recency/--no-recency", help="Lift recent notes a little.")] = True,
+    mode: ModeOpt = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Show each signal's rank and score for every hit.")] = False,
     json: JsonOpt = False,
 ) -> None:
-    """Ranked full-text search (BM25F) with snippets."""
+    """Ranked search with snippets: BM25F full text (lexical), by meaning (semantic), or both fused (hybrid)."""
     from . import render
-    from .config import search_recency
+    from .config import search_fusion, search_mode, search_recency
     from .index import Filters
 
     filters = Filters(type, tag, folder, _date(after, "--after"), _date(before, "--before", end=True))
     with _memory(vault) as mem:
-        result = mem.search(query, limit, filters, search_recency(mem.root, enabled=recency))
+        result = mem.search(query, limit, filters, search_recency(mem.root, enabled=recency),
+                            mode or search_mode(mem.root), explain, search_fusion(mem.root))
     render.emit_json(result) if json else render.search(result)
 
 
@@ -243,16 +255,18 @@ def recall(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Most ranked hits.")] = 5,
     include_sensitive: SensitiveOpt = False,
     today: TodayOpt = None,
+    mode: ModeOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Search hits plus their linked notes, as a Markdown block for a prompt (a time phrase such
     as "last week" or "em abril" puts that window's dated entries first)."""
     from . import render
-    from .config import search_recency
+    from .config import search_fusion, search_mode, search_recency
     from .recall import recall as run
 
     with _memory(vault) as mem:
-        result = run(mem, query, budget, limit, search_recency(mem.root), include_sensitive, _date(today, "--today"))
+        result = run(mem, query, budget, limit, search_recency(mem.root), include_sensitive, _date(today, "--today"),
+                     mode or search_mode(mem.root), search_fusion(mem.root))
     render.emit_json(result) if json else render.text(result.markdown)
 
 

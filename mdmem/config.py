@@ -119,3 +119,30 @@ def digest_settings(vault: Path | None):
         return DigestSettings(**values)
     except ValueError as e:
         raise MdmemError(f"bad [digest] settings in {where}: {e}") from None
+
+
+def search_mode(vault: Path) -> str:
+    """``[search] mode``: the default of ``--mode`` (lexical, semantic or hybrid)."""
+    mode = load(vault).get("search", {}).get("mode", "lexical")
+    if mode not in ("lexical", "semantic", "hybrid"):
+        raise MdmemError(f"bad [search] mode in {vault / STATE_DIR / 'config.toml'}: {mode!r} "
+                         "(lexical, semantic or hybrid)")
+    return mode
+
+
+def search_fusion(vault: Path):
+    """``[search] fusion`` (scores or rrf), ``hybrid_lexical_weight``, ``hybrid_semantic_weight``, ``rrf_k``."""
+    from .semantic import Fusion
+
+    section = load(vault).get("search", {})
+    try:
+        fusion = Fusion(float(section.get("hybrid_lexical_weight", Fusion.lexical_weight)),
+                        float(section.get("hybrid_semantic_weight", Fusion.semantic_weight)),
+                        float(section.get("rrf_k", Fusion.k)), str(section.get("fusion", Fusion.method)))
+    except (TypeError, ValueError) as e:
+        raise MdmemError(f"bad [search] value in {vault / STATE_DIR / 'config.toml'}: {e}") from None
+    if fusion.method not in ("scores", "rrf"):
+        raise MdmemError(f"[search] fusion must be \"scores\" or \"rrf\" in {vault / STATE_DIR / 'config.toml'}")
+    if min(fusion.lexical_weight, fusion.semantic_weight) < 0 or fusion.k <= 0:
+        raise MdmemError(f"[search] hybrid weights must be >= 0 and rrf_k > 0 in {vault / STATE_DIR / 'config.toml'}")
+    return fusion

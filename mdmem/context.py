@@ -262,7 +262,10 @@ def _full(mem: Memory, b: _Builder, notes: list, query: str | None, today: dt.da
 
         room = b.budget - b.used - 1
         if room >= 300:
-            r = recall(mem, query, budget=room, include_sensitive=include_sensitive)
+            from .config import search_fusion, search_mode
+
+            r = recall(mem, query, budget=room, include_sensitive=include_sensitive, mode=search_mode(mem.root),
+                       fusion=search_fusion(mem.root))
             if r.ranked or r.related:
                 b.add("relevant notes", r.markdown)
                 shown |= {i.path for i in r.ranked + r.related}

@@ -23,9 +23,9 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 from . import vault as fs
 from .errors import LockTimeout, MdmemError, NoteNotFound
@@ -54,12 +54,14 @@ class RefreshResult:
     rebuilt: bool = False
     stale: bool = False  # the lock could not be had in time: results may be behind the files
     stages: dict[str, float] = field(default_factory=dict)
+    vectors: Any = None  # semantic.SyncResult when the vectors were brought up to date too
 
 
 @dataclass(frozen=True)
 class SearchResult:
     query: str
     results: list[SearchHit]
+    mode: str = "lexical"
 
 
 @dataclass(frozen=True)
@@ -178,25 +180,51 @@ class Memory:
         rebuild: bool = False,
         progress: Callable[[int, int], None] | None = None,
         strict: bool = True,
+        semantic: bool = False,
     ) -> RefreshResult:
         """Bring the notes cache and the index up to date with the files.
 
         ``strict=False`` (read commands) waits at most :data:`READ_WAIT` seconds
         for another writer when there is an index to answer from, and then
         returns ``stale=True`` instead of raising :class:`LockTimeout`. A
-        damaged notes cache is discarded and everything rebuilt."""
+        damaged notes cache is discarded and everything rebuilt.
+
+        When search by meaning is on (vectors exist, ``[semantic] enabled``, or
+        ``semantic=True``: ``mdmem index --semantic``) and its extra is
+        installed, the vectors are brought up to date in the same locked step."""
         try:
-            return self._refresh(rebuild, progress, strict)
+            return self._refresh(rebuild, progress, strict, semantic)
         except CacheDamaged:
             self.store.reset()
-            return self._refresh(True, progress, strict)
+            return self._refresh(True, progress, strict, semantic)
 
-    def _refresh(self, rebuild, progress, strict) -> RefreshResult:
+    def _vectors_wanted(self, asked: bool) -> bool:
+        from . import semantic as sem
+        from .embed import missing
+
+        if not (asked or sem.enabled(self)):
+            return False
+        if missing():
+            if asked:
+                from .embed import require
+
+                require()
+            return False  # vectors exist, the extra is gone: keep them, answer lexically
+        return True
+
+    def _vectors_behind(self) -> bool:
+        from .semantic import Vectors
+
+        v = Vectors.load(self)
+        return v is None or v.gen != self.store.state()[1]
+
+    def _refresh(self, rebuild, progress, strict, semantic=False) -> RefreshResult:
         t0 = time.perf_counter()
         scan = self._set_scan(fs.scan(self.root))
         healthy = self._healthy()
         diff = self.store.diff(scan)
-        if not rebuild and healthy and not diff:
+        vectors = self._vectors_wanted(semantic)
+        if not rebuild and healthy and not diff and not (vectors and (semantic or self._vectors_behind())):
             return RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, _since(t0))
         wait = self.lock_timeout if strict or not healthy else min(self.lock_timeout, READ_WAIT)
         try:
@@ -207,8 +235,14 @@ class Memory:
                     diff = self.store.diff(scan)
                 if rebuild or not healthy:
                     result = self._build(scan, progress, t0)
-                else:
+                elif diff:
                     result = self._update(scan, diff, progress, t0)
+                else:  # only the vectors were behind
+                    result = RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, _since(t0))
+                if vectors:
+                    from .semantic import sync
+
+                    result = replace(result, vectors=sync(self, rebuild=rebuild))
         except LockTimeout:
             if strict:
                 raise
@@ -325,15 +359,31 @@ class Memory:
         limit: int = 10,
         filters: Filters = Filters(),
         recency: Recency = Recency(),
+        mode: str = "lexical",
+        explain: bool = False,
+        fusion: Any = None,
     ) -> SearchResult:
+        """Ranked notes for ``query``: ``lexical`` (BM25F, Whoosh), ``semantic``
+        (vectors, :mod:`mdmem.semantic`) or ``hybrid`` (their rank fusion)."""
+        if mode != "lexical":
+            from .search_modes import search
+
+            return search(self, query, limit, filters, recency, mode, explain, fusion)
+        hits = self.lexical(query, limit, filters, recency)
+        if explain:
+            hits = [replace(h, signals={"lexical": {"rank": i, "score": h.score}}) for i, h in enumerate(hits, 1)]
+        return SearchResult(query, hits)
+
+    def lexical(self, query: str, limit: int, filters: Filters = Filters(), recency: Recency = Recency(),
+                snippets: bool = True) -> list[SearchHit]:
         if not self.index.exists():
-            return SearchResult(query, [])
+            return []
+        text_for = self.text_of if snippets else None
         try:
-            hits = self.index.search(query, limit, filters, recency, text_for=self.text_of)
+            return self.index.search(query, limit, filters, recency, text_for=text_for)
         except IndexDamaged:  # a segment file vanished or broke under us: rebuild, ask again
             self.refresh(rebuild=True)
-            hits = self.index.search(query, limit, filters, recency, text_for=self.text_of)
-        return SearchResult(query, hits)
+            return self.index.search(query, limit, filters, recency, text_for=text_for)
 
     def notes(self) -> Iterable[Note]:
         return self.store.notes()

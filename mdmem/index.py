@@ -66,6 +66,7 @@ class SearchHit:
     score: float
     snippet: str
     date: str | None = None
+    signals: dict | None = None  # --explain: each signal's rank and score (lexical, semantic, fused)
 
 
 @dataclass(frozen=True)

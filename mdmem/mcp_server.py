@@ -56,6 +56,9 @@ NoteRef = Annotated[str, Field(min_length=1, description="The note: a vault path
                                                          "a file name or a title.")]
 Query = Annotated[str, Field(min_length=1, description="Plain words or a question; \"quoted phrase\", AND, NOT and "
                                                        "field:value (type:decision, tags:x) work too.")]
+Mode = Annotated[Literal["lexical", "semantic", "hybrid"] | None, Field(
+    description="lexical (full text, the default), semantic (by meaning; needs the vault's vectors: "
+                "`mdmem index --semantic`) or hybrid (both fused).")]
 Day = Annotated[str | None, Field(description="YYYY-MM-DD or YYYY-MM (inclusive).")]
 MemoryType = Literal["user", "person", "project", "protocol", "decision", "reference", "feedback"]
 
@@ -256,30 +259,36 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
         folder: Annotated[str | None, Field(description="Only notes under this folder, e.g. memory/people.")] = None,
         after: Day = None,
         before: Day = None,
+        mode: Mode = None,
     ) -> str:
-        """Ranked full-text search of the memory notes (BM25, title and aliases weigh more, recent notes a little
-        more). Returns each hit's path, title, score, date and a snippet with the matched words in **bold**.
-        Use read_note on a hit for its whole text."""
-        from .config import search_recency
+        """Ranked search of the memory notes: full text by default (BM25, title and aliases weigh more, recent
+        notes a little more), or by meaning / both fused when the vault has vectors. Returns each hit's path,
+        title, score, date and a snippet with the matched words in **bold**. Use read_note on a hit for its
+        whole text."""
+        from .config import search_fusion, search_mode, search_recency
         from .index import Filters
 
         filters = Filters(type, tag, folder, _day(after, "after"), _day(before, "before", end=True))
-        return state.call("search", lambda mem: mem.search(query, limit, filters, search_recency(mem.root)))
+        return state.call("search", lambda mem: mem.search(query, limit, filters, search_recency(mem.root),
+                                                           mode or search_mode(mem.root), False,
+                                                           search_fusion(mem.root)))
 
     @read_only
     def recall(
         query: Annotated[str, Field(min_length=1, description="What to remember: words or a question; a time "
                                                               "phrase (\"last week\", \"in April\") narrows it.")],
         budget: Annotated[int, Field(ge=200, le=16_000, description="Most characters in the block.")] = 4000,
+        mode: Mode = None,
     ) -> str:
         """A Markdown context block about the query, never longer than the budget: the best search hits (description
         and snippet) and the notes linked to them, and a time window's dated entries when the query names one.
         Read `markdown`; `ranked` and `related` list the notes it shows."""
-        from .config import search_recency
+        from .config import search_fusion, search_mode, search_recency
         from .recall import recall as run
 
         def work(mem):
-            data = plain(run(mem, query, budget, 5, search_recency(mem.root), today=_today()))
+            data = plain(run(mem, query, budget, 5, search_recency(mem.root), today=_today(),
+                             mode=mode or search_mode(mem.root), fusion=search_fusion(mem.root)))
             for key in ("ranked", "related"):  # their text is in the block already
                 data[key] = [{k: v for k, v in item.items() if k != "text"} for item in data.get(key, [])]
             return data

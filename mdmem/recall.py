@@ -50,7 +50,7 @@ def _plain(snippet: str) -> str:
 
 def recall(
     mem: Memory, query: str, budget: int = DEFAULT_BUDGET, limit: int = 5, recency: Recency = Recency(),
-    include_sensitive: bool = False, today: dt.date | str | None = None,
+    include_sensitive: bool = False, today: dt.date | str | None = None, mode: str = "lexical", fusion=None,
 ) -> RecallResult:
     from . import temporal
     from .index import Filters
@@ -65,9 +65,9 @@ def recall(
         if not entries and words.strip():
             entries = collect(mem, span.start, span.end, "", include_sensitive)  # the words match nothing there
         filters = Filters(after=span.start.isoformat(), before=span.end.isoformat())
-        hits = mem.search(words, limit=limit * 3, filters=filters, recency=recency).results if words.strip() else []
+        hits = mem.search(words, limit * 3, filters, recency, mode, fusion=fusion).results if words.strip() else []
     else:
-        hits = mem.search(query, limit=limit * 3, recency=recency).results
+        hits = mem.search(query, limit * 3, recency=recency, mode=mode, fusion=fusion).results
     if not include_sensitive:
         hits = [h for h in hits if not ((n := mem.store.get(h.path)) is not None and is_sensitive(n))]
     hits = hits[:limit]

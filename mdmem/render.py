@@ -61,7 +61,12 @@ def search(result) -> None:
         message(f"no notes match {result.query!r}")
         return
     for i, hit in enumerate(result.results, 1):
-        out.print(f"[bold]{i}. {_escape(hit.title)}[/]  [dim]{_escape(hit.path)} · {hit.score:.2f}[/]")
+        out.print(f"[bold]{i}. {_escape(hit.title)}[/]  [dim]{_escape(hit.path)} · {hit.score:.4g}[/]")
+        if hit.signals:
+            parts = [f"{name} #{s['rank']} {s['score']:.4g}" for name, s in hit.signals.items() if "rank" in s]
+            if "fused" in hit.signals:
+                parts.append(f"fused {hit.signals['fused']['score']:.4g}")
+            out.print("   [dim]" + _escape(" · ".join(parts)) + "[/]")
         if hit.snippet:
             out.print("   " + marked(hit.snippet))
 

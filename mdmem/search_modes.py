@@ -1,0 +1,91 @@
+"""``search --mode semantic|hybrid``: ranked notes from the vectors alone, or the
+vectors fused with BM25F (:mod:`mdmem.semantic`), with the same filters as the
+lexical search and, with ``explain``, each signal's rank and score per hit."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from .errors import UsageError
+from .index import Filters, Recency, SearchHit
+
+if TYPE_CHECKING:
+    from .core import Memory, SearchResult
+
+POOL = 50  # hits taken from each list before fusing
+
+
+def allowed(mem: Memory, filters: Filters):
+    """A path test that applies ``filters`` to a note of the cache (None: no filter)."""
+    if filters == Filters():
+        return None
+    folder = filters.folder.strip("/") + "/" if filters.folder else None
+    tag = filters.tag.lower().lstrip("#").rstrip("/") if filters.tag else None
+
+    def ok(path: str) -> bool:
+        note = mem.store.get(path)
+        if note is None:
+            return False
+        if filters.type and note.type != filters.type.lower():
+            return False
+        if tag and not any(t == tag or t.startswith(tag + "/") for t in note.tags):
+            return False
+        if folder and not path.startswith(folder):
+            return False
+        if filters.after and (note.date or "") < filters.after:
+            return False
+        return not (filters.before and (note.date or "9999") > filters.before + "~")
+
+    return ok
+
+
+def _hit(mem: Memory, path: str, score: float, snippet: str | None = None) -> SearchHit:
+    note = mem.store.get(path)
+    title = note.title if note else path.rsplit("/", 1)[-1][:-3]
+    if snippet is None:
+        text = " ".join(mem.text_of(path).split())
+        snippet = text[:240] + ("…" if len(text) > 240 else "")
+    return SearchHit(path, title, round(score, 4), snippet, note.date if note else None)
+
+
+def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recency, mode: str, explain: bool,
+           fusion=None) -> SearchResult:
+    from .core import SearchResult
+    from .semantic import MODES, Fusion, fuse
+    from .semantic import search as by_meaning
+
+    if mode not in MODES:
+        raise UsageError(f"--mode must be one of: {', '.join(MODES)}")
+    from .embed import require
+
+    require()
+    fusion = fusion or Fusion()
+    pool = max(limit, POOL) if mode == "hybrid" else limit
+    near = by_meaning(mem, query, pool, allowed(mem, filters))
+    sem_rank = {m.path: (i, m) for i, m in enumerate(near, 1)}
+    if mode == "semantic":
+        hits = [_hit(mem, m.path, m.score) for m in near[:limit]]
+        if explain:
+            hits = [replace(h, signals={"semantic": {"rank": i, "score": near[i - 1].score}})
+                    for i, h in enumerate(hits, 1)]
+        return SearchResult(query, hits, mode)
+    lexical = mem.lexical(query, pool, filters, recency, snippets=False)
+    lex_rank = {h.path: (i, h) for i, h in enumerate(lexical, 1)}
+    fused = fuse([(h.path, h.score) for h in lexical], [(m.path, m.score) for m in near], fusion)[:limit]
+    lex_snippets = {h.path: h for h in mem.lexical(query, limit, filters, recency)} if lexical else {}
+    hits = []
+    for path, score in fused:
+        snippet = lex_snippets[path].snippet if path in lex_snippets else None
+        hit = _hit(mem, path, score, snippet)
+        if explain:
+            signals = {"fused": {"score": round(score, 6), "method": fusion.method,
+                                 "weights": [fusion.lexical_weight, fusion.semantic_weight]}
+                       | ({"k": fusion.k} if fusion.method == "rrf" else {})}
+            if path in lex_rank:
+                signals["lexical"] = {"rank": lex_rank[path][0], "score": lex_rank[path][1].score}
+            if path in sem_rank:
+                signals["semantic"] = {"rank": sem_rank[path][0], "score": sem_rank[path][1].score}
+            hit = replace(hit, signals=signals)
+        hits.append(hit)
+    return SearchResult(query, hits, mode)
