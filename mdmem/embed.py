@@ -101,8 +101,10 @@ class Model:
         import numpy as np
 
         out = np.zeros((len(texts), DIM), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths: little padding
         for lo in range(0, len(texts), BATCH):
-            batch = self.tokenizer.encode_batch(texts[lo:lo + BATCH])
+            rows = order[lo:lo + BATCH]
+            batch = self.tokenizer.encode_batch([texts[i] for i in rows])
             width = min(WINDOW + 8, max(len(e.ids) for e in batch)) if batch else 0
             ids = np.zeros((len(batch), width), dtype=np.int64)
             mask = np.zeros((len(batch), width), dtype=np.int64)
@@ -117,7 +119,7 @@ class Model:
                 feeds["token_type_ids"] = np.zeros_like(ids)
             hidden = self.session.run(None, feeds)[0]
             pooled = (hidden * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1)
-            out[lo:lo + len(batch)] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+            out[rows] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         return out
 
 
