@@ -337,6 +337,10 @@ class SearchIndex:
             self._searcher = self._open().searcher()
         return self._searcher
 
+    def terms(self, text: str) -> set[str]:
+        """The analysed words of a query that snippets mark."""
+        return {t for f, t in self.parse_query(text).iter_all_terms() if f in ("title", "aliases", "body")}
+
     def parse_query(self, text: str):
         parser = MultifieldParser(_DEFAULT_FIELDS, self._open().schema, group=OrGroup)
         parser.replace_plugin(FieldsPlugin(remove_unknown=True))

@@ -40,13 +40,12 @@ def allowed(mem: Memory, filters: Filters):
     return ok
 
 
-def _hit(mem: Memory, path: str, score: float, snippet: str | None = None) -> SearchHit:
+def _hit(mem: Memory, path: str, score: float, terms: set[str]) -> SearchHit:
+    from .index import snippet
+
     note = mem.store.get(path)
     title = note.title if note else path.rsplit("/", 1)[-1][:-3]
-    if snippet is None:
-        text = " ".join(mem.text_of(path).split())
-        snippet = text[:240] + ("…" if len(text) > 240 else "")
-    return SearchHit(path, title, round(score, 4), snippet, note.date if note else None)
+    return SearchHit(path, title, round(score, 4), snippet(mem.text_of(path), terms), note.date if note else None)
 
 
 def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recency, mode: str, explain: bool,
@@ -64,8 +63,9 @@ def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recen
     pool = max(limit, POOL) if mode == "hybrid" else limit
     near = by_meaning(mem, query, pool, allowed(mem, filters))
     sem_rank = {m.path: (i, m) for i, m in enumerate(near, 1)}
+    terms = mem.index.terms(query) if mem.index.exists() else set()
     if mode == "semantic":
-        hits = [_hit(mem, m.path, m.score) for m in near[:limit]]
+        hits = [_hit(mem, m.path, m.score, terms) for m in near[:limit]]
         if explain:
             hits = [replace(h, signals={"semantic": {"rank": i, "score": near[i - 1].score}})
                     for i, h in enumerate(hits, 1)]
@@ -73,11 +73,9 @@ def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recen
     lexical = mem.lexical(query, pool, filters, recency, snippets=False)
     lex_rank = {h.path: (i, h) for i, h in enumerate(lexical, 1)}
     fused = fuse([(h.path, h.score) for h in lexical], [(m.path, m.score) for m in near], fusion)[:limit]
-    lex_snippets = {h.path: h for h in mem.lexical(query, limit, filters, recency)} if lexical else {}
     hits = []
     for path, score in fused:
-        snippet = lex_snippets[path].snippet if path in lex_snippets else None
-        hit = _hit(mem, path, score, snippet)
+        hit = _hit(mem, path, score, terms)
         if explain:
             signals = {"fused": {"score": round(score, 6), "method": fusion.method,
                                  "weights": [fusion.lexical_weight, fusion.semantic_weight]}
