@@ -200,23 +200,23 @@ class Memory:
 
     def _vectors_wanted(self, asked: bool) -> bool:
         from . import semantic as sem
-        from .embed import missing
+        from .embed import configured, missing, require
 
         if not (asked or sem.enabled(self)):
             return False
-        if missing():
+        name = configured(self.root)
+        if missing(name):
             if asked:
-                from .embed import require
-
-                require()
+                require(name)
             return False  # vectors exist, the extra is gone: keep them, answer lexically
         return True
 
     def _vectors_behind(self) -> bool:
+        from .embed import IDS, configured
         from .semantic import Vectors
 
         v = Vectors.load(self)
-        return v is None or v.gen != self.store.state()[1]
+        return v is None or v.gen != self.store.state()[1] or v.model != IDS[configured(self.root)]
 
     def _refresh(self, rebuild, progress, strict, semantic=False) -> RefreshResult:
         t0 = time.perf_counter()

