@@ -28,6 +28,7 @@ from pathlib import Path
 from .classify import _CODE, _TASK
 from .dimensions import MARKS, NAMES, Evidence, hits
 from .errors import MdmemError, UsageError
+from .hooks import safe_session
 from .vault import STATE_DIR, write_atomic
 
 MAX_CANDIDATES = 3
@@ -313,10 +314,6 @@ def text(cp: Checkpoint) -> str:
 
 def _folder(vault: Path) -> Path:
     return vault / STATE_DIR / "checkpoints"
-
-
-def safe_session(session: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "_", session)[:120].lstrip(".") or "session"
 
 
 def store(vault: Path, cp: Checkpoint) -> Path:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import datetime as dt
 import fnmatch
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,7 +32,6 @@ from .core import Memory
 from .errors import UsageError
 from .timeline import daily_entries, is_sensitive
 
-BOOTSTRAP = ("AGENTS.md", "SOUL.md", "USER.md", "IDENTITY.md", "RULES.md")
 DEFAULT_BUDGET = 4000
 MODES = ("index", "full", "off")
 ACTIVE = {"active", "ongoing", "in progress", "in-progress", "wip", "ativo", "ativa", "em andamento"}
@@ -58,33 +56,12 @@ class ContextResult:
     omitted: list[str] = field(default_factory=list)  # sections that did not fit
 
 
-def workspace(cwd: Path) -> Path | None:
-    here = cwd.resolve()
-    for folder in (here, *here.parents):
-        if (folder / ".git").exists() or (folder / ".agent").exists():
-            return folder
-    return None
-
-
-def global_dir() -> Path:
-    given = os.environ.get("MDMEM_BOOTSTRAP_DIR")
-    if given:
-        return Path(given).expanduser()
-    from .vault import mdmem_home
-
-    return mdmem_home()
-
-
 def bootstrap_files(cwd: Path) -> list[tuple[str, Path]]:
-    """(name, file) for each bootstrap file found: the workspace's, else the global one."""
-    ws = workspace(cwd)
-    out = []
-    for name in BOOTSTRAP:
-        for folder in (ws, global_dir()):
-            if folder is not None and (folder / name).is_file():
-                out.append((name, folder / name))
-                break
-    return out
+    """(name, file) for each bootstrap file found: the workspace's, else the global one (the same rule
+    the SessionStart hook fingerprints: :func:`mdmem.hooks.bootstrap_files`)."""
+    from .hooks import bootstrap_files as found
+
+    return [(name, Path(path)) for name, path in found(str(cwd))]
 
 
 def _glob_match(path: str, pattern: str) -> bool:

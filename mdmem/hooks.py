@@ -70,7 +70,7 @@ LOCK_WAIT = 5.0    # seconds to wait for another hook holding the session's stat
 
 
 CARD_MAX = 10_000  # characters: the most the SessionStart hook ever prints
-BOOTSTRAP = ("AGENTS.md", "SOUL.md", "USER.md", "IDENTITY.md", "RULES.md")  # as in context.py
+BOOTSTRAP = ("AGENTS.md", "SOUL.md", "USER.md", "IDENTITY.md", "RULES.md")  # `mdmem context`, in this order
 
 
 class HookError(Exception):
@@ -114,6 +114,12 @@ def run(hook, args: list[str]) -> int:
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     sys.stdout.flush()
     return 0
+
+
+def safe_session(session: str) -> str:
+    """A session id as a file name (state, checkpoints): ASCII letters, digits, ``._-``, at most 120."""
+    name = "".join(c if (c.isascii() and c.isalnum()) or c in "._-" else "_" for c in session)
+    return name[:120].lstrip(".") or "session"
 
 
 def parse_options(args: list[str]) -> dict:
@@ -283,7 +289,7 @@ def stop(vault: str, payload: dict, opts: dict) -> dict | None:
     cfg = settings(vault, opts)
     folder = os.path.join(vault, ".mdmem", "hooks")
     os.makedirs(folder, exist_ok=True)
-    base = os.path.join(folder, "stop-" + "".join(c if c.isalnum() or c in "._-" else "_" for c in session)[:120])
+    base = os.path.join(folder, "stop-" + safe_session(session))
     t = now()
     with _Locked(base + ".lock"):
         state = read_state(base + ".json")
@@ -474,8 +480,20 @@ def fingerprint(vault: str, cwd: str) -> str:
     return h.hexdigest()
 
 
+def bootstrap_files(cwd: str) -> list[tuple[str, str]]:
+    """(name, file) of each bootstrap file that applies in ``cwd``: the workspace's, else the global one."""
+    candidates = bootstrap_candidates(cwd)
+    out = []
+    for name in BOOTSTRAP:
+        found = next((p for p in candidates if os.path.basename(p) == name and os.path.isfile(p)), None)
+        if found:
+            out.append((name, found))
+    return out
+
+
 def bootstrap_candidates(cwd: str) -> list[str]:
-    """Every place a bootstrap file could come from for ``cwd`` (the workspace's, the global directory)."""
+    """Every place a bootstrap file could come from for ``cwd``, in order of precedence: the workspace
+    (the nearest ancestor holding ``.git`` or ``.agent``), then ``MDMEM_BOOTSTRAP_DIR`` or ``~/.mdmem``."""
     here = os.path.abspath(cwd)
     workspace = None
     while True:

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .vault import STATE_DIR, write_atomic
+from .vault import write_atomic
 
 if TYPE_CHECKING:
     from .core import Memory
@@ -267,7 +267,3 @@ def fuse(lexical: list[tuple[str, float]], semantic: list[tuple[str, float]], fu
             scores[path] = (fusion.lexical_weight * lex.get(path, 0.0) / top
                             + fusion.semantic_weight * (sem.get(path, lo) - lo) / span)
     return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-
-
-def state_file(mem: Memory):
-    return mem.root / STATE_DIR / FILE
