@@ -1,8 +1,9 @@
 """Entry point for ``mdmem`` and ``python -m mdmem``.
 
-Kept tiny on purpose: ``mdmem hook ...`` (the Claude Code hooks, run at every
-agent turn) is dispatched here on ``sys.argv`` to the stdlib-only
-:mod:`mdmem.hooks` before the Typer app is ever imported.
+Kept tiny on purpose: ``mdmem hook stop`` and ``mdmem hook session-start`` (the
+Claude Code hooks, run at every agent turn) are dispatched here on ``sys.argv``
+to :mod:`mdmem.cli.hook` before the Typer app is ever imported. Everything else,
+``mdmem hook install|uninstall|status|--help`` included, is the Typer app.
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ import sys
 
 
 def main() -> None:
-    if len(sys.argv) > 1 and sys.argv[1] == "hook":
-        from .hooks import main as hook_main
+    if len(sys.argv) > 2 and sys.argv[1] == "hook" and sys.argv[2] in ("stop", "session-start"):
+        from mdmem.cli.hook import main as hook_main
 
         sys.exit(hook_main(sys.argv[2:]))
-    from .cli import run
+    from mdmem.cli.app import run
 
     run()
 

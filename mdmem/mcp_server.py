@@ -1,9 +1,9 @@
 """``mdmem mcp``: the vault as Model Context Protocol tools for an agent (stdio).
 
-One :class:`~mdmem.core.Memory` serves every call, its searcher and link graph
+One :class:`~mdmem.engine.memory.Memory` serves every call, its searcher and link graph
 kept open; each call first brings it up to date (``refresh(strict=False)``, a
 stat diff, so edits made in Obsidian meanwhile are seen: only when inotify saw a
-change, see :mod:`mdmem.changes`, else every time) and then makes the same core
+change, see :mod:`mdmem.engine.changes`, else every time) and then makes the same core
 call as the CLI command of the same name. Calls run one at a time (a lock), on
 the SDK's worker threads.
 
@@ -32,8 +32,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from . import __version__
-from .errors import MdmemError
+from mdmem import __version__
+from mdmem.base.errors import MdmemError
 
 log = logging.getLogger("mdmem.mcp")
 
@@ -68,7 +68,7 @@ class Session:
     turning of results and errors into what a tool returns."""
 
     def __init__(self, vault: str | os.PathLike | None):
-        from .vault import find_vault
+        from mdmem.base.files import find_vault
 
         self.root = find_vault(vault)  # found (or refused) now, at start-up
         self.lock = threading.Lock()
@@ -76,8 +76,8 @@ class Session:
         self._open()
 
     def _open(self) -> None:
-        from .changes import Changes
-        from .core import Memory
+        from mdmem.engine.changes import Changes
+        from mdmem.engine.memory import Memory
 
         self.changes = Changes(self.root)  # before the first scan: nothing falls between the two
         self._mem = Memory(self.root)
@@ -186,7 +186,7 @@ def _day(value: str | None, name: str, end: bool = False) -> str | None:
     """``YYYY-MM-DD`` as is; ``YYYY-MM`` as the month's first (or, for an end, last) day."""
     if value is None:
         return None
-    from .temporal import iso_bound
+    from mdmem.text.temporal import iso_bound
 
     try:
         return iso_bound(value, end)
@@ -207,8 +207,8 @@ def _today() -> str | None:
 
 def read_text(mem, ref: str, offset: int, max_chars: int, limit: int = MAX_CHARS) -> str:
     """A note's whole text (frontmatter included) from ``offset``, cut to fit."""
-    from .parse import decode
-    from .vault import read_bytes
+    from mdmem.text.parse import decode
+    from mdmem.base.files import read_bytes
 
     view = mem.show(ref)
     text = decode(read_bytes(mem.root, view.path))[0]
@@ -265,13 +265,10 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
         notes a little more), or by meaning / both fused when the vault has vectors. Returns each hit's path,
         title, score, date and a snippet with the matched words in **bold**. Use read_note on a hit for its
         whole text."""
-        from .config import search_fusion, search_mode, search_recency
-        from .index import Filters
+        from mdmem.engine.index import Filters
 
         filters = Filters(type, tag, folder, _day(after, "after"), _day(before, "before", end=True))
-        return state.call("search", lambda mem: mem.search(query, limit, filters, search_recency(mem.root),
-                                                           mode or search_mode(mem.root), False,
-                                                           search_fusion(mem.root)))
+        return state.call("search", lambda mem: mem.search(query, limit, filters, mode=mode))
 
     @read_only
     def recall(
@@ -283,12 +280,10 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
         """A Markdown context block about the query, never longer than the budget: the best search hits (description
         and snippet) and the notes linked to them, and a time window's dated entries when the query names one.
         Read `markdown`; `ranked` and `related` list the notes it shows."""
-        from .config import search_fusion, search_mode, search_recency
-        from .recall import recall as run
+        from mdmem.ops.recall import recall as run
 
         def work(mem):
-            data = plain(run(mem, query, budget, 5, search_recency(mem.root), today=_today(),
-                             mode=mode or search_mode(mem.root), fusion=search_fusion(mem.root)))
+            data = plain(run(mem, query, budget=budget, limit=5, today=_today(), mode=mode))
             for key in ("ranked", "related"):  # their text is in the block already
                 data[key] = [{k: v for k, v in item.items() if k != "text"} for item in data.get(key, [])]
             return data
@@ -314,7 +309,7 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
     ) -> str:
         """The notes that link to a note, each with the line number and the text of the linking line (Obsidian's
         backlinks pane)."""
-        from . import browse
+        from mdmem.ops import browse
 
         return state.call("backlinks", lambda mem: browse.backlinks(mem, note, unlinked))
 
@@ -327,7 +322,7 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
                                                                              "both.")] = "both",
     ) -> str:
         """The notes around a note in the link graph, nearest first, then by link weight (how often they link)."""
-        from . import browse
+        from mdmem.ops import browse
 
         return state.call("neighbors", lambda mem: browse.neighbors(mem, note, depth, direction, limit))
 
@@ -342,7 +337,7 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
     ) -> str:
         """Dated entries in a window of time, newest first: the daily log's timestamped entries and the notes
         created or updated then."""
-        from .timeline import timeline as run
+        from mdmem.ops.timeline import timeline as run
 
         return state.call("timeline", lambda mem: run(mem, query, when, _today(), limit))
 
@@ -362,7 +357,7 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
         """Save a durable memory: a new note in its type's folder plus its line in MEMORY.md. The same content saved
         again changes nothing; a near-duplicate is refused and named (update that note instead, or pass new=true).
         The result has `warnings` when the text looks like something not to keep (code, paths, task state)."""
-        from . import capture
+        from mdmem.ops import capture
 
         tag_list = [t for given in ([tags] if isinstance(tags, str) else tags or ()) for t in given.split(",")]
         return state.call("save", lambda mem: capture.save(mem, text, type, name, description, tag_list, new=new))
@@ -374,7 +369,7 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
     ) -> str:
         """Append a timestamped `## HH:MM` entry to today's daily note (memory/daily/YYYY-MM-DD.md, created when
         missing). Append-only."""
-        from . import capture
+        from mdmem.ops import capture
 
         return state.call("daily_add", lambda mem: capture.daily_add(mem, text, at))
 
@@ -382,12 +377,11 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
     def check() -> str:
         """The memory budget audit: tokens used against the cap, by type, the largest files, growth, and every
         issue (broken index links, orphans, duplicates, stale notes...) with a suggested action, worst first."""
-        from . import budget
-        from .config import check_settings
+        from mdmem.ops import check as budget
 
         def work(mem):
             today = _today()
-            report = budget.audit(mem, check_settings(mem.root), dt.date.fromisoformat(today) if today else None)
+            report = budget.audit(mem, mem.settings.check, dt.date.fromisoformat(today) if today else None)
             return plain(report) | {"counts": report.counts()}
 
         return state.call("check", work)
@@ -401,7 +395,7 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
         """Save suggestions of the pending memory checkpoint (proposed by mdmem's Stop hook or `mdmem checkpoint`),
         each through `save`; returns each one's status (created, unchanged, refused with the reason, or a CLAUDE.md
         line for the user to add) and the ones not chosen."""
-        from . import checkpoint as cp
+        from mdmem.agents import checkpoint as cp
 
         return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session))
 
@@ -410,7 +404,7 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
 
 def serve(vault: str | os.PathLike | None = None) -> None:
     """Serve the vault over stdio until the client hangs up."""
-    from .vault import find_vault
+    from mdmem.base.files import find_vault
 
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="mdmem mcp: %(levelname)s %(message)s")
     logging.getLogger("mdmem").setLevel(logging.INFO)

@@ -83,9 +83,9 @@ sys.path.insert(0, str(HERE))
 import bench_hooks  # noqa: E402
 import gen_vault  # noqa: E402
 
-from mdmem import vault as fs  # noqa: E402
-from mdmem.core import Memory  # noqa: E402
-from mdmem.parse import parse_note  # noqa: E402
+from mdmem.base import files as fs  # noqa: E402
+from mdmem.engine.memory import Memory  # noqa: E402
+from mdmem.text.parse import parse_note  # noqa: E402
 
 TARGETS = {  # DESIGN.md, "Performance targets" (at 10k notes unless said)
     "build_notes_per_s_min": 150,
@@ -643,7 +643,7 @@ def measure_startup(mdmem: str, runs: int) -> dict:
     out = {}
     py = sys.executable
     for name, cmd in (("mdmem_help", [mdmem, "--help"]), ("python_pass", [py, "-c", "pass"]),
-                      ("import_cli", [py, "-c", "import mdmem.cli"]), ("import_core", [py, "-c", "import mdmem.core"])):
+                      ("import_cli", [py, "-c", "import mdmem.cli.app"]), ("import_core", [py, "-c", "import mdmem.engine.memory"])):
         run_timed(cmd)
         out[name] = summary([run_timed(cmd)[0] * 1000 for _ in range(runs)])
     out["ratio"] = out["mdmem_help"]["median"] / out["python_pass"]["median"]
@@ -786,7 +786,7 @@ def render(report: dict) -> str:
     lines.append("")
     lines.append("6. start-up: mdmem --help {} ms; python -c pass {} ms; ratio {:.1f}x".format(
         f_med(st["mdmem_help"], "{:.0f}"), f_med(st["python_pass"], "{:.0f}"), st["ratio"]))
-    lines.append("   diag: python -c 'import mdmem.cli' {} ms; 'import mdmem.core' {} ms".format(
+    lines.append("   diag: python -c 'import mdmem.cli.app' {} ms; 'import mdmem.engine.memory' {} ms".format(
         f_med(st["import_cli"], "{:.0f}"), f_med(st["import_core"], "{:.0f}")))
     if report.get("big"):
         b = report["big"]

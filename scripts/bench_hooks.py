@@ -55,7 +55,8 @@ def labelled(folder: Path = CORPUS) -> list[tuple[Path, set[int], str]]:
 
 def score(folder: Path = CORPUS) -> dict:
     """Precision and recall per dimension of the detectors on the labelled corpus."""
-    from mdmem import dimensions, transcript
+    from mdmem.agents import dimensions
+    from mdmem.agents import transcript
 
     rows = []
     for path, expected, lang in labelled(folder):
@@ -207,7 +208,7 @@ def measure_mcp(runs: int = 30, big: Path | None = None) -> dict:
     import anyio
     from mcp import Client
 
-    from mdmem.core import Memory
+    from mdmem.engine.memory import Memory
     from mdmem.mcp_server import build_server
 
     def pct(xs: list[float]) -> dict:

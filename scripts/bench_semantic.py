@@ -66,7 +66,7 @@ def measure(mdmem: str, source: Path, runs: int) -> dict:
                             "--json"])
                 xs.append(t * 1000)
             cold[mode] = statistics.median(xs)
-        from mdmem.core import Memory
+        from mdmem.engine.memory import Memory
 
         warm = {}
         with Memory.open(vault) as mem:
@@ -96,7 +96,7 @@ def quality(data: Path = Path(__file__).resolve().parent.parent / "tests" / "dat
     """recall@1, recall@5 and MRR of each mode on the labelled sets of tests/data/semantic/."""
     import tomllib
 
-    from mdmem.core import Memory
+    from mdmem.engine.memory import Memory
 
     work = Path(tempfile.mkdtemp(prefix="mdmem-semq-"))
     try:

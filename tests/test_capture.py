@@ -10,7 +10,7 @@ import pytest
 
 from conftest import run_process
 
-from mdmem.cli import app
+from mdmem.cli.app import app
 
 # ------------------------------------------------------------------------------ daily
 
@@ -251,13 +251,15 @@ def test_save_never_overwrites_an_index_changed_since_read(vault, cli, monkeypat
 
 
 def test_index_write_refuses_a_stale_snapshot(vault):
-    from mdmem import capture
-    from mdmem.core import Memory
-    from mdmem.errors import WriteConflict
+    from mdmem.ops import capture
+    from mdmem.engine.memory import Memory
+    from mdmem.base.errors import WriteConflict
 
     index = vault / "MEMORY.md"
     with Memory.open(vault) as mem:
-        snapshot = capture._read(index)
+        from mdmem.base import files
+
+        snapshot = files.read_stat(vault, "MEMORY.md")
         time.sleep(0.01)
         index.write_text(index.read_text() + "- edited\n")
         try:
@@ -424,7 +426,7 @@ def test_save_warns_when_claude_md_or_a_protocol_already_says_it(vault, cli):
     ("The office VPN is vpn.example.org, port 1194.", "reference", None),
 ])
 def test_save_without_type_infers_it_and_says_why(vault, cli, text, kind, signal):
-    from mdmem.capture import FOLDERS
+    from mdmem.ops.capture import FOLDERS
 
     out = cli.json("save", text, "--vault", vault)
     assert out["type"] == kind and out["path"].startswith(f"memory/{FOLDERS[kind]}/")
@@ -494,8 +496,8 @@ def test_save_during_watch_loses_nothing(vault, cli):
     import threading
     import time
 
-    from mdmem.core import Memory
-    from mdmem.watch import watch
+    from mdmem.engine.memory import Memory
+    from mdmem.ops.watch import watch
 
     mem = Memory.open(vault)
     mem.refresh()

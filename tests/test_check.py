@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mdmem.budget import budget_comment, with_budget_comment
+from mdmem.ops.check import budget_comment, with_budget_comment
 
 TODAY = "2026-11-25"
 CORE = {  # one clean note per core type: listed, typed, fresh, linked, distinct
@@ -493,9 +493,11 @@ def test_json_is_the_report_as_dataclasses_asdict(cli, vault):
     import datetime as dt
     import json
 
-    from mdmem.budget import Settings, audit
-    from mdmem.core import Memory
-    from mdmem.render import to_json
+    from mdmem.ops.check import audit
+
+    from mdmem.base.settings import CheckSettings as Settings
+    from mdmem.engine.memory import Memory
+    from mdmem.cli.render import to_json
 
     out = json.loads(cli("check", "--vault", vault, "--today", TODAY, "--json").stdout)
     with Memory.open(vault) as mem:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mdmem import dimensions
-from mdmem.transcript import parse
+from mdmem.agents import dimensions
+from mdmem.agents.transcript import parse
 
 SESSION = """User: The sync service needs a queue. Should we use Redis instead of SQS?
 Assistant: We decided to use SQS instead of Redis because it is managed and we have no ops team.
@@ -196,6 +196,6 @@ def test_stdin_and_real_transcripts(cli, vault: Path):
         data = cli.json("checkpoint", path, "--vault", vault)
         assert data["messages"] > 0 and data["malformed"] == 0
         assert len(data["dimensions"]) <= 1 and data["candidates"] == []  # short technical sessions: silent
-    result = cli.runner.invoke(__import__("mdmem.cli").cli.app, ["checkpoint", "-", "--vault", str(vault)],
+    result = cli.runner.invoke(__import__("mdmem.cli.app").cli.app.app, ["checkpoint", "-", "--vault", str(vault)],
                                input=SESSION)
     assert result.exit_code == 0 and result.stdout.startswith("[Checkpoint] This conversation hit 4/7")

@@ -230,7 +230,7 @@ def test_links_kinds_and_resolution(cli, vault):
 
 def test_every_link_in_sample_vault_resolves_but_the_deliberate_ones(cli, vault):
     """tests/data/sample-vault-flaws.md: one broken index line, one dangling wikilink."""
-    from mdmem.core import Memory
+    from mdmem.engine.memory import Memory
 
     with Memory.open(vault) as mem:
         mem.refresh()
@@ -307,7 +307,7 @@ def test_note_argument_falls_back_to_a_frontmatter_title(cli, tmp_path):
 
 
 def test_written_files_get_normal_permissions(tmp_path):
-    from mdmem.vault import write_atomic
+    from mdmem.base.files import write_atomic
 
     fresh = tmp_path / "fresh.md"
     write_atomic(fresh, b"x")

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from mdmem import dimensions, transcript
+from mdmem.agents import dimensions
+from mdmem.agents import transcript
 
 
 def _script(name: str):

@@ -6,7 +6,7 @@ regex count of their files.
 
 Every test works on real files in ``tmp_path`` and drives the real CLI through
 Typer's ``CliRunner`` (the ``cli`` fixture). Nothing of mdmem's is mocked.
-Expected numbers are derived independently of ``mdmem.graph``: from
+Expected numbers are derived independently of ``mdmem.engine.graph``: from
 ``sample-vault-flaws.md``, from ``mdmem links`` (the resolver, one note at a
 time), from hand-made vaults whose graph is known by construction, or from a
 plain-regex reading of the files.

@@ -9,7 +9,7 @@ import random
 import pytest
 from networkx.algorithms.link_analysis import pagerank_alg
 
-from mdmem.core import Memory
+from mdmem.engine.memory import Memory
 
 
 def snapshot(vault):

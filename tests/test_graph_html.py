@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mdmem.graph_html import obsidian_color_groups, render_html
+from mdmem.ops.graph_page import obsidian_color_groups, render_html
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync"]

@@ -16,23 +16,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample-vault"
-DIRECT = "import sys; from mdmem.claude_settings import main; sys.exit(main(sys.argv[1:]))"
-
-
-def _dispatcher_ready() -> bool:
-    """True once `python -m mdmem hook install` reaches claude_settings through mdmem/hooks.py."""
-    hooks, entry = ROOT / "mdmem" / "hooks.py", ROOT / "mdmem" / "__main__.py"
-    if not hooks.exists():
-        return False
-    text = hooks.read_text()
-    return bool(re.search(r"^def main\(", text, re.MULTILINE)) and "claude_settings" in text \
-        and "hooks" in entry.read_text()
-
-
 def run_hook(*args, env: dict, cwd: Path, code: int = 0, exe: list[str] | None = None):
-    """`python -m mdmem hook ARGS` when the dispatcher exists, else claude_settings.main directly."""
+    """`python -m mdmem hook ARGS`: the real command line."""
     if exe is None:
-        exe = [sys.executable, *(("-m", "mdmem", "hook") if _dispatcher_ready() else ("-c", DIRECT))]
+        exe = [sys.executable, "-m", "mdmem", "hook"]
     proc = subprocess.run([*exe, *map(str, args)], check=False, capture_output=True, text=True,
                           env=env, cwd=cwd, timeout=60)
     assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
@@ -145,7 +132,7 @@ def test_vault_found_from_cwd_and_project_option(world, tmp_path):
 
 def test_no_vault_is_an_error(world):
     proc = run_hook("install", env=world.env, cwd=world.cwd, code=1)
-    assert proc.stderr.startswith("mdmem: error: cannot install the hook: no vault found")
+    assert proc.stderr.startswith("mdmem: cannot install the hook: no vault found")
     assert "--vault" in proc.stderr and "mdmem init" in proc.stderr
     assert not world.settings.exists()
 
@@ -211,7 +198,7 @@ def test_bad_files_are_refused_and_untouched(world, text, problem, action):
     world.settings.write_text(text)
     extra = ["--vault", world.vault] if action == "install" else []
     proc = run_hook(action, *extra, env=world.env, cwd=world.cwd, code=1)
-    assert proc.stderr.startswith(f"mdmem: error: {world.settings}: ")
+    assert proc.stderr.startswith(f"mdmem: {world.settings}: ")
     assert problem in proc.stderr and "nothing was changed" in proc.stderr and proc.stdout == ""
     assert world.settings.read_text() == text
     assert sorted(p.name for p in world.settings.parent.iterdir()) == [world.settings.name]
@@ -361,17 +348,17 @@ def test_console_script_on_path_is_used(world, tmp_path):
     bindir = tmp_path / "bin dir"
     bindir.mkdir()
     script = bindir / "mdmem"
-    script.write_text(f"#!{sys.executable}\n{DIRECT.replace('; ', chr(10))}\n")
+    script.write_text(f"#!{sys.executable}\nfrom mdmem.__main__ import main\nmain()\n")
     script.chmod(0o755)
     world.env["PATH"] = f"{bindir}{os.pathsep}{world.env.get('PATH', '')}"
-    out = json.loads(run_hook("install", "--vault", world.vault, "--json", exe=[str(script)],
+    out = json.loads(run_hook("install", "--vault", world.vault, "--json", exe=[str(script), "hook"],
                               env=world.env, cwd=world.cwd).stdout)
     vault, exe = shlex.quote(str(world.vault)), shlex.quote(str(script))
     assert json.loads(out["content"]) == {"hooks": {
         "Stop": [{"hooks": [{"type": "command", "command": f"{exe} hook stop --vault {vault}", "timeout": 10}]}],
         "SessionStart": [{"matcher": "startup|resume|clear|compact", "hooks": [
             {"type": "command", "command": f"{exe} hook session-start --vault {vault}", "timeout": 10}]}]}}
-    again = run_hook("install", "--vault", world.vault, "--json", exe=[str(script)],
+    again = run_hook("install", "--vault", world.vault, "--json", exe=[str(script), "hook"],
                      env=world.env, cwd=world.cwd)
     assert json.loads(again.stdout)["actions"] == both("unchanged")  # the quoted path is recognised
 
@@ -381,7 +368,7 @@ def test_more_events_are_a_one_line_change(world):
     HOOKS order, next to the two real ones; a stale SessionStart matcher is brought up to date.
     (The hypothetical event reuses the `stop` sub-command: a new sub-command would also have to be
     added to OWN_COMMAND's pattern to be recognised as mdmem's.)"""
-    from mdmem.claude_settings import HOOKS, install, uninstall
+    from mdmem.agents.claude_settings import HOOKS, install, uninstall
 
     hooks = {**HOOKS, "SubagentStop": (None, "stop")}  # the one line
     world.project_settings.parent.mkdir()
@@ -406,8 +393,8 @@ def test_more_events_are_a_one_line_change(world):
 
 def test_usage_errors_exit_2(world):
     proc = run_hook("install", "--scope", "global", env=world.env, cwd=world.cwd, code=2)
-    assert "invalid choice" in proc.stderr
+    assert "choose project, local, user" in proc.stderr
     proc = run_hook("uninstall", "--bogus", env=world.env, cwd=world.cwd, code=2)
-    assert "unrecognized arguments: --bogus" in proc.stderr
+    assert "No such option: --bogus" in proc.stderr
     proc = run_hook("status", "--project", world.project / "nope", env=world.env, cwd=world.cwd, code=1)
-    assert proc.stderr == f"mdmem: error: --project {world.project / 'nope'} is not a folder\n"
+    assert proc.stderr == f"mdmem: project folder {world.project / 'nope'} is not a folder\n"

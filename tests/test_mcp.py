@@ -92,7 +92,7 @@ async def test_search_answers_as_the_cli_does(client, cli, vault):
 
 
 async def test_recall_returns_a_block_under_budget(client):
-    pytest.importorskip("mdmem.temporal")  # recall reads time phrases through it
+    pytest.importorskip("mdmem.text.temporal")  # recall reads time phrases through it
     got = await call(client, "recall", query="why did we choose integer cents", budget=1200)
     assert got["budget"] == 1200 and len(got["markdown"]) <= 1200
     assert got["markdown"].startswith("## Memory recall: why did we choose integer cents")
@@ -130,8 +130,8 @@ async def test_backlinks_and_neighbors_of_a_hub(client, cli, vault):
 
 
 async def test_timeline(client, cli, vault, monkeypatch):
-    pytest.importorskip("mdmem.timeline")
-    pytest.importorskip("mdmem.temporal")
+    pytest.importorskip("mdmem.ops.timeline")
+    pytest.importorskip("mdmem.text.temporal")
     monkeypatch.setenv("MDMEM_TODAY", "2026-11-25")
     got = await call(client, "timeline", when="last 30 days")
     assert got["entries"] and all("2026-10-26" <= e["date"] <= "2026-11-25" for e in got["entries"])
@@ -264,7 +264,7 @@ def test_fit_cuts_lists_then_texts():
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux-only (elsewhere: always True)")
 def test_changes_sees_every_kind_of_edit_and_nothing_else(vault, tmp_path):
-    from mdmem.changes import Changes
+    from mdmem.engine.changes import Changes
 
     changes = Changes(vault)
     assert changes.watching and changes.changed() is False
@@ -325,7 +325,7 @@ def test_mcp_without_a_vault_fails_clearly_and_other_commands_never_load_the_sdk
     proc = run_process("mcp", "--vault", tmp_path / "nowhere")
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr == f"mdmem: vault not found: {tmp_path / 'nowhere'} (--vault) is not a folder\n"
-    probe = ("import sys; from typer.testing import CliRunner; from mdmem.cli import app; "
+    probe = ("import sys; from typer.testing import CliRunner; from mdmem.cli.app import app; "
              f"r = CliRunner().invoke(app, ['search', 'cents', '--vault', {str(vault)!r}]); "
              "print(r.exit_code, sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'mdmem.mcp'))))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False)

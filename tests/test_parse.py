@@ -1,4 +1,4 @@
-"""Tests for ``mdmem.parse.parse_note``: the parser's Obsidian contract.
+"""Tests for ``mdmem.text.parse.parse_note``: the parser's Obsidian contract.
 
 Written test-first from DESIGN.md "Obsidian compatibility (the parser's contract)"
 and the lead's decisions. Every test feeds bytes straight to the pure parser
@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from mdmem.models import Heading, Link, Note, Problem
-from mdmem.parse import parse_note
+from mdmem.base.models import Heading, Link, Note, Problem
+from mdmem.text.parse import parse_note
 
 
 # ---------------------------------------------------------------- helpers

@@ -1,4 +1,4 @@
-"""Tests for ``mdmem.resolve.Resolver``: Obsidian's link resolution order.
+"""Tests for ``mdmem.text.resolve.Resolver``: Obsidian's link resolution order.
 
 Small synthetic vaults (lists of vault paths) per case, then a run over the two
 real vaults in ../shared/fixtures/vaults/ comparing against SOURCES.md figures.
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from mdmem.parse import parse_note
-from mdmem.resolve import Resolver
+from mdmem.text.parse import parse_note
+from mdmem.text.resolve import Resolver
 
 NFC_CAFE = unicodedata.normalize("NFC", "Café")
 NFD_CAFE = unicodedata.normalize("NFD", "Café")
@@ -244,7 +244,7 @@ def test_real_vault(name):
 
 
 def test_exists_agrees_with_resolve():
-    from mdmem.resolve import Resolver
+    from mdmem.text.resolve import Resolver
 
     paths = ["Dup.md", "folder/Dup.md", "a/b/Note.md", "img/pic.png", "Café.md", "x/v1.2 notes.md"]
     r = Resolver(paths)

@@ -1,4 +1,4 @@
-"""Tests for ``mdmem.temporal``: English and Portuguese time phrases -> a date window.
+"""Tests for ``mdmem.text.temporal``: English and Portuguese time phrases -> a date window.
 
 Table-driven: each row is (text, today, start, end, phrase, rest), or a text with
 no phrase at all. Most rows are asked on Wednesday 2026-04-15 (ISO week
@@ -12,7 +12,7 @@ import datetime
 
 import pytest
 
-from mdmem.temporal import Window, parse, window_of
+from mdmem.text.temporal import Window, parse, window_of
 
 T = "2026-04-15"        # a Wednesday
 JAN = "2026-01-10"      # a Saturday, early in the year

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES
-from mdmem import transcript
-from mdmem.errors import MdmemError
+from mdmem.agents import transcript
+from mdmem.base.errors import MdmemError
 
 T = FIXTURES / "transcripts"
 FEEDBACK = T / "02-v2.1.14-stop-hook-feedback__claude-reliability__stop-hook-reflection-first-stop.jsonl"

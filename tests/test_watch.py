@@ -12,9 +12,9 @@ import time
 
 import pytest
 
-from mdmem.core import Memory
-from mdmem.store import write_lock
-from mdmem.watch import relevant, watch
+from mdmem.engine.memory import Memory
+from mdmem.base.files import write_lock
+from mdmem.ops.watch import relevant, watch
 
 
 @pytest.fixture

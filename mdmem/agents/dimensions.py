@@ -1,0 +1,541 @@
+"""The seven dimensions of a memory-worthy conversation, found by deterministic
+English and Portuguese detectors (regular expressions over sentences; no model).
+
+1 ① task closure       a request carried through tool work to a delivery with proof
+2 ② behaviour rule     a general rule for the assistant ("always…", "a partir de agora…")
+3 ③ domain rule        a rule tied to a file type, tool or path
+4 ④ decision           a non-obvious choice with its reason or the option given up
+5 ⑤ milestone          released, deployed, merged, published, a version number
+6 ⑥ calibration        the user corrects a practice or confirms a non-obvious one
+7 ⑦ analysis           a reusable framework the assistant produced and the user took up
+
+Each detector returns :class:`Evidence` (message index, speaker, a quote under
+200 characters, the signal that fired, a strength in 0..1). A dimension is hit
+when its strongest evidence reaches :data:`HIT`. Questions ("should we use X
+instead of Y?"), negations ("tests don't pass yet") and plans ("we'll deploy
+tomorrow") do not count. Standard library only: this runs inside the Stop hook.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from mdmem.agents.transcript import Message
+
+HIT = 0.6
+MARKS = {1: "①", 2: "②", 3: "③", 4: "④", 5: "⑤", 6: "⑥", 7: "⑦"}
+NAMES = {1: "task closure", 2: "behaviour rule", 3: "domain rule", 4: "decision", 5: "milestone",
+         6: "calibration", 7: "analysis"}
+QUOTE = 199  # characters: a quote stays under 200
+
+
+@dataclass(frozen=True)
+class Evidence:
+    dimension: int
+    index: int      # the message's index in the conversation
+    speaker: str
+    quote: str
+    signal: str     # the rule that fired
+    strength: float
+    offset: int = 0  # the message's byte offset in the transcript (to recognise it again)
+    detail: dict = field(default_factory=dict)  # chosen/rejected, paths, the request, ...
+
+
+def _rx(pattern: str) -> re.Pattern:
+    return re.compile(pattern, re.I)
+
+
+# ----------------------------------------------------------------------------- sentences
+
+_FENCE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.S | re.M)
+_SPLIT = re.compile(r"(?<=[.!?…])[\"')\]]*\s+(?=\S)|\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)|\n")
+_QUESTION_START = _rx(r"^\W*(?:why|should|shall|could|would|can|do|does|did|is|are|was|were|what|which|how|"
+                      r"any (?:reason|idea)|por ?que|porquê|será|devemos|deveríamos|vale a pena|qual|quais|"
+                      r"como|você acha|e se)\b")
+_NEGATION = _rx(r"\b(?:not|n't|no|never|nor|without|cannot|can't|won't|isn't|aren't|doesn't|didn't|"
+                r"haven't|hasn't|yet to|não|nao|nem|sem|nunca|ainda não)\W+(?:\w+\W+){0,2}$")
+_PLAN = _rx(r"\b(?:will|'ll|going to|gonna|plan(?:ning)? to|about to|want to|need to|should|could|would|"
+            r"might|may|next (?:week|month|sprint|release)|tomorrow|later|soon|before (?:we|you|i)|once (?:we|you)|"
+            r"after (?:we|you)|if (?:we|you)|when (?:we|you)|vamos|vou|iremos|vai|precisamos|pretendemos|"
+            r"podemos|poderíamos|antes de|amanhã|semana que vem|próxima semana|depois de|quando|se a gente)\b")
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` without fenced code, cut into sentences and list items."""
+    text = _FENCE.sub(" ", text)
+    return [s.strip() for s in _SPLIT.split(text) if s and s.strip()]
+
+
+def quote(sentence: str) -> str:
+    flat = " ".join(sentence.split())
+    return flat if len(flat) <= QUOTE else flat[: QUOTE - 1].rstrip() + "…"
+
+
+def is_question(sentence: str) -> bool:
+    return sentence.rstrip().endswith("?") or bool(_QUESTION_START.match(sentence))
+
+
+def negated(sentence: str, at: int) -> bool:
+    return bool(_NEGATION.search(sentence[max(0, at - 40):at]))
+
+
+def planned(sentence: str, at: int) -> bool:
+    return bool(_PLAN.search(sentence[max(0, at - 60):at]))
+
+
+def _first(patterns, sentence: str, *, allow_negated: bool = False):
+    """The first (pattern, match) in ``sentence`` that is not negated."""
+    for name, pattern in patterns:
+        for found in pattern.finditer(sentence):
+            if allow_negated or not negated(sentence, found.start()):
+                return name, found
+    return None
+
+
+# ----------------------------------------------------------------------------- ① task closure
+
+_PROOF = [
+    ("tests pass", _rx(r"\b(?:all\s+|the\s+|\d+\s+)?(?:unit\s+|integration\s+|e2e\s+)?tests?\s+(?:now\s+|all\s+|still\s+)?"
+                       r"(?:are\s+|is\s+)?(?:now\s+)?(?:pass(?:es|ed|ing)?|green|succeed\w*|ok)\b")),
+    ("N passed", _rx(r"\b\d+\s+(?:tests?\s+)?passed\b(?!\W+\d+\s+failed)")),
+    ("it works", _rx(r"\b(?:it|this|that|everything|the (?:fix|build|server|app|page|script|command|endpoint|"
+                     r"deploy|migration|feature|job|pipeline))\s+(?:now\s+)?(?:works|is working|runs)\b|"
+                     r"\b(?:works|working|runs) (?:now|again|fine|correctly|as expected)\b")),
+    ("build passes", _rx(r"\b(?:build|ci|pipeline|lint|type ?check|mypy|ruff)\s+(?:is\s+)?(?:now\s+)?"
+                         r"(?:passes|passed|succeeds|succeeded|green|clean)\b")),
+    ("verified", _rx(r"\b(?:verified|confirmed)\b(?! (?:by|with) (?:you|the user))")),
+    ("testes passam", _rx(r"\b(?:todos os |os )?testes?\s+(?:agora\s+)?(?:estão\s+)?(?:passa(?:m|ndo|ram)?|"
+                          r"verdes?|ok)\b")),
+    ("funciona", _rx(r"\b(?:funciona(?:ndo)?|funcionou|rodando|roda)\b(?:\s+(?:agora|certinho|perfeitamente|"
+                     r"normalmente|de novo|bem))?")),
+    ("command passes", _rx(r"`[^`\n]{2,80}`\s+(?:\w+\s+){0,3}?(?:succeeds|succeeded|passes|passed|is green|ok|"
+                           r"passou|passa|limpo|clean)\b|\bbuild successful\b|\b(?:vet|lint|check)\s+(?:limpo|clean)\b|"
+                           r"\b(?:with no|zero|sem (?:nenhum )?)\s*(?:warnings?|errors?|avisos?|erros?)\b")),
+    ("N passando", _rx(r"\b\d+\s+(?:testes?\s+)?(?:passando|passaram|passou|ok)\b|\bsem erros?\b|"
+                       r"\b0 (?:problems|errors|erros|problemas|failures|falhas)\b")),
+    ("build verde", _rx(r"\b(?:build|ci|pipeline)\s+(?:passou|verde|ok)\b")),
+    ("verifiquei", _rx(r"\b(?:verifiquei|confirmei|testei)\b")),
+]
+_DONE = [
+    ("done", _rx(r"\b(?:done|finished|completed|complete|fixed|implemented|all set|resolved|shipped it|"
+                 r"that's it)\b")),
+    ("feito", _rx(r"\b(?:feito|pronto|concluído|concluido|finalizado|resolvido|corrigido|implementado|"
+                  r"terminei|terminado)\b")),
+]
+_FAILING = _rx(r"\b(?:[1-9]\d*\s+failed|fail(?:s|ed|ing|ure|ures)?|errors?|broken|still|falh\w+|quebr\w+|erro)\b")
+_THANKS_ONLY = _rx(r"^\W*(?:thanks?|thank you|thx|ok(?:ay)?|cool|great|nice|valeu|obrigad[oa]|beleza|show)\W*$")
+_CONFIRM_WORKS = _rx(r"\b(?:works|worked|working|it runs|funcionou|funciona|deu certo|rodou)\b")
+
+
+def task_closure(messages: Sequence[Message]) -> list[Evidence]:
+    found: list[Evidence] = []
+    request: Message | None = None
+    work = 0
+    for m in messages:
+        if m.speaker == "user":
+            if request is not None and work and found and found[-1].index > request.index:
+                # the user confirms it works after the delivery: stronger proof
+                hit = _CONFIRM_WORKS.search(m.text)
+                if hit and not negated(m.text, hit.start()) and not is_question(m.text):
+                    last = found[-1]
+                    found[-1] = Evidence(1, last.index, last.speaker, last.quote, last.signal + " + user confirms",
+                                         min(1.0, last.strength + 0.1), last.offset, last.detail)
+            if not _THANKS_ONLY.match(m.text):
+                request, work = m, 0
+            continue
+        work += len(m.tools)
+        if request is None or not work:
+            continue
+        best = None
+        for s in sentences(m.text):
+            if is_question(s):
+                continue
+            proof = _first(_PROOF, s)
+            if proof and _FAILING.search(s) and not re.search(r"\b0 failed\b", s):
+                proof = None
+            done = _first(_DONE, s)
+            if proof:
+                strength = 0.9 if done or work >= 2 else 0.8
+                signal = proof[0] + (" + " + done[0] if done else "")
+            elif done and not _FAILING.search(s) and not planned(s, done[1].start()):
+                strength, signal = 0.6, done[0]
+            else:
+                continue
+            if best is None or strength > best[0]:
+                best = (strength, signal, s)
+        if best:
+            strength, signal, s = best
+            if found and found[-1].detail.get("request") == request.index:
+                if found[-1].strength >= strength:
+                    continue
+                found.pop()
+            found.append(Evidence(1, m.index, m.speaker, quote(s), f"{signal} after {work} tool call"
+                                  + ("s" if work != 1 else ""), strength, m.offset,
+                                  {"request": request.index, "request_text": quote(request.text), "tools": work}))
+    return found
+
+
+# ----------------------------------------------------------------------------- ② ③ rules
+
+_LEAD = (r"^\W*(?:(?:ok(?:ay)?|also|and|so|but|please|pls|remember(?: to| this)?|note|important|rule|fyi|btw|"
+         r"e|também|tambem|por favor|lembre(?:-se)?(?: de| disso)?|importante|regra|obs|ah)\W+)*")
+_RULES = [
+    ("always/never", _rx(_LEAD + r"(?:you\s+(?:should|must|need to|have to)\s+)?(?:always|never|don't ever|"
+                         r"do not ever|at all times)\s+(?!mind\b|been\b|ever\b|heard\b|seen\b|thought\b|knew\b|"
+                         r"know\b|liked?\b|had\b|was\b|were\b|did\b|works?\b|fails?\b|happens?\b)\w")),
+    ("from now on", _rx(r"\b(?:from now on|going forward|moving forward|from here on(?: out)?|for all future|"
+                        r"in (?:the )?future(?: sessions)?,|every time you|whenever you|each time you|"
+                        r"make (?:it )?a rule|as a rule)\b")),
+    ("sempre/nunca", _rx(_LEAD + r"(?:você\s+(?:deve|precisa|tem que)\s+)?(?:sempre|nunca|jamais)\s+(?!mais\b|foi\b|"
+                         r"vi\b|tive\b|fui\b|gostei\b|usei\b|funcionou\b|deu\b|acontece\b|falha\b|tinha\b)\w")),
+    ("a partir de agora", _rx(r"\b(?:a partir de agora|daqui (?:pra|para) frente|de agora em diante|"
+                              r"daqui em diante|sempre que (?:você|vc|for)|toda vez que (?:você|vc|for)|"
+                              r"nas próximas (?:sessões|vezes)|como regra)\b")),
+]
+# a message that announces a rule: the rule is the rest of that sentence (or the next one)
+_MARKER = _rx(r"\b(?:(?:standing|general|ground|house|simple|new|another|one|a|the)\s+rules?\b|rules? (?:for you|for "
+              r"(?:the|this|our|that)|of the house)|rules?\s*:|make (?:it|that) a (?:standing |general )?rule|"
+              r"general (?:thing|preference|point|note|rule)|applies to everything|for everything|"
+              r"in (?:every|all) (?:future )?(?:sessions?|conversations?|projects?)|generally speaking|"
+              r"i prefer (?:terse|short|concise|brief|direct|plain|that you|you to)|i want you to always|"
+              r"regras?\s*(?:pra|para|:|geral|antes)|fica a regra|(?:uma|outra|duas|três|nova|a) regras?\b|"
+              r"vale (?:sempre|pra (?:tudo|qualquer)|para (?:tudo|qualquer))|pra qualquer (?:coisa|assunto)|"
+              r"para qualquer (?:coisa|assunto)|preferência geral|coisa geral|nada de|off the table|not allowed|"
+              r"is forbidden|proibido)")
+# "always"/"never"/"only" inside a sentence: a rule only with a tool, file type or path, and not a statement
+# about oneself ("I always forget", "as always", "it never works")
+_MID = _rx(r"(?:^|[,;:]\s*|\b(?:and|but|e|mas|so|então|please|por favor)\s+|(?:/|\.\w{1,5})\s+)"
+           r"(?:always|never|sempre|nunca|jamais)\s+(?!mind\b|been\b|mais\b|again\b)([\w'-]+)")
+_STATEMENT = re.compile(r"(?:[^s]s|ei|ou|ava|ia)$")  # "takes", "gostei", "travou", "usava": a fact, not a rule
+_THIRD_PARTY = _rx(r"\b(?:will|we'll|we will|is going to|are going to|vai|vamos|iremos|vão)\b")
+_SECOND_PERSON = _rx(r"\b(?:you|your|vc|você|te|seu|sua)\b")
+_TOOLS = (r"git|github|gitlab|npm|npx|yarn|pnpm|bun|pip|pipx|uv|poetry|pytest|jest|vitest|mocha|docker|"
+          r"docker-compose|kubectl|k8s|kubernetes|helm|terraform|ansible|makefile|cargo|rustc|golang|gofmt|"
+          r"go (?:test|vet|build|mod)|mix|elixir|rails|rake|django|alembic|flask|fastapi|sql|sqlite|postgres|"
+          r"postgresql|psql|mysql|redis|eslint|ruff|black|prettier|mypy|pyright|tsc|typescript|javascript|"
+          r"python|webpack|vite|bash|zsh|github actions|dockerfile|nginx|aws|gcloud|vercel|netlify|"
+          r"cloudflare|supabase|firebase|react|vue|svelte|tailwind|css|html|json|yaml|toml|markdown|jupyter|"
+          r"pandas|numpy|deno|kotlin|swift|xcode|gradle|maven|migrations?|pull requests?|test files?|"
+          r"test suite|arquivos? de teste|linter|formatter|\.env")
+_ANCHOR = [
+    ("file type", _rx(r"(?:^|[\s(`'\"*])(?:\*\*/)?\*?(\.[A-Za-z][A-Za-z0-9]{0,5})\b(?:\s+files?|\s+arquivos?)?")),
+    ("path", _rx(r"(?:^|[\s(`'\"])((?:[\w.-]+/)+[\w.*-]*)")),
+    ("code", _rx(r"`([^`\n]{1,60})`")),
+    ("tool", _rx(r"\b(" + _TOOLS + r")\b")),
+]
+
+
+_ANCHOR_ANY = re.compile("|".join(f"(?:{x.pattern})" for _, x in _ANCHOR), re.I)
+
+
+def _paths(sentence: str) -> list[str]:
+    out: list[str] = []
+    for m in _ANCHOR[0][1].finditer(sentence):
+        ext = m.group(1).lower()
+        if ext not in (".e", ".g", ".i"):  # "e.g", "i.e"
+            out.append(f"**/*{ext}")
+    for m in _ANCHOR[1][1].finditer(sentence):
+        path = m.group(1)
+        if "://" in sentence[m.start():m.end() + 3] or path.lower() in ("and/", "or/", "e/", "ou/"):
+            continue
+        out.append(path + ("**" if path.endswith("/") else ""))
+    return list(dict.fromkeys(out))
+
+
+def rules(messages: Sequence[Message]) -> list[Evidence]:
+    """② and ③: a rule the user gives; with a file type, tool or path it is ③."""
+    found: list[Evidence] = []
+    for m in messages:
+        if m.speaker != "user":
+            continue
+        parts = sentences(m.text)
+        for i, s in enumerate(parts):
+            if is_question(s):
+                continue
+            rule = _first(_RULES, s, allow_negated=True)
+            strength = 0.85
+            if rule and rule[0] in ("always/never", "sempre/nunca") and \
+                    rule[1].group().lower().startswith(("no ", "não ")):
+                rule = None
+            if not rule:
+                marker = _MARKER.search(s)
+                if marker:
+                    rule = ("rule marker", marker)
+                    rest = s[marker.end():].strip(" :,.-—")
+                    if len(rest.split()) < 4 and i + 1 < len(parts):  # "two ground rules." then the rule
+                        s = parts[i + 1]
+                elif (mid := _MID.search(s)) and not _STATEMENT.search(mid.group(1).lower()) \
+                        and _ANCHOR_ANY.search(s):
+                    rule, strength = ("always/never + anchor", mid), 0.7
+                else:
+                    continue
+            name = rule[0]
+            after = s[rule[1].end():]
+            if _THIRD_PARTY.search(after) and not _SECOND_PERSON.search(s):
+                continue  # "from now on every review will follow these sections": not a rule for the assistant
+            anchor = next(((a, x) for a, x in _ANCHOR if x.search(s)), None)
+            if anchor:
+                found.append(Evidence(3, m.index, m.speaker, quote(s), f"{name} + {anchor[0]} "
+                                      f"{anchor[1].search(s).group().strip()!r}", strength, m.offset,
+                                      {"paths": _paths(s), "rule": quote(s)}))
+            elif strength >= 0.85:
+                found.append(Evidence(2, m.index, m.speaker, quote(s), name, strength, m.offset,
+                                      {"line": "- " + quote(s)}))
+    return found
+
+
+# ----------------------------------------------------------------------------- ④ decision
+
+_CHOICE = [
+    ("chose", _rx(r"\b(?:we|i|let's|let us|team)\s+(?:(?:have|'ve|had|'d)\s+)?(?:decided|chose|chosen|picked|"
+                  r"went with|go with|are going with|settled on|opted for|opt for|'ll go with|will go with|"
+                  r"are switching to|switched to|moved to|standardi[sz]ed on)\b|\bdecision\b\s*[:\-–]|"
+                  r"\bthe (?:choice|call) (?:is|was)\b|\bchose\b|\bgoing with\b|\bwe(?:'re| are) (?:dropping|"
+                  r"replacing|ditching|moving off)\b")),
+    ("decidimos", _rx(r"\b(?:decidimos|decidi|optamos|optei|escolhemos|escolhi|ficamos com|fechamos com|"
+                      r"vamos de|vamos ficar com|a decisão (?:é|foi)|decisão\s*:|migramos para|trocamos|"
+                      r"largamos|largou|abandonamos|substituímos|fomos de)\b")),
+]
+_ALTERNATIVE = _rx(r"\b(?:instead(?: of)?|rather than|in favou?r of|over|as opposed to|not\s+\w+\s+but|"
+                   r"em vez de|ao invés de|no lugar de|em detrimento de|e não|sem|no)\b")
+# "sessions go write-through, because ...", "faturamento continua no monolito, porque ...": a choice
+# stated as where something goes, with its reason
+_DECIDE_VERB = _rx(r"\b(?:go(?:es)? (?:with|to|on|write-\w+|for)|stays? (?:on|in|with)|gets? (?:a|an|the)\b|"
+                   r"will use|we use|moves? to|switch(?:es)? to|adopts?|keeps? using|picks?|"
+                   r"continua (?:no|na|em|com)|fica (?:no|na|em|com)|vai (?:pro|pra|para|de)|usamos|adotamos|"
+                   r"passa a usar|migra para)\b")
+_NOT_Y = _rx(r"^[^,;]{2,60}[,;]\s*(not|no|sem|não)\s+[\w.'-]+(?:\s+[\w.'-]+)?\s*(?:[.;]|$)")
+_WEAK_ALTERNATIVES = ("over", "no", "sem", "instead", "e não")
+_REASON = _rx(r"\b(?:because|since|so that|as it|given that|the reason|due to|which means|(?:whole |main )?argument|"
+              r"porque|pois|já que|devido|por causa|uma vez que|o motivo|assim a gente|compromisso)\b")
+_TRADEOFF = _rx(r"\btrade-?offs?\b|\bcusto-benefício\b|\bprós e contras\b|\bpros and cons\b")
+_OVER = _rx(r"\b(?:chose|picked|use|using|went with|go with|opted for|prefer|keep)\s+(.{2,40}?)\s+"
+            r"(?:over|instead of|rather than)\s+(.{2,40}?)(?=\s+(?:because|since|as|so|for)\b|[.,;:!)]|$)")
+_EM_VEZ = _rx(r"\b(?:optamos por|escolhemos|vamos usar|usar|usamos|ficamos com|decidimos usar|decidimos)\s+(.{2,40}?)"
+              r"\s+(?:em vez de|ao invés de|no lugar de|e não)\s+(.{2,40}?)(?=\s+(?:porque|pois|já que)\b|[.,;:!)]|$)")
+_X_INSTEAD = _rx(r"(?:^|[\s,])(\S+(?:\s\S+)?)\s+(?:instead of|rather than|em vez de|ao invés de)\s+"
+                 r"(.{2,40}?)(?=\s+(?:because|since|as|porque|pois)\b|[.,;:!)]|$)")
+
+
+def _choice_parts(sentence: str) -> tuple[str | None, list[str]]:
+    for pattern in (_OVER, _EM_VEZ, _X_INSTEAD):
+        m = pattern.search(sentence)
+        if m:
+            chosen = m.group(1).strip(" `*\"'")
+            return chosen, [m.group(2).strip(" `*\"'")]
+    return None, []
+
+
+def decisions(messages: Sequence[Message]) -> list[Evidence]:
+    found: list[Evidence] = []
+    for m in messages:
+        parts = sentences(m.text)
+        for i, s in enumerate(parts):
+            if is_question(s) or len(s) < 12:
+                continue
+            choice = _first(_CHOICE, s)
+            alt = _ALTERNATIVE.search(s)
+            if alt and alt.group().lower() in _WEAK_ALTERNATIVES and not choice:
+                alt = None  # "over", "no", "sem", "instead" alone are too common to mean an alternative
+            reason = _REASON.search(s)
+            if choice and planned(s, choice[1].start()) and not re.search(r"\b(?:let's|vamos)\b", s, re.I):
+                continue
+            if choice and not reason and i + 1 < len(parts) and not is_question(parts[i + 1]):
+                reason = _REASON.search(parts[i + 1])  # "decision: postgres. The whole argument is ..."
+            if choice and (alt or reason):
+                strength = 1.0 if alt and reason else 0.9
+                signal = " + ".join(x for x in (choice[0], alt and "alternative", reason and "reason") if x)
+            elif alt and reason and not negated(s, alt.start()):
+                strength, signal = 0.7, "alternative + reason"
+            elif (verb := _DECIDE_VERB.search(s)) and reason and reason.start() > verb.start() \
+                    and not negated(s, verb.start()):
+                strength, signal = 0.65, f"{verb.group().lower()!r} + reason"
+            elif (neg := _NOT_Y.search(s)) and (reason or (i + 1 < len(parts) and _REASON.search(parts[i + 1]))):
+                strength, signal = 0.7, f"X, {neg.group(1).lower()} Y + reason"
+            elif _TRADEOFF.search(s) and (reason or alt):
+                strength, signal = 0.7, "trade-off"
+            else:
+                continue
+            chosen, rejected = _choice_parts(s)
+            found.append(Evidence(4, m.index, m.speaker, quote(s), signal, strength, m.offset,
+                                  {"chosen": chosen, "rejected": rejected}))
+    return found
+
+
+# ----------------------------------------------------------------------------- ⑤ milestone
+
+_RELEASE = [
+    ("released", _rx(r"\b(?:released|deployed|shipped|published|launched|went live|is (?:now )?live|"
+                     r"rolled out|cut (?:a|the) release|tagged|is out|are out|now available on|"
+                     r"lançamos|lançad[oa]|lançou|publicamos|publicad[oa]|subiu (?:para|pra|em) (?:produção|prod)|"
+                     r"subimos|fizemos o deploy|deploy(?:ado|amos| feito)|foi (?:pro|para o) ar|está no ar|"
+                     r"liberamos|entregamos|em produção|finished rolling out|rolled out to|"
+                     r"subiu (?:pra|para|pro|em|no)\b.{0,30}?\b(?:produção|prod)|"
+                     r"(?:já )?(?:tá|está) (?:na|no) (?:play store|app store|ar|produção)|"
+                     r"is (?:now )?(?:on|in) (?:the )?(?:play store|app store|production))\b")),
+    ("merged", _rx(r"\b(?:merged|mergead[oa]|mergeamos)\b")),
+]
+_VERSION = _rx(r"\bv?\d+\.\d+(?:\.\d+)?(?:-[\w.]+)?\b")
+_TARGET = _rx(r"\b(?:production|prod|pypi|npm|crates\.io|app store|play store|main|master|staging|"
+              r"produção|homologação|the store|live)\b")
+
+
+def milestones(messages: Sequence[Message]) -> list[Evidence]:
+    found: list[Evidence] = []
+    for m in messages:
+        for s in sentences(m.text):
+            if is_question(s):
+                continue
+            hit = _first(_RELEASE, s)
+            if not hit or planned(s, hit[1].start()):
+                continue
+            version = _VERSION.search(s)
+            target = _TARGET.search(s)
+            if hit[0] == "merged":
+                strength = 0.75 if target or version else 0.5
+            else:
+                strength = 0.9 if version or target else 0.7
+            signal = hit[1].group().lower() + (" + version" if version else "") + (" + target" if target else "")
+            found.append(Evidence(5, m.index, m.speaker, quote(s), signal, strength, m.offset,
+                                  {"version": version.group() if version else None}))
+    return found
+
+
+# ----------------------------------------------------------------------------- ⑥ calibration
+
+_CORRECT = [
+    ("no, don't", _rx(r"^\W*(?:no|nope|nah|não|nao)\b[,.!]*\s+(?:don'?t|do not|stop|please|not|never|i said|"
+                      r"i told you|that's not|instead|não|pare|para|nunca|eu (?:falei|disse|pedi))\b")),
+    ("no need", _rx(r"\b(?:there'?s |there is )?no need to\s+\w+|\bhold on\b|\bplease (?:don'?t|do not)\s+\w+")),
+    ("don't", _rx(r"^\W*(?:please\s+|pls\s+|and\s+|also,?\s+|(?:first|second|third),?\s+)?(?:don'?t|do not)\s+(?!worry|know|think|have|mind|care|see|"
+                  r"understand|remember|get|need to worry|forget)\w+")),
+    ("stop doing", _rx(r"\bstop\s+(?:\w+ing|doing|it|that)\b|\bquit\s+\w+ing\b")),
+    ("I told you", _rx(r"\bi (?:told|asked) you (?:to|not to|before)\b|\bthat'?s not what i (?:asked|wanted|meant)\b|"
+                       r"\bnot like that\b|\bi'?d (?:rather|prefer) (?:you|that you|if you)\b|\bi prefer (?:that )?you\b|"
+                       r"\b(?:way )?too (?:verbose|long|wordy|many \w+)\b|\bplease (?:avoid|stop)\b")),
+    ("não faça", _rx(r"\b(?:não|nao)\s+(?:faça|faz|fica|fique|use|usa|rode|roda|adicione|adiciona|coloque|coloca|"
+                     r"mexa|mexe|crie|cria|commite|commita|comite|comita|invente|inventa|escreva|escreve|mude|muda|"
+                     r"apague|apaga|peça|chuta|traduz|reescreve|manda|sobe|precisa (?:me |te )?\w+r)\b")),
+    ("pare de", _rx(r"\b(?:para|pare)\s+de\s+\w+")),
+    ("prefiro que", _rx(r"\bprefiro que\b|\beu (?:falei|disse|pedi) (?:pra|para|que)\b|"
+                        r"\bnão foi isso que eu\b|\bassim não\b|\bmuito (?:verboso|longo)\b")),
+]
+_CONFIRM = [
+    ("keep doing that", _rx(r"\bkeep (?:doing (?:that|this|it)|it up|it like (?:that|this)|(?:that|this) "
+                            r"(?:style|format|approach|way))\b|\bthat'?s (?:exactly )?(?:the way|how) i (?:like|want)\b|"
+                            r"\bmore of this\b|\bdo it like this\b")),
+    ("exactly", _rx(r"^\W*(?:yes[,!.]*\s+)?(?:exactly|precisely|spot on|nailed it|that'?s exactly (?:it|right|"
+                    r"what i (?:wanted|meant)))\b")),
+    ("isso mesmo", _rx(r"\b(?:isso mesmo|exatamente|continue assim|continua assim|mantenha assim|mantém (?:sempre )?"
+                       r"assim|é (?:bem )?(?:assim|isso) (?:mesmo|que eu (?:gosto|quero))|perfeito,? (?:continue|"
+                       r"mantenha|é assim)|assim que eu (?:gosto|quero)|acertou em cheio|continu[ae] \w+ndo)\b")),
+]
+
+
+_CONTENT_ONLY = _rx(r"\b(?:isso|what) (?:que )?(?:faltava|eu precisava|a gente precisava|(?:i|we) needed|was missing)\b")
+
+
+def calibration(messages: Sequence[Message]) -> list[Evidence]:
+    found: list[Evidence] = []
+    previous_assistant: Message | None = None
+    for m in messages:
+        if m.speaker != "user":
+            previous_assistant = m if m.text else previous_assistant
+            continue
+        practice = next((quote(s) for s in sentences(previous_assistant.text) if len(s) > 15), None) \
+            if previous_assistant else None
+        for s in sentences(m.text):
+            if is_question(s) and not s.lower().startswith(("no", "não", "nao")):
+                continue
+            hit = _first(_CORRECT, s, allow_negated=True)
+            if hit:
+                found.append(Evidence(6, m.index, m.speaker, quote(s), "correction: " + hit[0], 0.85, m.offset,
+                                      {"kind": "correction", "practice": practice}))
+                continue
+            hit = _first(_CONFIRM, s)
+            if hit and _CONTENT_ONLY.search(s):
+                hit = None  # "exactly what was missing": the content is right, no practice is confirmed
+            if hit and previous_assistant:
+                strength = 0.8 if hit[0] != "exactly" or len(s) > 25 else 0.65
+                rest = s[hit[1].end():].strip(" ,.:;!-—–")
+                found.append(Evidence(6, m.index, m.speaker, quote(s), "confirmation: " + hit[0], strength,
+                                      m.offset, {"kind": "confirmation", "practice": practice,
+                                                 "what": quote(rest) if len(rest.split()) >= 3 else None}))
+        previous_assistant = None
+    return found
+
+
+# ----------------------------------------------------------------------------- ⑦ analysis
+
+_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*•]|#{1,4}\s|\|)", re.M)
+_FRAMEWORK = _rx(r"\b(?:framework|model|principles?|checklist|matrix|heuristics?|rules? of thumb|patterns?|"
+                 r"taxonomy|criteria|trade-?offs?|playbook|mental model|step[- ]by[- ]step|layers?|pillars?|"
+                 r"dimensions?|modelo|estrutura|princípios|matriz|critérios|heurísticas?|passo a passo|"
+                 r"camadas|padrões|pilares|dimensões|roteiro)\b")
+_TAKE_UP = _rx(r"\b(?:great|excellent|awesome|brilliant|love (?:it|this|that)|this is (?:great|useful|gold|"
+               r"exactly|perfect|helpful)|very (?:useful|helpful)|super (?:useful|helpful)|helpful|useful|"
+               r"let'?s (?:use|go with|adopt|apply|follow|keep) (?:this|that|it|these|the)|save (?:this|that|it)|"
+               r"keep (?:this|that) (?:framework|model|list)|makes (?:a lot of )?sense|i like (?:this|that|it)|"
+               r"perfect|we'?ll use|going to use (?:this|that)|ótimo|otimo|excelente|adorei|gostei|muito bom|"
+               r"muito útil|faz (?:todo o )?sentido|vamos (?:usar|seguir|aplicar|adotar)|salva (?:isso|isto)|"
+               r"guarda (?:isso|isto)|perfeito|sensacional|show de bola)\b")
+_ABOUT_USER = _rx(r"\byour (?:profile|strengths|working style|preferences|habits|career)\b|"
+                  r"\bseu (?:perfil|estilo|jeito)\b|\bsuas (?:preferências|forças)\b")
+
+
+def analysis(messages: Sequence[Message]) -> list[Evidence]:
+    found: list[Evidence] = []
+    for i, m in enumerate(messages):
+        if m.speaker != "assistant" or len(m.text) < 400:
+            continue
+        items = len(_ITEM.findall(_FENCE.sub("", m.text)))
+        framework = _FRAMEWORK.search(m.text)
+        if items < 3 and not (framework and items >= 2):
+            continue
+        reply = next((x for x in messages[i + 1:i + 3] if x.speaker == "user"), None)
+        if reply is None:
+            continue
+        hit = next((h for h in _TAKE_UP.finditer(reply.text) if not negated(reply.text, h.start())), None)
+        if hit is None:
+            continue
+        heading = next((s for s in sentences(m.text) if len(s) > 20), m.text)
+        strength = 0.9 if framework else 0.75
+        found.append(Evidence(7, m.index, m.speaker, quote(heading), f"{items} structured items"
+                              + (f" + {framework.group().lower()!r}" if framework else "")
+                              + f" + user took it up ({hit.group()!r})", strength, m.offset,
+                              {"reply": quote(reply.text), "about_user": bool(_ABOUT_USER.search(m.text)),
+                               "text": m.text[:4000]}))
+    return found
+
+
+DETECTORS = (task_closure, rules, decisions, milestones, calibration, analysis)
+
+
+def detect(messages: Sequence[Message]) -> list[Evidence]:
+    """Every piece of evidence in ``messages``, in dimension then message order."""
+    found = [e for detector in DETECTORS for e in detector(messages)]
+    return sorted(found, key=lambda e: (e.dimension, e.index))
+
+
+def hits(evidence: Sequence[Evidence]) -> dict[int, list[Evidence]]:
+    """Dimension → its evidence at or above :data:`HIT`, strongest first."""
+    out: dict[int, list[Evidence]] = {}
+    for e in evidence:
+        if e.strength >= HIT:
+            out.setdefault(e.dimension, []).append(e)
+    return {d: sorted(v, key=lambda e: (-e.strength, e.index)) for d, v in sorted(out.items())}
+
+
+_PT = re.compile(r"\b(?:não|você|vc|está|isso|então|também|obrigad[oa]|para|pra|com|uma|um|que|de|do|da|os|as|"
+                 r"é|fazer|agora|porque|mas|já|quero|preciso|vamos)\b", re.I)
+_EN = re.compile(r"\b(?:the|you|is|are|this|that|with|and|to|of|it|please|can|what|how|not|don't|i|we|"
+                 r"want|need|let's|thanks)\b", re.I)
+
+
+def language(messages: Sequence[Message]) -> str:
+    """``pt`` or ``en``: the language of what the user wrote (assistant text when the user wrote nothing)."""
+    text = " ".join(m.text for m in messages if m.speaker == "user")[:20000] or \
+        " ".join(m.text for m in messages)[:20000]
+    return "pt" if len(_PT.findall(text)) > len(_EN.findall(text)) else "en"

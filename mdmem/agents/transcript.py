@@ -1,0 +1,309 @@
+"""Reading a conversation: Claude Code's JSONL transcripts, or plain text.
+
+Claude Code writes each session to ``~/.claude/projects/<project>/<session>.jsonl``,
+one JSON record a line. The format is internal and changes between versions, so
+it is read defensively: unknown record types and malformed lines are skipped and
+counted, missing keys are tolerated. What is kept is the conversation: user
+prompts and assistant text, with the assistant records that share a
+``message.id`` grouped into one message and their tool calls counted. Left out:
+``isMeta`` records, compaction summaries (``isCompactSummary``), ``Stop hook
+feedback:`` records, ``<command-…>``/``<local-command-…>`` wrappers,
+``tool_result`` records, thinking blocks (a slash command keeps only its
+``<command-args>``, what the user typed), and the ``progress``,
+``file-history-snapshot``, ``queue-operation``, ``attachment``, ``summary`` and
+``system`` records. Subagent records (``isSidechain``, or the files under
+``<session>/subagents/``) are read only when asked.
+
+A plain text or Markdown conversation is accepted too: turns start with
+``User:`` / ``Assistant:`` (or ``Human:``, ``Claude:``, ``Usuário:``,
+``Assistente:``, optionally bold or as a heading); ``[tool: NAME] …`` lines
+inside an assistant turn count as tool calls.
+
+Standard library only: this runs inside the Claude Code Stop hook.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mdmem.base.errors import MdmemError
+
+SKIPPED_TYPES = frozenset({"progress", "file-history-snapshot", "queue-operation", "attachment", "summary",
+                           "system", "custom-title", "tag", "agent-name", "last-prompt"})
+_WRAPPER = re.compile(r"^\s*<(?:command|local-command)-[\w-]+>", re.S)
+# Claude Code writes compact JSON, where these byte strings can only be structure (inside a
+# string value quotes are escaped): such lines are skipped without being parsed.
+_FAST_SKIP = ((b'"type":"progress"', "progress"), (b'"type":"file-history-snapshot"', "file-history-snapshot"),
+              (b'"type":"tool_result"', "tool-result"))  # in this order: progress records nest tool results
+_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+_NOISE_TEXT = ("Stop hook feedback:", "[Request interrupted by user", "Caveat: The messages below were generated")
+_NAMES = r"(user|human|you|usuário|usuario|assistant|claude|ai|assistente)"
+_SPEAKER = re.compile(
+    r"^[ \t]{0,3}(?:#{1,6}[ \t]*" + _NAMES + r"[ \t]*:?[ \t]*$\n?"   # "## User" on its own line
+    r"|(?:\*\*|__)?" + _NAMES + r"(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]*)", re.I | re.M)
+_TOOL_LINE = re.compile(r"^[ \t]*\[tool:\s*([^\]]+)\].*$\n?", re.I | re.M)
+_USER_NAMES = {"user", "human", "you", "usuário", "usuario"}
+
+
+@dataclass(frozen=True)
+class Message:
+    index: int      # position in the conversation (0-based)
+    speaker: str    # "user" or "assistant"
+    text: str
+    tools: tuple[str, ...] = ()  # names of the tools this assistant message called
+    offset: int = 0  # byte offset of its first record in the file (JSONL), or of its turn (text)
+    id: str | None = None  # an assistant message's ``message.id`` (its records are grouped by it)
+
+
+@dataclass(frozen=True)
+class Transcript:
+    messages: tuple[Message, ...]
+    format: str                 # "jsonl" or "text"
+    session_id: str | None
+    start: int                  # byte offset reading began at
+    end: int                    # byte offset of the end of the last complete line read
+    records: int = 0            # JSONL records read
+    malformed: int = 0          # lines that are not a JSON object
+    skipped: dict[str, int] = field(default_factory=dict)  # left-out records by kind
+    tool_calls: int = 0
+    cwd: str | None = None
+
+
+def looks_like_jsonl(head: bytes) -> bool:
+    return head.lstrip()[:1] == b"{"
+
+
+def read(path: str | os.PathLike, start: int = 0, subagents: bool = False,
+         max_bytes: int | None = None) -> Transcript:
+    """The conversation in the file ``path`` from byte ``start`` on (the hook
+    reads only what was appended since its last scan). A JSONL file is read
+    up to the end of its last complete line, so a record being written is
+    read next time. ``-`` reads standard input."""
+    if str(path) == "-":
+        import sys
+
+        data = sys.stdin.buffer.read()
+        return parse(data, 0)
+    p = Path(path)
+    try:
+        with open(p, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if start > size:  # the file was replaced or truncated: read it again
+                start = 0
+            f.seek(start)
+            data = f.read(max_bytes if max_bytes is not None else -1)
+    except FileNotFoundError:
+        raise MdmemError(f"transcript not found: {p}") from None
+    except IsADirectoryError:
+        raise MdmemError(f"transcript is a folder, not a file: {p}") from None
+    except OSError as e:
+        raise MdmemError(f"cannot read transcript {p}: {e.strerror or e}") from None
+    result = parse(data, start, subagents=subagents)
+    if subagents and result.format == "jsonl" and start == 0:
+        result = _with_subagents(result, p)
+    return result
+
+
+def parse(data: bytes, start: int = 0, subagents: bool = False) -> Transcript:
+    """A transcript from bytes: JSONL when the first non-blank byte is ``{``."""
+    if looks_like_jsonl(data[:4096]) or (start > 0 and not data.strip()):
+        return parse_jsonl(data, start, subagents)
+    return parse_text(data.decode("utf-8", "replace"), start)
+
+
+def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcript:
+    cut = data.rfind(b"\n") + 1
+    if cut == 0 and data and not data.endswith(b"\n"):
+        cut = len(data) if _complete(data) else 0
+    elif cut < len(data) and _complete(data[cut:]):
+        cut = len(data)  # a last line without its newline, but whole
+    skipped: Counter[str] = Counter()
+    messages: list[Message] = []
+    records = malformed = tool_calls = 0
+    session = cwd = None
+    by_id: dict[str, int] = {}  # message.id -> index in messages
+    offset = start
+    for line in data[:cut].split(b"\n"):
+        here = offset
+        offset += len(line) + 1
+        if not line.strip():
+            continue
+        fast = next((kind for marker, kind in _FAST_SKIP if marker in line), None)
+        if fast is not None:  # most of a transcript's bytes: skipped without parsing them
+            records += 1
+            skipped[fast] += 1
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            malformed += 1
+            continue
+        if not isinstance(rec, dict):
+            malformed += 1
+            continue
+        records += 1
+        session = session or _str(rec.get("sessionId"))
+        cwd = cwd or _str(rec.get("cwd"))
+        kind = rec.get("type")
+        if kind in SKIPPED_TYPES:
+            skipped[str(kind)] += 1
+            continue
+        if kind not in ("user", "assistant"):
+            skipped["unknown"] += 1
+            continue
+        if rec.get("isSidechain") and not subagents:
+            skipped["subagent"] += 1
+            continue
+        if rec.get("isMeta"):
+            skipped["meta"] += 1
+            continue
+        if rec.get("isCompactSummary"):
+            skipped["compact-summary"] += 1
+            continue
+        msg = rec.get("message")
+        if not isinstance(msg, dict):
+            skipped["no-message"] += 1
+            continue
+        text, tools, results = _content(msg.get("content"))
+        if kind == "user":
+            if results and not text:
+                skipped["tool-result"] += 1
+                continue
+            if text and _WRAPPER.match(text):  # a slash command: keep only what the user typed after it
+                args = _ARGS.search(text)
+                text = args.group(1).strip() if args else ""
+                if not text:
+                    skipped["command"] += 1
+                    continue
+            if not text or text.lstrip().startswith(_NOISE_TEXT):
+                skipped["noise"] += 1
+                continue
+            messages.append(Message(len(messages), "user", text, (), here))
+            continue
+        tool_calls += len(tools)
+        mid = _str(msg.get("id"))
+        if mid is not None and mid in by_id:
+            i = by_id[mid]
+            old = messages[i]
+            joined = "\n".join(t for t in (old.text, text) if t)
+            messages[i] = Message(old.index, old.speaker, joined, old.tools + tools, old.offset, mid)
+            continue
+        if not text and not tools:
+            skipped["empty"] += 1
+            if mid is not None:  # a thinking-only record: later records of it may carry text
+                by_id[mid] = len(messages)
+                messages.append(Message(len(messages), "assistant", "", (), here, mid))
+            continue
+        if mid is not None:
+            by_id[mid] = len(messages)
+        messages.append(Message(len(messages), "assistant", text, tools, here, mid))
+    kept = [m for m in messages if m.text or m.tools]
+    if len(kept) != len(messages):
+        kept = [Message(i, m.speaker, m.text, m.tools, m.offset, m.id) for i, m in enumerate(kept)]
+    return Transcript(tuple(kept), "jsonl", session, start, start + cut, records, malformed,
+                      dict(skipped), tool_calls, cwd)
+
+
+def _complete(line: bytes) -> bool:
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
+
+
+def _str(value) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _content(content) -> tuple[str, tuple[str, ...], int]:
+    """(text, tool names, tool results) of a message's content."""
+    if isinstance(content, str):
+        return content.strip(), (), 0
+    if not isinstance(content, list):
+        return "", (), 0
+    texts: list[str] = []
+    tools: list[str] = []
+    results = 0
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            if block["text"].strip():
+                texts.append(block["text"].strip())
+        elif kind == "tool_use":
+            tools.append(_str(block.get("name")) or "tool")
+        elif kind == "tool_result":
+            results += 1
+    return "\n".join(texts), tuple(tools), results
+
+
+def parse_text(text: str, start: int = 0) -> Transcript:
+    """A ``User:`` / ``Assistant:`` conversation (YAML frontmatter skipped)."""
+    if text.startswith("---\n"):
+        end = text.find("\n---", 4)
+        if end != -1:
+            text = text[text.find("\n", end + 1) + 1:] if text.find("\n", end + 1) != -1 else ""
+    marks = list(_SPEAKER.finditer(text))
+    messages: list[Message] = []
+    tool_calls = 0
+    for i, mark in enumerate(marks):
+        body = text[mark.end(): marks[i + 1].start() if i + 1 < len(marks) else len(text)]
+        speaker = "user" if (mark.group(1) or mark.group(2)).lower() in _USER_NAMES else "assistant"
+        tools: tuple[str, ...] = ()
+        if speaker == "assistant":
+            tools = tuple(t.strip() for t in _TOOL_LINE.findall(body))
+            tool_calls += len(tools)
+            body = _TOOL_LINE.sub("", body)
+        body = body.strip()
+        if not body and not tools:
+            continue
+        if speaker == "assistant" and messages and messages[-1].speaker == "assistant":
+            prev = messages[-1]  # one assistant turn written as several blocks
+            messages[-1] = Message(prev.index, "assistant", "\n".join(t for t in (prev.text, body) if t),
+                                   prev.tools + tools, prev.offset)
+            continue
+        messages.append(Message(len(messages), speaker, body, tools, start + len(text[:mark.start()].encode())))
+    if not marks and text.strip():
+        raise MdmemError("not a conversation: expected Claude Code JSONL, or turns starting with "
+                         "`User:` / `Assistant:`")
+    return Transcript(tuple(messages), "text", None, start, start + len(text.encode()), 0, 0, {}, tool_calls)
+
+
+def _with_subagents(result: Transcript, path: Path) -> Transcript:
+    folder = path.with_suffix("") / "subagents"
+    messages = list(result.messages)
+    calls = result.tool_calls
+    for sub in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
+        try:
+            part = parse_jsonl(sub.read_bytes(), 0, subagents=True)
+        except OSError:
+            continue
+        calls += part.tool_calls
+        for m in part.messages:
+            messages.append(Message(len(messages), m.speaker, m.text, m.tools, m.offset, m.id))
+    return Transcript(tuple(messages), result.format, result.session_id, result.start, result.end,
+                      result.records, result.malformed, result.skipped, calls, result.cwd)
+
+
+def claude_projects_dir() -> Path:
+    base = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(base).expanduser() / "projects" if base else Path.home() / ".claude" / "projects"
+
+
+def latest_for(cwd: str | os.PathLike) -> Path:
+    """The newest transcript Claude Code wrote for the project at ``cwd``
+    (its folder name is the absolute path with every other character than
+    letters and digits turned into ``-``)."""
+    projects = claude_projects_dir()
+    name = re.sub(r"[^A-Za-z0-9]", "-", str(Path(cwd).resolve()))
+    folder = projects / name
+    found = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime_ns) if folder.is_dir() else []
+    if not found:
+        raise MdmemError(f"no Claude Code transcript for {cwd} in {folder}: pass the transcript's path")
+    return found[-1]

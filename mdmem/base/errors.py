@@ -1,0 +1,46 @@
+"""One exception tree. The CLI turns these into a message on stderr and an exit code."""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_CHECK_FAILED = 3
+
+
+class MdmemError(Exception):
+    """Base of every error mdmem reports to a person."""
+
+    exit_code = EXIT_ERROR
+
+
+class VaultNotFound(MdmemError):
+    pass
+
+
+class NoteNotFound(MdmemError):
+    pass
+
+
+class LockTimeout(MdmemError):
+    pass
+
+
+class WriteConflict(MdmemError):
+    """A file changed on disk since mdmem read it; nothing was written."""
+
+
+class UsageError(MdmemError):
+    exit_code = EXIT_USAGE
+
+
+class ConfigError(MdmemError):
+    """``.mdmem/config.toml`` cannot be read or holds a bad value."""
+
+
+class TranscriptError(MdmemError):
+    """A session transcript cannot be read."""
+
+
+class OutsideVault(MdmemError):
+    """A path leads outside the vault's root (a symlink, ``..``, an absolute path); nothing was read or written."""

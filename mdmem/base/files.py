@@ -1,0 +1,463 @@
+"""The vault on disk: finding it, walking it, reading it within its bounds, writing it atomically,
+and the one lock. Every other module reaches the disk through here.
+
+The boundary (issue "Hostile vaults"): a vault arrives by git clone, sync or a shared drive, and what
+mdmem reads goes to a model. So nothing outside the vault's root is ever read: the walker does not
+follow a symlink (to a file or a folder) whose target lies outside the root, and reports it as an
+``outside_vault`` problem; :func:`read_bytes` resolves the path, refuses one that leaves the root,
+opens only regular files (``O_NONBLOCK``, so a FIFO cannot block the open; then ``fstat``) and reads
+at most :data:`MAX_READ` bytes. A symlink that stays inside the vault is followed.
+
+Hidden path segments (any name starting with ``.``: ``.obsidian``, ``.trash``, ``.git``, ``.mdmem``,
+and mdmem's own temp files) are ignored; only ``.md`` files are notes, every other file is a possible
+link target.
+
+Cheap to import (os, stat, errno): the Claude Code hooks take the lock and the atomic writer from here.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import time
+
+from mdmem.base.errors import LockTimeout, MdmemError, VaultNotFound, WriteConflict
+from mdmem.base.layout import INDEX_NAME, MEMORY_DIR, STATE_DIR, STATE_GITIGNORE, mdmem_home
+
+TYPE_CHECKING = False  # not `from typing import`: this module stays cheap for the hooks
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from mdmem.base.models import Problem
+
+MAX_READ = 64 * 1024 * 1024  # bytes read of any one vault file at most (a 50 MB note loads, /dev/zero does not)
+
+
+class OutsideVault(OSError):
+    """A path leads outside the vault's root; nothing was read."""
+
+
+class NotRegular(OSError):
+    """A FIFO, device or socket named like a note; never opened for reading."""
+
+
+def default_vault() -> Path:
+    """The user's default vault, created by ``mdmem init`` with no PATH."""
+    from pathlib import Path
+
+    return Path(mdmem_home()) / "vault"
+
+
+def is_vault(path: Path) -> bool:
+    return (path / STATE_DIR).is_dir() or ((path / INDEX_NAME).is_file() and (path / MEMORY_DIR).is_dir())
+
+
+def _too_wide(path: Path) -> str | None:
+    """Why ``path`` cannot be a vault (the file-system root, the home folder), else None."""
+    from pathlib import Path
+
+    if path == Path(path.anchor):
+        return "the file-system root"
+    try:
+        if path == Path.home().resolve():
+            return "your home folder"
+    except (RuntimeError, OSError):
+        pass
+    return None
+
+
+def find_vault(explicit: str | os.PathLike | None = None, cwd: Path | None = None) -> Path:
+    """``--vault``, then ``MDMEM_VAULT``, then the nearest ancestor that looks like
+    a vault, then the default vault. First match wins. The file-system root and the
+    home folder are refused: walking them would read the whole disk."""
+    from pathlib import Path
+
+    for given, origin in ((explicit, "--vault"), (os.environ.get("MDMEM_VAULT"), "MDMEM_VAULT")):
+        if given:
+            path = Path(given).expanduser()
+            if not path.is_dir():
+                raise VaultNotFound(f"vault not found: {path} ({origin}) is not a folder")
+            path = path.resolve()
+            wide = _too_wide(path)
+            if wide:
+                raise VaultNotFound(f"refusing {path} ({origin}) as a vault: it is {wide}; "
+                                    "pass the folder that holds your notes")
+            return path
+    here = (cwd or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if is_vault(folder) and not _too_wide(folder):
+            return folder
+    fallback = default_vault()
+    if fallback.is_dir():
+        return fallback.resolve()
+    raise VaultNotFound(
+        "no vault found: pass --vault PATH, set MDMEM_VAULT, run mdmem inside a vault, "
+        "or create the default vault with `mdmem init`"
+    )
+
+
+def state_dir(root: Path) -> Path:
+    """``<vault>/.mdmem``, created with a ``.gitignore`` of ``*`` so derived state is never committed."""
+    folder = root / STATE_DIR
+    if not folder.is_dir():
+        folder.mkdir(parents=True, exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        try:
+            ignore.write_text(STATE_GITIGNORE)
+        except OSError:
+            pass
+    return folder
+
+
+class Scan:
+    """What is on disk now: notes with their (mtime_ns, size), other files,
+    notes that could not even be stat'ed, and folder-level problems.
+    (A plain class, not a dataclass: this module stays cheap for the hooks.)"""
+
+    __slots__ = ("notes", "files", "broken", "problems")
+
+    def __init__(self, notes: dict[str, tuple[int, int]], files: tuple[str, ...],
+                 broken: dict[str, Problem], problems: tuple[tuple[str, Problem], ...]):
+        self.notes, self.files, self.broken, self.problems = notes, files, broken, problems
+
+
+def scan(root: Path) -> Scan:
+    """Walk the vault with ``os.scandir``: the one walker. Follows a symlink only when its
+    target lies inside the vault, never in a loop.
+
+    Only notes are ``stat``-ed; folders are recognised from ``d_type`` and
+    other files are listed by name, so a 10k-note vault costs ~10k syscalls;
+    a symlink costs one ``realpath`` more."""
+    import unicodedata
+
+    from mdmem.base.models import Problem
+
+    top = str(root)
+    real_top = os.path.realpath(top)
+    inside = real_top.rstrip(os.sep) + os.sep
+    cut = len(top) + 1
+    notes: dict[str, tuple[int, int]] = {}
+    files: list[str] = []
+    broken: dict[str, Problem] = {}
+    problems: list[tuple[str, Problem]] = []
+    st = os.stat(top)
+    seen = {(st.st_dev, st.st_ino)}
+    stack = [(top, st.st_dev, ((st.st_dev, st.st_ino),))]
+
+    def rel(path: str) -> str:
+        path = path[cut:] if os.sep == "/" else path[cut:].replace(os.sep, "/")
+        return path if path.isascii() else unicodedata.normalize("NFC", path)
+
+    while stack:
+        folder, dev, ancestors = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError as e:
+            problems.append((rel(folder), Problem("unreadable", f"cannot list folder: {e.strerror}")))
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            if not name.isascii() and not _utf8(name):
+                problems.append((rel(entry.path).encode("utf-8", "replace").decode(), Problem(
+                    "not_utf8", "file name is not valid UTF-8; skipped")))
+                continue
+            is_note = name.lower().endswith(".md")
+            try:
+                link = entry.is_symlink()
+                if link:
+                    target = os.path.realpath(entry.path)
+                    if target != real_top and not target.startswith(inside):
+                        problems.append((rel(entry.path), Problem(
+                            "outside_vault", "symlink to a place outside the vault; not followed")))
+                        continue
+                if entry.is_dir():
+                    if link:
+                        st = entry.stat()
+                        key, child_dev = (st.st_dev, st.st_ino), st.st_dev
+                    else:
+                        key, child_dev = (dev, entry.inode()), dev
+                    if key in ancestors:
+                        problems.append((rel(entry.path), Problem(
+                            "symlink_loop", "symlink to one of its own parent folders; not followed")))
+                    elif key not in seen:
+                        seen.add(key)
+                        stack.append((entry.path, child_dev, ancestors + (key,)))
+                elif is_note:
+                    st = entry.stat()
+                    if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block a read
+                        broken[rel(entry.path)] = Problem("unreadable", "not a regular file")
+                    else:
+                        notes[rel(entry.path)] = (st.st_mtime_ns, st.st_size)
+                else:
+                    files.append(rel(entry.path))
+            except OSError as e:
+                code = "symlink_loop" if e.errno == errno.ELOOP else "unreadable"
+                problem = Problem(code, f"cannot stat: {e.strerror}")
+                if is_note:
+                    broken[rel(entry.path)] = problem
+                else:
+                    problems.append((rel(entry.path), problem))
+    return Scan(notes, tuple(sorted(files)), broken, tuple(problems))
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes come back as surrogates
+        return False
+    return True
+
+
+def stat_note(root: Path, rel: str) -> tuple[int, int] | None:
+    return _stat(os.path.join(root, rel))
+
+
+def _stat(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+def inside(root: Path, rel: str | os.PathLike) -> str:
+    """The real path of ``root / rel`` when it lies inside the vault; raises :class:`OutsideVault`."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(os.path.join(real_root, rel))
+    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        raise OutsideVault(errno.EACCES, "outside the vault", str(rel))
+    return real
+
+
+def open_regular(path: str | os.PathLike) -> int:
+    """A descriptor on ``path`` if it is a regular file (FIFOs are opened non-blocking, then refused)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular(errno.EINVAL, "not a regular file", str(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_fd(fd: int, limit: int) -> bytes:
+    chunks, left = [], limit
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_bytes(root: Path, rel: str, limit: int = MAX_READ) -> bytes:
+    """Read one vault file within the vault's bounds: a regular file inside the root, at most
+    ``limit`` bytes. Raises OSError (:class:`OutsideVault`, :class:`NotRegular`, ...): the caller
+    turns it into a Problem or a message."""
+    fd = open_regular(inside(root, rel))
+    try:
+        return read_fd(fd, limit)
+    finally:
+        os.close(fd)
+
+
+def read_stat(root: Path, rel: str, limit: int = MAX_READ) -> tuple[bytes | None, tuple[int, int] | None]:
+    """A vault file's bytes and the (mtime_ns, size) they were read at; (None, None) if absent."""
+    try:
+        fd = open_regular(inside(root, rel))
+    except FileNotFoundError:
+        return None, None
+    try:
+        st = os.fstat(fd)
+        return read_fd(fd, limit), (st.st_mtime_ns, st.st_size)
+    finally:
+        os.close(fd)
+
+
+def read_outside(path: str | os.PathLike, limit: int, tail: bool = False) -> bytes:
+    """A regular file that is not in a vault (a transcript, ``save --file``), at most ``limit``
+    bytes: the first ones, or with ``tail`` the last ones. Never blocks on a FIFO or a device."""
+    fd = open_regular(path)
+    try:
+        if tail:
+            size = os.fstat(fd).st_size
+            if size > limit:
+                os.lseek(fd, size - limit, os.SEEK_SET)
+        return read_fd(fd, limit)
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: str | os.PathLike, data: bytes, expected: tuple[int, int] | None = None) -> None:
+    """Write via a temp file in the same folder, fsync, ``os.replace``.
+
+    ``expected`` is the (mtime_ns, size) seen when the file was read: when the
+    file changed since, nothing is written and :class:`WriteConflict` is raised.
+    It is compared twice: before the temp file is written (fail fast) and again
+    just before the rename, so an edit made while the temp file was being written
+    and synced is not overwritten (measured: the single early check lost 5 of 5
+    edits in a targeted race; the window left is the few microseconds between the
+    last ``stat`` and ``rename``, which POSIX offers no way to close)."""
+    path = os.fspath(path)
+    folder, name = os.path.split(path)
+    folder = folder or "."
+    os.makedirs(folder, exist_ok=True)
+
+    def unchanged() -> None:
+        if expected is not None and _stat(path) != expected:
+            raise WriteConflict(f"{path} changed on disk since it was read; nothing was written")
+
+    unchanged()
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        try:  # keep the replaced file's mode, else the umask's
+            mode = os.stat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o666 & ~_umask()
+        os.fchmod(fd, mode)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        unchanged()
+        os.replace(tmp, path)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        with _suppress():
+            os.unlink(tmp)
+        raise
+    with _suppress():
+        dirfd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dirfd)
+        finally:
+            os.close(dirfd)
+
+
+def write_new(path: Path, data: bytes) -> None:
+    """Create ``path``; refuse when something appeared there meanwhile."""
+    if path.exists():
+        raise WriteConflict(f"{path} appeared on disk meanwhile; nothing was written")
+    write_atomic(path, data)
+
+
+def archive_target(root: Path, rel: str) -> str:
+    """Where forgetting ``rel`` moves it: ``memory/.archive/<path under memory/>`` (``-2``, ``-3``... when taken)."""
+    from mdmem.base.layout import archive_path
+
+    base = archive_path(rel)
+    stem, n = base[:-3], 2
+    while os.path.lexists(os.path.join(root, base)):
+        base, n = f"{stem}-{n}.md", n + 1
+    return base
+
+
+def clean_temp(folder: Path, older_than: float = 3600.0) -> int:
+    """Remove mdmem's own temp files (``.NAME.PID.HEX.tmp``) left in ``folder`` by a killed writer
+    more than ``older_than`` seconds ago. Returns how many were removed."""
+    removed, now = 0, time.time()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        if entry.name.startswith(".") and entry.name.endswith(".tmp") and entry.is_file(follow_symlinks=False):
+            with _suppress():
+                if now - entry.stat(follow_symlinks=False).st_mtime > older_than:
+                    os.unlink(entry.path)
+                    removed += 1
+    return removed
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+class _suppress:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return exc[0] is not None and issubclass(exc[0], OSError)
+
+
+class Lock:
+    """The one lock: an exclusive ``flock`` on ``path``, waited for up to ``timeout`` seconds
+    (then :class:`LockTimeout` with ``message``). ``with Lock(...) as immediate``: True when the
+    lock was free at once. The kernel frees it when the process dies, even on ``kill -9``."""
+
+    def __init__(self, path: str | os.PathLike, timeout: float, message: str | None = None):
+        self.path, self.timeout, self.message = os.fspath(path), timeout, message
+        self.fd = -1
+
+    def __enter__(self) -> bool:
+        import fcntl
+
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        immediate, deadline, delay = True, time.monotonic() + self.timeout, 0.005
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return immediate
+            except BlockingIOError:
+                immediate = False
+                if time.monotonic() >= deadline:
+                    os.close(self.fd)
+                    self.fd = -1
+                    raise LockTimeout(self.message or f"another process holds {self.path} "
+                                      f"(waited {self.timeout:g} s)") from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.1)
+
+    def __exit__(self, *exc) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # closing the descriptor releases the flock
+            self.fd = -1
+
+
+def write_lock(state: Path, timeout: float) -> Lock:
+    """The vault's single-writer lock (``.mdmem/write.lock``)."""
+    state.mkdir(parents=True, exist_ok=True)
+    return Lock(state / "write.lock", timeout,
+                f"another mdmem process has held the write lock on {state} for {timeout:g} s; "
+                "try again, or raise MDMEM_LOCK_TIMEOUT")
+
+
+def skeleton_dir() -> Path:
+    """The skeleton of a new vault: ``mdmem/skeleton`` in a wheel, ``vault/`` in a checkout."""
+    from pathlib import Path
+
+    packaged = Path(__file__).parent.parent / "skeleton"
+    if packaged.is_dir():
+        return packaged
+    checkout = Path(__file__).parent.parent.parent / "vault"
+    if checkout.is_dir():
+        return checkout
+    raise MdmemError("the vault skeleton is missing from this installation")
+
+
+def init_vault(path: Path) -> list[str]:
+    """Lay the skeleton down at ``path``; refuse (writing nothing) if any of its
+    files already exists. Returns the created files, vault-relative."""
+    source = skeleton_dir()
+    plan = sorted(p.relative_to(source) for p in source.rglob("*") if p.is_file())
+    clashes = [str(rel) for rel in plan if (path / rel).exists()]
+    if clashes:
+        raise MdmemError(f"refusing to overwrite existing files in {path}: " + ", ".join(clashes))
+    for rel in plan:
+        write_atomic(path / rel, (source / rel).read_bytes())
+    state_dir(path)
+    return [rel.as_posix() for rel in plan]

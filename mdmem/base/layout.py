@@ -1,0 +1,97 @@
+"""Every rule of a vault's layout, in one place: where things live and what names mean.
+
+Standard library only and free of I/O except :func:`bootstrap_candidates`' and :func:`mdmem_home`'s
+look at the environment, so the hook fast path can import it for nothing (~0.2 ms).
+
+```
+<vault>/
+  MEMORY.md            INDEX_NAME: the always-loaded index
+  memory/              MEMORY_DIR: people/ projects/ protocols/ daily/ decisions/ feedback/ references/
+    .archive/          ARCHIVE_DIR: where forgotten notes go (hidden, so out of the index)
+    digests/           DIGEST_DIR: weekly/ and monthly/ digests of the daily notes
+  .mdmem/              STATE_DIR: derived state, rebuildable (index, caches, hooks, checkpoints, config.toml)
+```
+"""
+
+from __future__ import annotations
+
+import os
+
+STATE_DIR = ".mdmem"
+INDEX_NAME = "MEMORY.md"
+MEMORY_DIR = "memory"
+DAILY_DIR = f"{MEMORY_DIR}/daily"
+ARCHIVE_DIR = f"{MEMORY_DIR}/.archive"
+DIGEST_DIR = f"{MEMORY_DIR}/digests"
+HOOKS_DIR = f"{STATE_DIR}/hooks"
+CHECKPOINTS_DIR = f"{STATE_DIR}/checkpoints"
+STATE_GITIGNORE = "*\n"  # .mdmem/.gitignore: derived state is never committed
+
+# a note's type -> the folder under memory/ where `save` puts it
+TYPE_FOLDERS = {
+    "person": "people", "user": "people", "project": "projects", "protocol": "protocols",
+    "decision": "decisions", "reference": "references", "feedback": "feedback", "daily": "daily",
+}
+# a folder name anywhere in a note's path -> the type it implies when frontmatter has none
+FOLDER_TYPES = {
+    "people": "person", "projects": "project", "protocols": "protocol", "daily": "daily",
+    "decisions": "decision", "references": "reference", "feedback": "feedback",
+}
+# the MEMORY.md section a saved note's line goes under
+INDEX_SECTIONS = {
+    "user": "User", "person": "People", "project": "Projects", "protocol": "Protocols",
+    "decision": "Decisions", "feedback": "Feedback", "reference": "References",
+}
+
+# bootstrap files `mdmem context` puts first, in this order
+BOOTSTRAP = ("AGENTS.md", "SOUL.md", "USER.md", "IDENTITY.md", "RULES.md")
+
+
+def mdmem_home() -> str:
+    """``MDMEM_HOME`` or ``~/.mdmem``: the default vault's parent, global bootstrap files, hook log."""
+    return os.environ.get("MDMEM_HOME") or os.path.join(os.path.expanduser("~"), ".mdmem")
+
+
+def is_index(path: str) -> bool:
+    return path == INDEX_NAME
+
+
+def archive_path(rel: str) -> str:
+    """Where a note goes when forgotten: ``memory/x/y.md`` -> ``memory/.archive/x/y.md``."""
+    inner = rel[len(MEMORY_DIR) + 1:] if rel.startswith(MEMORY_DIR + "/") else rel
+    return f"{ARCHIVE_DIR}/{inner}"
+
+
+def safe_session(session: str) -> str:
+    """A session id as a file name (state, checkpoints): ASCII letters, digits, ``._-``, at most 120."""
+    name = "".join(c if (c.isascii() and c.isalnum()) or c in "._-" else "_" for c in session)
+    return name[:120].lstrip(".") or "session"
+
+
+def bootstrap_candidates(cwd: str) -> list[str]:
+    """Every place a bootstrap file could come from for ``cwd``, in order of precedence: the workspace
+    (the nearest ancestor holding ``.git`` or ``.agent``), then ``MDMEM_BOOTSTRAP_DIR`` or ``~/.mdmem``."""
+    here = os.path.abspath(cwd)
+    workspace = None
+    while True:
+        if os.path.exists(os.path.join(here, ".git")) or os.path.exists(os.path.join(here, ".agent")):
+            workspace = here
+            break
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    home = os.environ.get("MDMEM_BOOTSTRAP_DIR") or mdmem_home()
+    folders = [f for f in (workspace, os.path.expanduser(home)) if f]
+    return [os.path.join(f, name) for f in folders for name in BOOTSTRAP]
+
+
+def bootstrap_files(cwd: str) -> list[tuple[str, str]]:
+    """(name, file) of each bootstrap file that applies in ``cwd``: the workspace's, else the global one."""
+    candidates = bootstrap_candidates(cwd)
+    out = []
+    for name in BOOTSTRAP:
+        found = next((p for p in candidates if os.path.basename(p) == name and os.path.isfile(p)), None)
+        if found:
+            out.append((name, found))
+    return out

@@ -1,0 +1,295 @@
+"""Every setting of mdmem and the one reader of ``<vault>/.mdmem/config.toml``.
+
+Standard library only (``tomllib``, ``dataclasses``): the hook fast path reads ``[hook]`` through
+:func:`hook_settings` without importing Whoosh. A missing file means the defaults; an unreadable
+file or a bad value is a :class:`ConfigError` that names the file. The library reads the file once
+per :class:`~mdmem.engine.memory.Memory` (``Memory.settings``), so the CLI, the MCP server and
+``from mdmem import Memory`` behave the same.
+
+```toml
+[search]
+mode = "lexical"              # default of --mode: lexical, semantic or hybrid
+recency_half_life_days = 30   # 0 turns the recency lift off
+recency_weight = 0.25         # a note edited today scores x1.25, 30 days ago x1.125
+fusion = "scores"             # hybrid: "scores" (weighted normalised scores) or "rrf"
+hybrid_lexical_weight = 0.25
+hybrid_semantic_weight = 0.75
+rrf_k = 60
+
+[semantic]
+enabled = false               # keep vectors current on every refresh (also on when vectors exist)
+model = "use-multilingual-v3" # or "minilm"
+
+[check]
+cap = 40000               # tokens for the memory files
+warn_percent = 80         # BUDGET WARNING at or above this share of the cap
+stale_days = 30           # STALE after this many days without a change (0 = never)
+oversized_percent = 10    # OVERSIZED: one file above this share of the cap
+load_lines = 200          # an agent loads MEMORY.md's first 200 lines ...
+load_bytes = 25000        # ... or first 25,000 bytes, whichever comes first
+duplicate_similarity = 0.8  # DUPLICATE: Jaccard similarity of word 5-grams
+
+[digest]
+archive_daily_after_days = 0   # move daily notes older than this (once their week's and month's
+                               # digests list them) to memory/.archive/daily/; 0 = never
+
+[hook]                          # see mdmem.agents.hooks
+policy = "cadence"
+```
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from mdmem.base.errors import ConfigError
+from mdmem.base.layout import STATE_DIR
+
+CONFIG_NAME = "config.toml"
+SIMILAR = 0.8  # Jaccard similarity of word 5-grams from which two notes are near-duplicates
+MODES = ("lexical", "semantic", "hybrid")
+MODELS = ("use-multilingual-v3", "minilm")
+
+
+def config_path(vault: Path | str) -> Path:
+    return Path(vault) / STATE_DIR / CONFIG_NAME
+
+
+def read(vault: Path | str | None) -> dict[str, Any]:
+    """The parsed ``config.toml`` of ``vault`` ({} when there is none)."""
+    if vault is None:
+        return {}
+    path = config_path(vault)
+    import tomllib
+
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ConfigError(f"cannot read {path}: {e}") from None
+
+
+def _section(config: dict, name: str, where: object) -> dict:
+    section = config.get(name, {})
+    if not isinstance(section, dict):
+        raise ConfigError(f"[{name}] in {where} is not a table")
+    return section
+
+
+# ----------------------------------------------------------------------------- search
+
+
+@dataclass(frozen=True)
+class Recency:
+    """Lift recent notes: score x (1 + weight x 0.5^(age_days / half_life_days)).
+    ``half_life_days <= 0`` or ``weight == 0`` turns it off."""
+
+    half_life_days: float = 30.0
+    weight: float = 0.25
+
+    @property
+    def on(self) -> bool:
+        return self.half_life_days > 0 and self.weight > 0
+
+
+OFF = Recency(0, 0)
+
+
+@dataclass(frozen=True)
+class Fusion:
+    lexical_weight: float = 0.25
+    semantic_weight: float = 0.75
+    k: float = 60.0          # reciprocal-rank fusion only
+    method: str = "scores"   # "scores" (weighted normalised scores) or "rrf" (reciprocal ranks)
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    mode: str = "lexical"
+    recency: Recency = Recency()
+    fusion: Fusion = Fusion()
+
+
+def _search(config: dict, where: object) -> SearchSettings:
+    section = _section(config, "search", where)
+    mode = section.get("mode", "lexical")
+    if mode not in MODES:
+        raise ConfigError(f"bad [search] mode in {where}: {mode!r} (lexical, semantic or hybrid)")
+    try:
+        recency = Recency(float(section.get("recency_half_life_days", Recency.half_life_days)),
+                          float(section.get("recency_weight", Recency.weight)))
+        fusion = Fusion(float(section.get("hybrid_lexical_weight", Fusion.lexical_weight)),
+                        float(section.get("hybrid_semantic_weight", Fusion.semantic_weight)),
+                        float(section.get("rrf_k", Fusion.k)), str(section.get("fusion", Fusion.method)))
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"bad [search] value in {where}: {e}") from None
+    if fusion.method not in ("scores", "rrf"):
+        raise ConfigError(f"[search] fusion must be \"scores\" or \"rrf\" in {where}")
+    if min(fusion.lexical_weight, fusion.semantic_weight) < 0 or fusion.k <= 0:
+        raise ConfigError(f"[search] hybrid weights must be >= 0 and rrf_k > 0 in {where}")
+    return SearchSettings(mode, recency, fusion)
+
+
+# ----------------------------------------------------------------------------- semantic
+
+
+@dataclass(frozen=True)
+class SemanticSettings:
+    enabled: bool = False
+    model: str = "use-multilingual-v3"
+
+
+def _semantic(config: dict, where: object) -> SemanticSettings:
+    section = config.get("semantic", {})
+    if not isinstance(section, dict):
+        return SemanticSettings()
+    name = section.get("model", SemanticSettings.model)
+    if name not in MODELS:
+        raise ConfigError(f"unknown [semantic] model {name!r} in {where}: choose {' or '.join(MODELS)}")
+    return SemanticSettings(section.get("enabled") is True, name)
+
+
+# ----------------------------------------------------------------------------- check
+
+
+@dataclass(frozen=True)
+class CheckSettings:
+    """Caps and thresholds of ``mdmem check`` (``[check]``, or flags)."""
+
+    cap: int = 40_000  # tokens for the memory files
+    warn_percent: float = 80.0  # BUDGET WARNING at or above this share of the cap
+    stale_days: int = 30  # STALE when not modified for this many days (0 = never)
+    oversized_percent: float = 10.0  # OVERSIZED: one file above this share of the cap
+    load_lines: int = 200  # Claude Code loads MEMORY.md's first 200 lines ...
+    load_bytes: int = 25_000  # ... or first 25 KB, whichever comes first
+    duplicate_similarity: float = SIMILAR  # Jaccard of word 5-grams for DUPLICATE (0 < x <= 1)
+
+    def __post_init__(self) -> None:
+        checks = {
+            "cap": self.cap >= 1, "warn_percent": self.warn_percent > 0, "stale_days": self.stale_days >= 0,
+            "oversized_percent": self.oversized_percent > 0, "load_lines": self.load_lines >= 1,
+            "load_bytes": self.load_bytes >= 1, "duplicate_similarity": 0 < self.duplicate_similarity <= 1,
+        }
+        bad = [name for name, ok in checks.items() if not ok]
+        if bad:
+            raise ValueError(", ".join(f"{name} = {getattr(self, name)!r} is out of range" for name in bad))
+
+
+CHECK_KEYS = tuple(f.name for f in fields(CheckSettings))
+
+
+def _check(config: dict, where: object, flags: dict[str, Any]) -> CheckSettings:
+    section = _section(config, "check", where)
+    unknown = sorted(set(section) - set(CHECK_KEYS))
+    if unknown:
+        raise ConfigError(f"unknown [check] key in {where}: {', '.join(unknown)} (known: {', '.join(CHECK_KEYS)})")
+    kinds = {f.name: (int if f.type in ("int", int) else float) for f in fields(CheckSettings)}
+    values: dict[str, Any] = {}
+    for key, value in section.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                kinds[key] is int and not float(value).is_integer()):
+            raise ConfigError(f"bad [check] value in {where}: {key} = {value!r} (wants a number)")
+        values[key] = kinds[key](value)
+    values.update({k: v for k, v in flags.items() if v is not None})
+    try:
+        return CheckSettings(**values)
+    except ValueError as e:
+        raise ConfigError(f"bad [check] settings ({where} or flags): {e}") from None
+
+
+# ----------------------------------------------------------------------------- digest
+
+
+@dataclass(frozen=True)
+class DigestSettings:
+    """``[digest]``."""
+
+    archive_daily_after_days: int = 0  # 0 = never archive daily notes
+
+    def __post_init__(self) -> None:
+        if self.archive_daily_after_days < 0:
+            raise ValueError(f"archive_daily_after_days = {self.archive_daily_after_days!r} is out of range")
+
+
+DIGEST_KEYS = ("archive_daily_after_days",)
+
+
+def _digest(config: dict, where: object) -> DigestSettings:
+    section = _section(config, "digest", where)
+    unknown = sorted(set(section) - set(DIGEST_KEYS))
+    if unknown:
+        raise ConfigError(f"unknown [digest] key in {where}: {', '.join(unknown)} "
+                          f"(known: {', '.join(DIGEST_KEYS)})")
+    values: dict[str, Any] = {}
+    for key, value in section.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not float(value).is_integer():
+            raise ConfigError(f"bad [digest] value in {where}: {key} = {value!r} "
+                              "(wants a whole number of days)")
+        values[key] = int(value)
+    try:
+        return DigestSettings(**values)
+    except ValueError as e:
+        raise ConfigError(f"bad [digest] settings in {where}: {e}") from None
+
+
+# ----------------------------------------------------------------------------- all of them
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every section of one vault's config, validated."""
+
+    search: SearchSettings = SearchSettings()
+    semantic: SemanticSettings = SemanticSettings()
+    check: CheckSettings = CheckSettings()
+    digest: DigestSettings = DigestSettings()
+    raw: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def load(cls, vault: Path | str | None) -> Settings:
+        config = read(vault)
+        where = config_path(vault) if vault is not None else "defaults"
+        return cls(_search(config, where), _semantic(config, where), _check(config, where, {}),
+                   _digest(config, where), config)
+
+    def check_with(self, **flags: Any) -> CheckSettings:
+        """``[check]`` with the flags given on top (``None`` = not given)."""
+        return _check(self.raw, "config.toml", flags) if any(v is not None for v in flags.values()) else self.check
+
+
+def check_settings(vault: Path | None, **flags: Any) -> CheckSettings:
+    """``mdmem check``'s caps and thresholds: the defaults, then ``[check]`` in the vault's config,
+    then the flags given (``None`` = not given)."""
+    where = config_path(vault) if vault is not None else "flags"
+    return _check(read(vault), where, flags)
+
+
+# ----------------------------------------------------------------------------- hooks (stdlib, cheap)
+
+HOOK_DEFAULTS: dict[str, Any] = {"policy": "cadence", "min_stops": 20, "min_minutes": 30.0, "min_dimensions": 2,
+                                 "min_interval_minutes": 10.0, "output": "block"}
+HOOK_CHOICES = {"policy": ("cadence", "evidence"), "output": ("block", "context")}
+
+
+def hook_settings(vault: str, opts: dict) -> dict:
+    """``[hook]`` over its defaults, then the flags in ``opts`` (``policy``, ``output``)."""
+    out = dict(HOOK_DEFAULTS)
+    path = config_path(vault)
+    if os.path.isfile(path):
+        section = _section(read(vault), "hook", path)
+        for key, value in section.items():
+            if key not in HOOK_DEFAULTS:
+                raise ConfigError(f"unknown [hook] key {key!r} in {path} (known: {', '.join(HOOK_DEFAULTS)})")
+            kind = type(HOOK_DEFAULTS[key])
+            if kind is str and value not in HOOK_CHOICES[key]:
+                raise ConfigError(f"[hook] {key} in {path} must be one of {', '.join(HOOK_CHOICES[key])}")
+            if kind is not str and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
+                raise ConfigError(f"[hook] {key} in {path} must be a number >= 0")
+            out[key] = value
+    out.update({k: v for k, v in opts.items() if k in ("policy", "output")})
+    return out

@@ -1,0 +1,584 @@
+"""The ``mdmem`` command line: options in, one core call, render out.
+
+Every command takes ``--vault`` (else ``MDMEM_VAULT``, else the nearest vault
+above the current folder, else the default vault) and brings derived state up
+to date before it answers. Domain errors become a message on stderr and exit
+code 1 (2 for usage), never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from mdmem import __version__
+
+app = typer.Typer(
+    name="mdmem",
+    help="Markdown-vault memory for AI agents and the people who work with them.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+VaultOpt = Annotated[
+    Optional[Path],
+    typer.Option("--vault", help="Vault folder (else MDMEM_VAULT, the nearest vault, the default vault).",
+                 show_default=False),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
+ModeOpt = Annotated[Optional[str], typer.Option("--mode", help="lexical (BM25F), semantic (by meaning: the "
+                                                "`semantic` extra) or hybrid (both fused); default from "
+                                                "[search] mode, else lexical.", show_default=False)]
+SensitiveOpt = Annotated[bool, typer.Option("--include-sensitive", help="Include notes marked sensitive.")]
+TodayOpt = Annotated[Optional[str], typer.Option("--today", envvar="MDMEM_TODAY", help="Take this YYYY-MM-DD as "
+                                                 "today.", show_default=False)]
+NoteArg = Annotated[str, typer.Argument(help="A vault path, a file name or a title.", show_default=False)]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"mdmem {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    """Markdown-vault memory for AI agents and the people who work with them."""
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    from mdmem.base.errors import MdmemError
+    from mdmem.cli.render import message
+
+    try:
+        yield
+    except MdmemError as e:
+        message(f"mdmem: {e}")
+        raise typer.Exit(e.exit_code) from None
+    except OSError as e:  # the file system said no (permissions, a full disk, a file where a folder goes)
+        message(f"mdmem: {e.strerror or e}" + (f": {e.filename}" if e.filename else ""))
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        message("mdmem: interrupted")
+        raise typer.Exit(130) from None
+
+
+@contextmanager
+def _memory(vault: Path | None, refresh: bool = True, progress: bool = False):
+    """Open the vault and bring it up to date (read commands tolerate a busy writer)."""
+    from mdmem.engine.memory import Memory
+    from mdmem.cli.render import message
+
+    with _errors(), Memory.open(vault) as mem:
+        if refresh:
+            result = mem.refresh(strict=False)
+            if result.stale:
+                message("mdmem: another process is updating the index; results may be a moment behind")
+        yield mem
+
+
+def _date(value: str | None, name: str, end: bool = False) -> str | None:
+    """``YYYY-MM-DD`` as is; ``YYYY-MM`` as the month's first (or, for an end, last) day."""
+    if value is None:
+        return None
+    from mdmem.text.temporal import iso_bound
+
+    try:
+        return iso_bound(value, end)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint=name) from None
+
+
+@app.command()
+def init(
+    path: Annotated[Optional[Path], typer.Argument(help="Where to create the vault (default: ~/.mdmem/vault).")] = None,
+) -> None:
+    """Create a new vault from the skeleton; never overwrites an existing file."""
+    from mdmem.cli import render
+    from mdmem.base.files import default_vault, init_vault
+
+    with _errors():
+        target = (path or default_vault()).expanduser().resolve()
+        render.created(target, init_vault(target))
+
+
+@app.command()
+def index(
+    vault: VaultOpt = None,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild everything from the files.")] = False,
+    semantic: Annotated[bool, typer.Option("--semantic", help="Also embed the notes for search by meaning (the "
+                                           "`semantic` extra); later refreshes keep the vectors current.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Bring the notes cache and search index up to date (only what changed)."""
+    from mdmem.cli import render
+    from mdmem.engine.memory import Memory
+
+    with _errors(), Memory.open(vault) as mem:
+        if json or not _tty():
+            result = mem.refresh(rebuild=rebuild, semantic=semantic)
+        else:
+            result = _with_progress(mem, rebuild, semantic)
+        if json:
+            from dataclasses import asdict
+
+            render.emit_json(
+                {k: getattr(result, k) for k in ("notes", "added", "changed", "removed", "seconds")}
+                | {"rebuilt": result.rebuilt, "stages": result.stages,
+                   "vectors": asdict(result.vectors) if result.vectors else None}
+            )
+        else:
+            render.refresh(result)
+
+
+def _tty() -> bool:
+    import sys
+
+    return sys.stderr.isatty()
+
+
+def _with_progress(mem, rebuild: bool, semantic: bool = False):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    columns = (TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task("index", total=None)
+        return mem.refresh(rebuild=rebuild, progress=lambda done, total: bar.update(task, completed=done, total=total),
+                           semantic=semantic)
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="Words, a question, \"a phrase\", AND/NOT, field:value.")],
+    vault: VaultOpt = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Most results to show.")] = 10,
+    type: Annotated[Optional[str], typer.Option("--type", help="Only notes of this type.")] = None,
+    tag: Annotated[Optional[str], typer.Option("--tag", help="Only notes with this tag (or a child tag).")] = None,
+    folder: Annotated[Optional[str], typer.Option("--folder", help="Only notes under this folder.")] = None,
+    after: Annotated[Optional[str], typer.Option("--after", help="Dated on or after YYYY-MM-DD.")] = None,
+    before: Annotated[Optional[str], typer.Option("--before", help="Dated on or before YYYY-MM-DD.")] = None,
+    recency: Annotated[bool, typer.Option("--recency/--no-recency", help="Lift recent notes a little.")] = True,
+    mode: ModeOpt = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Show each signal's rank and score for every hit.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Ranked search with snippets: BM25F full text (lexical), by meaning (semantic), or both fused (hybrid)."""
+    from mdmem.base.settings import OFF
+    from mdmem.cli import render
+    from mdmem.engine.index import Filters
+
+    filters = Filters(type, tag, folder, _date(after, "--after"), _date(before, "--before", end=True))
+    with _memory(vault) as mem:
+        result = mem.search(query, limit, filters, None if recency else OFF, mode, explain)
+    render.emit_json(result) if json else render.search(result)
+
+
+@app.command()
+def show(note: NoteArg, vault: VaultOpt = None, json: JsonOpt = False) -> None:
+    """A note's metadata: type, tags, aliases, frontmatter, tokens, problems."""
+    from mdmem.cli import render
+
+    with _memory(vault) as mem:
+        view = mem.show(note)
+    render.emit_json(view) if json else render.show(view)
+
+
+@app.command()
+def links(note: NoteArg, vault: VaultOpt = None, json: JsonOpt = False) -> None:
+    """A note's outgoing links, resolved as Obsidian does (null target = dangling)."""
+    from mdmem.cli import render
+
+    with _memory(vault) as mem:
+        result = mem.links(note)
+    if json:
+        render.emit_json(
+            {"note": result.note, "links": [
+                {k: v for k, v in vars(link).items() if k != "link"} for link in result.links
+            ]}
+        )
+    else:
+        render.links(result)
+
+
+@app.command()
+def backlinks(
+    note: NoteArg,
+    vault: VaultOpt = None,
+    unlinked: Annotated[bool, typer.Option("--unlinked", help="Also notes that mention it without a link.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Notes linking to NOTE, with the line and its text (Obsidian's backlinks pane)."""
+    from mdmem.ops import browse
+    from mdmem.cli import render
+
+    with _memory(vault) as mem:
+        result = browse.backlinks(mem, note, unlinked)
+    render.emit_json(result) if json else render.backlinks(result, unlinked)
+
+
+@app.command()
+def neighbors(
+    note: NoteArg,
+    vault: VaultOpt = None,
+    depth: Annotated[int, typer.Option("--depth", "-d", min=1, max=6, help="How many links away.")] = 1,
+    direction: Annotated[str, typer.Option("--direction", help="in, out or both.")] = "both",
+    limit: Annotated[Optional[int], typer.Option("--limit", "-n", min=1, help="Most neighbours to list.")] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Notes around NOTE, nearest first, then by link weight."""
+    from mdmem.ops import browse
+    from mdmem.cli import render
+
+    if direction not in ("in", "out", "both"):
+        raise typer.BadParameter("choose in, out or both", param_hint="--direction")
+    with _memory(vault) as mem:
+        result = browse.neighbors(mem, note, depth, direction, limit)
+    render.emit_json(result) if json else render.neighbors(result)
+
+
+@app.command()
+def recall(
+    query: Annotated[str, typer.Argument(help="What to remember.")],
+    vault: VaultOpt = None,
+    budget: Annotated[int, typer.Option("--budget", min=200, help="Most characters in the block.")] = 4000,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Most ranked hits.")] = 5,
+    include_sensitive: SensitiveOpt = False,
+    today: TodayOpt = None,
+    mode: ModeOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Search hits plus their linked notes, as a Markdown block for a prompt (a time phrase such
+    as "last week" or "em abril" puts that window's dated entries first)."""
+    from mdmem.cli import render
+    from mdmem.ops.recall import recall as run
+
+    with _memory(vault) as mem:
+        result = run(mem, query, budget=budget, limit=limit, include_sensitive=include_sensitive,
+                     today=_date(today, "--today"), mode=mode)
+    render.emit_json(result) if json else render.text(result.markdown)
+
+
+graph_app = typer.Typer(help="The link graph: map, orphans, dead ends, dangling links, paths, export, HTML.",
+                        no_args_is_help=True)
+app.add_typer(graph_app, name="graph")
+
+
+@graph_app.command("map")
+def graph_map(vault: VaultOpt = None, json: JsonOpt = False) -> None:
+    """Counts by type and folder, links, dangling links, components, hubs."""
+    from mdmem.ops import browse
+    from mdmem.cli import render
+
+    with _memory(vault) as mem:
+        result = browse.graph_map(mem)
+    render.emit_json(result) if json else render.graph_map(result)
+
+
+def _listing(name: str, doc: str):
+    def command(vault: VaultOpt = None, json: JsonOpt = False) -> None:
+        from mdmem.ops import browse
+        from mdmem.cli import render
+
+        with _memory(vault) as mem:
+            paths = getattr(browse, name)(mem)
+        render.emit_json({name: paths}) if json else render.paths(paths, f"no {name}")
+
+    command.__doc__ = doc
+    graph_app.command(name)(command)
+
+
+_listing("orphans", "Notes no other note links to.")
+_listing("deadends", "Notes with no outgoing links.")
+_listing("isolated", "Notes with no links in or out.")
+
+
+@graph_app.command("dangling")
+def graph_dangling(vault: VaultOpt = None, json: JsonOpt = False) -> None:
+    """Link targets that do not exist, with the notes linking to them and counts."""
+    from mdmem.ops import browse
+    from mdmem.cli import render
+
+    with _memory(vault) as mem:
+        result = browse.dangling(mem)
+    render.emit_json({"dangling": result}) if json else render.dangling(result)
+
+
+@graph_app.command("path")
+def graph_path(
+    source: Annotated[str, typer.Argument(help="From this note.")],
+    target: Annotated[str, typer.Argument(help="To this note.")],
+    vault: VaultOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """The shortest chain of links between two notes."""
+    from mdmem.ops import browse
+    from mdmem.cli import render
+
+    with _memory(vault) as mem:
+        result = browse.path_between(mem, source, target)
+    render.emit_json(result) if json else render.paths(result.path, "")
+
+
+@graph_app.command("export")
+def graph_export(
+    vault: VaultOpt = None,
+    format: Annotated[str, typer.Option("--format", "-f", help="json, graphml, gexf, dot or mermaid.")] = "json",
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file.")] = None,
+) -> None:
+    """The whole graph in a format other tools read."""
+    from mdmem.cli import render
+    from mdmem.engine.export import FORMATS, export
+
+    if format not in FORMATS:
+        raise typer.BadParameter(f"choose one of {', '.join(FORMATS)}", param_hint="--format")
+    with _memory(vault) as mem:
+        text = export(mem.graph(), format)
+    render.to_file_or_stdout(text, output)
+
+
+@graph_app.command("html")
+def graph_html(
+    vault: VaultOpt = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="The HTML file (default: <vault>/.mdmem/graph.html).")] = None,
+    open_: Annotated[bool, typer.Option("--open", help="Open it in a browser.")] = False,
+) -> None:
+    """One self-contained HTML page to explore the graph (works offline)."""
+    from mdmem.ops import browse
+    from mdmem.cli import render
+    from mdmem.ops.graph_page import render_html
+
+    with _memory(vault) as mem:
+        page = render_html(browse.graph_data(mem))
+        target = output or mem.state_dir / "graph.html"
+    render.to_file_or_stdout(page, target)
+    if open_:
+        import webbrowser
+
+        webbrowser.open(target.resolve().as_uri())
+
+
+@app.command()
+def watch(
+    vault: VaultOpt = None,
+    debounce: Annotated[float, typer.Option("--debounce", help="Seconds of quiet before a batch is indexed.")] = 0.3,
+) -> None:
+    """Keep the index up to date as files change (Ctrl-C to stop)."""
+    from mdmem.cli import render
+    from mdmem.ops.watch import watch as run
+
+    def report(batch) -> None:
+        if batch.error:
+            render.message(f"mdmem watch: {batch.error}")
+        else:
+            r = batch.result
+            render.message(
+                f"{r.added} added, {r.changed} changed, {r.removed} removed ({r.notes} notes, {r.seconds:.2f}s)"
+            )
+
+    with _memory(vault) as mem:
+        render.message(f"watching {mem.root} (Ctrl-C to stop)")
+        run(mem, debounce=debounce, on_batch=report)
+        render.message("stopped")
+
+
+@app.command()
+def check(
+    vault: VaultOpt = None,
+    json: JsonOpt = False,
+    update_budget: Annotated[bool, typer.Option(
+        "--update-budget", help="Rewrite MEMORY.md's first-line budget comment (the only write).")] = False,
+    fail_on: Annotated[Optional[str], typer.Option(
+        "--fail-on", help="Exit 3 when an issue at or above this severity exists: info, warning or error.",
+        show_default=False)] = None,
+    cap: Annotated[Optional[int], typer.Option("--cap", min=1, help="Token budget of the memory files [40000].",
+                                               show_default=False)] = None,
+    warn_percent: Annotated[Optional[float], typer.Option(
+        "--warn-percent", min=0.1, help="BUDGET WARNING at this share of the cap [80].", show_default=False)] = None,
+    stale_days: Annotated[Optional[int], typer.Option(
+        "--stale-days", min=0, help="STALE after this many days unchanged, 0 = never [30].",
+        show_default=False)] = None,
+    oversized_percent: Annotated[Optional[float], typer.Option(
+        "--oversized-percent", min=0.1, help="OVERSIZED: one file above this share of the cap [10].",
+        show_default=False)] = None,
+    load_lines: Annotated[Optional[int], typer.Option(
+        "--load-lines", min=1, help="Lines of MEMORY.md an agent loads [200].", show_default=False)] = None,
+    load_bytes: Annotated[Optional[int], typer.Option(
+        "--load-bytes", min=1, help="Bytes of MEMORY.md an agent loads [25000].", show_default=False)] = None,
+    today: Annotated[Optional[str], typer.Option(
+        "--today", envvar="MDMEM_TODAY", help="Audit as of this date, YYYY-MM-DD (reproducible reports).",
+        show_default=False)] = None,
+) -> None:
+    """The budget audit: tokens against the cap, types, largest files, growth, issues."""
+    import datetime as dt
+
+    from mdmem.ops import check as budget
+
+    from mdmem.cli import render
+    from mdmem.base.settings import check_settings
+
+    severities = ("info", "warning", "error")
+    if fail_on is not None and fail_on not in severities:
+        raise typer.BadParameter("choose info, warning or error", param_hint="--fail-on")
+    day = None
+    if today:
+        if len(today) != 10:
+            raise typer.BadParameter(f"wants a date as YYYY-MM-DD, not {today!r}", param_hint="--today")
+        day = dt.date.fromisoformat(_date(today, "--today"))
+    flags = dict(cap=cap, warn_percent=warn_percent, stale_days=stale_days, oversized_percent=oversized_percent,
+                 load_lines=load_lines, load_bytes=load_bytes)
+    given = vault if vault is not None else os.environ.get("MDMEM_VAULT") or None
+    if given is not None and not Path(given).expanduser().is_dir():
+        with _errors():
+            report = budget.missing_folder(Path(given).expanduser(), check_settings(None, **flags), day)
+        if update_budget:
+            render.message("mdmem: no vault folder, so no MEMORY.md budget comment to update")
+    else:
+        with _memory(vault) as mem:
+            report = budget.audit(mem, mem.settings.check_with(**flags), day)
+            if update_budget:
+                status, report = budget.update_budget(mem, report, day or dt.date.today())
+                render.message({"updated": "mdmem: MEMORY.md budget comment updated",
+                                "unchanged": "mdmem: MEMORY.md budget comment already up to date",
+                                "missing": "mdmem: no MEMORY.md, so no budget comment to update"}[status])
+    render.check_json(report) if json else render.check(report)
+    if fail_on is not None and report.fails(fail_on):
+        from mdmem.base.errors import EXIT_CHECK_FAILED
+
+        raise typer.Exit(EXIT_CHECK_FAILED)
+
+
+daily_app = typer.Typer(help="The daily log: append-only timestamped entries in memory/daily/.",
+                        no_args_is_help=True)
+app.add_typer(daily_app, name="daily")
+
+
+def _body(text: str | None, file: Path | None) -> str:
+    """The text from the argument, ``--file F`` or stdin (``-``)."""
+    import sys
+
+    if file is not None and text not in (None, "-"):
+        raise typer.BadParameter("give the text or --file, not both", param_hint="--file")
+    if file is not None:
+        try:
+            return file.read_text(encoding="utf-8")
+        except OSError as e:
+            raise typer.BadParameter(f"cannot read {file}: {e.strerror}", param_hint="--file") from None
+    if text is None or text == "-":
+        return sys.stdin.read()
+    return text
+
+
+TextArg = Annotated[Optional[str], typer.Argument(help="The text; - (or nothing) reads stdin.", show_default=False)]
+FileOpt = Annotated[Optional[Path], typer.Option("--file", help="Read the text from this file.", show_default=False)]
+
+
+@daily_app.command("add")
+def daily_add(
+    text: TextArg = None,
+    vault: VaultOpt = None,
+    file: FileOpt = None,
+    at: Annotated[Optional[str], typer.Option("--at", help="The entry's time, HH:MM (default: now).",
+                                              show_default=False)] = None,
+    date: Annotated[Optional[str], typer.Option("--date", help="The day, YYYY-MM-DD (default: today).",
+                                                show_default=False)] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Append a `## HH:MM` entry to today's daily note."""
+    from mdmem.ops import capture
+    from mdmem.cli import render
+
+    body = _body(text, file)
+    with _memory(vault, refresh=False) as mem:
+        result = capture.daily_add(mem, body, at, _date(date, "--date"))
+    render.emit_json(result) if json else render.daily_added(result)
+
+
+@daily_app.command("show")
+def daily_show(
+    when: Annotated[str, typer.Argument(help="today, yesterday, week or YYYY-MM-DD.")] = "today",
+    vault: VaultOpt = None,
+    today: Annotated[Optional[str], typer.Option("--today", envvar="MDMEM_TODAY",
+                                                 help="Take this YYYY-MM-DD as today.", show_default=False)] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Show the daily notes of a day or of the last week."""
+    from mdmem.ops import capture
+    from mdmem.cli import render
+
+    with _memory(vault, refresh=False) as mem:
+        result = capture.daily_show(mem, when, _date(today, "--today"))
+    render.emit_json(result) if json else render.daily_view(result)
+
+
+def _save(
+    text: TextArg = None,
+    vault: VaultOpt = None,
+    type: Annotated[Optional[str], typer.Option(
+        "--type", "-t", help="user, person, project, protocol, decision, reference or feedback.",
+        show_default=False)] = None,
+    name: Annotated[Optional[str], typer.Option("--name", help="The note's name (default: its first line).",
+                                                show_default=False)] = None,
+    description: Annotated[Optional[str], typer.Option(
+        "--description", "-d", help="One line for MEMORY.md (default: the first line).", show_default=False)] = None,
+    tags: Annotated[Optional[list[str]], typer.Option("--tags", help="A tag (repeat, or comma-separated).",
+                                                      show_default=False)] = None,
+    file: FileOpt = None,
+    new: Annotated[bool, typer.Option("--new", help="Save even when a near-duplicate exists.")] = False,
+    chosen: Annotated[Optional[str], typer.Option("--chosen", help="A decision: what was chosen.",
+                                                  show_default=False)] = None,
+    rejected: Annotated[Optional[list[str]], typer.Option("--rejected", help="A decision: an option given up "
+                                                          "(repeat).", show_default=False)] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Save a memory: a note in its type's folder plus its line in MEMORY.md
+    (without --type, the type is inferred and the reason shown)."""
+    from mdmem.ops import capture
+    from mdmem.cli import render
+
+    body = _body(text, file)
+    tag_list = [t for given in tags or () for t in given.split(",")]
+    with _memory(vault) as mem:
+        result = capture.save(mem, body, type, name, description, tag_list, new=new,
+                              chosen=chosen, rejected=rejected or [])
+    render.emit_json(result) if json else render.saved(result)
+
+
+app.command("save")(_save)
+app.command("remember", help="Alias of save.")(_save)
+
+
+@app.command()
+def forget(
+    query: Annotated[str, typer.Argument(help="A note (path, file name, title), else search words.")],
+    vault: VaultOpt = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would move; change nothing.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Forget every search match, not just one.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Archive notes into memory/.archive/ and remove their MEMORY.md lines (nothing is deleted)."""
+    from mdmem.ops import capture
+    from mdmem.cli import render
+
+    with _memory(vault) as mem:
+        result = capture.forget(mem, query, dry_run, yes)
+    render.emit_json(result) if json else render.forgotten(result)
+
+
+from mdmem.cli import agents as cli_agents  # noqa: E402,F401  (context, timeline, checkpoint, digest, mcp, install claude)
+
+
+def run() -> None:
+    os.environ.setdefault("TYPER_USE_RICH", "0")
+    app()

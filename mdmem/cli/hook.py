@@ -1,0 +1,97 @@
+"""The hook fast path: ``mdmem hook stop`` and ``mdmem hook session-start``, as Claude Code runs them.
+
+:mod:`mdmem.__main__` hands these here on ``sys.argv`` before Typer is imported (a Typer command
+costs ~300 ms to start; a hook runs at every agent turn). Standard library and ``mdmem.base`` only at
+load time; the logic is :mod:`mdmem.agents.hooks`. Every other ``mdmem hook`` command (install,
+uninstall, status, --help) goes through the Typer app like any command.
+
+A hook fails open: any error exits 0, with the message on stderr and in ``.mdmem/hooks/hook.log``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+FAST = ("stop", "session-start")
+OPTIONS = ("--vault", "--policy", "--output", "--budget")
+CHOICES = {"policy": ("cadence", "evidence"), "output": ("block", "context")}
+
+
+def main(argv: list[str]) -> int:
+    from mdmem.agents import hooks
+
+    command, rest = argv[0], argv[1:]
+    hook = {"stop": hooks.stop, "session-start": hooks.session_start}[command]
+    return run(hook, rest)
+
+
+def run(hook, args: list[str]) -> int:
+    """Run a hook fail-open: its JSON (if any) on stdout, errors on stderr and in the log, exit 0."""
+    from mdmem.agents.hooks import HookError, log
+
+    given = args[args.index("--vault") + 1] if "--vault" in args[:-1] else None
+    vault = os.path.abspath(given) if given and os.path.isdir(given) else None  # where to log from the start
+    try:
+        opts = parse_options(args)
+        payload = read_payload(sys.stdin)
+        vault = vault or locate(opts.get("vault"), payload.get("cwd"))
+        out = hook(vault, payload, opts)
+    except Exception as e:  # noqa: BLE001 - a hook must never break the agent's turn
+        message = f"{type(e).__name__}: {e}" if not isinstance(e, HookError) else str(e)
+        sys.stderr.write(f"mdmem hook {hook.__name__.replace('_', '-')}: {message}\n")
+        log(vault, f"{hook.__name__} error: {message}")
+        return 0
+    if isinstance(out, str):
+        sys.stdout.write(out if out.endswith("\n") or not out else out + "\n")
+    elif out is not None:
+        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+def parse_options(args: list[str]) -> dict:
+    from mdmem.agents.hooks import CARD_MAX, HookError
+
+    opts: dict = {}
+    it = iter(args)
+    for arg in it:
+        key, _, value = arg.partition("=")
+        if key not in OPTIONS:
+            raise HookError(f"unknown option {arg!r} (known: {', '.join(OPTIONS)})")
+        if not value:
+            value = next(it, "")
+        name = key[2:]
+        if not value or (name in CHOICES and value not in CHOICES[name]):
+            raise HookError(f"{key} needs one of: {', '.join(CHOICES.get(name, ('a value',)))}")
+        if name == "budget" and not (value.isdigit() and 200 <= int(value) <= CARD_MAX):
+            raise HookError(f"--budget needs a number of characters from 200 to {CARD_MAX}")
+        opts[name] = value
+    return opts
+
+
+def read_payload(stream) -> dict:
+    from mdmem.agents.hooks import HookError
+
+    raw = stream.read(4 * 1024 * 1024)  # Claude Code's payload is a few KB: never read without a bound
+    try:
+        payload = json.loads(raw) if raw.strip() else {}
+    except ValueError as e:
+        raise HookError(f"stdin is not JSON ({e})") from None
+    if not isinstance(payload, dict):
+        raise HookError("stdin is not a JSON object")
+    return payload
+
+
+def locate(explicit: str | None, cwd) -> str:
+    """The vault: ``--vault`` (what ``hook install`` writes: the fast path), else
+    ``MDMEM_VAULT``, the hook's ``cwd`` and its ancestors, the default vault."""
+    if explicit and os.path.isdir(explicit):
+        return os.path.abspath(explicit)
+    from pathlib import Path
+
+    from mdmem.base.files import find_vault
+
+    here = Path(cwd) if isinstance(cwd, str) and cwd and os.path.isdir(cwd) else None
+    return str(find_vault(explicit, cwd=here))

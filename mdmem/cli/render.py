@@ -1,0 +1,371 @@
+"""Results on the terminal: JSON (``dataclasses.asdict``) or text via rich.
+
+Only the CLI calls this module. rich is imported when text is rendered, so
+``--json`` output never pays for it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import sys
+from typing import Any
+
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value):
+        return dataclasses.asdict(value)
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def to_json(result: Any) -> str:
+    data = dataclasses.asdict(result) if dataclasses.is_dataclass(result) else result
+    return json.dumps(data, ensure_ascii=False, indent=2, default=_plain)
+
+
+def emit_json(result: Any) -> None:
+    sys.stdout.write(to_json(result) + "\n")
+
+
+def console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def message(text: str) -> None:
+    """A message for a person, on stderr."""
+    sys.stderr.write(text.rstrip("\n") + "\n")
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def marked(snippet: str) -> str:
+    """``**term**`` from the index's highlighter -> rich bold."""
+    parts = _BOLD.split(snippet)
+    return "".join(_escape(p) if i % 2 == 0 else f"[bold yellow]{_escape(p)}[/]" for i, p in enumerate(parts))
+
+
+def search(result) -> None:
+    out = console()
+    if not result.results:
+        message(f"no notes match {result.query!r}")
+        return
+    for i, hit in enumerate(result.results, 1):
+        out.print(f"[bold]{i}. {_escape(hit.title)}[/]  [dim]{_escape(hit.path)} · {hit.score:.4g}[/]")
+        if hit.signals:
+            parts = [f"{name} #{s['rank']} {s['score']:.4g}" for name, s in hit.signals.items() if "rank" in s]
+            if "fused" in hit.signals:
+                parts.append(f"fused {hit.signals['fused']['score']:.4g}")
+            out.print("   [dim]" + _escape(" · ".join(parts)) + "[/]")
+        if hit.snippet:
+            out.print("   " + marked(hit.snippet))
+
+
+def refresh(result) -> None:
+    verb = "rebuilt" if result.rebuilt else "updated"
+    stages = ", ".join(f"{k} {v:.2f}s" for k, v in result.stages.items())
+    console().print(
+        f"{verb}: {result.notes} notes ({result.added} added, {result.changed} changed, "
+        f"{result.removed} removed) in {result.seconds:.2f}s" + (f" [dim]({stages})[/]" if stages else "")
+    )
+
+
+def show(view) -> None:
+    out = console()
+    out.print(f"[bold]{_escape(view.title)}[/]  [dim]{_escape(view.path)}[/]")
+    out.print(f"type: {view.type}   tokens: ~{view.tokens}")
+    if view.tags:
+        out.print("tags: " + _escape(", ".join("#" + t for t in view.tags)))
+    if view.aliases:
+        out.print("aliases: " + _escape(", ".join(view.aliases)))
+    for key, value in view.frontmatter.items():
+        if key not in ("tags", "aliases", "type"):
+            out.print(f"[dim]{_escape(str(key))}:[/] {_escape(json.dumps(value, ensure_ascii=False))}")
+    for problem in view.problems:
+        out.print(f"[red]problem[/] {problem.code}: {_escape(problem.message)}")
+
+
+def links(result) -> None:
+    out = console()
+    if not result.links:
+        message(f"{result.note} has no outgoing links")
+        return
+    for link in result.links:
+        where = link.target or f"[red]missing[/] ({_escape(link.link or '')})"
+        extra = " embed" if link.embed else ""
+        out.print(f"[dim]{link.line:>4}[/] {_escape(link.raw)} → {where if link.target is None else _escape(where)} [dim]{link.kind}{extra}[/]")
+
+
+def created(vault, files: list[str]) -> None:
+    console().print(f"created vault at {vault} ({len(files)} files)")
+
+
+def text(body: str) -> None:
+    sys.stdout.write(body if body.endswith("\n") else body + "\n")
+
+
+def to_file_or_stdout(body: str, output) -> None:
+    if output is None:
+        text(body)
+        return
+    from mdmem.base.files import write_atomic
+
+    write_atomic(output, body.encode("utf-8"))
+    message(f"wrote {output} ({len(body.encode('utf-8')):,} bytes)")
+
+
+def paths(items: list[str], empty: str) -> None:
+    if not items:
+        if empty:
+            message(empty)
+        return
+    text("\n".join(items))
+
+
+def backlinks(result, unlinked: bool) -> None:
+    out = console()
+    if not result.backlinks:
+        message(f"no notes link to {result.note}")
+    for b in result.backlinks:
+        out.print(f"[bold]{_escape(b.source)}[/]:{b.line}  {_escape(b.context)}")
+    if unlinked:
+        out.print(f"[dim]unlinked mentions: {len(result.unlinked)}[/]")
+        for b in result.unlinked:
+            out.print(f"{_escape(b.source)}:{b.line}  {_escape(b.context)}")
+
+
+def neighbors(result) -> None:
+    if not result.neighbors:
+        message(f"{result.note} has no linked notes")
+        return
+    arrows = {"out": "→", "in": "←", "both": "↔"}
+    text("\n".join(f"{n.distance} {arrows[n.direction]} {n.path}  (weight {n.weight})" for n in result.neighbors))
+
+
+def graph_map(m) -> None:
+    out = console()
+    out.print(f"[bold]{m.notes}[/] notes, {m.links} links ({m.link_occurrences} occurrences), "
+              f"{m.dangling} dangling targets ({m.dangling_occurrences} occurrences), {m.components} components, "
+              f"{m.orphans} orphans, {m.isolated} isolated")
+    out.print("by type:   " + ", ".join(f"{k} {v}" for k, v in m.by_type.items()))
+    out.print("by folder: " + ", ".join(f"{_escape(k)} {v}" for k, v in list(m.by_folder.items())[:12]))
+    out.print("hubs (links): " + ", ".join(f"{_escape(h.path)} {h.value:g}" for h in m.hubs_degree[:5]))
+    out.print("hubs (PageRank): " + ", ".join(f"{_escape(h.path)} {h.value:.4f}" for h in m.hubs_pagerank[:5]))
+
+
+def dangling(items) -> None:
+    if not items:
+        message("no dangling links")
+        return
+    text("\n".join(f"{d.target}  ×{d.count}  ← {', '.join(d.sources)}" for d in items))
+
+
+_SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+CHECK_ISSUES_PER_KIND = 20  # text output lists at most this many issues of one kind (--json has all)
+
+
+def check(report) -> None:
+    """``mdmem check``: budget, type table, largest files, growth, then issues by severity."""
+    out = console()
+    out.soft_wrap = True  # long paths and details stay on one line (grep-able when piped)
+    b = report.budget
+    pct = (b.tokens * 200 + b.cap) // (2 * b.cap)
+    out.print(f"[bold]budget[/]  ~{b.tokens:,} tk / {b.cap:,} tk ({pct}%) in {b.files:,} memory files; "
+              f"MEMORY.md ~{b.index_tokens:,} tk apart  [dim](today {report.today}, {report.layout} layout)[/]")
+    out.print("")
+    out.print(f"[bold]{'type':<10}{'files':>8}{'tokens':>12}[/]")
+    for name, count in report.types.items():
+        style = "dim" if not count.files else ""
+        line = f"{name:<10}{count.files:>8,}{count.tokens:>12,}"
+        out.print(f"[{style}]{line}[/]" if style else line)
+    if report.top:
+        out.print("")
+        out.print("[bold]largest[/]")
+        for t in report.top:
+            out.print(f"{t.tokens:>9,} tk {t.percent:>6.1f}%  {_escape(t.path)}")
+    g = report.growth
+    out.print("")
+    out.print(f"[bold]growth[/]  {g.last_7_days.files:,} files (~{g.last_7_days.tokens:,} tk) changed in the last "
+              f"7 days, {g.days_8_to_30.files:,} (~{g.days_8_to_30.tokens:,} tk) 8-30 days ago")
+    out.print("")
+    counts = report.counts()
+    if not report.issues:
+        out.print("[bold green]no issues[/]")
+        return
+    summary = ", ".join(f"{n:,} {s}" + ("s" if n > 1 and s != "info" else "")
+                        for s, n in reversed(counts.items()) if n)
+    out.print(f"[bold]{len(report.issues):,} issues[/] ({summary})")
+    from itertools import groupby
+
+    for (severity, kind), group in groupby(report.issues, key=lambda i: (i.severity, i.kind)):
+        group = list(group)
+        style = _SEVERITY_STYLE.get(severity, "")
+        for issue in group[:CHECK_ISSUES_PER_KIND]:
+            where = issue.path + (f":{issue.line}" if issue.line else "")
+            out.print(f"[{style}]{severity:<8}[/] [bold]{kind}[/]  {_escape(where)}  {_escape(issue.detail)}")
+            out.print(f"         [dim]→ {_escape(issue.action)}[/]")
+        if len(group) > CHECK_ISSUES_PER_KIND:
+            out.print(f"[dim]… and {len(group) - CHECK_ISSUES_PER_KIND} more {kind} ({severity}); "
+                      "mdmem check --json lists them all[/]")
+
+
+def check_json(report) -> None:
+    """``mdmem check --json``: the same data as :func:`emit_json`, written fast
+    enough for 10k issues (``dataclasses.asdict`` and an indented dump of every
+    issue cost ~1.5 s there): pretty at the top, one compact issue per line."""
+    head = {
+        "budget": vars(report.budget),
+        "types": {name: vars(count) for name, count in report.types.items()},
+        "top": [vars(t) for t in report.top],
+        "growth": {name: vars(bucket) for name, bucket in vars(report.growth).items()},
+        "today": report.today,
+        "layout": report.layout,
+    }
+    text = json.dumps(head, ensure_ascii=False, indent=2)
+    issues = ",\n    ".join(json.dumps(vars(i), ensure_ascii=False) for i in report.issues)
+    sys.stdout.write(text[:-2] + ',\n  "issues": [' + (f"\n    {issues}\n  " if issues else "") + "]\n}\n")
+
+
+# ------------------------------------------------------------------ capture (daily, save, forget)
+
+
+def daily_added(entry) -> None:
+    verb = "created" if entry.created else "appended to"
+    message(f"{verb} {entry.path} (## {entry.time})")
+
+
+def daily_view(view) -> None:
+    if not view.days:
+        span = view.start if view.start == view.end else f"{view.start} to {view.end}"
+        message(f"no daily notes for {span}")
+        return
+    parts = []
+    for day in view.days:
+        parts.append(f"=== {day.date}  ({day.path})\n{day.body}" if len(view.days) > 1 else day.body)
+    sys.stdout.write("\n".join(parts))
+
+
+def saved(result) -> None:
+    for warning in result.warnings:
+        message(f"warning: {warning}")
+    if result.status == "unchanged":
+        message(f"already saved: {result.path} has the same content; nothing changed")
+        return
+    why = "" if result.type_reason == "given" else f"; type inferred: {result.type_reason}"
+    message(f"saved {result.path} ({result.type}, ~{result.tokens}tk{why})")
+    if result.index_changed:
+        message(f"MEMORY.md ## {result.section}: {result.index_line}")
+
+
+def forgotten(result) -> None:
+    verb = "would move" if result.dry_run else "moved"
+    for item in result.notes:
+        message(f"{verb} {item.path} → {item.archived_to}")
+        for line in item.index_lines:
+            message(f"  {'would remove' if result.dry_run else 'removed'} from MEMORY.md: {line}")
+    if result.dry_run:
+        message("dry run: nothing changed")
+
+
+def accepted(result) -> None:
+    for a in result.accepted:
+        if a.status == "created":
+            message(f"{a.number}. saved {a.path} ({a.type})")
+        elif a.status == "unchanged":
+            message(f"{a.number}. already saved: {a.path}")
+        elif a.status == "proposed":
+            message(f"{a.number}. for CLAUDE.md (add it yourself): {a.line}")
+        else:
+            message(f"{a.number}. not saved: {a.message}")
+
+
+def timeline(result) -> None:
+    span = f"{result.start} – {result.end}" + (f" ({result.phrase})" if result.phrase else "")
+    if not result.entries:
+        message(f"nothing dated {span}" + (f" mentions {result.words!r}" if result.words else ""))
+        return
+    out = [f"# {span}" + (f": {result.words}" if result.words else "")]
+    for e in result.entries:
+        when = e.date + (f" {e.time}" if e.time else "")
+        kind = "" if e.kind == "daily" else f" [{e.kind}]"
+        out.append(f"{when}  {e.title}{kind}: {e.text}")
+    if result.truncated:
+        out.append(f"… {result.total - len(result.entries)} more (--limit)")
+    text("\n".join(out))
+
+
+# ------------------------------------------------------------------ digest
+
+_DIGEST_LABELS = {
+    "created": ("created", "would create"),
+    "updated": ("updated", "would update"),
+    "unchanged": ("unchanged", "unchanged"),
+    "kept-edited": ("kept: edited by hand", "kept: edited by hand"),
+    "skipped-not-generated": ("skipped: not written by mdmem digest", "skipped: not written by mdmem digest"),
+    "skipped-unreadable": ("skipped: a daily note or the digest cannot be read",
+                           "skipped: a daily note or the digest cannot be read"),
+}
+
+
+def digest(result) -> None:
+    """``mdmem digest``: one line per digest and per archived note, problems, a summary (all on stderr)."""
+    dry = 1 if result.dry_run else 0
+    for problem in result.problems:
+        message(f"warning: {problem.path}: {problem.message}")
+    for item in result.items:
+        entries = f"{item.entries} {'entry' if item.entries == 1 else 'entries'}"
+        message(f"{_DIGEST_LABELS[item.status][dry]}: {item.path} ({entries})")
+    for note in result.archived:
+        message(f"{'would archive' if dry else 'archived'} {note.path} → {note.archived_to}")
+    if not result.items:
+        message(f"no finished week or month with daily notes before {result.today}")
+        return
+    counts = {status: sum(i.status == status for i in result.items) for status in _DIGEST_LABELS}
+    summary = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+    if result.archived:
+        summary += f", {len(result.archived)} daily notes {'to archive' if dry else 'archived'}"
+    message(f"{len(result.items)} digests: {summary}" + ("; dry run: nothing changed" if dry else ""))
+
+
+# ----------------------------------------------------------------------------- Claude Code settings
+
+
+def install_text(result) -> str:
+    lines = [f"{event}: {action}" for event, action in result.actions.items()]
+    changed = any(a in ("added", "updated", "removed") for a in result.actions.values())
+    if result.dry_run and changed:
+        lines += [f"dry run: would write {result.path}:", result.content.rstrip("\n")]
+    elif changed:
+        lines.append(f"wrote {result.path}" + (f" (backup: {result.backup})" if result.backup else ""))
+    else:
+        lines.append(f"nothing to change in {result.path}")
+    return "\n".join(lines)
+
+
+def claude_text(result) -> str:
+    from mdmem.agents import claude_settings
+
+    text = install_text(result.mcp) + "\n" + install_text(result.hooks)
+    if result.mcp.scope == "project" and result.mcp.actions[f"mcpServers.{claude_settings.MCP_NAME}"] != "unchanged":
+        text += "\nClaude Code asks once, in this project, to approve the servers of .mcp.json"
+    return text
+
+
+def hook_status_text(result) -> str:
+    lines = []
+    for s in result.scopes:
+        state = f"error: {s.error}" if s.error else ("" if s.exists else "no file")
+        lines.append(f"{s.scope}: {s.path}" + (f" ({state})" if state else ""))
+        for event, ev in s.events.items():
+            lines.append(f"  {event}: " + (f"installed: {ev.command}" if ev.installed else "not installed"))
+    return "\n".join(lines)

@@ -1,0 +1,88 @@
+"""The link graph in other formats: JSON, GraphML, GEXF (via networkx), DOT and
+Mermaid (written here; networkx's DOT writer needs pydot).
+
+Node attributes: path, title, type, tags, folder (and kind: note or
+dangling); edge attributes: weight, embed, kinds. List values become
+comma-separated strings in GraphML and GEXF, which only hold scalars.
+"""
+
+from __future__ import annotations
+
+import json
+
+import networkx as nx
+
+from mdmem.engine.graph import LinkGraph
+
+FORMATS = ("json", "graphml", "gexf", "dot", "mermaid")
+
+
+def _nodes(graph: LinkGraph):
+    for node, data in sorted(graph.g.nodes(data=True)):
+        yield node, {
+            "path": node if data.get("kind") == "note" else "",
+            "title": data.get("title", ""),
+            "type": data.get("type", ""),
+            "tags": list(data.get("tags", [])),
+            "folder": data.get("folder", ""),
+            "kind": data.get("kind", "note"),
+        }
+
+
+def _edges(graph: LinkGraph):
+    for source, target, data in sorted(graph.g.edges(data=True)):
+        yield source, target, {"weight": data["weight"], "embed": data["embed"], "kinds": list(data["kinds"])}
+
+
+def export(graph: LinkGraph, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps({
+            "nodes": [{"id": n, **attrs} for n, attrs in _nodes(graph)],
+            "edges": [{"source": s, "target": t, **attrs} for s, t, attrs in _edges(graph)],
+        }, ensure_ascii=False, indent=1)
+    if fmt in ("graphml", "gexf"):
+        flat = nx.DiGraph()
+        for node, attrs in _nodes(graph):
+            flat.add_node(node, **{k: ",".join(v) if isinstance(v, list) else v for k, v in attrs.items()})
+        for s, t, attrs in _edges(graph):
+            flat.add_edge(s, t, **{k: ",".join(v) if isinstance(v, list) else v for k, v in attrs.items()})
+        lines = nx.generate_graphml(flat) if fmt == "graphml" else nx.generate_gexf(flat)
+        return "\n".join(lines) + "\n"
+    if fmt == "dot":
+        return _dot(graph)
+    if fmt == "mermaid":
+        return _mermaid(graph)
+    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+
+
+def _dot_quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
+
+
+def _dot(graph: LinkGraph) -> str:
+    out = ["digraph vault {", "  node [shape=box];"]
+    for node, attrs in _nodes(graph):
+        style = ", style=dashed" if attrs["kind"] == "dangling" else ""
+        out.append(f"  {_dot_quote(node)} [label={_dot_quote(attrs['title'])}, type={_dot_quote(attrs['type'])}{style}];")
+    for s, t, attrs in _edges(graph):
+        embed = ", style=bold" if attrs["embed"] else ""
+        out.append(f"  {_dot_quote(s)} -> {_dot_quote(t)} [weight={attrs['weight']}{embed}];")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def _mermaid_label(text: str) -> str:
+    return '"' + "".join("#quot;" if c == '"' else f"#{ord(c)};" if c in "<>#&" else c for c in text) + '"'
+
+
+def _mermaid(graph: LinkGraph) -> str:
+    ids = {}
+    out = ["graph LR"]
+    for i, (node, attrs) in enumerate(_nodes(graph)):
+        ids[node] = f"n{i}"
+        shape = ("((", "))") if attrs["kind"] == "dangling" else ("[", "]")
+        out.append(f"  n{i}{shape[0]}{_mermaid_label(attrs['title'])}{shape[1]}")
+    for s, t, attrs in _edges(graph):
+        arrow = "==>" if attrs["embed"] else "-->"
+        out.append(f"  {ids[s]} {arrow} {ids[t]}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,91 @@
+"""``search --mode semantic|hybrid``: ranked notes from the vectors alone, or the
+vectors fused with BM25F (:mod:`mdmem.engine.vectors`), with the same filters as the
+lexical search and, with ``explain``, each signal's rank and score per hit."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from mdmem.base.errors import UsageError
+from mdmem.engine.index import Filters, SearchHit
+from mdmem.base.settings import Recency
+
+if TYPE_CHECKING:
+    from mdmem.engine.memory import Memory, SearchResult
+
+POOL = 50  # hits taken from each list before fusing
+
+
+def allowed(mem: Memory, filters: Filters):
+    """A path test that applies ``filters`` to a note of the cache (None: no filter)."""
+    if filters == Filters():
+        return None
+    folder = filters.folder.strip("/") + "/" if filters.folder else None
+    tag = filters.tag.lower().lstrip("#").rstrip("/") if filters.tag else None
+
+    def ok(path: str) -> bool:
+        note = mem.store.get(path)
+        if note is None:
+            return False
+        if filters.type and note.type != filters.type.lower():
+            return False
+        if tag and not any(t == tag or t.startswith(tag + "/") for t in note.tags):
+            return False
+        if folder and not path.startswith(folder):
+            return False
+        if filters.after and (note.date or "") < filters.after:
+            return False
+        return not (filters.before and (note.date or "9999") > filters.before + "~")
+
+    return ok
+
+
+def _hit(mem: Memory, path: str, score: float, terms: set[str]) -> SearchHit:
+    from mdmem.engine.index import snippet
+
+    note = mem.store.get(path)
+    title = note.title if note else path.rsplit("/", 1)[-1][:-3]
+    return SearchHit(path, title, round(score, 4), snippet(mem.text_of(path), terms), note.date if note else None)
+
+
+def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recency, mode: str, explain: bool,
+           fusion=None) -> SearchResult:
+    from mdmem.engine.memory import SearchResult
+    from mdmem.engine.vectors import fuse
+    from mdmem.base.settings import MODES, Fusion
+    from mdmem.engine.vectors import search as by_meaning
+
+    if mode not in MODES:
+        raise UsageError(f"--mode must be one of: {', '.join(MODES)}")
+    from mdmem.engine.embed import require
+
+    require(mem.settings.semantic.model)
+    fusion = fusion or Fusion()
+    pool = max(limit, POOL) if mode == "hybrid" else limit
+    near = by_meaning(mem, query, pool, allowed(mem, filters))
+    sem_rank = {m.path: (i, m) for i, m in enumerate(near, 1)}
+    terms = mem.index.terms(query) if mem.index.exists() else set()
+    if mode == "semantic":
+        hits = [_hit(mem, m.path, m.score, terms) for m in near[:limit]]
+        if explain:
+            hits = [replace(h, signals={"semantic": {"rank": i, "score": near[i - 1].score}})
+                    for i, h in enumerate(hits, 1)]
+        return SearchResult(query, hits, mode)
+    lexical = mem.lexical(query, pool, filters, recency, snippets=False)
+    lex_rank = {h.path: (i, h) for i, h in enumerate(lexical, 1)}
+    fused = fuse([(h.path, h.score) for h in lexical], [(m.path, m.score) for m in near], fusion)[:limit]
+    hits = []
+    for path, score in fused:
+        hit = _hit(mem, path, score, terms)
+        if explain:
+            signals = {"fused": {"score": round(score, 6), "method": fusion.method,
+                                 "weights": [fusion.lexical_weight, fusion.semantic_weight]}
+                       | ({"k": fusion.k} if fusion.method == "rrf" else {})}
+            if path in lex_rank:
+                signals["lexical"] = {"rank": lex_rank[path][0], "score": lex_rank[path][1].score}
+            if path in sem_rank:
+                signals["semantic"] = {"rank": sem_rank[path][0], "score": sem_rank[path][1].score}
+            hit = replace(hit, signals=signals)
+        hits.append(hit)
+    return SearchResult(query, hits, mode)

@@ -1,0 +1,517 @@
+"""Writing memory: daily entries, saved notes with their MEMORY.md line, and
+forgetting (archiving) notes. Returns frozen dataclasses, never prints.
+
+Every write goes through :func:`mdmem.base.files.write_atomic` with the
+``(mtime_ns, size)`` seen when the file was read, under the vault's
+single-writer lock; a file changed on disk in between is never overwritten
+(:class:`~mdmem.base.errors.WriteConflict`). Nothing is ever deleted: forgetting
+moves a note to ``memory/.archive/`` (hidden, so it leaves the index).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mdmem.base import files as fs
+from mdmem.base.layout import DAILY_DIR, INDEX_NAME, INDEX_SECTIONS, MEMORY_DIR, TYPE_FOLDERS
+from mdmem.ops.check import index_line
+from mdmem.text.classify import WARNINGS, classify, decision_note
+from mdmem.base.errors import MdmemError, NoteNotFound, UsageError
+from mdmem.text.similar import SIMILAR, name_key, shingles, similarity
+
+if TYPE_CHECKING:
+    from mdmem.engine.memory import Memory
+
+FOLDERS = TYPE_FOLDERS
+SECTIONS = INDEX_SECTIONS
+_TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
+_SLUG_DROP = re.compile(r"[^\w\s-]")
+_SLUG_GAP = re.compile(r"[\s_-]+")
+_SECTION = re.compile(r"^##\s+(.*?)\s*#*\s*$")
+
+
+# ----------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class DailyEntry:
+    path: str
+    date: str
+    time: str
+    text: str
+    created: bool  # the day's file was created by this entry
+
+
+@dataclass(frozen=True)
+class DailyDay:
+    date: str
+    path: str
+    body: str  # the file's text after its frontmatter
+
+
+@dataclass(frozen=True)
+class DailyView:
+    period: str
+    start: str
+    end: str
+    days: list[DailyDay]
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _day(value: str | dt.date | None, today: dt.date | None = None) -> dt.date:
+    if isinstance(value, dt.date):
+        return value
+    if value is None:
+        return today or dt.date.today()
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"wants a date as YYYY-MM-DD, not {value!r}") from None
+
+
+def _copy(day: dt.date) -> dt.date:
+    """A distinct but equal date, so YAML writes the value twice, not an anchor and an alias."""
+    return dt.date(day.year, day.month, day.day)
+
+
+def _dump(meta: dict, body: str) -> bytes:
+    import frontmatter
+
+    return (frontmatter.dumps(frontmatter.Post(body, **meta), sort_keys=False) + "\n").encode("utf-8")
+
+
+# ----------------------------------------------------------------------------- daily
+
+
+def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date | None = None) -> DailyEntry:
+    """Append a ``## HH:MM`` entry to ``memory/daily/YYYY-MM-DD.md`` (created
+    with ``type: daily`` frontmatter when missing). Append-only."""
+    text = text.strip()
+    if not text:
+        raise UsageError("nothing to add: the entry is empty")
+    now = dt.datetime.now()
+    day = _day(date, now.date())
+    when = at if at is not None else now.strftime("%H:%M")
+    if not _TIME.match(when):
+        raise UsageError(f"wants a time as HH:MM, not {when!r}")
+    rel = f"{DAILY_DIR}/{day.isoformat()}.md"
+    path = mem.root / rel
+    entry = f"## {when}\n{text}\n"
+    with fs.write_lock(mem.state_dir, mem.lock_timeout):
+        data, seen = fs.read_stat(mem.root, path)
+        if data is None:
+            meta = {"name": day.isoformat(), "description": f"Daily log {day.isoformat()}", "type": "daily",
+                    "tags": ["daily"], "created": day, "updated": _copy(day)}
+            fs.write_new(path, _dump(meta, f"# {day.isoformat()} ({day.strftime('%A')})\n\n{entry}"))
+        else:
+            sep = b"" if not data else (b"\n" if data.endswith(b"\n") else b"\n\n")
+            fs.write_atomic(path, data + sep + entry.encode("utf-8"), expected=seen)
+    mem.refresh()
+    return DailyEntry(rel, day.isoformat(), when, text, data is None)
+
+
+def daily_show(mem: Memory, when: str = "today", today: str | dt.date | None = None) -> DailyView:
+    """The daily notes of ``today``, ``yesterday``, ``week`` (the last 7 days) or a YYYY-MM-DD."""
+    from mdmem.text.parse import decode, split_frontmatter
+
+    ref = _day(today)
+    if when == "today":
+        start = end = ref
+    elif when == "yesterday":
+        start = end = ref - dt.timedelta(days=1)
+    elif when == "week":
+        start, end = ref - dt.timedelta(days=6), ref
+    else:
+        try:
+            start = end = dt.date.fromisoformat(when)
+        except ValueError:
+            raise UsageError(f"choose today, yesterday, week or a YYYY-MM-DD, not {when!r}") from None
+    days = []
+    day = start
+    while day <= end:
+        rel = f"{DAILY_DIR}/{day.isoformat()}.md"
+        data, _ = fs.read_stat(mem.root, mem.root / rel)
+        if data is not None:
+            body = split_frontmatter(decode(data)[0])[1]
+            days.append(DailyDay(day.isoformat(), rel, body.strip("\n") + "\n"))
+        day += dt.timedelta(days=1)
+    return DailyView(when, start.isoformat(), end.isoformat(), days)
+
+
+# ----------------------------------------------------------------------------- save
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    status: str  # "created" or "unchanged" (the same content is already saved there)
+    path: str
+    type: str
+    name: str
+    description: str
+    tokens: int
+    section: str | None  # the MEMORY.md section of its line (None for daily notes)
+    index_line: str | None
+    index_changed: bool  # MEMORY.md got the line (False when it was there already)
+    warnings: list[str] = field(default_factory=list)
+    type_reason: str = "given"  # why this type: "given", or the rule that inferred it
+
+
+def slug(name: str) -> str:
+    """A safe kebab-case file stem: NFC, lower case, words joined by ``-``.
+
+    A name that would leave its folder (``/``, ``\\``, ``..``, an absolute
+    path) is refused with :class:`UsageError`, not cleaned up."""
+    raw = unicodedata.normalize("NFC", name.strip())
+    if raw.lower().endswith(".md"):
+        raw = raw[:-3]
+    if "/" in raw or "\\" in raw or ".." in raw or os.path.isabs(raw) or raw.startswith("~"):
+        raise UsageError(f"refusing the name {name!r}: a note name cannot contain a path (/, \\, ..)")
+    stem = _SLUG_GAP.sub("-", _SLUG_DROP.sub(" ", raw.lower())).strip("-")
+    if not stem:
+        raise UsageError(f"the name {name!r} has no letters or digits to make a file name from")
+    return stem[:80].rstrip("-")
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if line:
+            return line
+    return ""
+
+
+def _summary(text: str, limit: int = 100) -> str:
+    line = " ".join(_first_line(text).split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def save(
+    mem: Memory,
+    text: str,
+    type: str | None,
+    name: str | None = None,
+    description: str | None = None,
+    tags: list[str] | tuple[str, ...] = (),
+    today: str | dt.date | None = None,
+    new: bool = False,
+    chosen: str | None = None,
+    rejected: list[str] | tuple[str, ...] = (),
+    paths: list[str] | tuple[str, ...] = (),
+) -> SaveResult:
+    """Write a note into its type's folder and add its line to MEMORY.md under
+    the type's section (created when missing; the budget comment is never
+    touched). The same content already saved (at that path or any other
+    memory note) changes nothing; a near-duplicate (the same name, or mostly
+    the same wording) is refused and named unless ``new``. What should not be
+    saved (code, file paths, git history, task state, what CLAUDE.md or a
+    protocol already says) is saved with warnings. Without a ``type`` one is
+    inferred (:func:`classify`) and the reason returned. A decision gets
+    ``chosen``/``rejected`` frontmatter and its four sections
+    (:func:`decision_note`); a protocol may carry ``paths:`` globs. Reads the
+    notes cache: refresh first."""
+    from mdmem.text.parse import parse_note
+
+    body = text.strip()
+    if not body:
+        raise UsageError("nothing to save: the text is empty")
+    reason = "given"
+    if type is None:
+        type, reason = classify(body)
+    kind = type.strip().lower()
+    if kind not in FOLDERS:
+        raise UsageError(f"unknown type {type!r}: choose one of {', '.join(sorted(SECTIONS))}")
+    if kind == "daily":
+        raise UsageError("daily entries go through `mdmem daily add`")
+    title = " ".join((name or _first_line(body)).split())
+    stem = slug(title[:80] if name is None else title)
+    if kind == "decision" and not stem.startswith("decision-"):
+        stem = "decision-" + stem
+    rel = f"{MEMORY_DIR}/{FOLDERS[kind]}/{stem}.md"
+    path = mem.root / rel
+    _inside(mem.root, path)
+    day = _day(today)
+    desc = " ".join((description or _summary(body)).split())
+    tag_list = sorted({t.strip().lstrip("#").lower() for t in tags if t.strip().lstrip("#")})
+    meta = {"name": title, "description": desc, "type": kind, "tags": tag_list,
+            "created": day, "updated": _copy(day)}
+    if kind == "decision":
+        extra, body = decision_note(body, chosen, list(rejected))
+        meta.update(extra)
+    if paths:
+        meta["paths"] = list(dict.fromkeys(paths))
+    section = SECTIONS[kind]
+    with fs.write_lock(mem.state_dir, mem.lock_timeout):
+        index_data, index_seen = fs.read_stat(mem.root, mem.root / INDEX_NAME)
+        data = _dump(meta, body + "\n")
+        existing, _ = fs.read_stat(mem.root, path)
+        twin = _twin(mem, rel, title, body) if existing is None else None
+        if twin is not None and twin[1] is None:  # the same content under another name
+            note = parse_note(twin[0], fs.read_stat(mem.root, mem.root / twin[0])[0] or b"")
+            got = note.frontmatter.get("description")
+            got = got if isinstance(got, str) else desc
+            return SaveResult("unchanged", twin[0], note.type, note.title, got,
+                              note.tokens, SECTIONS.get(note.type), index_line(note), False, [], reason)
+        if twin is not None and not new:
+            raise MdmemError(f"{rel} would be a near-duplicate of {twin[0]} ({twin[1]}); update that note, "
+                             f"or pass --new to save a second one")
+        if existing is not None:
+            if _same_content(existing, body):  # already saved: say so, change nothing
+                note = parse_note(rel, existing)
+                line, index_changed, status = index_line(note), False, "unchanged"
+            else:
+                raise MdmemError(f"{rel} already exists with other content; choose another --name "
+                                 f"(or edit that note)")
+        else:
+            note = parse_note(rel, data)
+            line = index_line(note)
+            _check_unchanged(mem.root / INDEX_NAME, index_seen)
+            fs.write_new(path, data)
+            try:
+                index_changed = _add_index_line(mem, rel, line, section, (index_data, index_seen))
+            except BaseException:
+                _undo_new(path, data)
+                raise
+            status = "created"
+    if status == "created" or index_changed:
+        mem.refresh()
+    return SaveResult(status, rel, kind, title, desc, note.tokens, section, line, index_changed,
+                      warnings(mem, body) if status == "created" else [], reason)
+
+
+def _inside(root: Path, path: Path) -> None:
+    real_root = root.resolve()
+    if not path.resolve().is_relative_to(real_root) or any(p.startswith(".") for p in
+                                                             path.relative_to(root).parts):
+        raise UsageError(f"refusing to write outside the vault's memory folders: {path}")
+
+
+def _same_content(existing: bytes, body: str) -> bool:
+    from mdmem.text.parse import decode, split_frontmatter
+
+    return split_frontmatter(decode(existing)[0])[1].strip() == body.strip()
+
+
+def _check_unchanged(path: Path, seen: tuple[int, int] | None) -> None:
+    from mdmem.base.errors import WriteConflict
+
+    if fs.stat_note(path.parent, path.name) != seen:
+        raise WriteConflict(f"{path} changed on disk since it was read; nothing was written")
+
+
+def _undo_new(path: Path, data: bytes) -> None:
+    """Take back a note this call has just created (its own bytes, still untouched)."""
+    current, _ = fs.read_stat(path.parent, path.name)
+    if current == data:
+        os.unlink(path)
+
+
+def _index_links(text: str, resolve) -> dict[int, set[str]]:
+    """0-based line number -> the vault paths the line's links resolve to (parsed, not substrings)."""
+    from mdmem.text.parse import parse_note
+
+    note = parse_note(INDEX_NAME, text.encode("utf-8"))
+    found: dict[int, set[str]] = {}
+    for link in note.links:
+        target = resolve(link.target)
+        if target:
+            found.setdefault(link.line - 1, set()).add(target)
+    return found
+
+
+def _resolver_for(mem: Memory, extra: str | None = None):
+    """Resolve a MEMORY.md link target to a vault path (``extra``: a note just written)."""
+    from mdmem.text.resolve import Resolver
+
+    scan = fs.scan(mem.root)
+    paths = [*scan.notes, *scan.broken, *scan.files]
+    if extra and extra not in scan.notes:
+        paths.append(extra)
+    resolver = Resolver(paths)
+    return lambda target: resolver.resolve(target, INDEX_NAME) if target else None
+
+
+def _add_index_line(mem: Memory, rel: str, line: str, section: str,
+                    snapshot: tuple[bytes | None, tuple[int, int] | None] | None = None) -> bool:
+    """Add ``line`` to MEMORY.md under ``## section``; False when a line already links to ``rel``."""
+    path = mem.root / INDEX_NAME
+    data, seen = snapshot if snapshot is not None else fs.read_stat(mem.root, path)
+    if data is None:
+        fs.write_atomic(path, f"# Memory index\n\n## {section}\n{line}\n".encode("utf-8"))
+        return True
+    from mdmem.text.parse import decode
+
+    text = decode(data)[0]
+    bom = "\ufeff" if data.startswith(b"\xef\xbb\xbf") else ""
+    resolve = _resolver_for(mem, rel)
+    if any(rel in targets for targets in _index_links(text, resolve).values()):
+        return False
+    nl = "\r\n" if "\r\n" in text else "\n"
+    lines = text.splitlines()
+    start = next((i for i, ln in enumerate(lines)
+                  if (m := _SECTION.match(ln)) and m.group(1).strip().lower() == section.lower()), None)
+    if start is None:
+        while lines and not lines[-1].strip():
+            lines.pop()
+        lines += ["", f"## {section}", line]
+    else:
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("#")), len(lines))
+        at = end
+        while at > start + 1 and not lines[at - 1].strip():
+            at -= 1
+        lines.insert(at, line)
+    fs.write_atomic(path, (bom + nl.join(lines) + nl).encode("utf-8"), expected=seen)
+    return True
+
+
+# ----------------------------------------------------------------------------- dedupe and warnings
+
+DUPLICATE_LINE = 30  # characters: a body line this long found in CLAUDE.md or a protocol is a repeat
+
+
+def _body_of(data: bytes) -> str:
+    from mdmem.text.parse import decode, split_frontmatter
+
+    return split_frontmatter(decode(data)[0])[1]
+
+
+def _twin(mem: Memory, rel: str, title: str, body: str) -> tuple[str, str | None] | None:
+    """The memory note this one would repeat: ``(path, None)`` for the same
+    content, ``(path, reason)`` for a near-duplicate, else None."""
+    flat = " ".join(body.split())
+    keys = {k for k in (name_key(title), name_key(rel.rsplit("/", 1)[-1][:-3])) if k}
+    mine = shingles(body)
+    near = None
+    for note in mem.notes():
+        if note.path == rel or not note.path.startswith(MEMORY_DIR + "/") or note.type == "daily":
+            continue
+        try:
+            other = _body_of(fs.read_bytes(mem.root, note.path))
+        except OSError:
+            continue
+        if " ".join(other.split()) == flat:
+            return note.path, None
+        if near is None:
+            names = {name_key(note.title)}
+            if isinstance(note.frontmatter.get("name"), str):
+                names.add(name_key(note.frontmatter["name"]))
+            theirs = shingles(other)
+            if keys & names:
+                near = (note.path, "the same name")
+            elif mine and theirs and similarity(mine, theirs) >= SIMILAR:
+                near = (note.path, f"{int(100 * similarity(mine, theirs))}% the same wording")
+    return near
+
+
+def warnings(mem: Memory, body: str) -> list[str]:
+    """Why ``body`` may not belong in memory (empty when it does)."""
+    found = [text for pattern, text in WARNINGS if pattern.search(body)]
+    lines = {" ".join(ln.split()).casefold() for ln in body.splitlines()}
+    lines = {ln for ln in lines if len(ln) >= DUPLICATE_LINE}
+    if not lines:
+        return found
+    sources = [("CLAUDE.md", mem.root / "CLAUDE.md")]
+    sources += [(n.path, mem.root / n.path) for n in mem.notes() if n.type == "protocol"]
+    for name, path in sources:
+        data, _ = fs.read_stat(mem.root, path)
+        if data is None:
+            continue
+        text = " ".join(_body_of(data).split()).casefold()
+        if any(ln in text for ln in lines):
+            found.append(f"{name} already says this" + ("" if name == "CLAUDE.md" else " (a protocol)"))
+    return found
+
+
+# ----------------------------------------------------------------------------- forget
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    path: str
+    archived_to: str
+    index_lines: list[str]  # the MEMORY.md lines removed (or, in a dry run, to remove)
+
+
+@dataclass(frozen=True)
+class ForgetResult:
+    query: str
+    dry_run: bool
+    notes: list[Forgotten]
+
+
+class AmbiguousQuery(MdmemError):
+    """The query matched several notes by search and ``--yes`` was not given."""
+
+    def __init__(self, query: str, paths: list[str]):
+        self.paths = paths
+        super().__init__(
+            f"{query!r} is no note's path, file name or title, and {len(paths)} notes match it by search:\n"
+            + "".join(f"  {p}\n" for p in paths)
+            + "name one of them, or pass --yes to forget them all"
+        )
+
+
+def forget(
+    mem: Memory, query: str, dry_run: bool = False, yes: bool = False, limit: int = 20
+) -> ForgetResult:
+    """Move the notes QUERY names into ``memory/.archive/`` (same relative path)
+    and remove their MEMORY.md lines. QUERY is a note (path, file name, title);
+    failing that, the search matches, several of them only with ``yes``.
+    Nothing is deleted; ``dry_run`` changes nothing."""
+    try:
+        paths = [mem.resolve_note(query)]
+    except NoteNotFound:
+        hits = mem.search(query, limit).results
+        paths = list(dict.fromkeys(hit.path for hit in hits if hit.path != INDEX_NAME))
+        if not paths:
+            raise NoteNotFound(f"no note matches {query!r} in {mem.root}") from None
+        if len(paths) > 1 and not yes:
+            raise AmbiguousQuery(query, paths)
+    for rel in paths:
+        if rel == INDEX_NAME or not rel.lower().endswith(".md"):
+            raise UsageError(f"refusing to forget {rel}: only memory notes can be archived")
+    with fs.write_lock(mem.state_dir, mem.lock_timeout):
+        resolve = _resolver_for(mem)
+        index_data, index_seen = fs.read_stat(mem.root, mem.root / INDEX_NAME)
+        from mdmem.text.parse import decode
+
+        index_text = decode(index_data)[0] if index_data is not None else ""
+        links = _index_links(index_text, resolve) if index_data is not None else {}
+        lines = index_text.splitlines()
+        drop = {i for i, targets in links.items() if targets & set(paths)}
+        plan = []
+        for rel in paths:
+            if not (mem.root / rel).is_file():
+                raise NoteNotFound(f"{rel} is gone from disk; nothing was moved")
+            target = fs.archive_target(mem.root, rel)
+            removed = [lines[i] for i in sorted(drop) if rel in links[i]]
+            plan.append(Forgotten(rel, target, removed))
+        if dry_run:
+            return ForgetResult(query, True, plan)
+        if drop:
+            _check_unchanged(mem.root / INDEX_NAME, index_seen)
+        moved = []
+        for item in plan:
+            src, dst = mem.root / item.path, mem.root / item.archived_to
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            if dst.exists():
+                raise MdmemError(f"{item.archived_to} appeared meanwhile; nothing more was moved")
+            os.rename(src, dst)
+            moved.append(item)
+        if drop:
+            nl = "\r\n" if "\r\n" in index_text else "\n"
+            bom = "\ufeff" if index_data.startswith(b"\xef\xbb\xbf") else ""
+            kept = [ln for i, ln in enumerate(lines) if i not in drop]
+            fs.write_atomic(mem.root / INDEX_NAME, (bom + nl.join(kept) + nl).encode("utf-8"),
+                            expected=index_seen)
+    mem.refresh()
+    return ForgetResult(query, False, moved)
+
+

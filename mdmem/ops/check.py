@@ -1,0 +1,508 @@
+"""The token budget: estimates, MEMORY.md's index lines and budget comment, and
+the audit behind ``mdmem check``. Returns frozen dataclasses, never prints.
+
+What is audited. ``MEMORY.md`` at the vault root is the index an agent loads
+every session; the *memory files* are the notes under ``memory/`` when the
+vault has that folder (the vault layout: a root ``README.md`` is not a memory),
+else every note but ``MEMORY.md`` (the flat layout of Claude Code's
+``~/.claude/projects/<project>/memory/``). Daily notes are memory files: they
+count toward the budget and the type table, but they are journals, so they need
+no index line (never ORPHAN), are never STALE and are not compared for
+DUPLICATE. Digests (``type: digest``, written by ``mdmem digest``) are treated
+the same way, and are not checked for DANGLING either: their links are copied
+from the daily notes, where a dangling one is already reported.
+
+Tokens are ``floor(bytes / 3.2)``: per file that is ``Note.tokens``; a total is
+the estimate of the summed bytes (so ``~16796tk`` for the sample vault, as its
+budget comment says), not a sum of per-file floors.
+
+Issues and their severity (``info`` < ``warning`` < ``error``):
+
+====================  ========  ==================================================
+kind                  severity  when
+====================  ========  ==================================================
+MISSING FOLDER        error     the vault folder does not exist
+NO INDEX              error     no ``MEMORY.md`` while there are memory files
+                                (warning when there are none)
+BUDGET WARNING        warning   memory tokens >= ``warn_percent`` of the cap
+                                (error at >= 100 %)
+LOAD LIMIT            error     an index line past the first ``load_lines`` lines
+                                or ``load_bytes`` bytes of MEMORY.md: an agent
+                                never sees it (one issue per entry)
+BROKEN LINK           error     a link in MEMORY.md (any form) to a missing file
+INVALID FRONTMATTER   error     ``invalid_yaml`` / ``frontmatter_not_mapping``
+PARSE PROBLEM         varies    other problems: ``unreadable``, ``symlink_loop``,
+                                ``parse_error`` (error); ``not_utf8``, ``empty``,
+                                ``too_large`` (warning); ``bom`` (info)
+ORPHAN                warning   a memory file (not daily/digest) no MEMORY.md link
+                                resolves to (parsed links, Obsidian's resolution)
+DANGLING              warning   a link in a memory file (not a digest) to a
+                                missing note
+DUPLICATE             warning   two memory files (not daily/digest) with the same
+                                normalised name (file name or ``name:``), the same
+                                body, or bodies whose word 5-gram sets have a
+                                Jaccard similarity >= ``duplicate_similarity``
+OVERSIZED             warning   one file above ``oversized_percent`` of the cap
+MISSING TYPE          warning   no ``type:`` and no folder that implies one
+                                (info when the folder implies it; not reported
+                                when the frontmatter itself is invalid)
+STALE                 info      not modified for >= ``stale_days``: frontmatter
+                                ``updated:`` when present (git checkouts reset
+                                mtimes), else the file's mtime
+NO ENTRIES            info      no file of a core type (user, feedback, project,
+                                reference, decision)
+====================  ========  ==================================================
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import posixpath
+import re
+import unicodedata
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mdmem.base.layout import INDEX_NAME, MEMORY_DIR
+from mdmem.base.models import Note
+from mdmem.base.settings import CheckSettings
+from mdmem.text.parse import decode, split_frontmatter, tokens_for
+from mdmem.text.similar import near_duplicates
+
+if TYPE_CHECKING:
+    from mdmem.engine.memory import Memory
+    from mdmem.text.resolve import Resolver
+
+KNOWN_TYPES = (
+    "user", "feedback", "project", "reference", "decision", "person", "protocol", "daily", "digest",
+)
+OPTIONAL_TYPES = ("digest", "other")  # rows of the type table shown only when such files exist
+JOURNAL_TYPES = ("daily", "digest")  # no index line needed, never STALE or DUPLICATE
+CORE_TYPES = ("user", "feedback", "project", "reference", "decision")
+SEVERITIES = ("info", "warning", "error")
+KINDS = (
+    "MISSING FOLDER", "NO INDEX", "BUDGET WARNING", "LOAD LIMIT", "BROKEN LINK", "INVALID FRONTMATTER",
+    "PARSE PROBLEM", "ORPHAN", "DANGLING", "DUPLICATE", "OVERSIZED", "MISSING TYPE", "STALE", "NO ENTRIES",
+)
+PROBLEM_SEVERITY = {
+    "invalid_yaml": "error", "frontmatter_not_mapping": "error", "unreadable": "error",
+    "symlink_loop": "error", "parse_error": "error", "not_utf8": "warning", "empty": "warning",
+    "too_large": "warning", "bom": "info",
+}
+FRONTMATTER_PROBLEMS = ("invalid_yaml", "frontmatter_not_mapping")
+
+_COMMENT = re.compile(r"^\s*<!--\s*budget:.*?-->\s*$")
+_YAML_LINE = re.compile(r"line (\d+), column")
+
+
+# --------------------------------------------------------------------------- settings and results
+
+
+@dataclass(frozen=True)
+class Budget:
+    tokens: int  # memory files, floor(total bytes / 3.2)
+    cap: int
+    percent: float  # of the cap, one decimal
+    index_tokens: int  # MEMORY.md's own tokens, apart
+    files: int  # memory files
+
+
+@dataclass(frozen=True)
+class TypeCount:
+    files: int
+    tokens: int
+
+
+@dataclass(frozen=True)
+class TopFile:
+    path: str
+    type: str
+    tokens: int
+    percent: float  # of the cap
+
+
+@dataclass(frozen=True)
+class GrowthBucket:
+    files: int
+    tokens: int
+
+
+@dataclass(frozen=True)
+class Growth:
+    """Memory files by mtime: changed in the last 7 days, and 8 to 30 days ago."""
+
+    last_7_days: GrowthBucket
+    days_8_to_30: GrowthBucket
+
+
+@dataclass(frozen=True)
+class Issue:
+    kind: str
+    path: str  # vault-relative; "MEMORY.md" for index-level issues, "." for the vault
+    detail: str
+    action: str
+    severity: str  # info, warning or error
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    budget: Budget
+    types: dict[str, TypeCount]  # the eight known types always, "digest" and "other" when present
+    top: list[TopFile]
+    growth: Growth
+    issues: list[Issue]
+    today: str
+    layout: str  # "vault" (memory files under memory/), "flat" (every note but MEMORY.md) or "missing"
+
+    def counts(self) -> dict[str, int]:
+        out = {s: 0 for s in SEVERITIES}
+        for issue in self.issues:
+            out[issue.severity] += 1
+        return out
+
+    def fails(self, severity: str) -> bool:
+        """Is there an issue at or above ``severity``?"""
+        rank = SEVERITIES.index(severity)
+        return any(SEVERITIES.index(i.severity) >= rank for i in self.issues)
+
+
+# ----------------------------------------------------------------- index lines and the budget comment
+
+
+def percent_of(tokens: int, cap: int) -> int:
+    """Whole percent, rounded half up, in integer arithmetic."""
+    return (tokens * 200 + cap) // (2 * cap)
+
+
+def budget_comment(tokens: int, cap: int, day: dt.date) -> str:
+    return f"<!-- budget: ~{tokens}tk / {cap}tk ({percent_of(tokens, cap)}%) | updated: {day.isoformat()} -->"
+
+
+def with_budget_comment(data: bytes, comment: str) -> bytes:
+    """MEMORY.md's bytes with ``comment`` as the first line: an existing budget
+    comment there is replaced, else the comment is inserted. Every other byte
+    (a BOM, the line ending, the rest of the file) stays as it was."""
+    bom = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
+    rest = data[len(bom):]
+    end = rest.find(b"\n")
+    first, tail = (rest, b"") if end < 0 else (rest[:end], rest[end:])
+    new = comment.encode("utf-8")
+    if _COMMENT.match(first.decode("utf-8", "replace")):
+        if first.endswith(b"\r"):
+            new += b"\r"
+        return bom + new + tail
+    newline = b"\r\n" if first.endswith(b"\r") else b"\n"
+    return bom + new + newline + rest
+
+
+def _url(path: str) -> str:
+    return path.replace("%", "%25").replace(" ", "%20").replace("(", "%28").replace(")", "%29") \
+        .replace("<", "%3C").replace(">", "%3E")
+
+
+def index_line(note: Note) -> str:
+    """The MEMORY.md line for a note: ``- [file.md](path) — description `~NNNtk```."""
+    name = posixpath.basename(note.path)
+    desc = note.frontmatter.get("description")
+    desc = " ".join(desc.split()) if isinstance(desc, str) and desc.strip() else note.title
+    return f"- [{name}]({_url(note.path)}) — {desc} `~{note.tokens}tk`"
+
+
+# --------------------------------------------------------------------------- the audit
+
+
+def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date | None = None) -> CheckReport:
+    """Audit the vault from its (refreshed) notes cache; reads the memory files
+    again only for the duplicate check and MEMORY.md for the load limit."""
+    from mdmem.base import files as fs
+
+    today = today or dt.date.today()
+    notes = list(mem.store.notes())
+    index = next((n for n in notes if n.path == INDEX_NAME), None)
+    if index is None:  # a case-insensitive file system, or MEMORY.md spelled otherwise
+        index = next((n for n in notes if n.path.lower() == INDEX_NAME.lower()), None)
+    layout = "vault" if (mem.root / MEMORY_DIR).is_dir() else "flat"
+    prefix = MEMORY_DIR + "/"
+    memory = [n for n in notes if n is not index and (layout == "flat" or n.path.startswith(prefix))]
+
+    cache: dict[str, bytes | None] = {}
+
+    def read(rel: str) -> bytes | None:  # each file at most once (duplicates, then STALE lines)
+        if rel not in cache:
+            try:
+                cache[rel] = fs.read_bytes(mem.root, rel)
+            except OSError:
+                cache[rel] = None
+        return cache[rel]
+
+    scan = mem.scan
+    resolver = mem.resolver
+    # folders that could not be listed, symlink loops, undecodable file names: findings too
+    found = [_problem_issue(path, problem) for path, problem in scan.problems
+             if layout == "flat" or path.startswith(prefix)]
+    found = [i if i.detail.startswith("unreadable") else replace(i, severity="warning") for i in found]
+    return _audit(memory, index, resolver, read, settings, today, layout, found)
+
+
+def missing_folder(path: Path, settings: CheckSettings = CheckSettings(), today: dt.date | None = None) -> CheckReport:
+    """The report for a vault folder that does not exist."""
+    issue = Issue("MISSING FOLDER", ".", f"{path} does not exist or is not a folder",
+                  "pass the right --vault, or create a vault there with `mdmem init`", "error")
+    return _report([], None, settings, today or dt.date.today(), [issue], "missing")
+
+
+def _report(memory, index, settings, today, issues, layout) -> CheckReport:
+    total = tokens_for(sum(n.size for n in memory))
+    budget = Budget(total, settings.cap, round(total * 100 / settings.cap, 1),
+                    index.tokens if index else 0, len(memory))
+    by_type: dict[str, list[Note]] = defaultdict(list)
+    for note in memory:
+        by_type[note.type if note.type in KNOWN_TYPES else "other"].append(note)
+    types = {t: TypeCount(len(by_type[t]), tokens_for(sum(n.size for n in by_type[t])))
+             for t in (*KNOWN_TYPES, "other") if t not in OPTIONAL_TYPES or by_type[t]}
+    largest = sorted(memory, key=lambda n: (-n.size, n.path))[:5]
+    top = [TopFile(n.path, n.type, n.tokens, round(n.tokens * 100 / settings.cap, 1)) for n in largest]
+    buckets = {7: [], 30: []}
+    for note in memory:
+        age = _age(_mtime_date(note), today)
+        if age <= 7:
+            buckets[7].append(note)
+        elif age <= 30:
+            buckets[30].append(note)
+    growth = Growth(*(GrowthBucket(len(b), tokens_for(sum(n.size for n in b))) for b in buckets.values()))
+    order = {k: i for i, k in enumerate(KINDS)}
+    issues = sorted(issues, key=lambda i: (-SEVERITIES.index(i.severity), order.get(i.kind, len(order)),
+                                           i.path, i.line or 0))  # stable: ties keep the order found
+    return CheckReport(budget, types, top, growth, issues, today.isoformat(), layout)
+
+
+def _audit(memory: list[Note], index: Note | None, resolver: Resolver, read, settings: CheckSettings, today: dt.date,
+           layout: str, found: list[Issue]) -> CheckReport:
+    issues: list[Issue] = list(found)
+    total = tokens_for(sum(n.size for n in memory))
+    issues += _budget_issues(total, settings)
+    issues += _index_issues(memory, index, resolver, read, settings)
+    issues += _note_issues(memory, index, resolver, read, settings, today)
+    issues += _duplicates(memory, read, settings.duplicate_similarity)
+    present = {n.type for n in memory}
+    issues += [
+        Issue("NO ENTRIES", ".", f"no memory of type {t!r}",
+              f"nothing to do if none is needed; else save one with type: {t}", "info")
+        for t in CORE_TYPES if t not in present
+    ]
+    return _report(memory, index, settings, today, issues, layout)
+
+
+def _budget_issues(total: int, s: CheckSettings) -> list[Issue]:
+    if total * 100 < s.warn_percent * s.cap:
+        return []
+    pct = percent_of(total, s.cap)
+    over = total >= s.cap
+    detail = f"memory files use ~{total}tk of {s.cap}tk ({pct}%)" + (
+        ", at or over the cap" if over else f", at or above the {s.warn_percent:g}% warning line")
+    return [Issue("BUDGET WARNING", ".", detail,
+                  "archive stale notes (mdmem forget), merge duplicates, shorten the largest files",
+                  "error" if over else "warning")]
+
+
+def _index_issues(memory, index, resolver: Resolver, read, s: CheckSettings) -> list[Issue]:
+    if index is None:
+        n = len(memory)
+        return [Issue("NO INDEX", INDEX_NAME,
+                      f"no {INDEX_NAME}: an agent loads nothing" + (f" of the {n} memory files" if n else ""),
+                      f"create {INDEX_NAME} with one line per memory", "error" if n else "warning")]
+    issues: list[Issue] = []
+    for problem in index.problems:
+        issues.append(_problem_issue(index.path, problem))
+    # which lines an agent loads: the first load_lines lines, cut at load_bytes
+    data = read(index.path) or b""
+    lines = data.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()  # the final newline ends the last line; it does not start another
+    visible, end = 0, -1  # lines loaded whole; end = the byte offset where the current line ends
+    for line in lines:
+        end += 1 + len(line)
+        if visible >= s.load_lines or end > s.load_bytes:
+            break
+        visible += 1
+    past: set[str] = set()
+    for link in index.links:
+        if not link.target:
+            continue
+        target = resolver.resolve(link.target, index.path)
+        if target is None:
+            issues.append(Issue(
+                "BROKEN LINK", INDEX_NAME,
+                f"line {link.line}: {link.raw} points at a missing file ({link.target})",
+                "fix the path, or remove the line (the memory is gone)", "error", link.line))
+        shown = target or link.target
+        if link.line > visible and shown not in past:
+            past.add(shown)
+            why = (f"past the first {s.load_lines} lines" if link.line > s.load_lines
+                   else f"past the first {s.load_bytes} bytes")
+            issues.append(Issue(
+                "LOAD LIMIT", shown, f"its index line ({INDEX_NAME} line {link.line}) is {why}: an agent "
+                "never sees it", f"shorten {INDEX_NAME} (archive or merge entries) or move the line up",
+                "error"))  # no `line`: it would read as a line of the entry's own file
+    if not past and any(line.strip() for line in lines[visible:]):
+        issues.append(Issue(
+            "LOAD LIMIT", INDEX_NAME, f"{len(lines)} lines, {len(data)} bytes: the text past line {visible} "
+            f"never loads (limits: {s.load_lines} lines, {s.load_bytes} bytes)", f"shorten {INDEX_NAME}",
+            "warning", visible + 1))
+    return issues
+
+
+def _problem_issue(path: str, problem) -> Issue:
+    severity = PROBLEM_SEVERITY.get(problem.code, "warning")
+    if problem.code in FRONTMATTER_PROBLEMS:
+        m = _YAML_LINE.search(problem.message)
+        line = int(m.group(1)) + 1 if m else 1  # YAML counts from the line after the opening ---
+        return Issue("INVALID FRONTMATTER", path, f"{problem.code}: {problem.message}",
+                     "fix the YAML between the --- lines (until then its type, tags and dates are unknown)",
+                     severity, line)
+    return Issue("PARSE PROBLEM", path, f"{problem.code}: {problem.message}",
+                 "re-save the file as plain UTF-8 Markdown" if problem.code in ("bom", "not_utf8")
+                 else "check the file", severity)
+
+
+def _note_issues(memory, index, resolver: Resolver, read, s: CheckSettings, today: dt.date) -> list[Issue]:
+    issues: list[Issue] = []
+    listed: set[str] = set()
+    if index is not None:
+        resolved = (resolver.resolve(link.target, index.path) for link in index.links if link.target)
+        listed = {t for t in resolved if t}
+    oversized = s.cap * s.oversized_percent / 100
+    for note in memory:
+        daily = note.type in JOURNAL_TYPES
+        for problem in note.problems:
+            issues.append(_problem_issue(note.path, problem))
+        if index is not None and not daily and note.path not in listed:
+            issues.append(Issue("ORPHAN", note.path, f"no line of {INDEX_NAME} links to it",
+                                f"add to {INDEX_NAME}: {index_line(note)}", "warning"))
+        if note.type != "digest":
+            issues += _dangling(note, resolver)
+        if note.tokens > oversized:
+            issues.append(Issue(
+                "OVERSIZED", note.path, f"~{note.tokens}tk is {note.tokens * 100 / s.cap:.1f}% of the "
+                f"{s.cap}tk budget (limit {s.oversized_percent:g}%)",
+                "split it, or move detail out of memory into the project's docs", "warning"))
+        bad_fm = any(p.code in FRONTMATTER_PROBLEMS for p in note.problems)
+        if not bad_fm and not _has_type(note):
+            if note.type in KNOWN_TYPES:
+                issues.append(Issue(
+                    "MISSING TYPE", note.path, f"no type: in the frontmatter (the folder implies {note.type})",
+                    f"add `type: {note.type}` to its frontmatter", "info"))
+            else:
+                issues.append(Issue(
+                    "MISSING TYPE", note.path, "no type: in the frontmatter, and no folder implies one",
+                    "add `type:` (user, feedback, project, reference, decision, person, protocol) to its "
+                    "frontmatter", "warning"))
+        if s.stale_days and not daily:
+            day, source = _modified(note)
+            age = _age(day, today)
+            if age >= s.stale_days:
+                issues.append(Issue(
+                    "STALE", note.path, f"not modified for {age} days ({source} {day.isoformat()})",
+                    "review it: update it (and its updated: date), or archive it with mdmem forget", "info",
+                    _updated_line(read(note.path)) if source == "updated:" else None))
+    return issues
+
+
+def _dangling(note: Note, resolver: Resolver) -> list[Issue]:
+    missing: dict[str, list] = {}
+    for link in note.links:
+        if link.target and not resolver.exists(link.target, note.path):
+            missing.setdefault(unicodedata.normalize("NFC", link.target).lower(), []).append(link)
+    out = []
+    for links in missing.values():
+        lines = sorted({link.line for link in links})
+        where = ("lines " if len(lines) > 1 else "line ") + ", ".join(map(str, lines))
+        out.append(Issue("DANGLING", note.path,
+                         f"{where}: {links[0].raw} points at nothing in the vault ({links[0].target})",
+                         "create the note, fix the link, or unlink it", "warning", lines[0]))
+    return out
+
+
+def _has_type(note: Note) -> bool:
+    value = note.frontmatter.get("type")
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _parse_day(value) -> dt.date | None:
+    if isinstance(value, str) and len(value) >= 10:
+        try:
+            return dt.date.fromisoformat(value[:10])
+        except ValueError:
+            return None
+    return None
+
+
+def _mtime_date(note: Note) -> dt.date:
+    return dt.datetime.fromtimestamp(note.mtime_ns / 1e9, dt.timezone.utc).date()
+
+
+def _modified(note: Note) -> tuple[dt.date, str]:
+    """When the note was last changed: frontmatter ``updated:`` when it is a date
+    (a git checkout resets every mtime), else the file's mtime."""
+    day = _parse_day(note.frontmatter.get("updated"))
+    return (day, "updated:") if day else (_mtime_date(note), "mtime")
+
+
+def _age(day: dt.date, today: dt.date) -> int:
+    return max(0, (today - day).days)
+
+
+def _updated_line(data: bytes | None) -> int | None:
+    """The line of ``updated:`` in the frontmatter (the cache keeps no key lines)."""
+    if not data:
+        return None
+    text, _ = decode(data[:20_000])
+    raw, _, offset = split_frontmatter(text)
+    for i, line in enumerate((raw or "").split("\n")[: max(0, offset - 1)]):
+        if line.startswith("updated:"):
+            return i + 2
+    return None
+
+
+def _duplicates(memory: list[Note], read, threshold: float) -> list[Issue]:
+    return [
+        Issue("DUPLICATE", a, f"near-duplicate of {b}: {why}",
+              "merge the two into one note and archive the other (mdmem forget)", "warning")
+        for a, b, why in near_duplicates([n for n in memory if n.type not in JOURNAL_TYPES], read, threshold)
+    ]
+
+
+def update_budget(mem: Memory, report: CheckReport, today: dt.date) -> tuple[str, CheckReport]:
+    """Rewrite MEMORY.md's budget comment (the audit's only write): atomically,
+    under the vault's write lock, and never over a file that changed since it
+    was read (:class:`~mdmem.base.errors.WriteConflict`). Returns ``"updated"``,
+    ``"unchanged"`` or ``"missing"`` (no MEMORY.md: nothing is created) and the
+    report with MEMORY.md's new token count."""
+    import os
+
+    from mdmem.base import files as fs
+    from mdmem.base.files import write_lock
+
+    path = mem.root / INDEX_NAME
+    comment = budget_comment(report.budget.tokens, report.budget.cap, today)
+    with write_lock(mem.state_dir, mem.lock_timeout):
+        try:
+            with open(path, "rb") as f:
+                st = os.fstat(f.fileno())
+                data = f.read()
+        except FileNotFoundError:
+            return "missing", report
+        new = with_budget_comment(data, comment)
+        if new != data:
+            fs.write_atomic(path, new, expected=(st.st_mtime_ns, st.st_size))
+    budget = replace(report.budget, index_tokens=tokens_for(len(new)))
+    return ("updated" if new != data else "unchanged"), replace(report, budget=budget)
+
+
+__all__ = [
+    "Budget", "CheckReport", "Growth", "GrowthBucket", "Issue", "TopFile", "TypeCount",
+    "audit", "budget_comment", "index_line", "missing_folder", "update_budget", "with_budget_comment",
+]

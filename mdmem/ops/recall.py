@@ -1,0 +1,141 @@
+"""``mdmem recall``: ranked search hits plus a one-hop graph expansion around
+them, rendered as a Markdown block for a prompt that never exceeds its budget.
+
+Ranked hits come first and are never displaced: related notes (linked to or
+from a hit, not themselves hits) only fill what budget is left, strongest
+first (link weight, discounted by the rank of the hit they hang off).
+
+A time phrase in the query ("what did we decide last week", "em abril", see
+:mod:`mdmem.text.temporal`) makes a window: its dated entries (:mod:`mdmem.ops.timeline`)
+come first, the search is limited to notes dated in it, and when the other
+words match nothing the window's entries are the answer. Notes marked
+sensitive never appear unless ``include_sensitive``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from mdmem.engine.memory import Memory
+from mdmem.base.settings import Recency
+
+DEFAULT_BUDGET = 4000
+
+
+@dataclass(frozen=True)
+class RecallItem:
+    path: str
+    title: str
+    reason: str
+    score: float
+    text: str  # what the Markdown block shows of the note
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    query: str
+    budget: int
+    ranked: list[RecallItem]
+    related: list[RecallItem]
+    markdown: str
+    window: dict | None = None  # {"phrase", "start", "end"} when the query named a time
+    entries: list = field(default_factory=list)  # the window's timeline entries shown
+
+
+def _plain(snippet: str) -> str:
+    return snippet.replace("**", "")
+
+
+def recall(
+    mem: Memory, query: str, *, budget: int = DEFAULT_BUDGET, limit: int = 5, recency: Recency | None = None,
+    include_sensitive: bool = False, today: dt.date | str | None = None, mode: str | None = None,
+    fusion: Fusion | None = None,
+) -> RecallResult:
+    """Ranked notes for ``query``, their linked notes, and a time phrase's dated entries, within ``budget``
+    characters. ``recency``, ``mode`` and ``fusion`` default to the vault's ``[search]`` settings."""
+    from mdmem.text import temporal
+    from mdmem.engine.index import Filters
+    from mdmem.ops.timeline import TimelineEntry, collect, is_sensitive
+
+    day = dt.date.fromisoformat(today) if isinstance(today, str) else (today or dt.date.today())
+    span = temporal.parse(query, day)
+    words = span.rest if span else query
+    entries: list[TimelineEntry] = []
+    if span:
+        entries = collect(mem, span.start, span.end, words, include_sensitive)
+        if not entries and words.strip():
+            entries = collect(mem, span.start, span.end, "", include_sensitive)  # the words match nothing there
+        filters = Filters(after=span.start.isoformat(), before=span.end.isoformat())
+        hits = mem.search(words, limit * 3, filters, recency, mode, fusion=fusion).results if words.strip() else []
+    else:
+        hits = mem.search(query, limit * 3, recency=recency, mode=mode, fusion=fusion).results
+    if not include_sensitive:
+        hits = [h for h in hits if not ((n := mem.store.get(h.path)) is not None and is_sensitive(n))]
+    hits = hits[:limit]
+    graph = mem.graph()
+    shown = {hit.path for hit in hits}
+    weight: dict[str, float] = defaultdict(float)
+    why: dict[str, list[str]] = defaultdict(list)
+    for rank, hit in enumerate(hits, 1):
+        for nb in graph.neighbors(hit.path, depth=1):
+            if nb.path in shown or nb.path == "MEMORY.md":  # the index an agent already has
+                continue
+            weight[nb.path] += nb.weight / rank
+            verb = {"out": "linked from", "in": "links to", "both": "linked with"}[nb.direction]
+            why[nb.path].append(f"{verb} {hit.title}")
+    candidates = sorted(weight, key=lambda p: (-weight[p], p))[: limit * 2]
+
+    shown_query = query if len(query) <= budget // 4 else query[: budget // 4 - 1].rstrip() + "…"
+    header = f"## Memory recall: {shown_query}\n"
+    used = len(header)
+    ranked: list[RecallItem] = []
+    blocks: list[str] = [header]
+    shown_entries: list[TimelineEntry] = []
+    if span:
+        head = f"\n### {span.phrase} ({span.start.isoformat()} – {span.end.isoformat()})\n"
+        if entries and used + len(head) < budget:
+            blocks.append(head)
+            used += len(head)
+            for e in entries:
+                line = f"- {e.date}{' ' + e.time if e.time else ''} {e.title}" + \
+                    (f" ({e.kind})" if e.kind != "daily" else "") + f": {e.text}\n"
+                if used + len(line) > budget:
+                    break
+                blocks.append(line)
+                used += len(line)
+                shown_entries.append(e)
+    for rank, hit in enumerate(hits, 1):
+        note = mem.store.get(hit.path)
+        description = str(note.frontmatter.get("description", "")).strip() if note else ""
+        body = "\n".join(x for x in (description, _plain(hit.snippet)) if x)
+        head = f"\n### {hit.title} ({hit.path})\n"
+        room = budget - used - len(head) - 1
+        if room < 40:
+            break
+        text = body if len(body) <= room else body[: room - 1].rstrip() + "…"
+        block = head + text + "\n"
+        blocks.append(block)
+        used += len(block)
+        ranked.append(RecallItem(hit.path, hit.title, f"search rank {rank}", hit.score, text))
+
+    related: list[RecallItem] = []
+    title_line = "\n### Related\n"
+    for path in candidates:
+        note = mem.store.get(path)
+        if note is None or (not include_sensitive and is_sensitive(note)):
+            continue
+        description = str(note.frontmatter.get("description", "")).strip()
+        reason = "; ".join(why[path][:2])
+        line = f"- {note.title} ({path}) — {reason}" + (f": {description}" if description else "") + "\n"
+        extra = len(line) + (len(title_line) if not related else 0)
+        if used + extra > budget:
+            continue
+        if not related:
+            blocks.append(title_line)
+        blocks.append(line)
+        used += extra
+        related.append(RecallItem(path, note.title, reason, round(weight[path], 4), description))
+    window = {"phrase": span.phrase, "start": span.start.isoformat(), "end": span.end.isoformat()} if span else None
+    return RecallResult(query, budget, ranked, related, "".join(blocks), window, shown_entries)
