@@ -1,21 +1,31 @@
-"""Shared test helpers: a fresh copy of sample-vault/ and the real CLI."""
+"""Fixtures for every test: a fresh copy of sample-vault/, the real CLI, and an isolated environment."""
 
 from __future__ import annotations
 
-import json
+import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from mdmem.cli.app import app
+from support import SAMPLE, Cli
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "sample-vault"
-FIXTURES = ROOT.parent / "shared" / "fixtures"
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test runs with HOME, MDMEM_HOME and CLAUDE_CONFIG_DIR in a private folder, no MDMEM_*
+    variable from the caller's shell, and the current folder in an empty temporary one: nothing a
+    test does can touch the developer's own vault or Claude Code settings, and no test sees them."""
+    home = tmp_path_factory.mktemp("home")
+    for name in list(os.environ):
+        if name.startswith("MDMEM_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("MDMEM_HOME", str(home / ".mdmem"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
+    cwd = tmp_path_factory.mktemp("cwd")
+    monkeypatch.chdir(cwd)
+    return home
 
 
 @pytest.fixture
@@ -26,27 +36,6 @@ def vault(tmp_path: Path) -> Path:
     return dest
 
 
-class Cli:
-    def __init__(self) -> None:
-        self.runner = CliRunner()
-
-    def __call__(self, *args: str, code: int = 0, env: dict | None = None):
-        result = self.runner.invoke(app, [str(a) for a in args], env=env, catch_exceptions=False)
-        assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
-        return result
-
-    def json(self, *args: str, env: dict | None = None):
-        return json.loads(self(*args, "--json", env=env).stdout)
-
-
 @pytest.fixture
 def cli() -> Cli:
     return Cli()
-
-
-def run_process(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    """``python -m mdmem ARGS`` as a separate process."""
-    return subprocess.run(
-        [sys.executable, "-m", "mdmem", *map(str, args)],
-        capture_output=True, text=True, env=env, timeout=timeout,
-    )

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import run_process
+from support import run_process
 
 from mdmem.cli.app import app
 

@@ -10,13 +10,7 @@ import pytest
 from mdmem.agents import dimensions
 from mdmem.agents.transcript import parse
 
-SESSION = """User: The sync service needs a queue. Should we use Redis instead of SQS?
-Assistant: We decided to use SQS instead of Redis because it is managed and we have no ops team.
-User: From now on, keep your replies under ten lines.
-User: And never edit files under migrations/ by hand; generate them with alembic.
-Assistant: Understood.
-User: no, don't paste the whole diff back to me, just say which files changed.
-"""
+from support import FIXTURES, SESSION  # noqa: E402
 
 PT_SESSION = """User: Precisamos escolher o banco. Por que não usamos MongoDB?
 Assistant: Optamos por Postgres em vez de MongoDB porque precisamos de transações entre tabelas.
@@ -190,9 +184,9 @@ def test_bad_numbers_and_inputs(cli, vault: Path, tmp_path: Path):
 
 
 def test_stdin_and_real_transcripts(cli, vault: Path):
-    from conftest import FIXTURES
-
-    for path in sorted((FIXTURES / "transcripts").glob("*.jsonl")):
+    paths = sorted((FIXTURES / "transcripts").glob("*.jsonl"))
+    assert len(paths) == 3  # the loop below must not pass over nothing
+    for path in paths:
         data = cli.json("checkpoint", path, "--vault", vault)
         assert data["messages"] > 0 and data["malformed"] == 0
         assert len(data["dimensions"]) <= 1 and data["candidates"] == []  # short technical sessions: silent

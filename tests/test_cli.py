@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from conftest import ROOT, run_process
+from support import ROOT, run_process
 
 
 def paths(result: dict) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from support import ROOT
 from mdmem.agents import dimensions
 from mdmem.agents import transcript
 

@@ -19,7 +19,7 @@ from mdmem.ops.graph_page import obsidian_color_groups, render_html
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "vaults"
+FIXTURES = Path(__file__).resolve().parent / "data" / "fixtures" / "vaults"
 
 EVIL_SCRIPT = "<script>window.__pwned=1</script>"
 EVIL_IMG = "</script><img src=x onerror=window.__pwned=2>"
@@ -153,8 +153,6 @@ def test_obsidian_color_groups(tmp_path):
 
 def test_obsidian_color_groups_on_a_real_vault():
     vault = FIXTURES / "obsidian-tasks-docs" / "docs"
-    if not (vault / ".obsidian" / "graph.json").is_file():
-        pytest.skip("fixture vault not present")
     groups = obsidian_color_groups(vault)
     assert groups[0] == {"query": 'path:"Getting Started/Statuses"', "color": "#add65c"}
     assert [g["query"] for g in groups[2:]] == ["path:Queries", "file:Introduction", "path:Reference",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from test_checkpoint import SESSION
+from support import SESSION
 
 T0 = 1_790_000_000.0  # a fixed clock (MDMEM_NOW)
 

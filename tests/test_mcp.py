@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_process
-from test_checkpoint import SESSION
+from support import run_process
+from support import SESSION
 
 pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters
@@ -92,7 +92,6 @@ async def test_search_answers_as_the_cli_does(client, cli, vault):
 
 
 async def test_recall_returns_a_block_under_budget(client):
-    pytest.importorskip("mdmem.text.temporal")  # recall reads time phrases through it
     got = await call(client, "recall", query="why did we choose integer cents", budget=1200)
     assert got["budget"] == 1200 and len(got["markdown"]) <= 1200
     assert got["markdown"].startswith("## Memory recall: why did we choose integer cents")
@@ -130,8 +129,6 @@ async def test_backlinks_and_neighbors_of_a_hub(client, cli, vault):
 
 
 async def test_timeline(client, cli, vault, monkeypatch):
-    pytest.importorskip("mdmem.ops.timeline")
-    pytest.importorskip("mdmem.text.temporal")
     monkeypatch.setenv("MDMEM_TODAY", "2026-11-25")
     got = await call(client, "timeline", when="last 30 days")
     assert got["entries"] and all("2026-10-26" <= e["date"] <= "2026-11-25" for e in got["entries"])

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from support import ROOT
 
 MDMEM = [sys.executable, "-m", "mdmem"]
 NEEDLE = "memory/needle.md"

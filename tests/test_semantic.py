@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from support import ROOT
 
 DATA = ROOT / "tests" / "data" / "semantic"
 pytest.importorskip("numpy", reason="the semantic extra is not installed")

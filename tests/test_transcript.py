@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
+from support import FIXTURES
 from mdmem.agents import transcript
 from mdmem.base.errors import MdmemError
 

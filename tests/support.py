@@ -1,0 +1,46 @@
+"""Shared test helpers (not a test module): paths, a fresh copy of sample-vault/, the real CLI, and the
+sample conversation. conftest.py turns some of them into fixtures; tests import the rest from here."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from mdmem.cli.app import app
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample-vault"
+FIXTURES = ROOT / "tests" / "data" / "fixtures"  # copies of ../shared/fixtures with their licences
+
+SESSION = """User: The sync service needs a queue. Should we use Redis instead of SQS?
+Assistant: We decided to use SQS instead of Redis because it is managed and we have no ops team.
+User: From now on, keep your replies under ten lines.
+User: And never edit files under migrations/ by hand; generate them with alembic.
+Assistant: Understood.
+User: no, don't paste the whole diff back to me, just say which files changed.
+"""
+
+
+class Cli:
+    def __init__(self) -> None:
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str, code: int = 0, env: dict | None = None):
+        result = self.runner.invoke(app, [str(a) for a in args], env=env, catch_exceptions=False)
+        assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
+        return result
+
+    def json(self, *args: str, env: dict | None = None):
+        return json.loads(self(*args, "--json", env=env).stdout)
+
+
+def run_process(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """``python -m mdmem ARGS`` as a separate process."""
+    return subprocess.run(
+        [sys.executable, "-m", "mdmem", *map(str, args)],
+        capture_output=True, text=True, env=env, timeout=timeout,
+    )
