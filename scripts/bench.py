@@ -575,7 +575,7 @@ def measure_graph(mdmem: str, root: Path, paths: list[str], runs: int) -> dict:
     """The link graph: a cold build and a cached load in process, warm
     ``neighbors --depth 2``, whole ``mdmem neighbors`` processes with nothing
     changed and after a one-note edit (refresh + incremental graph update)."""
-    cache = root / ".mdmem" / "graph.pickle"
+    cache = root / ".mdmem" / "graph.json"
     cache.unlink(missing_ok=True)
     with Memory.open(root) as mem:
         mem.refresh()

@@ -638,10 +638,10 @@ def graph_state(cli: Cli, v: Path, notes: list[str]) -> dict:
 
 
 def fresh_state(cli: Cli, v: Path, tmp_path: Path, notes: list[str]) -> dict:
-    """The same commands on a copy of the vault whose .mdmem/graph.pickle is deleted."""
+    """The same commands on a copy of the vault whose .mdmem/graph.json is deleted."""
     copy = tmp_path / f"fresh-{len(list(tmp_path.glob('fresh-*')))}"
     shutil.copytree(v, copy)
-    (copy / ".mdmem" / "graph.pickle").unlink()
+    (copy / ".mdmem" / "graph.json").unlink()
     return graph_state(cli, copy, notes)
 
 
@@ -657,7 +657,7 @@ def test_incremental_updates_match_a_fresh_build(cli, vault, tmp_path):
 
     def check(notes=watch) -> dict:
         inc = graph_state(cli, v, notes)
-        assert (v / ".mdmem" / "graph.pickle").is_file()
+        assert (v / ".mdmem" / "graph.json").is_file()
         assert inc == fresh_state(cli, v, work, notes)
         return inc
 
@@ -751,7 +751,7 @@ def test_incremental_dangling_spelling_matches_a_fresh_build(cli, hand, tmp_path
     inc = cli.json("graph", "dangling", "--vault", hand)
     copy = tmp_path / "copy"
     shutil.copytree(hand, copy)
-    (copy / ".mdmem" / "graph.pickle").unlink()
+    (copy / ".mdmem" / "graph.json").unlink()
     assert inc == cli.json("graph", "dangling", "--vault", copy)  # fresh: "Missing", from x.md
 
 

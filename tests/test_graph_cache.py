@@ -24,7 +24,7 @@ def snapshot(vault):
 
 
 def fresh(vault):
-    (vault / ".mdmem" / "graph.pickle").unlink(missing_ok=True)
+    (vault / ".mdmem" / "graph.json").unlink(missing_ok=True)
     return snapshot(vault)
 
 
@@ -85,7 +85,7 @@ def test_random_edits_match_a_fresh_build(tmp_path):
 
 def test_graph_cache_survives_damage(tmp_path, vault):
     expected = fresh(vault)
-    (vault / ".mdmem" / "graph.pickle").write_bytes(b"not a pickle")
+    (vault / ".mdmem" / "graph.json").write_bytes(b"not json")
     assert snapshot(vault) == expected
 
 

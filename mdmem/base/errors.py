@@ -40,7 +40,3 @@ class ConfigError(MdmemError):
 
 class TranscriptError(MdmemError):
     """A session transcript cannot be read."""
-
-
-class OutsideVault(MdmemError):
-    """A path leads outside the vault's root (a symlink, ``..``, an absolute path); nothing was read or written."""

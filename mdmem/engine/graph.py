@@ -8,7 +8,7 @@ occurrence is an embed), ``kinds`` (wikilink, markdown, frontmatter) and
 non-note files (images, PDFs) are not edges.
 
 The graph is derived from the notes cache, never by reading files, and kept in
-``.mdmem/graph.pickle``. :meth:`LinkGraph.update` applies only what changed:
+``.mdmem/graph.json`` (data, never a pickle: :meth:`LinkGraph.to_data`). :meth:`LinkGraph.update` applies only what changed:
 a changed note's own edges are redone; a note or file that appeared or went
 away also re-resolves the notes whose links name it (Obsidian resolves by file
 name, so only those can change), found through a name index.
@@ -64,6 +64,25 @@ class LinkGraph:
         self.names: dict[str, set[str]] = {}  # name_key -> notes with a link of that name
         self.files: frozenset[str] = frozenset()  # non-note files the links were resolved against
         self._pagerank: dict[str, float] | None = None
+
+    # the cache file ---------------------------------------------------------
+    def to_data(self) -> dict:
+        """Plain JSON data: node and edge attributes are strings, numbers, booleans and lists."""
+        return {"files": sorted(self.files),
+                "nodes": [[n, a] for n, a in self.g.nodes(data=True)],
+                "edges": [[u, v, a] for u, v, a in self.g.edges(data=True)]}
+
+    @classmethod
+    def from_data(cls, data: dict) -> LinkGraph:
+        """The inverse of :meth:`to_data`; the name index is rebuilt from the nodes' ``names``."""
+        graph = cls()
+        graph.files = frozenset(data["files"])
+        graph.g.add_nodes_from((n, a) for n, a in data["nodes"])
+        graph.g.add_edges_from((u, v, a) for u, v, a in data["edges"])
+        for node, keys in graph.g.nodes(data="names"):
+            for key in keys or ():
+                graph.names.setdefault(key, set()).add(node)
+        return graph
 
     # building --------------------------------------------------------------
     @classmethod

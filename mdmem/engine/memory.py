@@ -40,7 +40,8 @@ from mdmem.text.resolve import Resolver
 from mdmem.engine.store import CacheDamaged, Diff, Store
 from mdmem.base.files import write_lock
 
-GRAPH_VERSION = 2  # bump when LinkGraph's attributes change: cached graphs are rebuilt
+GRAPH_VERSION = 3  # bump when LinkGraph's attributes change: cached graphs are rebuilt (3: JSON, no pickle)
+GRAPH_FILE = "graph.json"
 GRAPH_UPDATE_MAX = 2000  # more changed notes than this since the cached graph: rebuild it
 READ_WAIT = 1.0  # seconds a read command waits for another writer before answering as is
 PARALLEL_PARSE_MIN = 300  # an update parses in a process pool from this many changed notes
@@ -98,12 +99,17 @@ class LinksResult:
 
 def load_note(root: Path, rel: str) -> Note:
     """Read and parse one note; an unreadable file becomes a note with a problem."""
-    try:
-        with open(root / rel, "rb") as f:
+    try:  # within the vault's bounds: a regular file inside the root, at most MAX_READ bytes
+        fd = fs.open_regular(fs.inside(root, rel))
+        try:
             # stat before reading: an edit during the read leaves a newer mtime
             # on disk than the one recorded, so the next refresh parses again
-            st = os.fstat(f.fileno())
-            data = f.read()
+            st = os.fstat(fd)
+            data = fs.read_fd(fd, fs.MAX_READ)
+        finally:
+            os.close(fd)
+    except fs.OutsideVault:
+        return problem_note(rel, Problem("outside_vault", "leads outside the vault; not read"))
     except OSError as e:
         code = "symlink_loop" if e.errno == errno.ELOOP else "unreadable"
         return problem_note(rel, Problem(code, f"cannot read: {e.strerror}"))
@@ -408,25 +414,27 @@ class Memory:
 
     # the link graph -----------------------------------------------------------
     def graph(self) -> LinkGraph:
-        """The link graph of the notes cache, from ``.mdmem/graph.pickle`` brought
+        """The link graph of the notes cache, from ``.mdmem/graph.json`` brought
         up to date with the cache's change log (rebuilt when too far behind)."""
         if self._graph is None:
             self._graph = self._load_graph()
         return self._graph
 
     def _load_graph(self) -> LinkGraph:
-        import pickle
+        import json
 
         from mdmem.engine.graph import LinkGraph
 
         epoch, gen, pruned = self.store.state()
         files = self.scan.files
-        cache = self.state_dir / "graph.pickle"
+        cache = self.state_dir / GRAPH_FILE
         try:
             with _gc_paused():
-                version, cached_epoch, cached_gen, graph = pickle.loads(cache.read_bytes())
-            if version != GRAPH_VERSION:
-                raise ValueError(version)
+                data = json.loads(cache.read_bytes())
+                if data.get("version") != GRAPH_VERSION:
+                    raise ValueError(data.get("version"))
+                cached_epoch, cached_gen = data["epoch"], data["gen"]
+                graph = LinkGraph.from_data(data["graph"])
         except Exception:  # missing, damaged or from another version: derived, so rebuild
             cached_epoch, cached_gen, graph = None, -1, None
         if graph is not None and cached_epoch == epoch and pruned <= cached_gen <= gen:
@@ -443,9 +451,10 @@ class Memory:
         return graph
 
     def _save_graph(self, graph: LinkGraph, epoch: str, gen: int) -> None:
-        import pickle
+        import json
 
-        fs.write_atomic(self.state_dir / "graph.pickle", pickle.dumps((GRAPH_VERSION, epoch, gen, graph), pickle.HIGHEST_PROTOCOL))
+        data = {"version": GRAPH_VERSION, "epoch": epoch, "gen": gen, "graph": graph.to_data()}
+        fs.write_atomic(self.state_dir / GRAPH_FILE, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
         if gen > 1000 and gen - self.store.state()[2] > 1000:
             self.store.prune_changes(gen - 100)
 

@@ -104,6 +104,7 @@ def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date
         raise UsageError(f"wants a time as HH:MM, not {when!r}")
     rel = f"{DAILY_DIR}/{day.isoformat()}.md"
     path = mem.root / rel
+    _inside(mem.root, path)  # memory/daily may be a symlink to somewhere else: never write there
     entry = f"## {when}\n{text}\n"
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
         data, seen = fs.read_stat(mem.root, path)

@@ -88,7 +88,7 @@ KINDS = (
 )
 PROBLEM_SEVERITY = {
     "invalid_yaml": "error", "frontmatter_not_mapping": "error", "unreadable": "error",
-    "symlink_loop": "error", "parse_error": "error", "not_utf8": "warning", "empty": "warning",
+    "symlink_loop": "error", "outside_vault": "error", "parse_error": "error", "not_utf8": "warning", "empty": "warning",
     "too_large": "warning", "bom": "info",
 }
 FRONTMATTER_PROBLEMS = ("invalid_yaml", "frontmatter_not_mapping")
@@ -243,7 +243,8 @@ def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date
     # folders that could not be listed, symlink loops, undecodable file names: findings too
     found = [_problem_issue(path, problem) for path, problem in scan.problems
              if layout == "flat" or path.startswith(prefix)]
-    found = [i if i.detail.startswith("unreadable") else replace(i, severity="warning") for i in found]
+    found = [i if i.detail.startswith(("unreadable", "outside_vault")) else replace(i, severity="warning")
+             for i in found]
     return _audit(memory, index, resolver, read, settings, today, layout, found)
 
 
@@ -363,9 +364,10 @@ def _problem_issue(path: str, problem) -> Issue:
         return Issue("INVALID FRONTMATTER", path, f"{problem.code}: {problem.message}",
                      "fix the YAML between the --- lines (until then its type, tags and dates are unknown)",
                      severity, line)
-    return Issue("PARSE PROBLEM", path, f"{problem.code}: {problem.message}",
-                 "re-save the file as plain UTF-8 Markdown" if problem.code in ("bom", "not_utf8")
-                 else "check the file", severity)
+    action = ("re-save the file as plain UTF-8 Markdown" if problem.code in ("bom", "not_utf8")
+              else "remove the symlink, or move what it points at into the vault (mdmem never reads "
+                   "outside the vault)" if problem.code == "outside_vault" else "check the file")
+    return Issue("PARSE PROBLEM", path, f"{problem.code}: {problem.message}", action, severity)
 
 
 def _note_issues(memory, index, resolver: Resolver, read, s: CheckSettings, today: dt.date) -> list[Issue]:
@@ -489,15 +491,12 @@ def update_budget(mem: Memory, report: CheckReport, today: dt.date) -> tuple[str
     path = mem.root / INDEX_NAME
     comment = budget_comment(report.budget.tokens, report.budget.cap, today)
     with write_lock(mem.state_dir, mem.lock_timeout):
-        try:
-            with open(path, "rb") as f:
-                st = os.fstat(f.fileno())
-                data = f.read()
-        except FileNotFoundError:
+        data, seen = fs.read_stat(mem.root, INDEX_NAME)
+        if data is None:
             return "missing", report
         new = with_budget_comment(data, comment)
         if new != data:
-            fs.write_atomic(path, new, expected=(st.st_mtime_ns, st.st_size))
+            fs.write_atomic(path, new, expected=seen)
     budget = replace(report.budget, index_tokens=tokens_for(len(new)))
     return ("updated" if new != data else "unchanged"), replace(report, budget=budget)
 

@@ -28,9 +28,12 @@ import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mdmem.engine.memory import Memory
 from mdmem.base.errors import UsageError
+from mdmem.base.files import read_outside
+from mdmem.engine.memory import Memory
 from mdmem.ops.timeline import daily_entries, is_sensitive
+
+BOOTSTRAP_MAX = 1024 * 1024  # bytes read of one bootstrap file at most (they are outside the vault: bounded)
 
 DEFAULT_BUDGET = 4000
 MODES = ("index", "full", "off")
@@ -142,7 +145,7 @@ def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, quer
         return ContextResult(mode, budget, 0, "", [], [])
     for name, file in bootstrap_files(cwd or Path.cwd()):
         try:
-            text = file.read_text("utf-8", "replace").strip()
+            text = read_outside(file, BOOTSTRAP_MAX).decode("utf-8", "replace").strip()
         except OSError:
             continue
         if text:
