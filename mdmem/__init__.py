@@ -2,21 +2,20 @@
 
 ``from mdmem import Memory`` is the library: ``Memory.open(path).search(q, limit=5)``.
 The name is resolved lazily so that ``import mdmem`` (the hook fast path) stays
-standard-library only.
+standard-library only and cheap.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 __version__ = "0.1.0"
 __all__ = ["Memory", "__version__"]
 
+TYPE_CHECKING = False  # not `from typing import`: `import mdmem` is on the hooks' path (typing costs ~5 ms)
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name == "Memory":
         from mdmem.engine.memory import Memory
 
