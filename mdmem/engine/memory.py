@@ -335,7 +335,48 @@ class Memory:
             return named.pop()
         if named:
             raise NoteNotFound(f"{ref!r} is the title of several notes: " + ", ".join(sorted(named)))
-        raise NoteNotFound(f"no note matches {ref!r} in {self.root}")
+        close = self.closest_names(text)
+        raise NoteNotFound(f"no note matches {ref!r} in {self.root}"
+                           + (f"; did you mean {', '.join(close)}?" if close else ""))
+
+    def closest_names(self, ref: str, n: int = 3) -> list[str]:
+        """The note names closest to a mistyped ``ref``, best first: file names (without ``.md``) and
+        titles by :func:`difflib.get_close_matches` (cutoff 0.6), then, when that finds fewer than
+        ``n``, the words of those names (cutoff 0.75: "atlsa" -> ``atlas-billing``), a word only when at most three
+        notes have it. A note is given by its file name, or by its path when two notes share it.
+        Only on the error path: a few 10k names cost tens of milliseconds."""
+        import difflib
+        import re
+
+        names: dict[str, set[str]] = {}
+        words: dict[str, set[str]] = {}
+        for note in self.store.notes():
+            stem = note.path.rsplit("/", 1)[-1]
+            stem = stem[:-3] if stem.lower().endswith(".md") else stem
+            for name in {stem, note.title}:
+                if name:
+                    names.setdefault(name.casefold(), set()).add(note.path)
+                    for word in re.split(r"[\s_.-]+", name.casefold()):
+                        if len(word) >= 4:
+                            words.setdefault(word, set()).add(note.path)
+        stems = {path.rsplit("/", 1)[-1] for paths in names.values() for path in paths}
+        wanted = ref.casefold().removesuffix(".md").rsplit("/", 1)[-1]
+        out: list[str] = []
+
+        def add(paths: set[str]) -> None:
+            for path in sorted(paths):
+                name = path.rsplit("/", 1)[-1]
+                label = name[:-3] if sum(s.casefold() == name.casefold() for s in stems) == 1 else path
+                if label not in out:
+                    out.append(label)
+
+        for key in difflib.get_close_matches(wanted, names, n=n, cutoff=0.6):
+            add(names[key])
+        if len(out) < n:
+            common = {w: p for w, p in words.items() if len(p) <= 3}
+            for key in difflib.get_close_matches(wanted, common, n=n, cutoff=0.75):
+                add(common[key])
+        return out[:n]
 
     def note(self, ref: str) -> Note:
         path = self.resolve_note(ref)
