@@ -29,7 +29,8 @@ app = typer.Typer(
 
 VaultOpt = Annotated[
     Optional[Path],
-    typer.Option("--vault", help="Vault folder (else MDMEM_VAULT, the nearest vault, the default vault).",
+    typer.Option("--vault", help="Vault folder (else MDMEM_VAULT, the nearest mdmem vault, the nearest Obsidian "
+                 "vault, the default vault).",
                  show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
@@ -582,8 +583,10 @@ def _save(
     type: Annotated[Optional[str], typer.Option(
         "--type", "-t", help="user, person, project, protocol, decision, reference or feedback.",
         show_default=False)] = None,
-    name: Annotated[Optional[str], typer.Option("--name", help="The note's name (default: its first line).",
-                                                show_default=False)] = None,
+    name: Annotated[Optional[str], typer.Option(
+        "--name", help="The note's name; a plain one (letters, digits, spaces, at most 60 characters) is its file "
+        "name as written, so [[NAME]] links to it (default: the first line's subject, in kebab-case).",
+        show_default=False)] = None,
     description: Annotated[Optional[str], typer.Option(
         "--description", "-d", help="One line for MEMORY.md (default: the first line).", show_default=False)] = None,
     tags: Annotated[Optional[list[str]], typer.Option("--tags", help="A tag (repeat, or comma-separated).",
