@@ -407,6 +407,7 @@ def test_the_first_hour_end_to_end(tmp_path):
                             capture_output=True, text=True, timeout=60).stdout.splitlines()
     assert "?? .mcp.json" in status and "?? .claude/.gitignore" in status
     assert not [line for line in status if "settings.local.json" in line or ".mdmem" in line or "backup" in line]
+    assert (notes / ".mdmem" / ".gitignore").read_text() == "*\n"
 
     # the SessionStart card, as Claude Code runs the hook: the command from settings.local.json, JSON on stdin
     settings = json.loads((project / ".claude" / "settings.local.json").read_text())

@@ -398,6 +398,7 @@ def test_install_claude_project_scope_writes_a_portable_mcp_json(cli, world, ins
     assert json.loads(hooks)["hooks"]["Stop"][0]["hooks"][0]["command"].endswith(
         f"hook stop --vault {shlex.quote(str(inside))}")  # the hooks are local: this machine's paths are fine
     assert (project / ".claude" / ".gitignore").read_text() == GITIGNORE
+    assert (inside / ".mdmem" / ".gitignore").read_text() == "*\n"  # before any hook makes .mdmem/hooks/
     assert not (project / ".claude" / "settings.json").exists() and not (home / ".claude.json").exists()
     assert out == (f"mcpServers.mdmem: added\nwrote {project / '.mcp.json'}\nStop: added\nSessionStart: added\n"
                    f"wrote {project / '.claude' / 'settings.local.json'}\n"

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mdmem.base.errors import MdmemError
-from mdmem.base.files import write_atomic
+from mdmem.base.files import state_dir, write_atomic
 
 # event -> (matcher or None, `mdmem hook` sub-command); one line per event.
 HOOKS: dict[str, tuple[str | None, str]] = {
@@ -575,7 +575,10 @@ def install_claude(scope: str, vault: str | os.PathLike, project: str | os.PathL
         return ClaudeInstall(mcp, hooks, ignore, replaced)
 
     planned = run(True)
-    return planned if dry_run else run(False)
+    if dry_run:
+        return planned
+    state_dir(Path(vault))  # .mdmem/ with its .gitignore now, before a hook makes .mdmem/hooks/ without it
+    return run(False)
 
 
 @dataclass(frozen=True)
