@@ -230,7 +230,9 @@ app.add_typer(install_app, name="install")
 @install_app.command("claude")
 def install_claude(
     vault: VaultOpt = None,
-    scope: Annotated[str, typer.Option("--scope", help="project: the server in <project>/.mcp.json, the hooks in "
+    scope: Annotated[str, typer.Option("--scope", help="project: the server in <project>/.mcp.json when its entry "
+                                       "holds nothing of this machine (mdmem on PATH, the vault inside the project), "
+                                       "else in this project's local scope of ~/.claude.json; the hooks in "
                                        ".claude/settings.local.json; user: the server in ~/.claude.json, the hooks "
                                        "in ~/.claude/settings.json.")] = "project",
     project: Annotated[Optional[Path], typer.Option("--project", help="The project folder (default: the nearest "
@@ -240,7 +242,7 @@ def install_claude(
     json: JsonOpt = False,
 ) -> None:
     """Register `mdmem mcp` with Claude Code and install mdmem's hooks (both idempotent; every other
-    setting and server is kept, the old file backed up)."""
+    setting and server is kept, the old file backed up; `mdmem uninstall claude` undoes it)."""
     from mdmem.agents import claude_settings
     from mdmem.cli import render
 
