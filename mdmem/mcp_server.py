@@ -347,7 +347,9 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
                                                              "unless `name` is given.")],
         type: Annotated[MemoryType | None, Field(description="The kind of memory (its folder); default: inferred, "
                                                              "and the reason returned.")] = None,
-        name: Annotated[str | None, Field(description="The note's name (its file name is made from it).")] = None,
+        name: Annotated[str | None, Field(description="The note's name; a plain one (letters, digits, spaces, at "
+                                                      "most 60 characters) is its file name as written, so [[name]] "
+                                                      "links to it; another becomes a kebab-case file name.")] = None,
         description: Annotated[str | None, Field(description="One line for the MEMORY.md index.")] = None,
         tags: Annotated[list[str] | str | None, Field(description="Tags, without # (a list, or one string "
                                                                   "with commas).")] = None,

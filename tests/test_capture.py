@@ -96,7 +96,7 @@ def test_daily_today_round_trip(vault, cli):
 
 # ------------------------------------------------------------------------------ save
 
-PRIYA = "- [priya-review-style.md](memory/people/priya-review-style.md) — prefers async reviews `~{}tk`"
+PRIYA = "- [Priya review style.md](memory/people/Priya%20review%20style.md) — prefers async reviews `~{}tk`"
 
 
 def _sections(memory_md: str) -> dict[str, list[str]]:
@@ -117,7 +117,7 @@ def test_save_writes_the_note_and_its_line(vault, cli):
                    "--type", "person", "--name", "Priya review style", "--description", "prefers async reviews",
                    "--tags", "people,Reviews", "--vault", vault)
     today = dt.date.today().isoformat()
-    note = vault / "memory/people/priya-review-style.md"
+    note = vault / "memory/people/Priya review style.md"  # a safe --name is the file name as written
     assert note.read_text() == (
         "---\nname: Priya review style\ndescription: prefers async reviews\ntype: person\n"
         f"tags:\n- people\n- reviews\ncreated: {today}\nupdated: {today}\n---\n\n"
@@ -125,7 +125,7 @@ def test_save_writes_the_note_and_its_line(vault, cli):
     )
     tokens = note.stat().st_size * 5 // 16
     line = PRIYA.format(tokens)
-    assert out == {"status": "created", "path": "memory/people/priya-review-style.md", "type": "person",
+    assert out == {"status": "created", "path": "memory/people/Priya review style.md", "type": "person",
                    "name": "Priya review style", "description": "prefers async reviews", "tokens": tokens,
                    "section": "People", "index_line": line, "index_changed": True, "warnings": [],
                    "type_reason": "given"}
@@ -134,8 +134,8 @@ def test_save_writes_the_note_and_its_line(vault, cli):
     assert _sections(after)["People"] == _sections(before)["People"] + [line]
     assert after.replace(line + "\n", "", 1) == before  # nothing else changed
     hits = cli.json("search", "async reviews", "--vault", vault)["results"]
-    assert hits[0]["path"] == "memory/people/priya-review-style.md"
-    assert cli.json("show", "priya-review-style", "--vault", vault)["type"] == "person"
+    assert hits[0]["path"] == "memory/people/Priya review style.md"
+    assert cli.json("show", "Priya review style", "--vault", vault)["type"] == "person"
 
 
 def test_save_text_mode_and_remember_alias(vault, cli, tmp_path):
@@ -146,7 +146,7 @@ def test_save_text_mode_and_remember_alias(vault, cli, tmp_path):
     assert (vault / rel).is_file()
     assert r.stderr.startswith(f"saved {rel} (feedback, ~")
     assert f"MEMORY.md ## Feedback: - [always-run-the-linters-before-pushing.md]({rel}) — Always run" in r.stderr
-    r = cli.runner.invoke(app, ["save", "-", "-t", "decision", "--name", "Ship Fridays never",
+    r = cli.runner.invoke(app, ["save", "-", "-t", "decision", "--name", "Ship Fridays: never",
                                 "--vault", str(vault), "--json"], input="No deploys on Fridays.\n")
     assert r.exit_code == 0, r.stderr
     assert json.loads(r.stdout)["path"] == "memory/decisions/decision-ship-fridays-never.md"
@@ -179,7 +179,7 @@ def test_save_into_an_empty_indexed_vault(tmp_path, cli):
 
 
 def test_save_same_content_changes_nothing(vault, cli):
-    args = ("save", "Prefers tea", "-t", "person", "--name", "Tea", "--vault", vault)
+    args = ("save", "Prefers tea", "-t", "person", "--name", "tea", "--vault", vault)
     cli(*args)
     note, index = vault / "memory/people/tea.md", vault / "MEMORY.md"
     snapshot = (note.read_bytes(), note.stat().st_mtime_ns, index.read_bytes(), index.stat().st_mtime_ns)
@@ -188,7 +188,7 @@ def test_save_same_content_changes_nothing(vault, cli):
     assert (note.read_bytes(), note.stat().st_mtime_ns, index.read_bytes(), index.stat().st_mtime_ns) == snapshot
     assert cli(*args).stderr == "already saved: memory/people/tea.md has the same content; nothing changed\n"
     assert index.read_text().count("(memory/people/tea.md)") == 1
-    r = cli("save", "Prefers coffee", "-t", "person", "--name", "Tea", "--vault", vault, code=1)
+    r = cli("save", "Prefers coffee", "-t", "person", "--name", "tea", "--vault", vault, code=1)
     assert r.stderr == ("mdmem: memory/people/tea.md already exists with other content; choose another --name "
                         "(or edit that note)\n")
     assert note.read_bytes() == snapshot[0]
@@ -216,7 +216,7 @@ def test_two_save_processes_at_once_both_land(vault):
     import sys
 
     procs = [subprocess.Popen([sys.executable, "-m", "mdmem", "save", f"Concurrent memory number {i}",
-                               "-t", "reference", "--name", f"concurrent {i}", "--vault", str(vault)],
+                               "-t", "reference", "--name", f"concurrent-{i}", "--vault", str(vault)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in (1, 2)]
     for p in procs:
         _, err = p.communicate(timeout=120)
@@ -317,9 +317,9 @@ def test_forget_removes_lines_by_parsed_links_not_substrings(vault, cli):
 
 
 def test_forget_by_search_refuses_several_without_yes(vault, cli):
-    cli.json("save", "Greenhouse watering schedule is every Tuesday", "-t", "reference", "--name", "greenhouse A",
+    cli.json("save", "Greenhouse watering schedule is every Tuesday", "-t", "reference", "--name", "greenhouse-a",
              "--vault", vault)
-    cli.json("save", "Greenhouse heater runs at night", "-t", "reference", "--name", "greenhouse B",
+    cli.json("save", "Greenhouse heater runs at night", "-t", "reference", "--name", "greenhouse-b",
              "--vault", vault)
     refused = cli("forget", "Greenhouse", "--vault", vault, code=1)
     assert refused.stderr.startswith("mdmem: 'Greenhouse' is no note's path, file name or title, and 2 notes ")
@@ -366,7 +366,7 @@ def test_save_the_same_content_under_another_name_changes_nothing(vault, cli):
 
 
 def test_save_refuses_a_near_duplicate_unless_new(vault, cli):
-    r = cli("save", "Lead with the answer", "-t", "user", "--name", "Answer First", "--vault", vault, code=1)
+    r = cli("save", "Lead with the answer", "-t", "user", "--name", "Answer first!", "--vault", vault, code=1)
     assert r.stderr == ("mdmem: memory/people/answer-first.md would be a near-duplicate of "
                         "memory/feedback/answer-first.md (the same name); update that note, or pass --new to "
                         "save a second one\n")
@@ -374,12 +374,12 @@ def test_save_refuses_a_near_duplicate_unless_new(vault, cli):
     body = (vault / "memory/feedback/answer-first.md").read_text().split("---\n", 2)[2]
     reworded = body.replace("Long explanations are fine", "Longer explanations are welcome")
     r = cli("save", reworded, "-t", "feedback", "--name", "be brief with Diego", "--vault", vault, code=1)
-    assert r.stderr.startswith("mdmem: memory/feedback/be-brief-with-diego.md would be a near-duplicate of "
+    assert r.stderr.startswith("mdmem: memory/feedback/be brief with Diego.md would be a near-duplicate of "
                                "memory/feedback/answer-first.md (")
     assert "% the same wording)" in r.stderr
     out = cli.json("save", reworded, "-t", "feedback", "--name", "be brief with Diego", "--new", "--vault", vault)
     assert out["status"] == "created"
-    assert (vault / "memory/feedback/be-brief-with-diego.md").is_file()
+    assert (vault / "memory/feedback/be brief with Diego.md").is_file()
 
 
 def test_save_warns_on_what_should_not_be_saved(vault, cli):

@@ -411,11 +411,13 @@ def test_missing_folder_is_an_issue(cli, tmp_path):
 def test_empty_vault(cli, tmp_path):
     root = tmp_path / "empty"
     root.mkdir()
-    report = check(cli, root)
-    assert issues(report) == [("NO INDEX", "MEMORY.md", "warning")] + [
-        ("NO ENTRIES", ".", "info")] * 5
+    report = check(cli, root)  # neither MEMORY.md nor memory/: said once, how to add them
+    assert issues(report) == [("NO MEMORY LAYOUT", ".", "warning")]
     assert report["budget"] == {"tokens": 0, "cap": 40000, "percent": 0.0, "index_tokens": 0, "files": 0}
-    assert report["top"] == [] and report["layout"] == "flat"
+    assert report["top"] == [] and report["layout"] == "none"
+    report = check(cli, root, "--all")  # every note as memory: the flat layout's audit
+    assert issues(report) == [("NO INDEX", "MEMORY.md", "warning")] + [("NO ENTRIES", ".", "info")] * 5
+    assert report["layout"] == "flat"
 
 
 def test_init_vault_is_clean_but_empty(cli, tmp_path):

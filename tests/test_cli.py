@@ -19,7 +19,8 @@ def paths(result: dict) -> list[str]:
 def test_init_lays_down_the_skeleton(cli, tmp_path):
     target = tmp_path / "new"
     out = cli("init", target).stdout
-    assert "created vault" in out
+    assert out == (f"created vault at {target}: MEMORY.md, README.md, memory/daily/, memory/people/, "
+                   "memory/projects/, memory/protocols/, .mdmem/\n")
     assert (target / "MEMORY.md").read_text().startswith("<!-- budget: ~0tk / 40000tk (0%)")
     for folder in ("people", "projects", "protocols", "daily"):
         assert (target / "memory" / folder).is_dir()
@@ -28,14 +29,26 @@ def test_init_lays_down_the_skeleton(cli, tmp_path):
     assert cli.json("index", "--vault", target)["notes"] == 2  # MEMORY.md + README.md
 
 
-def test_init_refuses_to_overwrite(cli, tmp_path):
+def test_init_on_an_existing_folder_adds_only_what_is_missing(cli, tmp_path):
     target = tmp_path / "v"
-    target.mkdir()
+    (target / "memory" / "people").mkdir(parents=True)
     (target / "MEMORY.md").write_text("mine\n")
-    result = cli("init", target, code=1)
-    assert "refusing to overwrite" in result.stderr and "MEMORY.md" in result.stderr
-    assert (target / "MEMORY.md").read_text() == "mine\n"
-    assert not (target / "memory").exists()  # nothing at all was written
+    (target / "README.md").write_text("my readme\n")
+    (target / "memory" / "people" / "me.md").write_text("me\n")
+    before = {p: p.read_bytes() for p in target.rglob("*") if p.is_file()}
+    out = cli.json("init", target)
+    assert out == {"vault": str(target), "new": False,
+                   "added": ["memory/daily/", "memory/projects/", "memory/protocols/", ".mdmem/"],
+                   "kept": ["MEMORY.md", "memory/people/"]}
+    assert {p: p.read_bytes() for p in before} == before  # no existing file changed
+    assert sorted(p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file()) == [
+        ".mdmem/.gitignore", "MEMORY.md", "README.md", "memory/daily/.gitkeep", "memory/people/me.md",
+        "memory/projects/.gitkeep", "memory/protocols/.gitkeep"]
+    assert (target / ".mdmem" / ".gitignore").read_text() == "*\n"
+    assert cli("init", target).stdout == (f"nothing to add: {target} already has MEMORY.md, memory/daily/, "
+                                          "memory/people/, memory/projects/, memory/protocols/, .mdmem/\n")
+    (target / "file").write_text("x")
+    assert "it is a file, not a folder" in cli("init", target / "file", code=1).stderr
 
 
 def test_init_default_vault_goes_to_mdmem_home(cli, tmp_path):

@@ -195,7 +195,10 @@ def test_only_finished_weeks_and_months(cli, tmp_path):
     # Sunday 2026-04-05 ends 2026-W14: the week is over only the day after
     assert statuses(digest(cli, vault, today="2026-04-05")) == {"2026-03": "created"}
     assert not weekly(vault, "2026-W14").exists()
-    assert statuses(digest(cli, vault, today="2026-04-06")) == {"2026-W14": "created", "2026-03": "unchanged"}
+    assert "\n- 2026-W14: " in monthly(vault, "2026-03").read_text()  # no link to a digest not there yet
+    # the week's digest now exists, so the month's links it
+    assert statuses(digest(cli, vault, today="2026-04-06")) == {"2026-W14": "created", "2026-03": "updated"}
+    assert "\n- [[2026-W14]]: " in monthly(vault, "2026-03").read_text()
     # April ends on a Thursday: its month digest waits for 2026-05-01
     both = {"2026-W14": "unchanged", "2026-03": "unchanged"}
     assert statuses(digest(cli, vault, today="2026-04-30")) == both

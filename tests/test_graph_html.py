@@ -414,3 +414,30 @@ def test_ten_thousand_notes(browser, tmp_path):
         p.check_clean()
     finally:
         p.close()
+
+
+def test_each_note_links_to_obsidian(browser, tmp_path):
+    """The panel's "Open in Obsidian" is obsidian://open?vault=NAME&file=PATH (both percent-encoded, ".md"
+    dropped); none for a dangling target, nor when the data names no vault."""
+    data = small_vault() | {"vault": "My Vault & co"}
+    p = Page(browser, tmp_path, data)
+    try:
+        p.js("id => window.mdmemGraph.select(id)", ANA)
+        link = p.page.locator("#panel-open")
+        assert link.is_visible() and link.text_content() == "Open in Obsidian"
+        assert link.get_attribute("href") == "obsidian://open?vault=My%20Vault%20%26%20co&file=memory%2Fpeople%2Fana-souza"
+        p.js("id => window.mdmemGraph.select(id)", EVIL_ID)
+        assert link.get_attribute("href") == (
+            "obsidian://open?vault=My%20Vault%20%26%20co&file=memory%2Fx%2F%3C%2Fscript%3E%3Cscript%3Ewindow.__pwned"
+            "%3D4%3C%2Fscript%3E")
+        p.js("id => window.mdmemGraph.select(id)", "?missing-note")
+        assert not link.is_visible()
+        p.check_clean()
+    finally:
+        p.close()
+    q = Page(browser, tmp_path, small_vault(), name="no-vault.html")
+    try:
+        q.js("id => window.mdmemGraph.select(id)", ANA)
+        assert not q.page.locator("#panel-open").is_visible()
+    finally:
+        q.close()

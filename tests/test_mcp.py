@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -141,7 +142,7 @@ async def test_save_writes_a_note_and_its_index_line_then_search_finds_it(client
     text = "Marta prefers review requests batched on Thursday afternoons, never on Mondays."
     got = await call(client, "save", text=text, type="feedback", name="Batch review requests",
                      description="batch review requests for Thursdays", tags=["reviews", "marta"])
-    assert got["status"] == "created" and got["path"] == "memory/feedback/batch-review-requests.md"
+    assert got["status"] == "created" and got["path"] == "memory/feedback/Batch review requests.md"
     assert got["index_changed"] and got["index_line"] in (vault / "MEMORY.md").read_text()
     assert "\ntype: feedback\ntags:\n- marta\n- reviews\n" in (vault / got["path"]).read_text()
     hits = await call(client, "search", query="batched Thursday afternoons")
@@ -298,14 +299,20 @@ async def test_stdio_server_registered_by_install_speaks_only_protocol_on_stdout
     initialize, tools/list and a search; a copy of its stdout holds JSON-RPC messages only."""
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
+    notes = project / "notes"
+    shutil.copytree(vault, notes)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    cli("install", "claude", "--vault", vault, "--project", project)
+    monkeypatch.setenv("PATH", _bin_with_mdmem(tmp_path))
+    cli("install", "claude", "--vault", notes, "--project", project)
     entry = json.loads((project / ".mcp.json").read_text())["mcpServers"]["mdmem"]
-    assert entry == {"command": sys.executable, "args": ["-m", "mdmem", "mcp", "--vault", str(vault)]}
+    assert entry == {"command": "mdmem", "args": ["mcp", "--vault", "notes"]}  # nothing of this machine
     wire = tmp_path / "stdout.jsonl"
     command = " ".join(map(shlex.quote, [entry["command"], *entry["args"]]))
+    # Claude Code starts it in the folder it runs in (here a subfolder) and passes CLAUDE_PROJECT_DIR
+    (project / "src").mkdir()
     params = StdioServerParameters(command="sh", args=["-c", f"{command} | tee {shlex.quote(str(wire))}"],
-                                   env={"PYTHONPATH": os.environ.get("PYTHONPATH", "")}, cwd=str(tmp_path))
+                                   env={"PYTHONPATH": os.environ.get("PYTHONPATH", ""), "PATH": os.environ["PATH"],
+                                        "CLAUDE_PROJECT_DIR": str(project)}, cwd=str(project / "src"))
     with open(tmp_path / "stderr.txt", "w") as errlog:  # noqa: ASYNC230 (the SDK wants a real file)
         async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
             assert client.server_info.name == "mdmem"
@@ -315,7 +322,7 @@ async def test_stdio_server_registered_by_install_speaks_only_protocol_on_stdout
             assert "no note matches" in await fails(client, "read_note", note="nothing-like-it")
     lines = wire.read_text().splitlines()
     assert len(lines) >= 3 and all(json.loads(line)["jsonrpc"] == "2.0" for line in lines)
-    assert f"serving {vault.resolve()}" in (tmp_path / "stderr.txt").read_text()
+    assert f"serving {notes.resolve()}" in (tmp_path / "stderr.txt").read_text()
 
 
 def test_mcp_without_a_vault_fails_clearly_and_other_commands_never_load_the_sdk(vault, tmp_path):
@@ -330,6 +337,16 @@ def test_mcp_without_a_vault_fails_clearly_and_other_commands_never_load_the_sdk
 
 
 # --- mdmem install claude ---------------------------------------------------------
+
+def _bin_with_mdmem(tmp_path: Path) -> str:
+    """A PATH whose `mdmem` is this interpreter's mdmem (as a venv's bin/ or a pipx install gives)."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir(exist_ok=True)
+    script = bindir / "mdmem"
+    script.write_text(f"#!{sys.executable}\nfrom mdmem.__main__ import main\nmain()\n")
+    script.chmod(0o755)
+    return f"{bindir}{os.pathsep}/usr/bin{os.pathsep}/bin"
+
 
 def dump(data) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
@@ -359,35 +376,88 @@ def world(tmp_path, monkeypatch):
     return home, project
 
 
-def test_install_claude_project_scope(cli, vault, world):
+GITIGNORE = ("# written by mdmem: personal Claude Code settings and mdmem's backups stay out of git\n"
+             "settings.local.json\n*.mdmem-backup\n")
+
+
+@pytest.fixture
+def inside(world, vault, tmp_path, monkeypatch) -> Path:
+    """The vault inside the project (project/notes) and `mdmem` on PATH: a portable .mcp.json."""
+    notes = world[1] / "notes"
+    shutil.copytree(vault, notes)
+    monkeypatch.setenv("PATH", _bin_with_mdmem(tmp_path))
+    return notes
+
+
+def test_install_claude_project_scope_writes_a_portable_mcp_json(cli, world, inside):
     home, project = world
-    out = cli("install", "claude", "--vault", vault, "--project", project).stdout
-    assert (project / ".mcp.json").read_text() == dump({"mcpServers": {"mdmem": server(vault)}})
-    assert (project / ".claude" / "settings.local.json").read_text() == dump({"hooks": claude_hooks(vault)})
+    out = cli("install", "claude", "--vault", inside, "--project", project).stdout
+    assert (project / ".mcp.json").read_text() == dump(
+        {"mcpServers": {"mdmem": {"command": "mdmem", "args": ["mcp", "--vault", "notes"]}}})
+    hooks = (project / ".claude" / "settings.local.json").read_text()
+    assert json.loads(hooks)["hooks"]["Stop"][0]["hooks"][0]["command"].endswith(
+        f"hook stop --vault {shlex.quote(str(inside))}")  # the hooks are local: this machine's paths are fine
+    assert (project / ".claude" / ".gitignore").read_text() == GITIGNORE
+    assert (inside / ".mdmem" / ".gitignore").read_text() == "*\n"  # before any hook makes .mdmem/hooks/
     assert not (project / ".claude" / "settings.json").exists() and not (home / ".claude.json").exists()
-    assert out.startswith(f"mcpServers.mdmem: added\nwrote {project / '.mcp.json'}\nStop: added\n"
-                          "SessionStart: added\n")
-    before = {p: p.read_bytes() for p in (project / ".mcp.json", project / ".claude" / "settings.local.json")}
-    again = cli.json("install", "claude", "--vault", vault, "--project", project)
+    assert out == (f"mcpServers.mdmem: added\nwrote {project / '.mcp.json'}\nStop: added\nSessionStart: added\n"
+                   f"wrote {project / '.claude' / 'settings.local.json'}\n"
+                   f"wrote {project / '.claude' / '.gitignore'} (settings.local.json and backups stay out of git)\n"
+                   "Claude Code asks once, in this project, to approve the servers of .mcp.json (commit it to share)\n")
+    before = {p: p.read_bytes() for p in (project / ".mcp.json", project / ".claude" / "settings.local.json",
+                                          project / ".claude" / ".gitignore")}
+    again = cli.json("install", "claude", "--vault", inside, "--project", project)
     assert again["mcp"]["actions"] == {"mcpServers.mdmem": "unchanged"} and again["hooks"]["actions"] == \
-        {"Stop": "unchanged", "SessionStart": "unchanged"}
+        {"Stop": "unchanged", "SessionStart": "unchanged"} and again["gitignore"] is None
     assert {p: p.read_bytes() for p in before} == before
     assert not list(project.rglob("*.mdmem-backup"))
+    # the project root itself as the vault
+    cli("install", "claude", "--vault", project, "--project", project)
+    assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["mdmem"]["args"] == ["mcp", "--vault", "."]
 
 
-def test_install_claude_keeps_other_servers_and_keys(cli, vault, world, tmp_path):
+def test_install_claude_machine_specific_entry_goes_to_the_local_scope(cli, vault, world, monkeypatch, tmp_path):
+    """A vault outside the project (or no `mdmem` on PATH): the entry would hold absolute paths, so it goes
+    to ~/.claude.json's projects["<project>"].mcpServers, and .mcp.json is left alone."""
+    home, project = world
+    out = cli("install", "claude", "--vault", vault, "--project", project).stdout
+    state = json.loads((home / ".claude.json").read_text())
+    assert state == {"projects": {os.path.realpath(project): {"mcpServers": {"mdmem": server(vault)}}}}
+    assert not (project / ".mcp.json").exists()
+    assert (project / ".claude" / "settings.local.json").read_text() == dump({"hooks": claude_hooks(vault)})
+    assert out.startswith("mcpServers.mdmem: added\n(local scope: this project, for you on this machine only "
+                          f"(the vault {vault} is outside the project); .mcp.json is left as it was)\n"
+                          f"wrote {home / '.claude.json'}\n")
+    notes = project / "notes"
+    shutil.copytree(vault, notes)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no mdmem there
+    got = cli.json("install", "claude", "--vault", notes, "--project", project)
+    assert got["mcp"]["note"].startswith("local scope: this project, for you on this machine only (`mdmem` is not "
+                                         "on PATH")
+    assert json.loads((home / ".claude.json").read_text())["projects"][os.path.realpath(project)] == \
+        {"mcpServers": {"mdmem": server(notes)}}
+    # once mdmem is on PATH the entry moves to .mcp.json, and the local one (which would win) goes
+    monkeypatch.setenv("PATH", _bin_with_mdmem(tmp_path))
+    got = cli.json("install", "claude", "--vault", notes, "--project", project)
+    assert got["mcp"]["path"] == str(project / ".mcp.json") and got["mcp"]["note"] is None
+    assert got["replaced"]["actions"] == {"mcpServers.mdmem": "removed"}
+    assert json.loads((home / ".claude.json").read_text())["projects"][os.path.realpath(project)] == \
+        {"mcpServers": {}}
+
+
+def test_install_claude_keeps_other_servers_and_keys(cli, world, inside):
     _, project = world
     mine = {"command": "/old/python", "args": ["-m", "mdmem", "mcp", "--vault", "/old"], "env": {"A": "1"}}
     old = {"mcpServers": {"github": {"command": "gh-mcp", "args": []}, "mdmem": mine}, "extra": [1, "ü"]}
     (project / ".mcp.json").write_text(dump(old))
-    got = cli.json("install", "claude", "--vault", vault, "--project", project)
+    got = cli.json("install", "claude", "--vault", inside, "--project", project)
     assert got["mcp"]["actions"] == {"mcpServers.mdmem": "updated"}
     assert got["mcp"]["backup"] == str(project / ".mcp.json.mdmem-backup")
     assert (project / ".mcp.json.mdmem-backup").read_text() == dump(old)
     new = json.loads((project / ".mcp.json").read_text())
     assert list(new) == ["mcpServers", "extra"] and new["extra"] == [1, "ü"]
     assert list(new["mcpServers"]) == ["github", "mdmem"] and new["mcpServers"]["github"] == old["mcpServers"]["github"]
-    assert new["mcpServers"]["mdmem"] == server(vault) | {"env": {"A": "1"}}
+    assert new["mcpServers"]["mdmem"] == {"command": "mdmem", "args": ["mcp", "--vault", "notes"], "env": {"A": "1"}}
 
 
 @pytest.mark.parametrize("config_dir", [False, True])
@@ -410,7 +480,9 @@ def test_install_claude_user_scope(cli, vault, world, monkeypatch, config_dir):
     assert state.read_bytes() == bytes_now
 
 
-def test_install_claude_refuses_invalid_json_and_touches_nothing(cli, vault, world):
+def test_install_claude_refuses_invalid_json_and_touches_nothing(cli, world, inside):
+    _, project = world
+    vault = inside
     _, project = world
     (project / ".mcp.json").write_text('{"mcpServers": {oops}')
     result = cli("install", "claude", "--vault", vault, "--project", project, code=1)
@@ -429,9 +501,43 @@ def test_install_claude_refuses_invalid_json_and_touches_nothing(cli, vault, wor
     cli("install", "claude", "--scope", "team", "--vault", vault, "--project", project, code=2)
 
 
-def test_install_claude_dry_run_writes_nothing(cli, vault, world):
+def test_install_claude_dry_run_writes_nothing(cli, world, inside):
     _, project = world
-    out = cli("install", "claude", "--vault", vault, "--project", project, "--dry-run").stdout
+    out = cli("install", "claude", "--vault", inside, "--project", project, "--dry-run").stdout
     assert f"dry run: would write {project / '.mcp.json'}:" in out and '"mdmem": {' in out
     assert f"dry run: would write {project / '.claude' / 'settings.local.json'}:" in out
+    assert f"would write {project / '.claude' / '.gitignore'}" in out
     assert not (project / ".mcp.json").exists() and not (project / ".claude").exists()
+
+
+def test_uninstall_claude_undoes_install_claude(cli, world, inside):
+    home, project = world
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(dump({"model": "opus"}))  # the team's: never touched
+    cli("install", "claude", "--vault", inside, "--project", project)
+    assert (project / ".mcp.json").exists() and (project / ".claude" / "settings.local.json").exists()
+    dry = cli.json("uninstall", "claude", "--project", project, "--dry-run")
+    assert [r["actions"] for r in dry["results"]] == [{"mcpServers.mdmem": "removed"}, {"mcpServers.mdmem": "absent"},
+                                                     {"Stop": "removed", "SessionStart": "removed"}]
+    assert (project / ".mcp.json").exists()
+    out = cli("uninstall", "claude", "--project", project).stdout
+    assert out == (f"mcpServers.mdmem: removed\nremoved {project / '.mcp.json'}: it held nothing else\n"
+                   f"mcpServers.mdmem: absent\nnothing to change in {home / '.claude.json'}\n"
+                   "Stop: removed\nSessionStart: removed\n"
+                   f"removed {project / '.claude' / 'settings.local.json'}: it held nothing else\n"
+                   f"removed {project / '.claude' / '.gitignore'}\n")
+    assert sorted(p.name for p in project.iterdir()) == [".claude", ".git", "notes"]
+    assert sorted(p.name for p in (project / ".claude").iterdir()) == ["settings.json"]
+    # others' servers and settings stay; a second uninstall changes nothing
+    (project / ".mcp.json").write_text(dump({"mcpServers": {"github": {"command": "gh-mcp"}}}))
+    cli("install", "claude", "--vault", inside, "--project", project)
+    cli("uninstall", "claude", "--project", project)
+    assert json.loads((project / ".mcp.json").read_text()) == {"mcpServers": {"github": {"command": "gh-mcp"}}}
+    again = cli.json("uninstall", "claude", "--project", project)
+    assert [r["actions"] for r in again["results"]] == [{"mcpServers.mdmem": "absent"}, {"mcpServers.mdmem": "absent"},
+                                                       {"Stop": "absent", "SessionStart": "absent"}]
+    # user scope: the server leaves ~/.claude.json, the hooks ~/.claude/settings.json
+    cli("install", "claude", "--scope", "user", "--vault", inside)
+    cli("uninstall", "claude", "--scope", "user")
+    assert json.loads((home / ".claude.json").read_text()) == {"mcpServers": {}}
+    assert json.loads((home / ".claude" / "settings.json").read_text()) == {}

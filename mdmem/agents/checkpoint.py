@@ -448,7 +448,8 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None)
             continue
         try:
             r = save(mem, c["body"], kind, c["name"], c["description"], tags=["checkpoint"], today=today,
-                     chosen=c.get("chosen"), rejected=c.get("rejected") or [], paths=c.get("paths") or [])
+                     chosen=c.get("chosen"), rejected=c.get("rejected") or [], paths=c.get("paths") or [],
+                     name_as_file=False)  # a suggested title, not a file name someone chose
         except MdmemError as e:
             done.append(Accepted(n, c["dimension"], kind, c["name"], "refused", None, str(e)))
             continue

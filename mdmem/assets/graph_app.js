@@ -402,6 +402,14 @@
   }
 
   /* ------------------------------------------------------------------ panel */
+  // obsidian://open?vault=NAME&file=PATH: Obsidian opens the note (a vault's name is its folder's name;
+  // a Markdown file's path may go without ".md"). Both parts are percent-encoded, and the scheme is fixed
+  // here, so no note can make the link point anywhere else.
+  var obsidianVault = typeof data.vault === "string" ? data.vault : "";
+  function obsidianUri(id) {
+    var file = /\.md$/i.test(id) ? id.slice(0, -3) : id;
+    return "obsidian://open?vault=" + encodeURIComponent(obsidianVault) + "&file=" + encodeURIComponent(file);
+  }
   function byTitle(a, b) {
     var x = meta.get(a), y = meta.get(b);
     return x.titleLower < y.titleLower ? -1 : x.titleLower > y.titleLower ? 1 : (a < b ? -1 : a > b ? 1 : 0);
@@ -432,6 +440,9 @@
     if (!n.tags.length) tags.textContent = "—";
     n.tags.forEach(function (t) { tags.appendChild(el("span", "tag", "#" + t.replace(/^#/, ""))); });
     $("panel-preview").textContent = n.preview;
+    var open = $("panel-open");
+    open.hidden = n.dangling || !obsidianVault;
+    if (!open.hidden) open.setAttribute("href", obsidianUri(n.id));
     fillLinks($("panel-backlinks"), $("panel-backlinks-count"), graph.inNeighbors(id), "No backlinks");
     fillLinks($("panel-links"), $("panel-links-count"), graph.outNeighbors(id), "No links");
     $("panel").hidden = false;

@@ -49,8 +49,22 @@ def default_vault() -> Path:
     return Path(mdmem_home()) / "vault"
 
 
-def is_vault(path: Path) -> bool:
+OBSIDIAN_DIR = ".obsidian"  # Obsidian's settings folder: its parent is an Obsidian vault
+
+
+def is_memory_vault(path: Path) -> bool:
+    """An mdmem vault: ``.mdmem/``, or ``MEMORY.md`` beside ``memory/``."""
     return (path / STATE_DIR).is_dir() or ((path / INDEX_NAME).is_file() and (path / MEMORY_DIR).is_dir())
+
+
+def is_obsidian_vault(path: Path) -> bool:
+    """A folder Obsidian opens as a vault: it holds ``.obsidian/``."""
+    return (path / OBSIDIAN_DIR).is_dir()
+
+
+def is_vault(path: Path) -> bool:
+    """A folder mdmem takes as a vault: an mdmem vault or an Obsidian one."""
+    return is_memory_vault(path) or is_obsidian_vault(path)
 
 
 def _too_wide(path: Path) -> str | None:
@@ -68,9 +82,12 @@ def _too_wide(path: Path) -> str | None:
 
 
 def find_vault(explicit: str | os.PathLike | None = None, cwd: Path | None = None) -> Path:
-    """``--vault``, then ``MDMEM_VAULT``, then the nearest ancestor that looks like
-    a vault, then the default vault. First match wins. The file-system root and the
-    home folder are refused: walking them would read the whole disk."""
+    """``--vault``, then ``MDMEM_VAULT``, then the nearest ancestor holding ``.mdmem/`` or
+    ``MEMORY.md`` + ``memory/``, then the nearest ancestor holding ``.obsidian/`` (an Obsidian
+    vault brought as it is), then the default vault. First match wins: an mdmem vault above an
+    Obsidian one wins over it (a project that keeps its memory at its root and an Obsidian
+    ``docs/`` folder inside). The file-system root and the home folder are refused: walking them
+    would read the whole disk."""
     from pathlib import Path
 
     for given, origin in ((explicit, "--vault"), (os.environ.get("MDMEM_VAULT"), "MDMEM_VAULT")):
@@ -85,9 +102,10 @@ def find_vault(explicit: str | os.PathLike | None = None, cwd: Path | None = Non
                                     "pass the folder that holds your notes")
             return path
     here = (cwd or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if is_vault(folder) and not _too_wide(folder):
-            return folder
+    for looks_like in (is_memory_vault, is_obsidian_vault):
+        for folder in (here, *here.parents):
+            if looks_like(folder) and not _too_wide(folder):
+                return folder
     fallback = default_vault()
     if fallback.is_dir():
         return fallback.resolve()
@@ -449,15 +467,51 @@ def skeleton_dir() -> Path:
     raise MdmemError("the vault skeleton is missing from this installation")
 
 
-def init_vault(path: Path) -> list[str]:
-    """Lay the skeleton down at ``path``; refuse (writing nothing) if any of its
-    files already exists. Returns the created files, vault-relative."""
+def init_vault(path: Path):
+    """Make ``path`` a vault, adding only what is missing and changing no existing file.
+
+    A new folder (absent or empty) gets the whole skeleton: ``MEMORY.md``, ``README.md`` and the
+    ``memory/`` folders. An existing folder (an Obsidian vault, a notes folder, a project) gets only
+    what it lacks of ``MEMORY.md`` and ``memory/people|projects|protocols|daily/`` (its own README
+    and notes are its business). Either way ``.mdmem/`` is created with its ``.gitignore`` of ``*``.
+    Returns :class:`~mdmem.base.models.InitResult`: what was added and what was already there."""
+    from mdmem.base.models import InitResult
+
+    if path.exists() and not path.is_dir():
+        raise MdmemError(f"cannot make a vault of {path}: it is a file, not a folder")
+    wide = _too_wide(path.resolve()) if path.exists() else None
+    if wide:
+        raise MdmemError(f"refusing to make {path} a vault: it is {wide}; pass the folder that holds your notes")
+    new = not path.exists() or not any(path.iterdir())
     source = skeleton_dir()
     plan = sorted(p.relative_to(source) for p in source.rglob("*") if p.is_file())
-    clashes = [str(rel) for rel in plan if (path / rel).exists()]
-    if clashes:
-        raise MdmemError(f"refusing to overwrite existing files in {path}: " + ", ".join(clashes))
+    added, kept = [], []
     for rel in plan:
-        write_atomic(path / rel, (source / rel).read_bytes())
+        parts = rel.parts
+        if len(parts) == 1:  # MEMORY.md, README.md
+            name = rel.as_posix()
+            if not new and name != INDEX_NAME:
+                continue
+            if (path / rel).exists():
+                kept.append(name)
+                continue
+            write_new(path / rel, (source / rel).read_bytes())
+            added.append(name)
+            continue
+        folder = "/".join(parts[:-1]) + "/"  # memory/people/ ...: created with its .gitkeep, else left alone
+        if (path / rel).parent.exists():
+            if folder not in kept:
+                kept.append(folder)
+            continue
+        write_new(path / rel, (source / rel).read_bytes())
+        added.append(folder)
+    state = path / STATE_DIR
+    had_state, had_ignore = state.is_dir(), (state / ".gitignore").exists()
     state_dir(path)
-    return [rel.as_posix() for rel in plan]
+    if not had_state:
+        added.append(STATE_DIR + "/")
+    elif not had_ignore:
+        added.append(f"{STATE_DIR}/.gitignore")
+    else:
+        kept.append(STATE_DIR + "/")
+    return InitResult(str(path), new, added, kept)

@@ -68,3 +68,14 @@ class Note:
     size: int = 0
     date: str | None = None  # ISO date: frontmatter updated, else created, else file mtime
     text: str = field(default="", compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class InitResult:
+    """What ``mdmem init`` did: ``new`` when the folder was absent or empty (the whole skeleton);
+    else ``added`` holds only what was missing. Folders end with ``/``."""
+
+    vault: str
+    new: bool
+    added: list[str]
+    kept: list[str]  # parts of the layout that were there already, untouched

@@ -1,5 +1,5 @@
 """The agents' side of the command line: ``context``, ``timeline``, ``checkpoint``,
-``digest``, ``mcp`` and ``install claude``, registered on :data:`mdmem.cli.app`
+``digest``, ``mcp``, ``install claude`` and ``uninstall claude``, registered on :data:`mdmem.cli.app`
 (this module is imported at the end of ``cli.py``)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from mdmem.cli.app import JsonOpt, SensitiveOpt, TodayOpt, VaultOpt, _date, _errors, _memory, app
+from mdmem.cli.app import JsonOpt, SensitiveOpt, TodayOpt, VaultOpt, _date, _errors, _memory, _vault_root, app
 
 @app.command()
 def timeline(
@@ -89,9 +89,7 @@ def checkpoint(
             if numbers is not None:
                 raise typer.BadParameter("skip takes no numbers", param_hint="skip")
             with _errors():
-                from mdmem.base.files import find_vault
-
-                result = cp.skip(find_vault(vault), session)
+                result = cp.skip(_vault_root(vault), session)
             render.emit_json(result) if json else render.message(
                 f"discarded {result.discarded} suggestion(s) of session {result.session}")
             return
@@ -107,9 +105,8 @@ def checkpoint(
         raise typer.BadParameter(f"unexpected {numbers!r} after the transcript")
     with _errors():
         from mdmem.agents.transcript import latest_for
-        from mdmem.base.files import find_vault
 
-        root = find_vault(vault)
+        root = _vault_root(vault)
         source = target if target is not None else str(latest_for(Path.cwd()))
         result = cp.analyze(source, root, lang=lang, subagents=subagents, session=session,
                             today=os.environ.get("MDMEM_TODAY"))
@@ -127,6 +124,9 @@ def mcp_serve(vault: VaultOpt = None) -> None:
     timeline, save, daily_add, check, checkpoint_accept (`mdmem install claude` registers it)."""
     from mdmem.mcp_server import serve  # the MCP SDK is imported here only
 
+    project = os.environ.get("CLAUDE_PROJECT_DIR")
+    if vault is not None and not vault.expanduser().is_absolute() and project:
+        vault = Path(project) / vault  # .mcp.json's relative vault is the project's (Claude Code >= 2.1.141)
     with _errors():
         serve(vault)
 
@@ -176,13 +176,12 @@ def hook_install(
     old file backed up). Default scope local: the command holds this machine's paths."""
     from mdmem.agents import claude_settings
     from mdmem.base.errors import MdmemError, VaultNotFound
-    from mdmem.base.files import find_vault
     from mdmem.cli import render
 
     _scope(scope, claude_settings.SCOPES)
     with _errors():
         try:
-            where = find_vault(vault)
+            where = _vault_root(vault)
         except VaultNotFound as e:
             raise MdmemError(f"cannot install the hook: {e}") from None
         result = claude_settings.install(scope, where, project, dry_run=dry_run)
@@ -231,7 +230,9 @@ app.add_typer(install_app, name="install")
 @install_app.command("claude")
 def install_claude(
     vault: VaultOpt = None,
-    scope: Annotated[str, typer.Option("--scope", help="project: the server in <project>/.mcp.json, the hooks in "
+    scope: Annotated[str, typer.Option("--scope", help="project: the server in <project>/.mcp.json when its entry "
+                                       "holds nothing of this machine (mdmem on PATH, the vault inside the project), "
+                                       "else in this project's local scope of ~/.claude.json; the hooks in "
                                        ".claude/settings.local.json; user: the server in ~/.claude.json, the hooks "
                                        "in ~/.claude/settings.json.")] = "project",
     project: Annotated[Optional[Path], typer.Option("--project", help="The project folder (default: the nearest "
@@ -241,20 +242,45 @@ def install_claude(
     json: JsonOpt = False,
 ) -> None:
     """Register `mdmem mcp` with Claude Code and install mdmem's hooks (both idempotent; every other
-    setting and server is kept, the old file backed up)."""
+    setting and server is kept, the old file backed up; `mdmem uninstall claude` undoes it)."""
     from mdmem.agents import claude_settings
     from mdmem.cli import render
 
     if scope not in ("project", "user"):
         raise typer.BadParameter("choose project or user", param_hint="--scope")
     with _errors():
-        from mdmem.base.files import find_vault
-
-        result = claude_settings.install_claude(scope, find_vault(vault), project, dry_run=dry_run)
+        result = claude_settings.install_claude(scope, _vault_root(vault), project, dry_run=dry_run)
     if json:
         render.emit_json(result)
     else:
         typer.echo(render.claude_text(result))
+
+
+uninstall_app = typer.Typer(help="Disconnect mdmem from an agent.", no_args_is_help=True)
+app.add_typer(uninstall_app, name="uninstall")
+
+
+@uninstall_app.command("claude")
+def uninstall_claude(
+    scope: Annotated[str, typer.Option("--scope", help="project: the server in .mcp.json and in the local scope, "
+                                       "the hooks in .claude/settings.local.json; user: ~/.claude.json and "
+                                       "~/.claude/settings.json.")] = "project",
+    project: Annotated[Optional[Path], typer.Option("--project", help="The project folder (default: the nearest "
+                                                    "ancestor with .git or .claude, else here).",
+                                                    show_default=False)] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; change nothing.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Undo `mdmem install claude`: remove mdmem's MCP server and hooks (every other setting and server is
+    kept; a file that held only mdmem's entries is removed)."""
+    from mdmem.agents import claude_settings
+    from mdmem.cli import render
+
+    if scope not in ("project", "user"):
+        raise typer.BadParameter("choose project or user", param_hint="--scope")
+    with _errors():
+        result = claude_settings.uninstall_claude(scope, project, dry_run=dry_run)
+    render.emit_json(result) if json else typer.echo(render.claude_uninstall_text(result))
 
 
 @app.command()

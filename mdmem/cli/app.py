@@ -29,7 +29,8 @@ app = typer.Typer(
 
 VaultOpt = Annotated[
     Optional[Path],
-    typer.Option("--vault", help="Vault folder (else MDMEM_VAULT, the nearest vault, the default vault).",
+    typer.Option("--vault", help="Vault folder (else MDMEM_VAULT, the nearest mdmem vault, the nearest Obsidian "
+                 "vault, the default vault).",
                  show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
@@ -75,13 +76,36 @@ def _errors() -> Iterator[None]:
         raise typer.Exit(130) from None
 
 
+def _vault_root(vault: Path | None) -> Path:
+    """The vault (:func:`mdmem.base.files.find_vault`). When it was found rather than given (no
+    --vault, no MDMEM_VAULT), say which on stderr: on a terminal only, never with --json."""
+    from mdmem.base.files import find_vault
+
+    root = find_vault(vault)
+    if vault is None and not os.environ.get("MDMEM_VAULT") and _tty() and not _params().get("json"):
+        from mdmem.cli.render import message
+
+        message(f"vault: {root}")
+    return root
+
+
+def _params() -> dict:
+    """The running command's parameters, from the click that Typer runs on (Typer 0.28 carries its
+    own copy as ``typer._click``; earlier ones use ``click``): found through ``typer.Context``."""
+    import importlib
+
+    core = next(c for c in typer.Context.__mro__ if c.__name__ == "Context" and c.__module__.endswith(".core"))
+    ctx = importlib.import_module(core.__module__.rsplit(".", 1)[0] + ".globals").get_current_context(silent=True)
+    return ctx.params if ctx is not None else {}
+
+
 @contextmanager
 def _memory(vault: Path | None, refresh: bool = True, progress: bool = False):
     """Open the vault and bring it up to date (read commands tolerate a busy writer)."""
     from mdmem.engine.memory import Memory
     from mdmem.cli.render import message
 
-    with _errors(), Memory.open(vault) as mem:
+    with _errors(), Memory(_vault_root(vault)) as mem:
         if refresh:
             result = mem.refresh(strict=False)
             if result.stale:
@@ -103,15 +127,19 @@ def _date(value: str | None, name: str, end: bool = False) -> str | None:
 
 @app.command()
 def init(
-    path: Annotated[Optional[Path], typer.Argument(help="Where to create the vault (default: ~/.mdmem/vault).")] = None,
+    path: Annotated[Optional[Path], typer.Argument(help="The vault folder: a new one, or an existing one such as "
+                                                   "your Obsidian vault (default: ~/.mdmem/vault).")] = None,
+    json: JsonOpt = False,
 ) -> None:
-    """Create a new vault from the skeleton; never overwrites an existing file."""
+    """Make a vault: a new folder gets the whole skeleton; an existing one (your Obsidian vault) gets only
+    what it lacks (MEMORY.md, memory/ folders, .mdmem/). Never changes an existing file."""
     from mdmem.cli import render
     from mdmem.base.files import default_vault, init_vault
 
     with _errors():
         target = (path or default_vault()).expanduser().resolve()
-        render.created(target, init_vault(target))
+        result = init_vault(target)
+    render.emit_json(result) if json else render.initialised(result)
 
 
 @app.command()
@@ -126,7 +154,7 @@ def index(
     from mdmem.cli import render
     from mdmem.engine.memory import Memory
 
-    with _errors(), Memory.open(vault) as mem:
+    with _errors(), Memory(_vault_root(vault)) as mem:
         if json or not _tty():
             result = mem.refresh(rebuild=rebuild, semantic=semantic)
         else:
@@ -186,13 +214,32 @@ def search(
 
 
 @app.command()
-def show(note: NoteArg, vault: VaultOpt = None, json: JsonOpt = False) -> None:
-    """A note's metadata: type, tags, aliases, frontmatter, tokens, problems."""
+def show(
+    note: NoteArg,
+    vault: VaultOpt = None,
+    body: Annotated[bool, typer.Option("--body", help="Also print the note's text (after its frontmatter).")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """A note's metadata: type, tags, aliases, frontmatter, tokens, problems (and its text with --body)."""
     from mdmem.cli import render
 
     with _memory(vault) as mem:
         view = mem.show(note)
-    render.emit_json(view) if json else render.show(view)
+        text = _note_body(mem, view.path) if body else None
+    if json:
+        from dataclasses import asdict
+
+        render.emit_json(asdict(view) | ({"body": text} if body else {}))
+    else:
+        render.show(view, text)
+
+
+def _note_body(mem, path: str) -> str:
+    """A note's text after its frontmatter, read within the vault's bounds."""
+    from mdmem.base.files import read_bytes
+    from mdmem.text.parse import decode, split_frontmatter
+
+    return split_frontmatter(decode(read_bytes(mem.root, path))[0])[1]
 
 
 @app.command()
@@ -419,8 +466,11 @@ def check(
     today: Annotated[Optional[str], typer.Option(
         "--today", envvar="MDMEM_TODAY", help="Audit as of this date, YYYY-MM-DD (reproducible reports).",
         show_default=False)] = None,
+    all_notes: Annotated[bool, typer.Option(
+        "--all", help="Audit every note as memory, not only what an agent loads (MEMORY.md + memory/).")] = False,
 ) -> None:
-    """The budget audit: tokens against the cap, types, largest files, growth, issues."""
+    """The budget audit: tokens against the cap, types, largest files, growth, issues. A vault without
+    MEMORY.md or memory/ (a plain Obsidian vault) is said to have no memory layout, unless --all."""
     import datetime as dt
 
     from mdmem.ops import check as budget
@@ -446,7 +496,7 @@ def check(
             render.message("mdmem: no vault folder, so no MEMORY.md budget comment to update")
     else:
         with _memory(vault) as mem:
-            report = budget.audit(mem, mem.settings.check_with(**flags), day)
+            report = budget.audit(mem, mem.settings.check_with(**flags), day, all_notes=all_notes)
             if update_budget:
                 status, report = budget.update_budget(mem, report, day or dt.date.today())
                 render.message({"updated": "mdmem: MEMORY.md budget comment updated",
@@ -476,6 +526,11 @@ def _body(text: str | None, file: Path | None) -> str:
         except OSError as e:
             raise typer.BadParameter(f"cannot read {file}: {e.strerror}", param_hint="--file") from None
     if text is None or text == "-":
+        if sys.stdin.isatty():  # a person at a terminal: say what is awaited rather than wait in silence
+            from mdmem.cli.render import message
+
+            message("mdmem: reading the text from the terminal; end it with Ctrl-D on a line of its own "
+                    "(or give the text as an argument, or --file F)")
         return sys.stdin.read()
     return text
 
@@ -528,8 +583,10 @@ def _save(
     type: Annotated[Optional[str], typer.Option(
         "--type", "-t", help="user, person, project, protocol, decision, reference or feedback.",
         show_default=False)] = None,
-    name: Annotated[Optional[str], typer.Option("--name", help="The note's name (default: its first line).",
-                                                show_default=False)] = None,
+    name: Annotated[Optional[str], typer.Option(
+        "--name", help="The note's name; a plain one (letters, digits, spaces, at most 60 characters) is its file "
+        "name as written, so [[NAME]] links to it (default: the first line's subject, in kebab-case).",
+        show_default=False)] = None,
     description: Annotated[Optional[str], typer.Option(
         "--description", "-d", help="One line for MEMORY.md (default: the first line).", show_default=False)] = None,
     tags: Annotated[Optional[list[str]], typer.Option("--tags", help="A tag (repeat, or comma-separated).",

@@ -80,7 +80,16 @@ def refresh(result) -> None:
     )
 
 
-def show(view) -> None:
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(body: str) -> str:
+    """A note's text for a terminal: control characters (escape sequences, bells) shown as ``�``;
+    newlines and tabs kept."""
+    return _CONTROL.sub("\ufffd", body.replace("\r\n", "\n"))
+
+
+def show(view, body: str | None = None) -> None:
     out = console()
     out.print(f"[bold]{_escape(view.title)}[/]  [dim]{_escape(view.path)}[/]")
     out.print(f"type: {view.type}   tokens: ~{view.tokens}")
@@ -93,6 +102,9 @@ def show(view) -> None:
             out.print(f"[dim]{_escape(str(key))}:[/] {_escape(json.dumps(value, ensure_ascii=False))}")
     for problem in view.problems:
         out.print(f"[red]problem[/] {problem.code}: {_escape(problem.message)}")
+    if body is not None:
+        out.file.flush()
+        text("\n" + printable(body).strip("\n"))
 
 
 def links(result) -> None:
@@ -106,8 +118,15 @@ def links(result) -> None:
         out.print(f"[dim]{link.line:>4}[/] {_escape(link.raw)} → {where if link.target is None else _escape(where)} [dim]{link.kind}{extra}[/]")
 
 
-def created(vault, files: list[str]) -> None:
-    console().print(f"created vault at {vault} ({len(files)} files)")
+def initialised(result) -> None:
+    """``mdmem init``: a new vault, or what was added to an existing folder (on stdout)."""
+    if result.new:
+        text(f"created vault at {result.vault}: {', '.join(result.added)}")
+    elif result.added:
+        text(f"added to {result.vault}: {', '.join(result.added)}\n"
+             "no existing file was changed" + (f" (already there: {', '.join(result.kept)})" if result.kept else ""))
+    else:
+        text(f"nothing to add: {result.vault} already has {', '.join(result.kept)}")
 
 
 def text(body: str) -> None:
@@ -152,15 +171,53 @@ def neighbors(result) -> None:
     text("\n".join(f"{n.distance} {arrows[n.direction]} {n.path}  (weight {n.weight})" for n in result.neighbors))
 
 
+GRAPH_MAP_ROWS = 10  # rows of each table of `graph map` (--json has them all)
+
+
 def graph_map(m) -> None:
+    """``mdmem graph map``: small tables (the graph, notes by type and by folder, the hubs two ways)."""
+    from rich import box
+    from rich.table import Table
+
     out = console()
-    out.print(f"[bold]{m.notes}[/] notes, {m.links} links ({m.link_occurrences} occurrences), "
-              f"{m.dangling} dangling targets ({m.dangling_occurrences} occurrences), {m.components} components, "
-              f"{m.orphans} orphans, {m.isolated} isolated")
-    out.print("by type:   " + ", ".join(f"{k} {v}" for k, v in m.by_type.items()))
-    out.print("by folder: " + ", ".join(f"{_escape(k)} {v}" for k, v in list(m.by_folder.items())[:12]))
-    out.print("hubs (links): " + ", ".join(f"{_escape(h.path)} {h.value:g}" for h in m.hubs_degree[:5]))
-    out.print("hubs (PageRank): " + ", ".join(f"{_escape(h.path)} {h.value:.4f}" for h in m.hubs_pagerank[:5]))
+
+    titles: dict[int, str] = {}
+
+    def table(title: str, *columns: str) -> Table:
+        t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+        titles[id(t)] = title
+        for i, name in enumerate(columns):
+            t.add_column(name, justify="left" if i == 0 or name.startswith("by ") else "right",
+                         overflow="fold")
+        return t
+
+    def show(t: Table) -> None:
+        out.print(f"[bold]{titles[id(t)]}[/]")
+        out.print(t)
+        out.print("")
+
+    graph = table("the graph", "", "count", "occurrences")
+    graph.add_row("notes", f"{m.notes:,}", "")
+    graph.add_row("links between notes", f"{m.links:,}", f"{m.link_occurrences:,}")
+    graph.add_row("dangling targets", f"{m.dangling:,}", f"{m.dangling_occurrences:,}")
+    graph.add_row("components", f"{m.components:,}", "")
+    graph.add_row("orphans (no backlinks)", f"{m.orphans:,}", "")
+    graph.add_row("isolated (no links)", f"{m.isolated:,}", "")
+    show(graph)
+    for title, counts in (("notes by type", m.by_type), ("notes by folder", m.by_folder)):
+        t = table(title, title.rsplit(" ", 1)[-1], "notes")
+        items = list(counts.items())
+        for name, count in items[:GRAPH_MAP_ROWS]:
+            t.add_row(_escape(name if name != "." else "(vault root)"), f"{count:,}")
+        if len(items) > GRAPH_MAP_ROWS:
+            t.add_row(f"[dim]… {len(items) - GRAPH_MAP_ROWS} more[/]", f"{sum(c for _, c in items[GRAPH_MAP_ROWS:]):,}")
+        show(t)
+    for title, hubs, fmt in (("hubs by links (in and out)", m.hubs_degree, "{:g}"),
+                             ("hubs by PageRank", m.hubs_pagerank, "{:.4f}")):
+        t = table(title, "note", title.split(" ")[2])
+        for hub in hubs[:GRAPH_MAP_ROWS]:
+            t.add_row(_escape(hub.path), fmt.format(hub.value))
+        show(t)
 
 
 def dangling(items) -> None:
@@ -178,6 +235,12 @@ def check(report) -> None:
     """``mdmem check``: budget, type table, largest files, growth, then issues by severity."""
     out = console()
     out.soft_wrap = True  # long paths and details stay on one line (grep-able when piped)
+    if report.layout == "none":  # no memory layout: the one thing to say
+        for issue in report.issues:
+            out.print(f"[{_SEVERITY_STYLE.get(issue.severity, '')}]{issue.severity:<8}[/] [bold]{issue.kind}[/]  "
+                      f"{_escape(issue.detail)}")
+            out.print(f"         [dim]→ {_escape(issue.action)}[/]")
+        return
     b = report.budget
     pct = (b.tokens * 200 + b.cap) // (2 * b.cap)
     out.print(f"[bold]budget[/]  ~{b.tokens:,} tk / {b.cap:,} tk ({pct}%) in {b.files:,} memory files; "
@@ -343,6 +406,12 @@ def digest(result) -> None:
 def install_text(result) -> str:
     lines = [f"{event}: {action}" for event, action in result.actions.items()]
     changed = any(a in ("added", "updated", "removed") for a in result.actions.values())
+    note = getattr(result, "note", None)
+    if note and note.startswith("removed the file"):
+        lines.append(f"{'would remove' if result.dry_run else 'removed'} {result.path}: it held nothing else")
+        return "\n".join(lines)
+    if note:
+        lines.append(f"({note})")
     if result.dry_run and changed:
         lines += [f"dry run: would write {result.path}:", result.content.rstrip("\n")]
     elif changed:
@@ -356,8 +425,21 @@ def claude_text(result) -> str:
     from mdmem.agents import claude_settings
 
     text = install_text(result.mcp) + "\n" + install_text(result.hooks)
+    if result.replaced is not None:
+        text += "\n" + install_text(result.replaced).replace(
+            "mcpServers.mdmem: removed", "mcpServers.mdmem: removed from the local scope (it would win over .mcp.json)")
+    if result.gitignore:
+        text += f"\n{'would write' if result.mcp.dry_run else 'wrote'} {result.gitignore} (settings.local.json " \
+                "and backups stay out of git)"
     if result.mcp.scope == "project" and result.mcp.actions[f"mcpServers.{claude_settings.MCP_NAME}"] != "unchanged":
-        text += "\nClaude Code asks once, in this project, to approve the servers of .mcp.json"
+        text += "\nClaude Code asks once, in this project, to approve the servers of .mcp.json (commit it to share)"
+    return text
+
+
+def claude_uninstall_text(result) -> str:
+    text = "\n".join(install_text(r) for r in result.results)
+    if result.gitignore:
+        text += f"\n{'would remove' if result.results[0].dry_run else 'removed'} {result.gitignore}"
     return text
 
 

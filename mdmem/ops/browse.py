@@ -90,7 +90,8 @@ def _context(line: str, at: int = 0) -> str:
 def backlinks(mem: Memory, ref: str, unlinked: bool = False) -> BacklinksResult:
     """Every note linking to NOTE, with the line and its text, as in Obsidian's
     backlinks pane; ``unlinked`` adds notes that mention NOTE's title or an
-    alias in plain text (words separated by spaces, ``-`` or ``_`` alike)."""
+    alias in plain text (words separated by spaces, ``-`` or ``_`` alike) in their
+    body (frontmatter lines, ``name:`` and ``aliases:`` included, are not mentions)."""
     path = mem.resolve_note(ref)
     graph = mem.graph()
     cache: dict[str, list[str]] = {}
@@ -126,9 +127,13 @@ def _unlinked(mem: Memory, path: str, linking: set[str]) -> list[Backlink]:
             candidates = set(mem.graph().notes())
             break
         candidates.update(hit.path for hit in hits)
+    from mdmem.text.parse import split_frontmatter
+
     out = []
     for source in sorted(candidates - linking - {path}):
-        for number, line in enumerate(_lines(mem, source), 1):
+        lines = _lines(mem, source)
+        head = split_frontmatter("\n".join(lines))[2]  # frontmatter lines are metadata, not mentions
+        for number, line in enumerate(lines[head:], head + 1):
             plain = _LINKS.sub(lambda m: " " * len(m.group()), line)
             found = next((m for p in patterns if (m := p.search(plain))), None)
             if found:
@@ -191,7 +196,8 @@ def path_between(mem: Memory, a: str, b: str) -> PathResult:
 def graph_data(mem: Memory, preview_chars: int = 400) -> dict:
     """The whole graph as the data of the HTML page (``graph_html.render_html``):
     nodes with title, type, folder, tags, a text preview and orphan flag;
-    edges with weight and embed; Obsidian's colour groups when the vault has them."""
+    edges with weight and embed; Obsidian's colour groups when the vault has them; the vault's
+    name (its folder's, as Obsidian names a vault) for the page's obsidian:// links."""
     from mdmem.ops.graph_page import obsidian_color_groups
     from mdmem.text.parse import snippet_text
 
@@ -221,4 +227,5 @@ def graph_data(mem: Memory, preview_chars: int = 400) -> dict:
         {"source": s, "target": t, "weight": d["weight"], "embed": d["embed"]}
         for s, t, d in sorted(g.edges(data=True))
     ]
-    return {"title": mem.root.name, "nodes": nodes, "edges": edges, "groups": obsidian_color_groups(mem.root)}
+    return {"title": mem.root.name, "vault": mem.root.name, "nodes": nodes, "edges": edges,
+            "groups": obsidian_color_groups(mem.root)}

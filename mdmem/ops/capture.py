@@ -181,6 +181,15 @@ def slug(name: str) -> str:
     return stem[:80].rstrip("-")
 
 
+NAME_MAX = 60  # characters of a file name made from the text, and of a --name kept as the file name
+DESCRIPTION_MAX = 100  # characters of a description made from the text
+_WIKILINK = re.compile(r"!?\[\[([^\]|\n]*?)(?:\\?\|([^\]\n]*))?\]\]")
+_MDLINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+_SUBJECT_END = re.compile(r"[.?!:;](?:\s|$)|\s[—–-]\s")
+_KEPT_NAME = re.compile(r"[^\W_](?:[\w '(),&+-]*[\w)])?")  # letters, digits, spaces and a few marks
+_RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))})
+
+
 def _first_line(text: str) -> str:
     for line in text.splitlines():
         line = line.strip().lstrip("#").strip()
@@ -189,9 +198,50 @@ def _first_line(text: str) -> str:
     return ""
 
 
-def _summary(text: str, limit: int = 100) -> str:
-    line = " ".join(_first_line(text).split())
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+def plain_links(text: str) -> str:
+    """``[[target|shown]]`` -> ``shown``, ``[[target#part]]`` -> ``target``, ``[t](url)`` -> ``t``: a
+    description is a line of MEMORY.md, which holds one link per memory (its own), never others."""
+    text = _WIKILINK.sub(lambda m: (m.group(2) or m.group(1).split("#", 1)[0]).strip(), text)
+    return _MDLINK.sub(lambda m: m.group(1), text)
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters, cut at a word boundary (``…`` marks the cut)."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    space = head.rfind(" ")
+    return (head[:space] if space > limit // 2 else head).rstrip(" ,;:-—–") + "…"
+
+
+def _summary(text: str, limit: int = DESCRIPTION_MAX) -> str:
+    """The first line as a description: links as their text, cut at a word (never inside a link)."""
+    return _cut(" ".join(plain_links(_first_line(text)).split()), limit)
+
+
+def _subject(text: str, limit: int = NAME_MAX) -> str:
+    """What a note made from ``text`` is called when no name is given: its first line's links as text,
+    up to the first sentence or clause break (``. : ; ! ?``, a spaced dash), at most ``limit``
+    characters cut at a word. "I live in Lisbon; my timezone is WET" -> "I live in Lisbon"."""
+    line = " ".join(plain_links(_first_line(text)).split())
+    for m in _SUBJECT_END.finditer(line):
+        if m.start() >= 3:
+            line = line[: m.start()]
+            break
+    line = line.rstrip(" .,;:!?")
+    if len(line) <= limit:
+        return line
+    head = line[:limit]
+    space = head.rfind(" ")
+    return (head[:space] if space > limit // 2 else head).rstrip(" ,;:-—–")
+
+
+def kept_name(name: str) -> bool:
+    """Is ``name`` (a given ``--name``) kept as the file name itself? Yes when it is at most
+    :data:`NAME_MAX` characters of letters, digits, spaces and ``-_'(),&+`` starting with a letter or
+    digit (no dot, slash, colon, ``#^[]|`` or other mark that a file system or a wikilink treats
+    specially), and not a name Windows reserves."""
+    return len(name) <= NAME_MAX and _KEPT_NAME.fullmatch(name) is not None and name.lower() not in _RESERVED
 
 
 def save(
@@ -206,10 +256,22 @@ def save(
     chosen: str | None = None,
     rejected: list[str] | tuple[str, ...] = (),
     paths: list[str] | tuple[str, ...] = (),
+    name_as_file: bool = True,
 ) -> SaveResult:
     """Write a note into its type's folder and add its line to MEMORY.md under
     the type's section (created when missing; the budget comment is never
-    touched). The same content already saved (at that path or any other
+    touched).
+
+    Its name: a given ``name`` that is safe as a file name (:func:`kept_name`: "Ana Souza",
+    "Atlas billing (v2)") is the file name as written, ``memory/people/Ana Souza.md``, so that
+    ``[[Ana Souza]]`` resolves, in Obsidian as in mdmem (aliases never resolve a link in either),
+    and it is the note's ``name:``; any other given name (or any name with ``name_as_file=False``:
+    a checkpoint's suggested title) becomes a kebab-case file name (:func:`slug`; decisions get
+    ``decision-`` in front) and stays the ``name:``. Without a name the
+    note is called by its subject (:func:`_subject`: the first line up to its first clause break,
+    at most :data:`NAME_MAX` characters) and filed under its slug. The description (``description``,
+    else the first line cut at a word within :data:`DESCRIPTION_MAX` characters) has its links
+    shown as text: it becomes the note's line in MEMORY.md, which links only the note itself. The same content already saved (at that path or any other
     memory note) changes nothing; a near-duplicate (the same name, or mostly
     the same wording) is refused and named unless ``new``. What should not be
     saved (code, file paths, git history, task state, what CLAUDE.md or a
@@ -231,15 +293,18 @@ def save(
         raise UsageError(f"unknown type {type!r}: choose one of {', '.join(sorted(SECTIONS))}")
     if kind == "daily":
         raise UsageError("daily entries go through `mdmem daily add`")
-    title = " ".join((name or _first_line(body)).split())
-    stem = slug(title[:80] if name is None else title)
-    if kind == "decision" and not stem.startswith("decision-"):
-        stem = "decision-" + stem
+    title = " ".join((name or _subject(body)).split())
+    if name is not None and name_as_file and kept_name(unicodedata.normalize("NFC", title)):
+        title = stem = unicodedata.normalize("NFC", title)
+    else:
+        stem = slug(title if name is not None else re.sub(r"[/\\~]|\.\.+", " ", title))
+        if kind == "decision" and not stem.startswith("decision-"):
+            stem = "decision-" + stem
     rel = f"{MEMORY_DIR}/{FOLDERS[kind]}/{stem}.md"
     path = mem.root / rel
     _inside(mem.root, path)
     day = _day(today)
-    desc = " ".join((description or _summary(body)).split())
+    desc = " ".join(plain_links(description).split()) if description else _summary(body)
     tag_list = sorted({t.strip().lstrip("#").lower() for t in tags if t.strip().lstrip("#")})
     meta = {"name": title, "description": desc, "type": kind, "tags": tag_list,
             "created": day, "updated": _copy(day)}
@@ -284,7 +349,7 @@ def save(
     if status == "created" or index_changed:
         mem.refresh()
     return SaveResult(status, rel, kind, title, desc, note.tokens, section, line, index_changed,
-                      warnings(mem, body) if status == "created" else [], reason)
+                      warnings(mem, body, rel) if status == "created" else [], reason)
 
 
 def _inside(root: Path, path: Path) -> None:
@@ -411,15 +476,16 @@ def _twin(mem: Memory, rel: str, title: str, body: str) -> tuple[str, str | None
     return near
 
 
-def warnings(mem: Memory, body: str) -> list[str]:
-    """Why ``body`` may not belong in memory (empty when it does)."""
+def warnings(mem: Memory, body: str, rel: str | None = None) -> list[str]:
+    """Why ``body`` may not belong in memory (empty when it does). ``rel``: the note just saved,
+    which is not compared with itself (a protocol always says what it says)."""
     found = [text for pattern, text in WARNINGS if pattern.search(body)]
     lines = {" ".join(ln.split()).casefold() for ln in body.splitlines()}
     lines = {ln for ln in lines if len(ln) >= DUPLICATE_LINE}
     if not lines:
         return found
     sources = [("CLAUDE.md", mem.root / "CLAUDE.md")]
-    sources += [(n.path, mem.root / n.path) for n in mem.notes() if n.type == "protocol"]
+    sources += [(n.path, mem.root / n.path) for n in mem.notes() if n.type == "protocol" and n.path != rel]
     for name, path in sources:
         data, _ = fs.read_stat(mem.root, path)
         if data is None:

@@ -4,8 +4,14 @@ the audit behind ``mdmem check``. Returns frozen dataclasses, never prints.
 What is audited. ``MEMORY.md`` at the vault root is the index an agent loads
 every session; the *memory files* are the notes under ``memory/`` when the
 vault has that folder (the vault layout: a root ``README.md`` is not a memory),
-else every note but ``MEMORY.md`` (the flat layout of Claude Code's
-``~/.claude/projects/<project>/memory/``). Daily notes are memory files: they
+else every note but ``MEMORY.md`` when ``MEMORY.md`` exists (the flat layout of
+Claude Code's ``~/.claude/projects/<project>/memory/``). A folder with neither
+(a plain Obsidian vault brought as it is) has no memory layout: an agent loads
+nothing from it, so its notes are not memory files and the report is one NO
+MEMORY LAYOUT issue saying how to add the layout (``mdmem init``); measured on
+the obsidian-tasks docs vault (118 notes), auditing them all as memory gave
+582% of the budget and 265 issues, none of them about memory. ``all_notes``
+(``mdmem check --all``) audits every note but ``MEMORY.md`` in any vault. Daily notes are memory files: they
 count toward the budget and the type table, but they are journals, so they need
 no index line (never ORPHAN), are never STALE and are not compared for
 DUPLICATE. Digests (``type: digest``, written by ``mdmem digest``) are treated
@@ -22,6 +28,8 @@ Issues and their severity (``info`` < ``warning`` < ``error``):
 kind                  severity  when
 ====================  ========  ==================================================
 MISSING FOLDER        error     the vault folder does not exist
+NO MEMORY LAYOUT      warning   neither ``MEMORY.md`` nor ``memory/``: nothing
+                                else is reported (``--all`` audits every note)
 NO INDEX              error     no ``MEMORY.md`` while there are memory files
                                 (warning when there are none)
 BUDGET WARNING        warning   memory tokens >= ``warn_percent`` of the cap
@@ -155,7 +163,8 @@ class CheckReport:
     growth: Growth
     issues: list[Issue]
     today: str
-    layout: str  # "vault" (memory files under memory/), "flat" (every note but MEMORY.md) or "missing"
+    layout: str  # "vault" (memory files under memory/), "flat" (every note but MEMORY.md), "none" (no
+    # MEMORY.md, no memory/: nothing audited) or "missing" (no folder)
 
     def counts(self) -> dict[str, int]:
         out = {s: 0 for s in SEVERITIES}
@@ -214,9 +223,11 @@ def index_line(note: Note) -> str:
 # --------------------------------------------------------------------------- the audit
 
 
-def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date | None = None) -> CheckReport:
+def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date | None = None,
+          all_notes: bool = False) -> CheckReport:
     """Audit the vault from its (refreshed) notes cache; reads the memory files
-    again only for the duplicate check and MEMORY.md for the load limit."""
+    again only for the duplicate check and MEMORY.md for the load limit.
+    ``all_notes``: every note but MEMORY.md is a memory file, whatever the layout."""
     from mdmem.base import files as fs
 
     today = today or dt.date.today()
@@ -224,7 +235,9 @@ def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date
     index = next((n for n in notes if n.path == INDEX_NAME), None)
     if index is None:  # a case-insensitive file system, or MEMORY.md spelled otherwise
         index = next((n for n in notes if n.path.lower() == INDEX_NAME.lower()), None)
-    layout = "vault" if (mem.root / MEMORY_DIR).is_dir() else "flat"
+    layout = "vault" if (mem.root / MEMORY_DIR).is_dir() and not all_notes else "flat"
+    if layout == "flat" and index is None and not all_notes:
+        return no_layout(mem.root, len(notes), settings, today)
     prefix = MEMORY_DIR + "/"
     memory = [n for n in notes if n is not index and (layout == "flat" or n.path.startswith(prefix))]
 
@@ -253,6 +266,20 @@ def missing_folder(path: Path, settings: CheckSettings = CheckSettings(), today:
     issue = Issue("MISSING FOLDER", ".", f"{path} does not exist or is not a folder",
                   "pass the right --vault, or create a vault there with `mdmem init`", "error")
     return _report([], None, settings, today or dt.date.today(), [issue], "missing")
+
+
+def no_layout(root: Path, notes: int, settings: CheckSettings = CheckSettings(),
+              today: dt.date | None = None) -> CheckReport:
+    """The report for a folder with neither MEMORY.md nor memory/: said once, nothing else audited."""
+    import shlex
+
+    issue = Issue("NO MEMORY LAYOUT", ".",
+                  f"no {INDEX_NAME} and no {MEMORY_DIR}/ folder: an agent loads nothing from this vault, so its "
+                  f"{notes} note{'s' if notes != 1 else ''} {'are' if notes != 1 else 'is'} not audited as memory",
+                  f"add the layout with `mdmem init {shlex.quote(str(root))}` (it adds {INDEX_NAME}, "
+                  f"{MEMORY_DIR}/ and .mdmem/, and changes no existing file); or audit every note with "
+                  "`mdmem check --all`", "warning")
+    return _report([], None, settings, today or dt.date.today(), [issue], "none")
 
 
 def _report(memory, index, settings, today, issues, layout) -> CheckReport:
@@ -503,5 +530,5 @@ def update_budget(mem: Memory, report: CheckReport, today: dt.date) -> tuple[str
 
 __all__ = [
     "Budget", "CheckReport", "Growth", "GrowthBucket", "Issue", "TopFile", "TypeCount",
-    "audit", "budget_comment", "index_line", "missing_folder", "update_budget", "with_budget_comment",
+    "audit", "budget_comment", "index_line", "missing_folder", "no_layout", "update_budget", "with_budget_comment",
 ]

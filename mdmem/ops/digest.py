@@ -47,7 +47,11 @@ Layout (weekly; ``…`` marks text that varies)::
 The monthly digest (``name: Month 2026-04``, ``period: 2026-04``) has the same
 frontmatter and, after ``# Month 2026-04`` and its summary line, ``## Weeks``
 with one line per ISO week touching the month, ``- [[2026-W14]]: 4 entries over
-2 days (2026-04-01, 2026-04-03)`` (counting only the month's own days), then
+2 days (2026-04-01, 2026-04-03)`` (counting only the month's own days; a week
+whose digest does not exist, or will not after this run, is named without the
+link, ``- 2026-W14: …``, so the month never links a note that is not there: the
+week ending after the month's last day is digested only once it is over, and the
+next run links it), then
 ``## Links`` and ``## Tags`` cut to the :data:`MONTH_TOP` most mentioned, with a
 last line ``- … and N more in the weekly digests`` when cut.
 
@@ -342,8 +346,9 @@ def _by_date(days: list[_Day]) -> dict[dt.date, list[Entry]]:
     return {date: sorted(entries, key=lambda e: e.time) for date, entries in grouped.items()}
 
 
-def render(period: _Period, days: list[_Day]) -> bytes:
-    """The digest file for ``period`` from its daily notes: frontmatter + body."""
+def render(period: _Period, days: list[_Day], linked: set[str] | frozenset[str] | None = None) -> bytes:
+    """The digest file for ``period`` from its daily notes: frontmatter + body. A monthly digest links
+    the weekly digests named in ``linked`` (every week when None) and names the others as text."""
     import yaml
 
     grouped = _by_date(days)
@@ -365,7 +370,8 @@ def render(period: _Period, days: list[_Day]) -> bytes:
         for label, dates in weeks.items():
             count = sum(len(grouped[d]) for d in dates)
             listed = ", ".join(d.isoformat() for d in dates)
-            lines.append(f"- [[{label}]]: {_span(count, len(dates))} ({listed})")
+            shown = f"[[{label}]]" if linked is None or label in linked else label
+            lines.append(f"- {shown}: {_span(count, len(dates))} ({listed})")
         lines += _listing("Links", links, lambda t: f"[[{t}]]", MONTH_TOP)
         lines += _listing("Tags", tags, lambda t: f"#{t}", MONTH_TOP)
     body = "\n".join(lines) + "\n"
@@ -465,7 +471,16 @@ def _run(root: Path, today: dt.date, settings: DigestSettings, dry_run: bool) ->
     periods = sorted({p for date in dates for p in (_week(date), _month(date)) if p.end < today})
 
     plans: list[_Plan] = []
+    ready: set[str] = set()  # weekly digests there after this run (periods are sorted: weeks come first)
+
+    def weeks_of(period: _Period) -> set[str]:
+        labels = {_week(period.start + dt.timedelta(days=i)).label for i in range((period.end - period.start).days + 1)}
+        return {label for label in labels if label in ready
+                or os.path.isfile(os.path.join(root, _Period(0, label, period.start, period.end).path))}
+
     for period in periods:
+        if period.order == 1:
+            period_weeks = weeks_of(period)
         existing = _existing(root, period.path)
         days = [d for d in live.values() if period.start <= d.date <= period.end]
         if existing.state == "unreadable":
@@ -491,10 +506,12 @@ def _run(root: Path, today: dt.date, settings: DigestSettings, dry_run: bool) ->
             if any(period.start <= b <= period.end for b in broken):
                 plans.append(_Plan(period, "skipped-unreadable", days))
                 continue
-            data = render(period, days)
+            data = render(period, days, period_weeks if period.order == 1 else None)
             status = "created" if existing.state == "absent" else (
                 "unchanged" if data == existing.data else "updated")
             plans.append(_Plan(period, status, days, data, existing.seen))
+            if period.order == 0:
+                ready.add(period.label)
 
     changed = False
     if not dry_run:
@@ -509,7 +526,7 @@ def _run(root: Path, today: dt.date, settings: DigestSettings, dry_run: bool) ->
             if plan.data is None or not any(d.path in renamed for d in plan.days):
                 continue
             plan.days = [replace(d, path=renamed.get(d.path, d.path)) for d in plan.days]
-            data = render(plan.period, plan.days)
+            data = render(plan.period, plan.days, weeks_of(plan.period) if plan.period.order == 1 else None)
             if data != plan.data:
                 plan.data = data
                 if plan.status == "unchanged":

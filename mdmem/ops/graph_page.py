@@ -105,7 +105,10 @@ def _clean(data: dict) -> dict:
             color = _color(g.get("color"))
             if color:
                 groups.append({"query": g["query"].strip(), "color": color})
-    return {"title": _str(data.get("title"), "vault"), "nodes": nodes, "edges": edges, "groups": groups}
+    clean = {"title": _str(data.get("title"), "vault"), "nodes": nodes, "edges": edges, "groups": groups}
+    if isinstance(data.get("vault"), str) and data["vault"]:
+        clean["vault"] = data["vault"]  # the Obsidian vault's name: each note links to obsidian://open
+    return clean
 
 
 def _json_for_script(obj: Any) -> str:
@@ -183,6 +186,7 @@ def render_html(data: dict) -> str:
     <button id="panel-close" type="button" aria-label="Close">×</button>
     <h2 id="panel-title"></h2>
     <div id="panel-path"></div>
+    <a id="panel-open" hidden>Open in Obsidian</a>
     <dl>
       <dt>Type</dt><dd id="panel-type"></dd>
       <dt>Folder</dt><dd id="panel-folder"></dd>

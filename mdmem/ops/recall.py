@@ -8,7 +8,8 @@ first (link weight, discounted by the rank of the hit they hang off).
 A time phrase in the query ("what did we decide last week", "em abril", see
 :mod:`mdmem.text.temporal`) makes a window: its dated entries (:mod:`mdmem.ops.timeline`)
 come first, the search is limited to notes dated in it, and when the other
-words match nothing the window's entries are the answer. Notes marked
+words match nothing the window's entries are the answer; a window with nothing
+dated in it says so and names the latest dated day before it. Notes marked
 sensitive never appear unless ``include_sensitive``.
 """
 
@@ -106,6 +107,16 @@ def recall(
                 blocks.append(line)
                 used += len(line)
                 shown_entries.append(e)
+        elif not entries and not hits:  # an empty window must not read as an empty answer
+            from mdmem.ops.timeline import latest_before
+
+            latest = latest_before(mem, span.start, include_sensitive)
+            line = head + "Nothing is dated in this window; " + (
+                f"the latest dated entry before it is from {latest}.\n" if latest else
+                "nothing in this vault is dated (daily notes, created: or updated: dates).\n")
+            if used + len(line) <= budget:
+                blocks.append(line)
+                used += len(line)
     for rank, hit in enumerate(hits, 1):
         note = mem.store.get(hit.path)
         description = str(note.frontmatter.get("description", "")).strip() if note else ""

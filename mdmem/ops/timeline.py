@@ -1,13 +1,15 @@
 """``mdmem timeline``: dated entries in a window of time.
 
 Entries are the daily notes' ``## HH:MM`` entries (a daily note without any
-is one entry for its day) and the other notes by their frontmatter
+is one entry for its day; a note named ``YYYY-MM-DD.md`` anywhere, as Obsidian's
+daily notes are, is a daily note unless its frontmatter declares another type) and the other notes by their frontmatter
 ``created`` and ``updated`` dates. The window comes from ``when`` (a time
 phrase, see :mod:`mdmem.text.temporal`), else from a time phrase inside the query
 ("what happened with billing last week"), else the last 30 days. The query's
 other words narrow the entries to those that mention them (accents and case
 folded, words compared by their first five letters, so "migração" finds
-"migrações"). Newest first. Notes marked sensitive (``sensitive: true`` or a
+"migrações"); a daily entry is matched on its own text and its day's
+frontmatter tags, so a ``#tag`` written in one entry selects that entry only. Newest first. Notes marked sensitive (``sensitive: true`` or a
 ``sensitive`` tag) are left out unless asked for.
 """
 
@@ -122,6 +124,41 @@ def daily_entries(mem: Memory, note) -> list[tuple[str | None, str]]:
     return [(e.time, e.first + "\n" + e.text) for e in found]
 
 
+def _stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1][:-3]
+
+
+def is_day_note(note) -> bool:
+    """A daily note: ``type: daily`` (or a ``daily/`` folder), or a note named by its date
+    (``2026-11-20.md``, Obsidian's daily notes, in any folder) that declares no other type."""
+    if note.type == "daily":
+        return True
+    declared = note.frontmatter.get("type")
+    return not (isinstance(declared, str) and declared.strip()) and _day(_stem(note.path)) is not None \
+        and len(_stem(note.path)) == 10
+
+
+def latest_before(mem: Memory, day: dt.date, include_sensitive: bool = False) -> str | None:
+    """The newest date before ``day`` that anything is dated by (a daily note's day, a ``created`` or
+    ``updated`` date), from the notes cache alone (no file is read); None when nothing is dated."""
+    before, best = day.isoformat(), None
+    for note in mem.notes():
+        if note.path == "MEMORY.md" or (not include_sensitive and is_sensitive(note)):
+            continue
+        dates = [_day(note.title) or _day(_stem(note.path)) or note.date] if is_day_note(note) else \
+            [_day(note.frontmatter.get("created")), _day(note.frontmatter.get("updated"))]
+        for d in dates:
+            if d and d < before and (best is None or d > best):
+                best = d
+    return best
+
+
+def _frontmatter_tags(note) -> list[str]:
+    value = note.frontmatter.get("tags")
+    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    return [str(item) for item in items if item is not None]
+
+
 def collect(mem: Memory, start: dt.date, end: dt.date, words: str = "",
             include_sensitive: bool = False) -> list[TimelineEntry]:
     """Every dated entry between ``start`` and ``end`` (inclusive) mentioning ``words``, newest first."""
@@ -131,12 +168,13 @@ def collect(mem: Memory, start: dt.date, end: dt.date, words: str = "",
     for note in mem.notes():
         if note.path == "MEMORY.md" or (not include_sensitive and is_sensitive(note)):
             continue
-        if note.type == "daily":
-            day = _day(note.title) or note.date
+        if is_day_note(note):
+            day = _day(note.title) or _day(_stem(note.path)) or note.date
             if not day or not lo <= day <= hi:
                 continue
+            day_tags = " ".join(_frontmatter_tags(note))  # the whole day's; a #tag in an entry is that entry's
             for time, text in daily_entries(mem, note):
-                if want and not want & keys(text + " " + " ".join(note.tags)):
+                if want and not want & keys(text + " " + day_tags):
                     continue
                 out.append(TimelineEntry(day, time, "daily", note.path, note.title, note.type, _first_line(text)))
             continue

@@ -13,7 +13,13 @@ _RULES = [
                  r"nunca|sempre|a partir de agora|prefiro que)\b", "it tells the assistant how to work"),
     ("protocol", r"(?:^\s*\d+[.)]\s|\bsteps?\b|\bchecklist\b|\bprocedure\b|\bbefore (?:you |every |any )|"
                  r"\bpassos?\b|\bantes de\b)", "it is a procedure to follow"),
-    ("user", r"\b(?:i am|i'm|my name is|i prefer|i like|i work|eu sou|meu nome|eu prefiro|trabalho (?:na|no|em))\b",
+    ("user", r"\b(?:i am|i'm|my name is|i prefer|i like|i love|i work|i live|i use|i speak|i come from|"
+             r"my (?:\w+ )?(?:editor|ide|shell|os|laptop|language|languages|timezone|time zone|pronouns|"
+             r"favou?rite|preferred|home|city|role|job|stack|setup)|"
+             r"eu sou|meu nome|eu prefiro|prefiro|eu gosto|gosto de|eu moro|moro (?:em|no|na)|"
+             r"vivo (?:em|no|na)|eu uso|eu falo|trabalho (?:na|no|em|com)|"
+             r"(?:meu|minha|meus|minhas) (?:\w+ )?(?:preferid[oa]s?|favorit[oa]s?|editor|linguagem|fuso|"
+             r"cidade|cargo|fun[cç][aã]o|casa|computador|port[aá]til|sistema))\b",
      "it is about the user, in the first person"),
     ("project", r"\b(?:project|milestone|deadline|roadmap|release|sprint|projeto|prazo|lançamento)\b",
      "it is about a project's goals or status"),

@@ -265,8 +265,19 @@ def parse_note(path: str, data: bytes, mtime_ns: int = 0) -> Note:
     )
 
 
+# HTML that Markdown notes carry (Obsidian renders it; a snippet shows its text): the element names
+# of HTML5 a note plausibly holds. Only these are removed, so `a <enter> key` or `x < y > z` stay.
+_HTML_TAGS = ("a|abbr|address|article|aside|audio|b|bdi|bdo|blockquote|br|button|caption|center|cite|code|"
+              "col|colgroup|dd|del|details|dfn|div|dl|dt|em|embed|fieldset|figcaption|figure|font|footer|"
+              "form|h[1-6]|header|hr|i|iframe|img|input|ins|kbd|label|legend|li|main|mark|meter|nav|object|"
+              "ol|optgroup|option|p|param|picture|pre|progress|q|s|samp|section|select|small|source|span|"
+              "strike|strong|sub|summary|sup|svg|table|tbody|td|textarea|tfoot|th|thead|time|tr|track|tt|u|"
+              "ul|var|video|wbr")
 _SNIP_RULES = [
     (re.compile(r"%%.*?%%|<!--.*?-->", re.S), " "),
+    (re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.S | re.I), " "),  # their text is not prose
+    (re.compile(r"(`[^`\n]*`)|</?(?:" + _HTML_TAGS + r")\b(?:[^<>\"']|\"[^\"]*\"|'[^']*')*/?>", re.I),
+     lambda m: m.group(1) or " "),  # tags go, their text stays; inside `code` nothing is touched
     (re.compile(r"!?\[\[([^\]|\n]*?)(?:\\?\|([^\]\n]*))?\]\]"), lambda m: m.group(2) or m.group(1)),
     (re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)"), r"\1"),
     (re.compile(r"^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+(?:\[.\]\s+)?|\d+[.)]\s+)", re.M), ""),
