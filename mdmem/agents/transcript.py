@@ -5,14 +5,33 @@ one JSON record a line. The format is internal and changes between versions, so
 it is read defensively: unknown record types and malformed lines are skipped and
 counted, missing keys are tolerated. What is kept is the conversation: user
 prompts and assistant text, with the assistant records that share a
-``message.id`` grouped into one message and their tool calls counted. Left out:
-``isMeta`` records, compaction summaries (``isCompactSummary``), ``Stop hook
-feedback:`` records, ``<command-…>``/``<local-command-…>`` wrappers,
-``tool_result`` records, thinking blocks (a slash command keeps only its
-``<command-args>``, what the user typed), and the ``progress``,
-``file-history-snapshot``, ``queue-operation``, ``attachment``, ``summary`` and
+``message.id`` grouped into one message and their tool calls counted.
+
+Kept besides the ``user``/``assistant`` records: text the user typed while the
+agent was working, which exists only as a ``queue-operation`` ``enqueue`` record
+(Claude Code hands it to the running turn; measured on the real sessions in
+tests/data/checkpoint-real, two firm rules of one session exist only there); it
+becomes a user message with ``kind="queued"`` at its place, unless it is a bare
+slash command, a wrapper or the same text as a user record that follows it.
+
+Left out: ``isMeta`` records, compaction summaries (``isCompactSummary``),
+``Stop hook feedback:`` records, ``<command-…>``/``<local-command-…>`` wrappers
+(a slash command keeps only its ``<command-args>``, what the user typed),
+``<task-notification>`` texts (Claude Code writes them when a background task
+ends; nobody typed them), synthetic assistant records (``model: <synthetic>``,
+API error messages), ``tool_result`` records, thinking blocks, and the
+``progress``, ``file-history-snapshot``, ``attachment``, ``summary`` and
 ``system`` records. Subagent records (``isSidechain``, or the files under
-``<session>/subagents/``) are read only when asked.
+``<session>/subagents/``) are read only when asked, and a subagent's "user"
+records are Claude's own prompts to it: they become assistant text
+(``kind="prompt"``), never something the user said.
+
+Reading is bounded: only regular files are opened (:func:`mdmem.base.files.open_regular`: a
+FIFO or a device such as ``/dev/zero`` is refused at once, never waited on), and at most
+``limit`` bytes are read, the *last* ones (the newest part of a session is what matters; the
+first, partial line of such a tail is dropped). ``read_outside`` has no start offset and the
+hook reads from one (only what was appended since its last scan), so this uses the same
+primitives (``open_regular`` + ``read_fd``) rather than a reader of its own.
 
 A plain text or Markdown conversation is accepted too: turns start with
 ``User:`` / ``Assistant:`` (or ``Human:``, ``Claude:``, ``Usuário:``,
@@ -28,20 +47,24 @@ import json
 import os
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from mdmem.base import files
 from mdmem.base.errors import MdmemError
 
-SKIPPED_TYPES = frozenset({"progress", "file-history-snapshot", "queue-operation", "attachment", "summary",
+SKIPPED_TYPES = frozenset({"progress", "file-history-snapshot", "attachment", "summary",
                            "system", "custom-title", "tag", "agent-name", "last-prompt"})
+LIMIT = 64 * 1024 * 1024  # bytes of a transcript read at most by default (the last ones)
 _WRAPPER = re.compile(r"^\s*<(?:command|local-command)-[\w-]+>", re.S)
 # Claude Code writes compact JSON, where these byte strings can only be structure (inside a
 # string value quotes are escaped): such lines are skipped without being parsed.
 _FAST_SKIP = ((b'"type":"progress"', "progress"), (b'"type":"file-history-snapshot"', "file-history-snapshot"),
               (b'"type":"tool_result"', "tool-result"))  # in this order: progress records nest tool results
 _ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
-_NOISE_TEXT = ("Stop hook feedback:", "[Request interrupted by user", "Caveat: The messages below were generated")
+_NOISE_TEXT = ("Stop hook feedback:", "[Request interrupted by user", "Caveat: The messages below were generated",
+               "<task-notification>", "<system-reminder>", "<bash-input>", "<bash-stdout>", "<user-prompt-submit-hook>")
+_SLASH = re.compile(r"^\s*/[\w:.-]+\s*$")  # a bare slash command such as "/exit"
 _NAMES = r"(user|human|you|usuário|usuario|assistant|claude|ai|assistente)"
 _SPEAKER = re.compile(
     r"^[ \t]{0,3}(?:#{1,6}[ \t]*" + _NAMES + r"[ \t]*:?[ \t]*$\n?"   # "## User" on its own line
@@ -58,6 +81,7 @@ class Message:
     tools: tuple[str, ...] = ()  # names of the tools this assistant message called
     offset: int = 0  # byte offset of its first record in the file (JSONL), or of its turn (text)
     id: str | None = None  # an assistant message's ``message.id`` (its records are grouped by it)
+    kind: str = ""  # "queued": typed while the agent worked; "prompt": Claude's prompt to a subagent
 
 
 @dataclass(frozen=True)
@@ -72,40 +96,63 @@ class Transcript:
     skipped: dict[str, int] = field(default_factory=dict)  # left-out records by kind
     tool_calls: int = 0
     cwd: str | None = None
+    cut: int = 0                # bytes after ``start`` left unread because of the size limit
 
 
 def looks_like_jsonl(head: bytes) -> bool:
     return head.lstrip()[:1] == b"{"
 
 
+def read_tail(path: str | os.PathLike, start: int = 0, limit: int = LIMIT) -> tuple[bytes, int, int]:
+    """(bytes, offset they begin at, bytes skipped) of the regular file ``path`` from ``start``
+    on, at most the last ``limit`` of them (a tail that does not begin at ``start`` begins
+    after its first newline). Raises :class:`MdmemError` with one line for the user."""
+    p = Path(path)
+    try:
+        fd = files.open_regular(p)
+    except FileNotFoundError:
+        raise MdmemError(f"transcript not found: {p}") from None
+    except files.NotRegular:
+        if p.is_dir():
+            raise MdmemError(f"transcript is a folder, not a file: {p}") from None
+        raise MdmemError(f"transcript is not a regular file (a device, FIFO or socket): {p}") from None
+    except OSError as e:
+        raise MdmemError(f"cannot read transcript {p}: {e.strerror or e}") from None
+    try:
+        size = os.fstat(fd).st_size
+        if start > size:  # the file was replaced or truncated: read it again
+            start = 0
+        begin = max(start, size - limit)
+        os.lseek(fd, begin, os.SEEK_SET)
+        data = files.read_fd(fd, max(0, limit))
+    except OSError as e:
+        raise MdmemError(f"cannot read transcript {p}: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    if begin > start:
+        nl = data.find(b"\n") + 1
+        data, begin = data[nl:], begin + nl
+    return data, begin, begin - start
+
+
 def read(path: str | os.PathLike, start: int = 0, subagents: bool = False,
          max_bytes: int | None = None) -> Transcript:
     """The conversation in the file ``path`` from byte ``start`` on (the hook
-    reads only what was appended since its last scan). A JSONL file is read
-    up to the end of its last complete line, so a record being written is
-    read next time. ``-`` reads standard input."""
+    reads only what was appended since its last scan), at most the last
+    ``max_bytes`` (default :data:`LIMIT`). A JSONL file is read up to the end of
+    its last complete line, so a record being written is read next time. ``-``
+    reads standard input (at most ``max_bytes``)."""
+    limit = LIMIT if max_bytes is None else max(0, int(max_bytes))
     if str(path) == "-":
         import sys
 
-        data = sys.stdin.buffer.read()
-        return parse(data, 0)
-    p = Path(path)
-    try:
-        with open(p, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            if start > size:  # the file was replaced or truncated: read it again
-                start = 0
-            f.seek(start)
-            data = f.read(max_bytes if max_bytes is not None else -1)
-    except FileNotFoundError:
-        raise MdmemError(f"transcript not found: {p}") from None
-    except IsADirectoryError:
-        raise MdmemError(f"transcript is a folder, not a file: {p}") from None
-    except OSError as e:
-        raise MdmemError(f"cannot read transcript {p}: {e.strerror or e}") from None
-    result = parse(data, start, subagents=subagents)
+        return parse(sys.stdin.buffer.read(limit), 0)
+    data, begin, cut = read_tail(path, start, limit)
+    result = parse(data, begin, subagents=subagents)
+    if cut:
+        result = replace(result, start=start, cut=cut)
     if subagents and result.format == "jsonl" and start == 0:
-        result = _with_subagents(result, p)
+        result = _with_subagents(result, Path(path), limit)
     return result
 
 
@@ -114,6 +161,18 @@ def parse(data: bytes, start: int = 0, subagents: bool = False) -> Transcript:
     if looks_like_jsonl(data[:4096]) or (start > 0 and not data.strip()):
         return parse_jsonl(data, start, subagents)
     return parse_text(data.decode("utf-8", "replace"), start)
+
+
+def _queued_text(rec: dict) -> str:
+    text = rec.get("content")
+    if isinstance(text, list):
+        text = _content(text)[0]
+    if not isinstance(text, str):
+        return ""
+    text = text.strip()
+    if not text or _WRAPPER.match(text) or _SLASH.match(text) or text.startswith(_NOISE_TEXT):
+        return ""
+    return text
 
 
 def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcript:
@@ -127,6 +186,7 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
     records = malformed = tool_calls = 0
     session = cwd = None
     by_id: dict[str, int] = {}  # message.id -> index in messages
+    queued: dict[str, int] = {}  # queued text -> index in messages (a later user record of it is not repeated)
     offset = start
     for line in data[:cut].split(b"\n"):
         here = offset
@@ -150,13 +210,22 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
         session = session or _str(rec.get("sessionId"))
         cwd = cwd or _str(rec.get("cwd"))
         kind = rec.get("type")
+        if kind == "queue-operation":
+            text = _queued_text(rec) if rec.get("operation") == "enqueue" else ""
+            if text:
+                queued[text] = len(messages)
+                messages.append(Message(len(messages), "user", text, (), here, None, "queued"))
+            else:
+                skipped["queue-operation"] += 1
+            continue
         if kind in SKIPPED_TYPES:
             skipped[str(kind)] += 1
             continue
         if kind not in ("user", "assistant"):
             skipped["unknown"] += 1
             continue
-        if rec.get("isSidechain") and not subagents:
+        side = bool(rec.get("isSidechain"))
+        if side and not subagents:
             skipped["subagent"] += 1
             continue
         if rec.get("isMeta"):
@@ -183,7 +252,17 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
             if not text or text.lstrip().startswith(_NOISE_TEXT):
                 skipped["noise"] += 1
                 continue
+            if side:  # a subagent's "user" is Claude prompting it: assistant text
+                messages.append(Message(len(messages), "assistant", text, (), here, None, "prompt"))
+                continue
+            if text in queued:  # the queued text delivered as a prompt after all: keep its first place
+                skipped["queued-repeat"] += 1
+                del queued[text]
+                continue
             messages.append(Message(len(messages), "user", text, (), here))
+            continue
+        if msg.get("model") == "<synthetic>" or rec.get("isApiErrorMessage"):
+            skipped["synthetic"] += 1
             continue
         tool_calls += len(tools)
         mid = _str(msg.get("id"))
@@ -191,7 +270,7 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
             i = by_id[mid]
             old = messages[i]
             joined = "\n".join(t for t in (old.text, text) if t)
-            messages[i] = Message(old.index, old.speaker, joined, old.tools + tools, old.offset, mid)
+            messages[i] = replace(old, text=joined, tools=old.tools + tools)
             continue
         if not text and not tools:
             skipped["empty"] += 1
@@ -204,7 +283,7 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
         messages.append(Message(len(messages), "assistant", text, tools, here, mid))
     kept = [m for m in messages if m.text or m.tools]
     if len(kept) != len(messages):
-        kept = [Message(i, m.speaker, m.text, m.tools, m.offset, m.id) for i, m in enumerate(kept)]
+        kept = [replace(m, index=i) for i, m in enumerate(kept)]
     return Transcript(tuple(kept), "jsonl", session, start, start + cut, records, malformed,
                       dict(skipped), tool_calls, cwd)
 
@@ -243,6 +322,36 @@ def _content(content) -> tuple[str, tuple[str, ...], int]:
     return "\n".join(texts), tuple(tools), results
 
 
+@dataclass(frozen=True)
+class Turn:
+    """One agent turn: a prompt the user typed (not a queued one) and what the assistant did
+    until the next such prompt."""
+    request: int          # index of the user message that opened it (-1: before any)
+    final: int | None     # index of its last assistant message with text (the reply the user reads)
+    messages: tuple[int, ...]  # indices of every message in it, queued user text included
+    tools: int            # tool calls made in it
+
+
+def turns(messages) -> list[Turn]:
+    """The conversation cut into agent turns."""
+    out: list[Turn] = []
+    request, members, tools, final = -1, [], 0, None
+    for m in messages:
+        if m.speaker == "user" and m.kind != "queued":
+            if members:
+                out.append(Turn(request, final, tuple(members), tools))
+            request, members, tools, final = m.index, [m.index], 0, None
+            continue
+        members.append(m.index)
+        if m.speaker == "assistant":
+            tools += len(m.tools)
+            if m.text and m.kind != "prompt":
+                final = m.index
+    if members:
+        out.append(Turn(request, final, tuple(members), tools))
+    return out
+
+
 def parse_text(text: str, start: int = 0) -> Transcript:
     """A ``User:`` / ``Assistant:`` conversation (YAML frontmatter skipped)."""
     if text.startswith("---\n"):
@@ -275,20 +384,21 @@ def parse_text(text: str, start: int = 0) -> Transcript:
     return Transcript(tuple(messages), "text", None, start, start + len(text.encode()), 0, 0, {}, tool_calls)
 
 
-def _with_subagents(result: Transcript, path: Path) -> Transcript:
+def _with_subagents(result: Transcript, path: Path, limit: int = LIMIT) -> Transcript:
     folder = path.with_suffix("") / "subagents"
     messages = list(result.messages)
     calls = result.tool_calls
     for sub in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
         try:
-            part = parse_jsonl(sub.read_bytes(), 0, subagents=True)
-        except OSError:
+            data, begin, _ = read_tail(sub, 0, limit)
+        except MdmemError:
             continue
+        part = parse_jsonl(data, begin, subagents=True)
         calls += part.tool_calls
-        for m in part.messages:
-            messages.append(Message(len(messages), m.speaker, m.text, m.tools, m.offset, m.id))
-    return Transcript(tuple(messages), result.format, result.session_id, result.start, result.end,
-                      result.records, result.malformed, result.skipped, calls, result.cwd)
+        for m in part.messages:  # a subagent file's records are all its own: its "user" is Claude
+            speaker, kind = ("assistant", "prompt") if m.speaker == "user" else (m.speaker, m.kind)
+            messages.append(replace(m, index=len(messages), speaker=speaker, kind=kind))
+    return replace(result, messages=tuple(messages), tool_calls=calls)
 
 
 def claude_projects_dir() -> Path:
