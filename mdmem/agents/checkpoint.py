@@ -124,8 +124,8 @@ _CUTS = (" — ", " – ", " - ", ": ", "; ", ", because ", " because ", ", sinc
 def clean(text: str) -> str:
     """One line of plain text: markup tags, Markdown emphasis and code ticks removed."""
     text = _TAGS.sub(" ", text)
-    text = re.sub(r"\*\*|__|`|^#+\s*|^>\s*", "", text, flags=re.M)
-    return " ".join(text.split())
+    text = re.sub(r"\*\*|__|`|^#+\s*|^>\s*|…|\.{3,}", " ", text, flags=re.M)
+    return " ".join("".join(c if c.isprintable() else " " for c in text).split())
 
 
 def _trim(text: str, limit: int) -> str:
@@ -198,11 +198,13 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
     elif dim == 4:
         chosen = detail.get("chosen")
         rejected = [r for r in detail.get("rejected") or [] if r]
+        why = _BECAUSE.search(clean(best.quote))
         if chosen and rejected:
             name = title(f"Escolhemos {chosen} em vez de {rejected[0]}" if pt else f"Chose {chosen} over {rejected[0]}")
+            desc = one_line(f"{chosen} {'em vez de' if pt else 'over'} {rejected[0]}" + (f": {why.group(1)}" if why else ""))
         else:
             name = title(subject)
-        desc = one_line(best.quote)
+            desc = one_line(best.quote)
         body = "\n\n".join(clean(e.quote) for e in evidence[:2]) + f"\n\n{said}"
     elif dim == 5:
         name = title(best.quote)
@@ -232,6 +234,7 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
                      evidence[:3], chosen, rejected, paths, line)
 
 
+_BECAUSE = re.compile(r"\b(?:because|since|as|so that|given that|porque|pois|já que|uma vez que)\b[\s:]*(.+)", re.I)
 _FOLD = re.compile(r"[^\w]+")
 _STOP = frozenset("the a an and or to of in on for with we i you it is are was be that this from by as at "
                   "o a os as e ou de do da dos das em no na um uma que para pra com por se é foi ser".split())
@@ -279,7 +282,8 @@ class Known:
                 if len(words) >= 2:
                     known.lines.append(words)
                     if index and ln.lstrip().startswith(("-", "*")):
-                        known.entries.append(" ".join(re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", ln).split())[:200])
+                        entry = re.sub(r"\[([^\]]*)\]\([^)]*\)|`~?\d+tk`", lambda m: m.group(1) or "", ln)
+                        known.entries.append(" ".join(entry.split())[:200])
         for rel in scan(vault).notes:
             if rel.startswith(MEMORY_DIR + "/") and "/daily/" not in rel:
                 stem = rel.rsplit("/", 1)[-1][:-3]
@@ -567,6 +571,16 @@ def _strings(value, limit: int = 10) -> list[str]:
     return [clean(v)[:200] for v in value if isinstance(v, str) and clean(v)][:limit]
 
 
+def _globs(value) -> list[str]:
+    """Path globs as given (``**`` kept), one line each, without control characters."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        return []
+    out = ["".join(c for c in v if c.isprintable()).strip()[:200] for v in value if isinstance(v, str)]
+    return [v for v in out if v][:10]
+
+
 def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", transcript: str | None = None,
             extra_claude_md: Sequence[Path] = (), today: str | None = None, store_result: bool = True) -> Checkpoint:
     """Candidates a model proposes (JSON: ``{"dimensions": [...], "candidates": [{type,
@@ -635,7 +649,7 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
             line = "- " + one_line(body.split("\n", 1)[0].lstrip("-* ") or description, 300)
         chosen = clean(item["chosen"])[:120] if isinstance(item.get("chosen"), str) and item["chosen"].strip() else None
         rejected = _strings(item.get("rejected"))
-        paths = [p for p in _strings(item.get("paths")) if not p.startswith(("/", "~")) and ".." not in p.split("/")]
+        paths = [p for p in _globs(item.get("paths")) if not p.startswith(("/", "~")) and ".." not in p.split("/")]
         c = Candidate(len(candidates) + 1, kind, dim or 0, MARKS.get(dim, "·"), name, description,
                       (body or description).rstrip() + f"\n\n{said}\n", [], chosen, rejected, paths, line)
         why = known.repeats(c) or ("a repeat of another candidate" if _slug(name) in seen else None)
