@@ -337,8 +337,8 @@ def _secret(text: str) -> str | None:
     return None
 
 
-def _do_not_save(text: str, dim: int) -> str | None:
-    if dim != 7 and _CODE.search(text):
+def _do_not_save(text: str, dim: int, code_ok: bool = True) -> str | None:
+    if (dim != 7 or not code_ok) and _CODE.search(text):
         return "it is code (do not save: code lives in the code)"
     if _GIT_ONLY.search(text):
         return "it is git history (do not save: `git log` keeps it)"
@@ -568,7 +568,8 @@ def _strings(value, limit: int = 10) -> list[str]:
         value = [value]
     if not isinstance(value, list):
         return []
-    return [clean(v)[:200] for v in value if isinstance(v, str) and clean(v)][:limit]
+    out = [clean(v).strip(" .,;:")[:200] for v in value if isinstance(v, str)]
+    return [v for v in out if v][:limit]
 
 
 def _globs(value) -> list[str]:
@@ -640,13 +641,13 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
             dropped.append(Dropped(name, dim, "no body or description"))
             continue
         text_all = " ".join((raw_name, desc_raw, body))
-        why = _secret(text_all) or _do_not_save(body or description, dim or 3)
+        why = _secret(text_all) or _do_not_save(body or description, dim or 3, code_ok=False)
         if why:
             dropped.append(Dropped(name, dim, why))
             continue
         line = None
         if kind == "claude-md":
-            line = "- " + one_line(body.split("\n", 1)[0].lstrip("-* ") or description, 300)
+            line = "- " + (clean(body.split("\n", 1)[0].lstrip("-* "))[:300] or description)
         chosen = clean(item["chosen"])[:120] if isinstance(item.get("chosen"), str) and item["chosen"].strip() else None
         rejected = _strings(item.get("rejected"))
         paths = [p for p in _globs(item.get("paths")) if not p.startswith(("/", "~")) and ".." not in p.split("/")]

@@ -454,7 +454,8 @@ def rules(messages: Sequence[Message]) -> list[Evidence]:
                     rule, strength = ("always/never + anchor", mid), 0.7
                 elif ((pref := _first(_PREFER, s)) and not planned(s, pref[1].start()) or
                       (pref and pref[0] in ("you should regularly", "we should use TOOL"))) \
-                        and not _first(_CORRECT, s, allow_negated=True):  # a preference as a reaction is ⑥
+                        and not (_first(_CORRECT, s, allow_negated=True) and not _ANCHOR_ANY.search(s)):
+                    # a preference said as a reaction is ⑥; phrased as a tool or path rule it is ③ too
                     rule, strength = pref, _PREFER_STRENGTH.get(pref[0], 0.8)
                 else:
                     continue
