@@ -421,7 +421,7 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
         def work(mem):
             result = cp.propose(mem.root, {"dimensions": dimensions or [], "candidates": candidates},
                                 session=session, lang=lang, today=_today())
-            return dataclasses.asdict(result) | {"fired": result.fired, "text": cp.text(result)}
+            return cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result)}
 
         return state.call("checkpoint_propose", work)
 

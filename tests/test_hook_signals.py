@@ -121,7 +121,8 @@ def test_work_alone_stays_quiet_and_adds_to_weak_evidence(vault: Path, tmp_path:
     s.user("fix the flaky export test").tools(20).say("Fixed: all 48 tests pass.")
     assert run(vault, payload(s.path)).stdout == ""  # 20 tool calls and a delivery: nothing worth keeping
     st = state(vault)
-    assert st["tools"] == 20 and list(st["pending"]) == ["1"]
+    # no word any detector needs: the detectors did not even run (a delivery and tool calls alone never fire)
+    assert st["tools"] == 20 and st["pending"] == {} and "detected" not in st
     # a weak hint (a convention for one commit, 0.7: half a point) + the work done: 0.5 + 0.25 + 0.25
     s.user("commit these changes with a conventional commit message").tools(2).say("Committed: all tests pass.")
     reason = fired(run(vault, payload(s.path), now=T0 + 60))
@@ -228,3 +229,27 @@ def test_replay_of_real_sessions(vault: Path, tmp_path: Path, name: str, fires: 
     assert any(outcomes) is fires, outcomes
     if fires:  # at the stop after the correction (the second of three), not before
         assert outcomes == [False, True, False]
+
+
+def test_the_gate_lets_through_every_piece_of_evidence_in_the_labelled_corpora():
+    """A quiet stop skips the detectors when its new text holds none of the words they need
+    (hooks.gate): that must never hide evidence. Every hit of a dimension that can fire (②-⑦),
+    in the 54 + 12 written conversations and the tune split of the real ones, passes the gate."""
+    from mdmem.agents import dimensions, hooks, transcript
+
+    paths = [p for folder in ("checkpoint", "checkpoint-holdout") for p in sorted((ROOT / "tests" / "data" /
+                                                                                  folder).iterdir())
+             if p.suffix in (".md", ".jsonl") and p.name[:2].isdigit()]
+    ev = _eval()
+    paths += [path for path, _ in ev.sessions("tune")]
+    checked = 0
+    for path in paths:
+        messages = transcript.read(path).messages
+        for e in dimensions.detect(messages):
+            if e.dimension == 1 or e.strength < dimensions.HIT:
+                continue
+            m = messages[e.index]
+            users = [m] if m.speaker == "user" else [x for x in messages[e.index + 1:e.index + 3] if x.speaker == "user"]
+            assert hooks.gate(users, [m] + users), (path.name, e.dimension, e.quote)
+            checked += 1
+    assert checked > 150, checked

@@ -18,29 +18,32 @@ tomorrow") do not count. Standard library only: this runs inside the Stop hook.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 
-from mdmem.agents.transcript import Message, turns
+from mdmem.agents.scan import MARKS
+from mdmem.agents.transcript import Frozen, Message, turns
+
+TYPE_CHECKING = False  # annotations only (`typing` costs ~10 ms of a hook's start)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 HIT = 0.6
-MARKS = {1: "①", 2: "②", 3: "③", 4: "④", 5: "⑤", 6: "⑥", 7: "⑦"}
 NAMES = {1: "task closure", 2: "behaviour rule", 3: "domain rule", 4: "decision", 5: "milestone",
          6: "calibration", 7: "analysis"}
 QUOTE = 199  # characters: a quote stays under 200
 
 
-@dataclass(frozen=True)
-class Evidence:
-    dimension: int
-    index: int      # the message's index in the conversation
-    speaker: str
-    quote: str
-    signal: str     # the rule that fired
-    strength: float
-    offset: int = 0  # the message's byte offset in the transcript (to recognise it again)
-    detail: dict = field(default_factory=dict)  # chosen/rejected, paths, the request, ...
+class Evidence(Frozen):
+    """dimension; index: the message's index in the conversation; speaker; quote (under 200
+    characters); signal: the rule that fired; strength (0..1); offset: the message's byte offset
+    in the transcript (to recognise it again); detail: chosen/rejected, paths, the request, ...
+    (A light frozen record, as :class:`~mdmem.agents.transcript.Message`: the Stop hook imports
+    this module, and ``dataclasses`` alone costs more than a quiet hook's whole budget.)"""
+
+    __slots__ = ("dimension", "index", "speaker", "quote", "signal", "strength", "offset", "detail")
+    _fields = __slots__
+    _defaults = {"offset": 0, "detail": {}}
 
 
 def _rx(pattern: str) -> re.Pattern:
@@ -87,8 +90,14 @@ def prose(text: str) -> str:
 
 
 def sentences(text: str) -> list[str]:
-    """``text`` as prose (:func:`prose`), hard wraps joined, cut into sentences and list items."""
-    return [s.strip() for s in _SPLIT.split(unwrap(prose(text))) if s and s.strip(" *_")]
+    """``text`` as prose (:func:`prose`), hard wraps joined, cut into sentences and list items
+    (each detector asks for the same messages' sentences: they are cut once, :func:`_cut`)."""
+    return list(_cut(text))
+
+
+@functools.lru_cache(maxsize=2048)
+def _cut(text: str) -> tuple[str, ...]:
+    return tuple(s.strip() for s in _SPLIT.split(unwrap(prose(text))) if s and s.strip(" *_"))
 
 
 def quote(sentence: str) -> str:
@@ -239,9 +248,10 @@ def task_closure(messages: Sequence[Message]) -> list[Evidence]:
         last_tool = max((i for i in turn.messages if at[i].tools), default=-1)
         closing = [i for i in turn.messages if at[i].speaker == "assistant" and at[i].text and at[i].kind != "prompt"
                    and (i > last_tool or i == turn.final)]
-        earlier_proof = any(_first(_PROOF, s) and not _FAILING.search(s)
-                            for i in turn.messages if i not in closing and at[i].speaker == "assistant"
-                            for s in sentences(_no_plan(at[i].text))[-3:])
+        def earlier_proof() -> bool:  # asked only when the closing report says "done" without a proof
+            return any(_first(_PROOF, s) and not _FAILING.search(s)
+                       for i in turn.messages if i not in closing and at[i].speaker == "assistant"
+                       for s in sentences(_no_plan(at[i].text))[-3:])
         best = None
         for final, s in ((at[i], s) for i in closing for s in sentences(_no_plan(at[i].text))):
             if is_question(s) or s.rstrip(" *_").endswith(":"):
@@ -257,7 +267,8 @@ def task_closure(messages: Sequence[Message]) -> list[Evidence]:
                 signal = proof[0] + (" + " + done[0] if done else "")
             elif done and not _FAILING.search(s) and not planned(s, done[1].start()) and not _LIST_ITEM.match(s) \
                     and not re.search(r"\bto\s+$", s[:done[1].start()]):
-                strength, signal = (0.8, done[0] + " + proof earlier in the turn") if earlier_proof else (0.6, done[0])
+                strength, signal = (0.8, done[0] + " + proof earlier in the turn") if earlier_proof() else \
+                    (0.6, done[0])
             else:
                 continue
             if best is None or strength > best[0]:
@@ -559,6 +570,9 @@ def decisions(messages: Sequence[Message]) -> list[Evidence]:
         if not user:
             reply = next((x for x in messages[n + 1:n + 3] if x.speaker == "user"), None)
             approved = bool(reply and _APPROVAL.match(reply.text))
+        if not (any(p.search(m.text) for _, p in _CHOICE) or _REASON.search(m.text) or _TRADEOFF.search(m.text)
+                or (user and any(p.search(m.text) for _, p in _DECIDE_USER))):
+            continue  # every way to a decision needs a choice phrase, a reason, a trade-off or (user) a stated one
         parts = sentences(m.text if user else _no_plan(m.text))
         for i, s in enumerate(parts):
             if is_question(s) or len(s) < 12:
@@ -639,6 +653,8 @@ def milestones(messages: Sequence[Message]) -> list[Evidence]:
     a workflow does (an assistant's list item counts only with a version number)."""
     found: list[Evidence] = []
     for m in messages:
+        if not any(p.search(m.text) for _, p in _RELEASE):  # most messages: one cheap look, no sentences
+            continue
         for s in sentences(m.text):
             if is_question(s):
                 continue

@@ -89,13 +89,61 @@ DEFAULTS = {"policy": "signals", "min_stops": 20, "min_minutes": 30.0, "min_dime
             "min_interval_minutes": 10.0, "min_tool_calls": 15, "max_transcript_mb": 8.0,
             "timeout_seconds": 2.0, "output": "block"}
 MEMORY_DIMENSIONS = ("2", "3", "4", "6", "7")  # what fires on its own: rules, decisions, feedback, analysis
-_ASK = re.compile(
-    r"\b(?:consolidate|consolidar|consolide|sediment\w*|(?:do|run) (?:a|the) (?:memory )?checkpoint|"
-    r"(?:save|remember|store|keep|note) (?:this|that|it|these|what we\b[^.?!]{0,30}?)\b[^.?!]{0,20}?"
-    r"\b(?:memory|memories|for later|for next time)|add (?:this|that|it) to (?:your |the )?memory|"
-    r"what should (?:we|you) remember|(?:review|summari[sz]e|recap|wrap up) (?:this|the|our) (?:session|"
-    r"conversation|chat|work so far)|(?:revise|resuma|revisa|recapitule) (?:a|essa|esta|nossa) (?:sessão|conversa)|"
-    r"salv[ae] (?:isso|isto) na memória|guard[ae] (?:isso|isto) na memória)\b", re.I)
+_ASK = (r"\b(?:consolidate|consolidar|consolide|sediment\w*|(?:do|run) (?:a|the) (?:memory )?checkpoint|"
+        r"(?:save|remember|store|keep|note) (?:this|that|it|these|what we\b[^.?!]{0,30}?)\b[^.?!]{0,20}?"
+        r"\b(?:memory|memories|for later|for next time)|add (?:this|that|it) to (?:your |the )?memory|"
+        r"what should (?:we|you) remember|(?:review|summari[sz]e|recap|wrap up) (?:this|the|our) (?:session|"
+        r"conversation|chat|work so far)|(?:revise|resuma|revisa|recapitule) (?:a|essa|esta|nossa) (?:sessão|conversa)|"
+        r"salv[ae] (?:isso|isto) na memória|guard[ae] (?:isso|isto) na memória)\b")
+# What any detector of a dimension the user speaks (②③④⑥⑦, ⑤) could hit needs one of these: a stop whose new
+# text holds none of them cannot fire (a delivery, tool calls and a topic change add up to 0.75 at most), so
+# the detectors (~40 ms of regular expressions to compile) are not even imported. A superset on purpose
+# (tests/test_hook_signals.py checks it against every piece of evidence in the labelled corpora).
+_GATE_USER = (
+    r"always|never|jamais|sempre|nunca|at all times|from now on|going forward|moving forward|from here on|future|"
+    r"every ?time|whenever|each time|\brules?\b|regras?\b|general|everything|\bin (?:every|all)\b|prefer|prefiro|"
+    r"preferên|want you|not allowed|forbidden|proibido|off the table|make sure|everywhere|throughout|consistently|"
+    r"\b(?:you|we) should|devemos|deveríamos|você deve|\bonly\b|just want|s[óo] quero|quero s[óo]|rather|"
+    r"other than|além d|fora d|follow|style|convention|format|padrão|convenção|estilo|seguem|trust|believe|"
+    r"disagree|conflict|differ|divergi|discorda|instead|em vez|ao invés|no lugar|"
+    r"\b(?:go|goes|belongs?|lives?|stays?|sits?|ficam?|vão|vai)\b[^.;]{0,60}\b(?:not|never|rather|não|nunca)\b|"
+    r"decid|decis|chose|chosen|picked|went with|go with|going with|settled|\bopt|switch|moved to|standardi|"
+    r"the (?:choice|call)|dropping|replacing|ditching|moving off|escolh|ficamos|fechamos|vamos|migramos|trocamos|"
+    r"larga|abandonamos|substituímos|fomos de|in favou?r|as opposed|\bover\b|trade-?off|custo-benefício|"
+    r"prós e contras|pros and cons|\bdrop|skip|ditch|scrap|forget|remove|\blose\b|esquece|\btira|so no\b|"
+    r"então sem|não precisa|complexity|complexidade|not worth|overkill|yagni|keep it simple|não vale|i think|"
+    r"acho que|^\W*(?:no|nope|nah|não|nao)\b|no need|hold on|hold off|not yet|\bwait|espera|segura|"
+    r"please (?:don'?t|do not|avoid|stop)|\bdon'?t\b|\bdo n[oi]t\b|\bstop|\bquit|told you|asked you|not what i|"
+    r"not like that|i'?d (?:rather|prefer)|too (?:verbose|long|wordy|many)|\bn[ãa]o\b|\bpar[ae] de\b|"
+    r"eu (?:falei|disse|pedi)|assim não|muito (?:verboso|longo)|\bbut\b|\bmas\b|part of it|half of it|"
+    r"not quite|só parte|só metade|keep|the way i|how i (?:like|want)|more of this|like this|exactly|precisely|"
+    r"spot on|nailed it|isso mesmo|exatamente|continu|mant[eé]|é assim|assim que eu|acertou|great|excellent|"
+    r"awesome|brilliant|love|this is|useful|helpful|let'?s|save (?:this|that|it)|sense|i like|perfect|we'?ll use|"
+    r"going to use|ótimo|otimo|excelente|adorei|gostei|muito bom|muito útil|sentido|salva|guarda|perfeito|"
+    r"sensacional|show de bola|[,;]\s*(?:not|no|sem)\b|nada de|\bvale\b|qualquer|geral|detrimento|because|since|"
+    r"so that|as it|given that|reason|due to|which means|argument|porque|pois|já que|devido|por causa|"
+    r"uma vez que|motivo|assim a gente|compromisso|a partir de agora|daqui (?:pra|para) frente|de agora em diante|"
+    r"daqui em diante|toda vez|nas próximas|como regra|perfer|conflit|larg|\b(?:yes|yep|yeah|ok|okay|sure|agreed|"
+    r"agree|sounds good|go ahead|sim|isso|fechado|bora|pode|concordo|beleza|show|combinado)\b")
+# an assistant's text counts with a decision phrase (④ needs one, or the user's approval) or a release (⑤)
+_GATE_ASSISTANT = (
+    r"decid|decision|chose|chosen|picked|went with|going with|go with|settled on|\bopt|switch|moved to|"
+    r"standardi|the (?:choice|call)|dropping|replacing|ditching|moving off|decis|escolh|ficamos|fechamos|vamos|"
+    r"migramos|trocamos|larg|abandonamos|substituímos|fomos de|")
+_GATE_RELEASE = (
+    r"released|deployed|shipped|published|launched|went (?:live|out)|is (?:now )?live|been live|rolled out|release|"
+    r"tagged|is out|are out|now available|lançamos|lançad|lançou|publicamos|publicad|subiu|subimos|deploy|"
+    r"(?:pro|para o) ar|no ar|liberamos|entregamos|em produção|merged|mergead|mergeamos|play store|app store|"
+    r"production")
+_GATE_ASSISTANT += _GATE_RELEASE
+_COMPILED: dict[str, object] = {}
+
+
+def _rx(name: str):
+    """A pattern of this module, compiled on first use (a quiet stop compiles none it does not need)."""
+    if name not in _COMPILED:
+        _COMPILED[name] = re.compile(globals()[name], re.I | re.M)
+    return _COMPILED[name]
 
 
 class HookError(MdmemError):
@@ -236,7 +284,7 @@ def stop(vault: str, payload: dict, opts: dict) -> dict | None:
                 _remember(state, scan["found"])
                 why = f"{state['since']} stops since the last checkpoint"
         else:
-            scan = _scan(transcript, state, "offset", payload, cfg)
+            scan = _scan(transcript, state, "offset", payload, cfg, cfg["policy"] != "signals", t)
             _remember(state, scan["found"])
             if cfg["policy"] == "evidence":
                 last = state.get("last_trigger") or 0
@@ -313,9 +361,7 @@ def _trigger(state: dict, t: float) -> None:
 
 
 def _evidence_dict(e) -> dict:
-    from dataclasses import asdict
-
-    return asdict(e)
+    return e._asdict()
 
 
 def _evidence(d: dict):
@@ -324,11 +370,13 @@ def _evidence(d: dict):
     return Evidence(**d)
 
 
-def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict) -> dict:
+def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, detectors: bool = True,
+          t: float = 0.0) -> dict:
     """What the transcript bytes after ``state[key]`` hold (the offset then moves to the end
     of what was read): new evidence, tool calls, whether the user asked to consolidate, whether
-    the turn delivered a result or ends by asking the user, whether the topic changed."""
-    from mdmem.agents.dimensions import asks_user, detect
+    the turn delivered a result or ends by asking the user, whether the topic changed.
+    ``detectors=False`` (the ``signals`` policy): the detectors run only when this stop could
+    fire (see :func:`_worth_detecting`)."""
     from mdmem.agents.transcript import Message, read
 
     if not transcript:
@@ -351,19 +399,26 @@ def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict) -> d
             m.speaker == "assistant" and last.strip()[:200] in m.text for m in messages[-3:]):
         # the transcript is written asynchronously: the last reply may not be in the file yet
         messages.append(Message(base + len(fresh), "assistant", last.strip(), (), tr.end))
-    seen = set(state.get("seen", []))
-    found = []
-    for e in detect(messages):
-        k = f"{e.dimension}:{e.quote}"
-        if k not in seen:
-            seen.add(k)
-            found.append(e)
-    state["seen"] = list(seen)[-SEEN:]
     state[key] = tr.end
     new = [m for m in messages if m.index >= base]
     users = [m for m in new if m.speaker == "user"]
     final = next((m.text for m in reversed(messages) if m.speaker == "assistant" and m.text and m.kind != "prompt"),
                  "")
+    ask = any(_rx("_ASK").search(m.text) for m in users)
+    found = []
+    asks = False
+    if detectors or ask or _worth_detecting(state, users, new, cfg, t):
+        from mdmem.agents.dimensions import asks_user, detect
+
+        seen = set(state.get("seen", []))
+        for e in detect(messages):
+            k = f"{e.dimension}:{e.quote}"
+            if k not in seen:
+                seen.add(k)
+                found.append(e)
+        state["seen"] = list(seen)[-SEEN:]
+        asks = bool(final) and asks_user(final)
+        state["detected"] = state.get("detected", 0) + 1
     words = _topic_words(" ".join(m.text[:2000] for m in users if m.kind != "queued"))
     old_words = set(state.get("topic", []))
     changed = bool(old_words) and len(words) >= 5 and len(words & old_words) / len(words) < 0.1
@@ -375,11 +430,28 @@ def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict) -> d
                            "offset": m.offset, "id": m.id, "kind": m.kind} for m in (carry + fresh)[-CARRY:]]
     state["scanned"] = {"from": start, "to": tr.end, "messages": len(fresh), "malformed": tr.malformed,
                         **({"cut": tr.cut} if tr.cut else {})}
-    return {"found": found, "tools": sum(len(m.tools) for m in new),
-            "ask": any(_ASK.search(m.text) for m in users),
-            "asks_user": bool(final) and asks_user(final),
-            "delivered": any(e.dimension == 1 and e.index >= base for e in found),
-            "topic_changed": changed, "lang_text": " ".join(m.text[:1000] for m in users)}
+    return {"found": found, "tools": sum(len(m.tools) for m in new), "ask": ask, "asks_user": asks,
+            "delivered": any(e.dimension == 1 and e.index >= base for e in found), "topic_changed": changed}
+
+
+def _worth_detecting(state: dict, users: list, new: list, cfg: dict, t: float) -> bool:
+    """Whether this stop could fire, so the detectors must run: evidence is pending from
+    an earlier stop, the cadence fallback is due, the new user text holds a word some
+    detector needs, or the new assistant text speaks of a release."""
+    if state.get("pending"):
+        return True
+    if state["since"] >= cfg["min_stops"] and t - (state.get("last_trigger") or state["first"]) >= \
+            cfg["min_minutes"] * 60:
+        return True
+    return gate(users, new)
+
+
+def gate(users: list, new: list) -> bool:
+    """Whether the new text could hold evidence that fires (see :data:`_GATE_USER`)."""
+    if any(_rx("_GATE_USER").search(m.text) or _rx("_GATE_RELEASE").search(m.text) for m in users):
+        return True
+    return any(m.speaker == "assistant" and m.text and (_rx("_GATE_ASSISTANT").search(m.text) or
+                                                        _rx("_GATE_RELEASE").search(m.text)) for m in new)
 
 
 _WORD = re.compile(r"[^\W\d_]{4,}")
@@ -392,23 +464,33 @@ def _topic_words(text: str) -> set[str]:
     return {w for w in (x.lower() for x in _WORD.findall(text)) if w not in _COMMON}
 
 
+def _runner() -> str:
+    """How this hook was started, for the commands the model is told to run: the console script
+    (``.../bin/mdmem``), else ``python -m mdmem`` with this interpreter (what
+    :func:`mdmem.agents.claude_settings.runner` gives, without importing that module)."""
+    import shlex
+    import sys
+
+    script = sys.argv[0] if sys.argv else ""
+    if os.path.basename(script).startswith("mdmem") and os.path.isfile(script):
+        return shlex.quote(os.path.abspath(script))
+    return f"{shlex.quote(os.path.abspath(sys.executable))} -m mdmem"
+
+
 def _fire(vault_dir: str, session: str, transcript: str, evidence: list, state: dict, cfg: dict,
           why: str) -> dict:
     """The scan prompt for the model in the session, as the Stop hook's output."""
-    from pathlib import Path
-
-    from mdmem.agents import checkpoint as cp
-    from mdmem.agents.claude_settings import runner
+    from mdmem.agents import scan as cp
     from mdmem.agents.dimensions import language
     from mdmem.agents.transcript import Message
 
-    vault = Path(vault_dir)
+    vault = vault_dir
     lang = language([Message(0, "user", " ".join(state.get("topic", [])) + " " +
                              " ".join(e.quote for e in evidence if e.speaker == "user"))])
-    cwd_claude = [Path(state["cwd"]) / "CLAUDE.md"] if state.get("cwd") else []
+    cwd_claude = [os.path.join(state["cwd"], "CLAUDE.md")] if state.get("cwd") else []
     known = cp.Known.read(vault, cwd_claude, session)
     reason = cp.scan_prompt(session, vault, known=known, evidence=evidence, topic=state.get("topic", []),
-                            lang=lang, run=runner(), why=why)
+                            lang=lang, run=_runner(), why=why)
     log(vault, f"stop session={session} fired ({why}): {len(evidence)} hint(s), prompt {len(reason)} characters")
     note = ("mdmem: hora de consolidar a memória; o Claude vai revisar a sessão e sugerir o que vale guardar."
             if lang == "pt" else

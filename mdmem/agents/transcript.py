@@ -38,7 +38,9 @@ A plain text or Markdown conversation is accepted too: turns start with
 ``Assistente:``, optionally bold or as a heading); ``[tool: NAME] …`` lines
 inside an assistant turn count as tool calls.
 
-Standard library only: this runs inside the Claude Code Stop hook.
+Standard library only, and cheap to import (no ``dataclasses``, ``pathlib`` or ``typing``: measured,
+they cost 15-30 ms of a Stop hook whose budget is twice a bare ``python -c pass``): this runs
+inside the Claude Code Stop hook at every agent turn.
 """
 
 from __future__ import annotations
@@ -46,10 +48,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections import Counter
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-
 from mdmem.base import files
 from mdmem.base.errors import MdmemError
 
@@ -73,30 +71,81 @@ _TOOL_LINE = re.compile(r"^[ \t]*\[tool:\s*([^\]]+)\].*$\n?", re.I | re.M)
 _USER_NAMES = {"user", "human", "you", "usuário", "usuario"}
 
 
-@dataclass(frozen=True)
-class Message:
-    index: int      # position in the conversation (0-based)
-    speaker: str    # "user" or "assistant"
-    text: str
-    tools: tuple[str, ...] = ()  # names of the tools this assistant message called
-    offset: int = 0  # byte offset of its first record in the file (JSONL), or of its turn (text)
-    id: str | None = None  # an assistant message's ``message.id`` (its records are grouped by it)
-    kind: str = ""  # "queued": typed while the agent worked; "prompt": Claude's prompt to a subagent
+class Frozen:
+    """A small frozen record (what ``@dataclass(frozen=True)`` gives, without importing
+    ``dataclasses``): fields by position or name, defaults, ``==``, ``repr``, :func:`replace`."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+    _defaults: dict = {}
+
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(self._fields):
+            raise TypeError(f"{type(self).__name__} takes at most {len(self._fields)} arguments")
+        values = dict(zip(self._fields, args))
+        for name, value in kwargs.items():
+            if name not in self._fields or name in values:
+                raise TypeError(f"{type(self).__name__}: unexpected or repeated argument {name!r}")
+            values[name] = value
+        for name in self._fields:
+            if name in values:
+                value = values[name]
+            elif name in self._defaults:
+                value = self._defaults[name]
+                value = dict(value) if isinstance(value, dict) else value
+            else:
+                raise TypeError(f"{type(self).__name__} needs {name!r}")
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is frozen")
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name in self._fields)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other._values() == self._values()
+
+    def __hash__(self):
+        return hash(self._values())
+
+    def __repr__(self):
+        return f"{type(self).__name__}(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self._fields) + ")"
+
+    def __reduce__(self):  # copy, deepcopy and pickle build it again through __init__
+        return type(self), self._values()
+
+    def _asdict(self) -> dict:
+        return {n: getattr(self, n) for n in self._fields}
 
 
-@dataclass(frozen=True)
-class Transcript:
-    messages: tuple[Message, ...]
-    format: str                 # "jsonl" or "text"
-    session_id: str | None
-    start: int                  # byte offset reading began at
-    end: int                    # byte offset of the end of the last complete line read
-    records: int = 0            # JSONL records read
-    malformed: int = 0          # lines that are not a JSON object
-    skipped: dict[str, int] = field(default_factory=dict)  # left-out records by kind
-    tool_calls: int = 0
-    cwd: str | None = None
-    cut: int = 0                # bytes after ``start`` left unread because of the size limit
+def replace(record, **changes):
+    """A copy of ``record`` with ``changes`` (as ``dataclasses.replace``)."""
+    return type(record)(**{n: changes.get(n, getattr(record, n)) for n in record._fields})
+
+
+class Message(Frozen):
+    """index: position in the conversation (0-based); speaker: "user" or "assistant"; text; tools:
+    names of the tools this assistant message called; offset: byte offset of its first record in
+    the file (JSONL) or of its turn (text); id: an assistant message's ``message.id`` (its records
+    are grouped by it); kind: "queued" (typed while the agent worked), "prompt" (Claude's prompt
+    to a subagent) or ""."""
+
+    __slots__ = ("index", "speaker", "text", "tools", "offset", "id", "kind")
+    _fields = __slots__
+    _defaults = {"tools": (), "offset": 0, "id": None, "kind": ""}
+
+
+class Transcript(Frozen):
+    """messages; format ("jsonl" or "text"); session_id; start: the byte offset reading began at;
+    end: the byte offset of the end of the last complete line read; records: JSONL records read;
+    malformed: lines that are not a JSON object; skipped: left-out records by kind; tool_calls;
+    cwd; cut: bytes after ``start`` left unread because of the size limit."""
+
+    __slots__ = ("messages", "format", "session_id", "start", "end", "records", "malformed", "skipped",
+                 "tool_calls", "cwd", "cut")
+    _fields = __slots__
+    _defaults = {"records": 0, "malformed": 0, "skipped": {}, "tool_calls": 0, "cwd": None, "cut": 0}
 
 
 def looks_like_jsonl(head: bytes) -> bool:
@@ -107,13 +156,13 @@ def read_tail(path: str | os.PathLike, start: int = 0, limit: int = LIMIT) -> tu
     """(bytes, offset they begin at, bytes skipped) of the regular file ``path`` from ``start``
     on, at most the last ``limit`` of them (a tail that does not begin at ``start`` begins
     after its first newline). Raises :class:`MdmemError` with one line for the user."""
-    p = Path(path)
+    p = os.fspath(path)
     try:
         fd = files.open_regular(p)
     except FileNotFoundError:
         raise MdmemError(f"transcript not found: {p}") from None
     except files.NotRegular:
-        if p.is_dir():
+        if os.path.isdir(p):
             raise MdmemError(f"transcript is a folder, not a file: {p}") from None
         raise MdmemError(f"transcript is not a regular file (a device, FIFO or socket): {p}") from None
     except OSError as e:
@@ -152,7 +201,7 @@ def read(path: str | os.PathLike, start: int = 0, subagents: bool = False,
     if cut:
         result = replace(result, start=start, cut=cut)
     if subagents and result.format == "jsonl" and start == 0:
-        result = _with_subagents(result, Path(path), limit)
+        result = _with_subagents(result, os.fspath(path), limit)
     return result
 
 
@@ -181,7 +230,7 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
         cut = len(data) if _complete(data) else 0
     elif cut < len(data) and _complete(data[cut:]):
         cut = len(data)  # a last line without its newline, but whole
-    skipped: Counter[str] = Counter()
+    skipped: dict[str, int] = {}
     messages: list[Message] = []
     records = malformed = tool_calls = 0
     session = cwd = None
@@ -196,7 +245,7 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
         fast = next((kind for marker, kind in _FAST_SKIP if marker in line), None)
         if fast is not None:  # most of a transcript's bytes: skipped without parsing them
             records += 1
-            skipped[fast] += 1
+            skipped[fast] = skipped.get(fast, 0) + 1
             continue
         try:
             rec = json.loads(line)
@@ -216,53 +265,53 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
                 queued[text] = len(messages)
                 messages.append(Message(len(messages), "user", text, (), here, None, "queued"))
             else:
-                skipped["queue-operation"] += 1
+                skipped["queue-operation"] = skipped.get("queue-operation", 0) + 1
             continue
         if kind in SKIPPED_TYPES:
-            skipped[str(kind)] += 1
+            skipped[str(kind)] = skipped.get(str(kind), 0) + 1
             continue
         if kind not in ("user", "assistant"):
-            skipped["unknown"] += 1
+            skipped["unknown"] = skipped.get("unknown", 0) + 1
             continue
         side = bool(rec.get("isSidechain"))
         if side and not subagents:
-            skipped["subagent"] += 1
+            skipped["subagent"] = skipped.get("subagent", 0) + 1
             continue
         if rec.get("isMeta"):
-            skipped["meta"] += 1
+            skipped["meta"] = skipped.get("meta", 0) + 1
             continue
         if rec.get("isCompactSummary"):
-            skipped["compact-summary"] += 1
+            skipped["compact-summary"] = skipped.get("compact-summary", 0) + 1
             continue
         msg = rec.get("message")
         if not isinstance(msg, dict):
-            skipped["no-message"] += 1
+            skipped["no-message"] = skipped.get("no-message", 0) + 1
             continue
         text, tools, results = _content(msg.get("content"))
         if kind == "user":
             if results and not text:
-                skipped["tool-result"] += 1
+                skipped["tool-result"] = skipped.get("tool-result", 0) + 1
                 continue
             if text and _WRAPPER.match(text):  # a slash command: keep only what the user typed after it
                 args = _ARGS.search(text)
                 text = args.group(1).strip() if args else ""
                 if not text:
-                    skipped["command"] += 1
+                    skipped["command"] = skipped.get("command", 0) + 1
                     continue
             if not text or text.lstrip().startswith(_NOISE_TEXT):
-                skipped["noise"] += 1
+                skipped["noise"] = skipped.get("noise", 0) + 1
                 continue
             if side:  # a subagent's "user" is Claude prompting it: assistant text
                 messages.append(Message(len(messages), "assistant", text, (), here, None, "prompt"))
                 continue
             if text in queued:  # the queued text delivered as a prompt after all: keep its first place
-                skipped["queued-repeat"] += 1
+                skipped["queued-repeat"] = skipped.get("queued-repeat", 0) + 1
                 del queued[text]
                 continue
             messages.append(Message(len(messages), "user", text, (), here))
             continue
         if msg.get("model") == "<synthetic>" or rec.get("isApiErrorMessage"):
-            skipped["synthetic"] += 1
+            skipped["synthetic"] = skipped.get("synthetic", 0) + 1
             continue
         tool_calls += len(tools)
         mid = _str(msg.get("id"))
@@ -273,7 +322,7 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
             messages[i] = replace(old, text=joined, tools=old.tools + tools)
             continue
         if not text and not tools:
-            skipped["empty"] += 1
+            skipped["empty"] = skipped.get("empty", 0) + 1
             if mid is not None:  # a thinking-only record: later records of it may carry text
                 by_id[mid] = len(messages)
                 messages.append(Message(len(messages), "assistant", "", (), here, mid))
@@ -322,14 +371,14 @@ def _content(content) -> tuple[str, tuple[str, ...], int]:
     return "\n".join(texts), tuple(tools), results
 
 
-@dataclass(frozen=True)
-class Turn:
-    """One agent turn: a prompt the user typed (not a queued one) and what the assistant did
-    until the next such prompt."""
-    request: int          # index of the user message that opened it (-1: before any)
-    final: int | None     # index of its last assistant message with text (the reply the user reads)
-    messages: tuple[int, ...]  # indices of every message in it, queued user text included
-    tools: int            # tool calls made in it
+class Turn(Frozen):
+    """One agent turn: a prompt the user typed (not a queued one) and what the assistant did until
+    the next such prompt. request: index of the user message that opened it (-1: before any);
+    final: index of its last assistant message with text (the reply the user reads); messages:
+    indices of every message in it, queued user text included; tools: tool calls made in it."""
+
+    __slots__ = ("request", "final", "messages", "tools")
+    _fields = __slots__
 
 
 def turns(messages) -> list[Turn]:
@@ -384,8 +433,10 @@ def parse_text(text: str, start: int = 0) -> Transcript:
     return Transcript(tuple(messages), "text", None, start, start + len(text.encode()), 0, 0, {}, tool_calls)
 
 
-def _with_subagents(result: Transcript, path: Path, limit: int = LIMIT) -> Transcript:
-    folder = path.with_suffix("") / "subagents"
+def _with_subagents(result: Transcript, path: str, limit: int = LIMIT) -> Transcript:
+    from pathlib import Path
+
+    folder = Path(path).with_suffix("") / "subagents"
     messages = list(result.messages)
     calls = result.tool_calls
     for sub in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
@@ -401,15 +452,19 @@ def _with_subagents(result: Transcript, path: Path, limit: int = LIMIT) -> Trans
     return replace(result, messages=tuple(messages), tool_calls=calls)
 
 
-def claude_projects_dir() -> Path:
+def claude_projects_dir():
+    from pathlib import Path
+
     base = os.environ.get("CLAUDE_CONFIG_DIR")
     return Path(base).expanduser() / "projects" if base else Path.home() / ".claude" / "projects"
 
 
-def latest_for(cwd: str | os.PathLike) -> Path:
+def latest_for(cwd: str | os.PathLike):
     """The newest transcript Claude Code wrote for the project at ``cwd``
     (its folder name is the absolute path with every other character than
     letters and digits turned into ``-``)."""
+    from pathlib import Path
+
     projects = claude_projects_dir()
     name = re.sub(r"[^A-Za-z0-9]", "-", str(Path(cwd).resolve()))
     folder = projects / name

@@ -135,9 +135,7 @@ def checkpoint(
             result = cp.analyze(source, root, lang=lang, subagents=subagents, session=session,
                                 today=os.environ.get("MDMEM_TODAY"), model=model)
     if json:
-        from dataclasses import asdict
-
-        render.emit_json(asdict(result) | {"fired": result.fired, "text": cp.text(result)})
+        render.emit_json(cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result)})
     else:
         render.text(cp.text(result) + "\n")
         for d in result.dropped if target == "propose" else ():
