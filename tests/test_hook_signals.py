@@ -253,3 +253,6 @@ def test_the_gate_lets_through_every_piece_of_evidence_in_the_labelled_corpora()
             assert hooks.gate(users, [m] + users), (path.name, e.dimension, e.quote)
             checked += 1
     assert checked > 150, checked
+    plain = [transcript.Message(0, "user", t) for t in ("pushed", "verify", "fix the failing test in parser.py",
+                                                          "why does the build fail on CI?")]
+    assert not any(hooks.gate([m], [m]) for m in plain)  # and it is not a gate that lets everything through

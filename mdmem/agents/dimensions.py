@@ -46,20 +46,39 @@ class Evidence(Frozen):
     _defaults = {"offset": 0, "detail": {}}
 
 
-def _rx(pattern: str) -> re.Pattern:
-    return re.compile(pattern, re.I)
+class _Lazy:
+    """A pattern compiled on its first use: a stop that looks at one short message reaches a
+    fraction of the ~110 patterns here, and compiling all of them costs ~25 ms (measured), more
+    than such a stop's budget. After the first use its methods are the compiled pattern's own."""
+
+    def __init__(self, pattern: str, flags: int = re.I) -> None:
+        self.pattern, self.flags = pattern, flags
+
+    def __getattr__(self, name: str):
+        compiled = re.compile(self.pattern, self.flags)
+        for method in ("search", "match", "finditer", "findall", "sub", "split", "fullmatch"):
+            setattr(self, method, getattr(compiled, method))
+        return getattr(compiled, name)
+
+
+def _rx(pattern: str, flags: int = re.I) -> _Lazy:
+    return _Lazy(pattern, flags)
+
+
+def _re(pattern: str, flags: int = 0) -> _Lazy:
+    return _Lazy(pattern, flags)
 
 
 # ----------------------------------------------------------------------------- sentences
 
-_FENCE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.S | re.M)
-_SPLIT = re.compile(r"(?<=[.!?…])[\"')\]*]*\s+(?=\S)|\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)|\n")
-_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>\n]{0,200})?/?>")  # <user-memory-input>, <br/>: markup, not words
+_FENCE = _re(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.S | re.M)
+_SPLIT = _re(r"(?<=[.!?…])[\"')\]*]*\s+(?=\S)|\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)|\n")
+_TAG = _re(r"</?[A-Za-z][\w:-]*(?:\s[^<>\n]{0,200})?/?>")  # <user-memory-input>, <br/>: markup, not words
 # not prose: table rows, directory trees, horizontal rules, headings made of symbols only
-_NOT_PROSE = re.compile(r"^\s*(?:\|.*|[-*_=]{3,}\s*)$")
-_TREE = re.compile(r"[│├└┌┐┘┬┴┼]|^\s*(?:[\w.-]+/)+\s*$")
+_NOT_PROSE = _re(r"^\s*(?:\|.*|[-*_=]{3,}\s*)$")
+_TREE = _re(r"[│├└┌┐┘┬┴┼]|^\s*(?:[\w.-]+/)+\s*$")
 # a hard-wrapped line: the next line goes on with the same sentence
-_BREAK = re.compile(r"\n(?!\s*(?:[-*•>#|]|\d+[.)]|```|~~~|\n))(?=[ \t]*[a-z(\"'`])")
+_BREAK = _re(r"\n(?!\s*(?:[-*•>#|]|\d+[.)]|```|~~~|\n))(?=[ \t]*[a-z(\"'`])")
 
 
 _QUESTION_START = _rx(r"^\W*(?:why|should|shall|could|would|can|(?:do|does|did)(?!\s+n[oi]t\b)|is|are|was|were|what|which|how|"
@@ -80,7 +99,7 @@ def unwrap(text: str) -> str:
     return _BREAK.sub(lambda m: " " if not _ENDS.search(text, 0, m.start()) else m.group(), text)
 
 
-_ENDS = re.compile(r"[.!?:;]\s*\Z")
+_ENDS = _re(r"[.!?:;]\s*\Z")
 
 
 def prose(text: str) -> str:
@@ -105,7 +124,7 @@ def quote(sentence: str) -> str:
     return flat if len(flat) <= QUOTE else flat[: QUOTE - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
 
 
-_CLAUSE_CUT = re.compile(r"\s+[—–-]\s+|;\s+|:\s+|,\s+(?=(?:but|so|which|though|although|mas|então|porque)\b)")
+_CLAUSE_CUT = _re(r"\s+[—–-]\s+|;\s+|:\s+|,\s+(?=(?:but|so|which|though|although|mas|então|porque)\b)")
 
 
 def clause(sentence: str, at: int) -> str:
@@ -202,17 +221,18 @@ _ASKS = _rx(r"\b(?:would you like|do you want|shall i|should i|want me to|let me
             r"which (?:one|option|approach) (?:do|would) you|can you (?:confirm|check|run|try|tell)|could you "
             r"(?:confirm|check|run|try|tell)|please (?:confirm|run|try|check)|are you (?:ok|okay|happy) with|"
             r"quer que eu|você quer|prefere|posso (?:seguir|continuar|fazer|aplicar)|pode (?:confirmar|rodar|testar))\b")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)]|[✓✅✔☑])\s")
+_LIST_ITEM = _re(r"^\s*(?:[-*•]|\d+[.)]|[✓✅✔☑])\s")
+_PARAGRAPH = _rx(r"\n\s*\n")
 SUBSTANTIAL = 15  # tool calls: the seed's "more than 15 tool calls" (a substantial piece of work)
 
 
 def asks_user(text: str) -> bool:
     """The message ends by asking the user something (its last paragraph holds a question or
     an "let me know if…" / "want me to…" request): a turn ending so waits for the user."""
-    paragraphs = [p for p in re.split(r"\n\s*\n", prose(text).strip()) if p.strip()]
-    if not paragraphs:
+    body = prose(text).strip()
+    if not body:
         return False
-    tail = paragraphs[-1]
+    tail = _PARAGRAPH.split(body)[-1]
     last = (sentences(tail) or [""])[-1]
     return last.rstrip(" *_`").endswith("?") or bool(_ASKS.search(tail))
 
@@ -240,8 +260,6 @@ def task_closure(messages: Sequence[Message]) -> list[Evidence]:
                 request, work = opener, 0
         work += turn.tools
         if request is None or not work or turn.final is None:
-            continue
-        if asks_user(at[turn.final].text):
             continue
         # the closing report: the turn's final message, and any text after its last tool call
         # (a queued slash command can be answered after the report)
@@ -273,7 +291,7 @@ def task_closure(messages: Sequence[Message]) -> list[Evidence]:
                 continue
             if best is None or strength > best[0]:
                 best = (strength, signal, s, final)
-        if best:
+        if best and not asks_user(at[turn.final].text):
             strength, signal, s, final = best
             if work >= SUBSTANTIAL:
                 strength = min(1.0, strength + 0.05)
@@ -397,7 +415,7 @@ _MARKER = _rx(r"\b(?:(?:standing|general|ground|house|simple|new|another|one|a|t
 # about oneself ("I always forget", "as always", "it never works")
 _MID = _rx(r"(?:^|[,;:]\s*|\b(?:and|but|e|mas|so|então|please|por favor)\s+|(?:/|\.\w{1,5})\s+)"
            r"(?:always|never|sempre|nunca|jamais)\s+(?!mind\b|been\b|mais\b|again\b)([\w'-]+)")
-_STATEMENT = re.compile(r"(?:[^s]s|ei|ou|ava|ia)$")  # "takes", "gostei", "travou", "usava": a fact, not a rule
+_STATEMENT = _re(r"(?:[^s]s|ei|ou|ava|ia)$")  # "takes", "gostei", "travou", "usava": a fact, not a rule
 _THIRD_PARTY = _rx(r"\b(?:will|we'll|we will|is going to|are going to|vai|vamos|iremos|vão)\b")
 _SECOND_PERSON = _rx(r"\b(?:you|your|vc|você|te|seu|sua)\b")
 _TOOLS = (r"git|github|gitlab|npm|npx|yarn|pnpm|bun|pip|pipx|uv|poetry|pytest|jest|vitest|mocha|docker|"
@@ -419,7 +437,7 @@ _ANCHOR = [
 ]
 
 
-_ANCHOR_ANY = re.compile("|".join(f"(?:{x.pattern})" for _, x in _ANCHOR), re.I)
+_ANCHOR_ANY = _re("|".join(f"(?:{x.pattern})" for _, x in _ANCHOR), re.I)
 
 
 def _paths(sentence: str) -> list[str]:
@@ -558,6 +576,30 @@ _APPROVAL = _rx(r"^\W*(?:yes|yep|yeah|sounds good|agreed|i agree|agree|let'?s do
                 r"faz sentido|perfeito|beleza|ótimo|otimo|show|combinado|ok(?:ay)?)\b")
 
 
+# what a message must hold for a detector to look at its sentences (substrings of the patterns' words: a
+# superset, checked in C; a regular expression over every message costs 10-20 ms on a 2.7 MB session)
+_DECISION_HINTS = (
+    "decid", "chose", "chosen", "picked", "went with", "go with", "going with", "settled", "opt", "switch",
+    "moved to", "standardi", "decision", "the choice", "the call", "dropping", "replacing", "ditching", "moving off",
+    "decis", "escolh", "ficamos", "fechamos", "vamos", "migramos", "trocamos", "larg", "abandonamos", "substitu",
+    "fomos de", "because", "since", "so that", "as it", "given that", "reason", "due to", "which means", "argument",
+    "porque", "pois", "já que", "devido", "por causa", "uma vez que", "motivo", "assim a gente", "compromisso",
+    "trade", "custo-benef", "prós e contras", "pros and cons")
+_DECISION_USER_HINTS = (
+    "over", "drop", "skip", "ditch", "scrap", "forget", "remove", "lose", "esquece", "tira", "so no", "então sem",
+    "entao sem", "não precisa", "complex", "not worth", "overkill", "yagni", "simple", "não vale", "i think",
+    "acho que")
+_RELEASE_HINTS = (
+    "releas", "deploy", "shipped", "publish", "launch", "live", "rolled", "rolling", "cut a", "cut the", "tagged",
+    "is out", "are out", "went out", "available", "lanç", "publica", "subiu", "subimos", " ar", "liberamos",
+    "entregamos", "produção", "production", "merge", "store")
+
+
+@functools.lru_cache(maxsize=2048)
+def _lower(text: str) -> str:
+    return text.lower()
+
+
 def decisions(messages: Sequence[Message]) -> list[Evidence]:
     """④ A choice with its reason or the option given up. From the assistant it needs a
     decision phrase ("we chose", "going with") or the user's approval in the next message
@@ -570,8 +612,8 @@ def decisions(messages: Sequence[Message]) -> list[Evidence]:
         if not user:
             reply = next((x for x in messages[n + 1:n + 3] if x.speaker == "user"), None)
             approved = bool(reply and _APPROVAL.match(reply.text))
-        if not (any(p.search(m.text) for _, p in _CHOICE) or _REASON.search(m.text) or _TRADEOFF.search(m.text)
-                or (user and any(p.search(m.text) for _, p in _DECIDE_USER))):
+        low = _lower(m.text)
+        if not (any(w in low for w in _DECISION_HINTS) or (user and any(w in low for w in _DECISION_USER_HINTS))):
             continue  # every way to a decision needs a choice phrase, a reason, a trade-off or (user) a stated one
         parts = sentences(m.text if user else _no_plan(m.text))
         for i, s in enumerate(parts):
@@ -653,7 +695,8 @@ def milestones(messages: Sequence[Message]) -> list[Evidence]:
     a workflow does (an assistant's list item counts only with a version number)."""
     found: list[Evidence] = []
     for m in messages:
-        if not any(p.search(m.text) for _, p in _RELEASE):  # most messages: one cheap look, no sentences
+        low = _lower(m.text)
+        if not any(w in low for w in _RELEASE_HINTS):  # most messages: a few substring looks, no sentences
             continue
         for s in sentences(m.text):
             if is_question(s):
@@ -759,7 +802,7 @@ def calibration(messages: Sequence[Message]) -> list[Evidence]:
 
 # ----------------------------------------------------------------------------- ⑦ analysis
 
-_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*•]|#{1,4}\s|\|)", re.M)
+_ITEM = _re(r"^\s*(?:\d+[.)]|[-*•]|#{1,4}\s|\|)", re.M)
 _FRAMEWORK = _rx(r"\b(?:framework|model|principles?|checklist|matrix|heuristics?|rules? of thumb|patterns?|"
                  r"taxonomy|criteria|trade-?offs?|playbook|mental model|step[- ]by[- ]step|layers?|pillars?|"
                  r"dimensions?|modelo|estrutura|princípios|matriz|critérios|heurísticas?|passo a passo|"
@@ -818,9 +861,9 @@ def hits(evidence: Sequence[Evidence]) -> dict[int, list[Evidence]]:
     return {d: sorted(v, key=lambda e: (-e.strength, e.index)) for d, v in sorted(out.items())}
 
 
-_PT = re.compile(r"\b(?:não|você|vc|está|isso|então|também|obrigad[oa]|para|pra|com|uma|um|que|de|do|da|os|as|"
+_PT = _re(r"\b(?:não|você|vc|está|isso|então|também|obrigad[oa]|para|pra|com|uma|um|que|de|do|da|os|as|"
                  r"é|fazer|agora|porque|mas|já|quero|preciso|vamos)\b", re.I)
-_EN = re.compile(r"\b(?:the|you|is|are|this|that|with|and|to|of|it|please|can|what|how|not|don't|i|we|"
+_EN = _re(r"\b(?:the|you|is|are|this|that|with|and|to|of|it|please|can|what|how|not|don't|i|we|"
                  r"want|need|let's|thanks)\b", re.I)
 
 

@@ -98,44 +98,98 @@ _ASK = (r"\b(?:consolidate|consolidar|consolide|sediment\w*|(?:do|run) (?:a|the)
 # What any detector of a dimension the user speaks (②③④⑥⑦, ⑤) could hit needs one of these: a stop whose new
 # text holds none of them cannot fire (a delivery, tool calls and a topic change add up to 0.75 at most), so
 # the detectors (~40 ms of regular expressions to compile) are not even imported. A superset on purpose
-# (tests/test_hook_signals.py checks it against every piece of evidence in the labelled corpora).
-_GATE_USER = (
-    r"always|never|jamais|sempre|nunca|at all times|from now on|going forward|moving forward|from here on|future|"
-    r"every ?time|whenever|each time|\brules?\b|regras?\b|general|everything|\bin (?:every|all)\b|prefer|prefiro|"
-    r"preferên|want you|not allowed|forbidden|proibido|off the table|make sure|everywhere|throughout|consistently|"
-    r"\b(?:you|we) should|devemos|deveríamos|você deve|\bonly\b|just want|s[óo] quero|quero s[óo]|rather|"
-    r"other than|além d|fora d|follow|style|convention|format|padrão|convenção|estilo|seguem|trust|believe|"
-    r"disagree|conflict|differ|divergi|discorda|instead|em vez|ao invés|no lugar|"
-    r"\b(?:go|goes|belongs?|lives?|stays?|sits?|ficam?|vão|vai)\b[^.;]{0,60}\b(?:not|never|rather|não|nunca)\b|"
-    r"decid|decis|chose|chosen|picked|went with|go with|going with|settled|\bopt|switch|moved to|standardi|"
-    r"the (?:choice|call)|dropping|replacing|ditching|moving off|escolh|ficamos|fechamos|vamos|migramos|trocamos|"
-    r"larga|abandonamos|substituímos|fomos de|in favou?r|as opposed|\bover\b|trade-?off|custo-benefício|"
-    r"prós e contras|pros and cons|\bdrop|skip|ditch|scrap|forget|remove|\blose\b|esquece|\btira|so no\b|"
-    r"então sem|não precisa|complexity|complexidade|not worth|overkill|yagni|keep it simple|não vale|i think|"
-    r"acho que|^\W*(?:no|nope|nah|não|nao)\b|no need|hold on|hold off|not yet|\bwait|espera|segura|"
-    r"please (?:don'?t|do not|avoid|stop)|\bdon'?t\b|\bdo n[oi]t\b|\bstop|\bquit|told you|asked you|not what i|"
-    r"not like that|i'?d (?:rather|prefer)|too (?:verbose|long|wordy|many)|\bn[ãa]o\b|\bpar[ae] de\b|"
-    r"eu (?:falei|disse|pedi)|assim não|muito (?:verboso|longo)|\bbut\b|\bmas\b|part of it|half of it|"
-    r"not quite|só parte|só metade|keep|the way i|how i (?:like|want)|more of this|like this|exactly|precisely|"
-    r"spot on|nailed it|isso mesmo|exatamente|continu|mant[eé]|é assim|assim que eu|acertou|great|excellent|"
-    r"awesome|brilliant|love|this is|useful|helpful|let'?s|save (?:this|that|it)|sense|i like|perfect|we'?ll use|"
-    r"going to use|ótimo|otimo|excelente|adorei|gostei|muito bom|muito útil|sentido|salva|guarda|perfeito|"
-    r"sensacional|show de bola|[,;]\s*(?:not|no|sem)\b|nada de|\bvale\b|qualquer|geral|detrimento|because|since|"
-    r"so that|as it|given that|reason|due to|which means|argument|porque|pois|já que|devido|por causa|"
-    r"uma vez que|motivo|assim a gente|compromisso|a partir de agora|daqui (?:pra|para) frente|de agora em diante|"
-    r"daqui em diante|toda vez|nas próximas|como regra|perfer|conflit|larg|\b(?:yes|yep|yeah|ok|okay|sure|agreed|"
-    r"agree|sounds good|go ahead|sim|isso|fechado|bora|pode|concordo|beleza|show|combinado)\b")
-# an assistant's text counts with a decision phrase (④ needs one, or the user's approval) or a release (⑤)
-_GATE_ASSISTANT = (
-    r"decid|decision|chose|chosen|picked|went with|going with|go with|settled on|\bopt|switch|moved to|"
-    r"standardi|the (?:choice|call)|dropping|replacing|ditching|moving off|decis|escolh|ficamos|fechamos|vamos|"
-    r"migramos|trocamos|larg|abandonamos|substituímos|fomos de|")
-_GATE_RELEASE = (
-    r"released|deployed|shipped|published|launched|went (?:live|out)|is (?:now )?live|been live|rolled out|release|"
-    r"tagged|is out|are out|now available|lançamos|lançad|lançou|publicamos|publicad|subiu|subimos|deploy|"
-    r"(?:pro|para o) ar|no ar|liberamos|entregamos|em produção|merged|mergead|mergeamos|play store|app store|"
-    r"production")
-_GATE_ASSISTANT += _GATE_RELEASE
+# (tests/test_hook_signals.py checks it against every piece of evidence in the labelled corpora), and checked
+# with set and substring lookups, not a regular expression: compiling one this size costs more than a quiet
+# stop's whole budget (measured: 20-40 ms).
+_GATE_WORDS = frozenset("""
+always never jamais sempre nunca future whenever rule rules regra regras general geral everything only over lose
+vale qualquer yes yep yeah ok okay sure agreed agree sim isso fechado bora pode concordo beleza show combinado
+vamos ficamos fechamos fomos but mas no nope nah não nao stop quit wait espera segura hold drop skip ditch scrap
+remove forget because since porque pois devido reason motivo argument overkill yagni keep perfect exactly precisely
+love useful helpful great excellent awesome brilliant sensacional adorei gostei ótimo otimo excelente perfeito
+exatamente trust believe instead rather style estilo format padrão decision decisão merged released deployed shipped
+published launched tagged production subiu subimos liberamos entregamos useful
+""".split())
+_GATE_STEMS = (
+    "prefer", "perfer", "prefiro", "preferên", "decid", "decis", "chose", "chosen", "escolh", "switch", "standardi",
+    "conflit", "conflict", "disagree", "differ", "divergi", "discord", "convention", "convenç", "continu", "mantenh",
+    "mantém", "mante", "deploy", "publicad", "publicamos", "publish", "lançad", "lançamos", "lançou", "launch",
+    "mergead", "mergeamos", "larg", "complex", "trade", "follow", "seguem", "consistent", "everywhere", "throughout",
+    "forbid", "proibid", "release", "abandon", "substitu", "migr", "troc", "opt", "sense", "sentido", "compromis",
+    "verbos", "wordy", "esquec", "tira", "remov", "salva", "guarda", "acert", "pick", "settl", "ditch", "replac",
+    "dropp", "adopt", "adot", "usamos", "picks", "rolled", "available")
+_GATE_PHRASES = (
+    "at all times", "from now on", "going forward", "moving forward", "from here on", "every time", "everytime",
+    "each time", "in every", "in all", "want you", "off the table", "make sure", "you should", "we should",
+    "você deve", "devemos", "deveríamos", "just want", "só quero", "so quero", "quero só", "quero so", "other than",
+    "além d", "fora d", "em vez", "ao invés", "no lugar", "went with", "go with", "going with", "moved to",
+    "the choice", "the call", "in favo", "as opposed", "custo-benefício", "prós e contras", "pros and cons", "so no",
+    "então sem", "entao sem", "não precisa", "nao precisa", "not worth", "keep it simple", "não vale", "i think",
+    "acho que", "no need", "not yet", "please don", "please do", "please avoid", "please stop", "don't", "dont",
+    "do not", "do nit", "told you", "asked you", "not what i", "not like that", "i'd rather", "i'd prefer",
+    "id rather", "too verbose", "too long", "too wordy", "too many", "para de", "pare de", "eu falei", "eu disse",
+    "eu pedi", "assim não", "muito verboso", "muito longo", "part of it", "half of it", "not quite", "só parte",
+    "só metade", "the way i", "how i like", "how i want", "more of this", "like this", "like that", "spot on",
+    "nailed it", "é assim", "assim que eu", "this is", "let's", "lets ", "let us", "save this", "save that",
+    "save it", "i like", "we'll use", "going to use", "muito bom", "muito útil", "show de bola", ", not", "; not",
+    ", no ", ",no ", "; no ", ", sem ", "; sem ", "nada de", "so that", "as it", "given that", "due to",
+    "which means", "já que", "por causa", "uma vez que", "assim a gente", "a partir de agora", "daqui pra frente",
+    "daqui para frente", "de agora em diante", "daqui em diante", "toda vez", "nas próximas", "como regra",
+    "went live", "went out", "is live", "now live", "been live", "is out", "are out", "pro ar", "para o ar",
+    "no ar", "em produção", "play store", "app store", "sounds good", "go ahead", "not allowed", "vamos de",
+    "e não", "em detrimento", "passa a usar", "fica n", "fica c", "continua n", "vai pr", "we use", "will use",
+    "gets a", "goes to", "go to", "go on", "stays", "moves to", "in future", "hold off", "hold on", "cut a release",
+    "cut the release")
+_GATE_PAIRS = (frozenset("go goes belong belongs live lives stay stays sit sits ficam fica vão vai".split()),
+               frozenset("not never rather não nunca".split()))
+_GATE_ASSISTANT_WORDS = frozenset("merged released deployed shipped published launched tagged production subiu "
+                                  "subimos liberamos entregamos decision decisão".split())
+_GATE_ASSISTANT_STEMS = ("decid", "decis", "chose", "chosen", "pick", "settl", "switch", "standardi", "dropp",
+                         "replac", "ditch", "escolh", "migr", "troc", "larg", "abandon", "substitu", "deploy",
+                         "publicad", "publish", "lançad", "lançamos", "lançou", "launch", "release", "mergead",
+                         "rolled", "available", "opt")
+_GATE_ASSISTANT_PHRASES = ("went with", "going with", "go with", "moved to", "moving off", "the choice", "the call",
+                           "ficamos", "fechamos", "vamos", "fomos de", "went live", "went out", "is live",
+                           "now live", "been live", "is out", "are out", "pro ar", "para o ar", "no ar",
+                           "em produção", "play store", "app store", "cut a release", "cut the release")
+_PUNCT = str.maketrans({c: " " for c in ".,;:!?()[]{}\"'`*_#>|/\\<=+~^$%&@\n\t\r…—–-"})
+_ASK_HINTS = ("consolid", "sediment", "checkpoint", "memory", "memories", "memória", "remember", "review",
+              "summari", "recap", "wrap up", "resuma", "revise", "revisa", "recapitule", "for later", "next time")
+
+
+def _words(low: str) -> list[str]:
+    return low.translate(_PUNCT).split()
+
+
+def gate(users: list, new: list) -> bool:
+    """Whether the new text could hold evidence that fires: a user message with a word some
+    detector needs, or an assistant message with a decision phrase (④ needs one, or the user's
+    approval) or a release (⑤). Sets and substrings only (see :data:`_GATE_WORDS`)."""
+    for m in users:
+        low = m.text.lower()
+        words = _words(low)
+        if _GATE_WORDS.intersection(words) or any(w.startswith(_GATE_STEMS) for w in words):
+            return True
+        if any(p in low for p in _GATE_PHRASES):
+            return True
+        if _GATE_PAIRS[0].intersection(words) and _GATE_PAIRS[1].intersection(words):
+            return True
+    for m in new:
+        if m.speaker != "assistant" or not m.text:
+            continue
+        low = m.text.lower()
+        words = _words(low)
+        if _GATE_ASSISTANT_WORDS.intersection(words) or any(w.startswith(_GATE_ASSISTANT_STEMS) for w in words) \
+                or any(p in low for p in _GATE_ASSISTANT_PHRASES):
+            return True
+    return False
+
+
+def _asked(users: list) -> bool:
+    """The user asks to consolidate (checked with the regular expression only when a hint word is there)."""
+    return any(any(h in m.text.lower() for h in _ASK_HINTS) and _rx("_ASK").search(m.text) for m in users)
+
+
 _COMPILED: dict[str, object] = {}
 
 
@@ -304,9 +358,11 @@ def stop(vault: str, payload: dict, opts: dict) -> dict | None:
 
 def _remember(state: dict, found: list) -> None:
     """Keep the strongest evidence of each dimension until the next trigger."""
+    pending = state.setdefault("pending", {})
+    if not found:
+        return  # (and the detectors' module is not imported for nothing)
     from mdmem.agents.dimensions import HIT
 
-    pending = state.setdefault("pending", {})
     for e in found:
         if e.strength >= HIT:  # only what hits a dimension counts toward firing
             items = pending.setdefault(str(e.dimension), [])
@@ -404,7 +460,7 @@ def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, dete
     users = [m for m in new if m.speaker == "user"]
     final = next((m.text for m in reversed(messages) if m.speaker == "assistant" and m.text and m.kind != "prompt"),
                  "")
-    ask = any(_rx("_ASK").search(m.text) for m in users)
+    ask = _asked(users)
     found = []
     asks = False
     if detectors or ask or _worth_detecting(state, users, new, cfg, t):
@@ -446,22 +502,13 @@ def _worth_detecting(state: dict, users: list, new: list, cfg: dict, t: float) -
     return gate(users, new)
 
 
-def gate(users: list, new: list) -> bool:
-    """Whether the new text could hold evidence that fires (see :data:`_GATE_USER`)."""
-    if any(_rx("_GATE_USER").search(m.text) or _rx("_GATE_RELEASE").search(m.text) for m in users):
-        return True
-    return any(m.speaker == "assistant" and m.text and (_rx("_GATE_ASSISTANT").search(m.text) or
-                                                        _rx("_GATE_RELEASE").search(m.text)) for m in new)
-
-
-_WORD = re.compile(r"[^\W\d_]{4,}")
 _COMMON = frozenset("this that with from have what when will would could should there their about please "
                     "also just make sure them then than into your yours isso esse essa para como mais "
                     "quando onde fazer pode favor".split())
 
 
 def _topic_words(text: str) -> set[str]:
-    return {w for w in (x.lower() for x in _WORD.findall(text)) if w not in _COMMON}
+    return {w for w in _words(text.lower()) if len(w) >= 4 and w.isalpha() and w not in _COMMON}
 
 
 def _runner() -> str:

@@ -54,20 +54,38 @@ from mdmem.base.errors import MdmemError
 SKIPPED_TYPES = frozenset({"progress", "file-history-snapshot", "attachment", "summary",
                            "system", "custom-title", "tag", "agent-name", "last-prompt"})
 LIMIT = 64 * 1024 * 1024  # bytes of a transcript read at most by default (the last ones)
-_WRAPPER = re.compile(r"^\s*<(?:command|local-command)-[\w-]+>", re.S)
+_WRAPPERS = ("<command-", "<local-command-")
 # Claude Code writes compact JSON, where these byte strings can only be structure (inside a
 # string value quotes are escaped): such lines are skipped without being parsed.
 _FAST_SKIP = ((b'"type":"progress"', "progress"), (b'"type":"file-history-snapshot"', "file-history-snapshot"),
               (b'"type":"tool_result"', "tool-result"))  # in this order: progress records nest tool results
-_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+_ARGS = (r"<command-args>(.*?)</command-args>", re.S)
 _NOISE_TEXT = ("Stop hook feedback:", "[Request interrupted by user", "Caveat: The messages below were generated",
                "<task-notification>", "<system-reminder>", "<bash-input>", "<bash-stdout>", "<user-prompt-submit-hook>")
-_SLASH = re.compile(r"^\s*/[\w:.-]+\s*$")  # a bare slash command such as "/exit"
+
 _NAMES = r"(user|human|you|usuário|usuario|assistant|claude|ai|assistente)"
-_SPEAKER = re.compile(
+_SPEAKER = (
     r"^[ \t]{0,3}(?:#{1,6}[ \t]*" + _NAMES + r"[ \t]*:?[ \t]*$\n?"   # "## User" on its own line
     r"|(?:\*\*|__)?" + _NAMES + r"(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]*)", re.I | re.M)
-_TOOL_LINE = re.compile(r"^[ \t]*\[tool:\s*([^\]]+)\].*$\n?", re.I | re.M)
+_COMPILED: dict = {}
+
+
+def _rx(pattern: tuple):
+    """A pattern compiled on first use: the Stop hook reads JSONL, never needing the text format's."""
+    if pattern not in _COMPILED:
+        _COMPILED[pattern] = re.compile(*pattern)
+    return _COMPILED[pattern]
+
+
+def _wrapper(text: str) -> bool:
+    return text.lstrip().startswith(_WRAPPERS)
+
+
+def _slash(text: str) -> bool:
+    """A bare slash command such as "/exit"."""
+    text = text.strip()
+    return text.startswith("/") and len(text) > 1 and not any(c.isspace() for c in text)
+_TOOL_LINE = (r"^[ \t]*\[tool:\s*([^\]]+)\].*$\n?", re.I | re.M)
 _USER_NAMES = {"user", "human", "you", "usuário", "usuario"}
 
 
@@ -219,7 +237,7 @@ def _queued_text(rec: dict) -> str:
     if not isinstance(text, str):
         return ""
     text = text.strip()
-    if not text or _WRAPPER.match(text) or _SLASH.match(text) or text.startswith(_NOISE_TEXT):
+    if not text or _wrapper(text) or _slash(text) or text.startswith(_NOISE_TEXT):
         return ""
     return text
 
@@ -292,8 +310,8 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
             if results and not text:
                 skipped["tool-result"] = skipped.get("tool-result", 0) + 1
                 continue
-            if text and _WRAPPER.match(text):  # a slash command: keep only what the user typed after it
-                args = _ARGS.search(text)
+            if text and _wrapper(text):  # a slash command: keep only what the user typed after it
+                args = _rx(_ARGS).search(text)
                 text = args.group(1).strip() if args else ""
                 if not text:
                     skipped["command"] = skipped.get("command", 0) + 1
@@ -407,7 +425,7 @@ def parse_text(text: str, start: int = 0) -> Transcript:
         end = text.find("\n---", 4)
         if end != -1:
             text = text[text.find("\n", end + 1) + 1:] if text.find("\n", end + 1) != -1 else ""
-    marks = list(_SPEAKER.finditer(text))
+    marks = list(_rx(_SPEAKER).finditer(text))
     messages: list[Message] = []
     tool_calls = 0
     for i, mark in enumerate(marks):
@@ -415,9 +433,9 @@ def parse_text(text: str, start: int = 0) -> Transcript:
         speaker = "user" if (mark.group(1) or mark.group(2)).lower() in _USER_NAMES else "assistant"
         tools: tuple[str, ...] = ()
         if speaker == "assistant":
-            tools = tuple(t.strip() for t in _TOOL_LINE.findall(body))
+            tools = tuple(t.strip() for t in _rx(_TOOL_LINE).findall(body))
             tool_calls += len(tools)
-            body = _TOOL_LINE.sub("", body)
+            body = _rx(_TOOL_LINE).sub("", body)
         body = body.strip()
         if not body and not tools:
             continue
