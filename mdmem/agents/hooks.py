@@ -299,7 +299,8 @@ def read_state(path: str) -> dict:
 
 
 def write_state(path: str, state: dict) -> None:
-    files.write_atomic(path, json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode())
+    """Atomic, not durable: derived state (a lost update restarts a session's counts)."""
+    files.write_atomic(path, json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode(), durable=False)
 
 
 # ----------------------------------------------------------------------------- stop
