@@ -256,3 +256,20 @@ def test_the_gate_lets_through_every_piece_of_evidence_in_the_labelled_corpora()
     plain = [transcript.Message(0, "user", t) for t in ("pushed", "verify", "fix the failing test in parser.py",
                                                           "why does the build fail on CI?")]
     assert not any(hooks.gate([m], [m]) for m in plain)  # and it is not a gate that lets everything through
+
+
+def test_a_quiet_stop_imports_only_what_it_needs(vault: Path, tmp_path: Path):
+    """The quiet path's budget is twice a bare interpreter: no detectors, no dataclasses, typing or
+    pathlib (each measured at 5-15 ms), when the new text needs no detector."""
+    s = Session(tmp_path / "s.jsonl")
+    s.user("why does the build fail on CI?").tools(2).say("The cache key changed.")
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_")}
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "mdmem", "hook", "stop", "--vault", str(vault)],
+                          input=json.dumps(payload(s.path)), capture_output=True, text=True, env=environ, timeout=60)
+    assert proc.returncode == 0 and proc.stdout == ""
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
+    assert "mdmem.agents.transcript" in imported and "mdmem.agents.hooks" in imported  # the stop was read
+    heavy = {"mdmem.agents.dimensions", "mdmem.agents.checkpoint", "mdmem.agents.scan", "dataclasses", "typing",
+             "pathlib", "mdmem.base.settings", "mdmem.base.models"}
+    assert not imported & heavy, sorted(imported & heavy)
+    assert state(vault)["tools"] == 2

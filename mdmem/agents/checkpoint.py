@@ -166,7 +166,7 @@ def title(text: str, limit: int = NAME_MAX) -> str:
 
 
 def one_line(text: str, limit: int = DESCRIPTION_MAX) -> str:
-    return _trim(clean(text), limit)
+    return _trim(_PLEASE.sub("", clean(text)), limit)
 
 
 # ----------------------------------------------------------------------------- offline candidates
@@ -193,20 +193,21 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
     elif dim == 2:
         rule = clean(detail.get("rule") or best.quote)
         name = title(subject)
-        desc = one_line(("Regra para o CLAUDE.md: " if pt else "Rule for CLAUDE.md: ") + _FILLER.sub("", rule))
+        desc = one_line(("Regra para o CLAUDE.md: " if pt else "Rule for CLAUDE.md: ") + (_FILLER.sub("", clean(subject))
+                                                                                          or rule))
         line = "- " + (_FILLER.sub("", rule) or rule)
         body = f"{line}\n\n{said}"
     elif dim == 3:
         rule = clean(detail.get("rule") or best.quote)
         paths = list(detail.get("paths") or [])
         name = title(subject)
-        desc = one_line(_FILLER.sub("", rule) or rule)
+        desc = one_line(_FILLER.sub("", clean(subject)) or rule)
         body = "\n".join(f"- {_FILLER.sub('', clean(e.quote)) or clean(e.quote)}" for e in evidence[:3]
                          if e.detail.get("paths") == detail.get("paths")) + f"\n\n{said}"
     elif dim == 4:
         chosen = detail.get("chosen")
         rejected = [r for r in detail.get("rejected") or [] if r]
-        why = _BECAUSE.search(clean(best.quote))
+        why = _BECAUSE.search(clean(best.quote)) or re.search(r":\s+(.+)", clean(best.quote))
         if chosen and rejected:
             name = title(f"Escolhemos {chosen} em vez de {rejected[0]}" if pt else f"Chose {chosen} over {rejected[0]}")
             desc = one_line(f"{chosen} {'em vez de' if pt else 'over'} {rejected[0]}" + (f": {why.group(1)}" if why else ""))
@@ -228,7 +229,7 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
                     f"{'Confirmação do usuário' if pt else 'The user confirmed'}: {clean(best.quote)}\n\n{said}")
         else:
             name = title(subject)
-            desc = one_line(("O usuário corrigiu: " if pt else "The user corrected: ") + _FILLER.sub("", clean(best.quote)))
+            desc = one_line(("O usuário corrigiu: " if pt else "The user corrected: ") + _FILLER.sub("", clean(subject)))
             why = "Por quê: o usuário corrigiu esta prática" if pt else "Why: the user corrected this practice"
             body = (f"- {_FILLER.sub('', clean(best.quote)) or clean(best.quote)}\n\n{why}"
                     + (f" ({'depois de' if pt else 'after'}: {clean(practice)})" if practice else "") + f".\n\n{said}")
