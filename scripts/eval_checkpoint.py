@@ -269,7 +269,7 @@ def run(split: str, policy: str | None = None) -> dict:
                 else:
                     rejected += 1
         right = sum(1 for p in plays if bool(p["fired"]) == p["worth"])
-        return {"split": split, "offline": offline_table(rows, labels), "rows": rows, "replay": plays,
+        return {"split": split, "policy": policy, "offline": offline_table(rows, labels), "rows": rows, "replay": plays,
                 "fire_right": right, "sessions": len(plays),
                 "accepted": accepted, "rejected": rejected, "unjudged": unjudged}
     finally:
@@ -295,7 +295,7 @@ def render(report: dict, show: bool = False) -> list[str]:
     for d, v in o["dims"].items():
         lines.append(f"   {NAMES[d]:<16} {_p(v['precision']):>6} ({v['right']}/{v['wrong']}/{v['borderline']})"
                      f"{'':>20}{_p(v['recall']):>6} ({v['found']}/{v['gold']})")
-    lines.append(f"hook replay (default policy): fire/silent right in {report['fire_right']}/{report['sessions']}")
+    lines.append(f"hook replay ({report.get('policy') or 'default policy'}): fire/silent right in {report['fire_right']}/{report['sessions']}")
     for p in report["replay"]:
         fired = ", ".join(f"stop {f['stop']}" for f in p["fired"]) or "silent"
         ok = "ok " if bool(p["fired"]) == p["worth"] else "BAD"
