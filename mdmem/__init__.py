@@ -2,16 +2,15 @@
 
 ``from mdmem import Memory`` is the library: ``Memory.open(path).search(q, limit=5)``.
 The name is resolved lazily so that ``import mdmem`` (the hook fast path) stays
-standard-library only.
+standard-library only and cheap.
 """
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # not `from typing import`: typing costs ~10 ms of every hook's start (measured)
-
 __version__ = "0.1.0"
 __all__ = ["Memory", "__version__"]
 
+TYPE_CHECKING = False  # not `from typing import`: `import mdmem` is on the hooks' path (typing costs ~5 ms)
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
 
