@@ -401,6 +401,32 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
 
         return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session))
 
+    @adds
+    def checkpoint_propose(
+        candidates: Annotated[list[dict[str, Any]], Field(
+            description="At most 3 memories worth keeping: each {type (project, claude-md, protocol, decision, "
+                        "feedback, reference, user), dimension (1-7), name (the subject, <= 60 characters), "
+                        "description (one line), body (the fact, why, how to apply), chosen/rejected (decisions), "
+                        "paths (protocol globs)}.")],
+        dimensions: Annotated[list[int] | None, Field(description="The dimensions (1-7) the conversation hit.")] = None,
+        session: Annotated[str | None, Field(description="The Claude Code session id (as the Stop hook gave it); "
+                                                         "default: \"manual\".")] = None,
+        lang: Annotated[Literal["en", "pt"], Field(description="The language of the numbered list.")] = "en",
+    ) -> str:
+        """Propose memories from a checkpoint scan of this conversation (when the Stop hook asks, or after
+        more than 15 tool calls, a delivered result, a topic change, or when the user asks to consolidate).
+        mdmem validates them (types, count, short clean names, nothing it should not save), drops what the
+        vault or this session already holds, and stores them as the pending checkpoint: show the user the
+        numbered `text` and save nothing until they pick numbers (then `checkpoint_accept`). Writes no note."""
+        from mdmem.agents import checkpoint as cp
+
+        def work(mem):
+            result = cp.propose(mem.root, {"dimensions": dimensions or [], "candidates": candidates},
+                                session=session, lang=lang, today=_today())
+            return cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result)}
+
+        return state.call("checkpoint_propose", work)
+
     return server
 
 

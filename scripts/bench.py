@@ -36,8 +36,9 @@ as medians [min-max] over runs, and as the ratios DESIGN.md asks for:
 10. hooks and checkpoints (``scripts/bench_hooks.py``): per vault size ``mdmem hook
    session-start`` with its card fresh and right after an edit; the detectors' precision
    and recall per dimension on the labelled conversations (the tuned corpus and
-   the held-out one), ``mdmem hook stop`` not firing vs ``python -c pass``,
-   firing on a 2.7 MB transcript, and the evidence policy per stop.
+   the held-out one), ``mdmem hook stop`` not firing vs ``python -c pass`` (with and
+   without the detectors), firing on a 2.7 MB transcript with the scan prompt, and a
+   growing session per stop. The real-session figures are ``scripts/eval_checkpoint.py``.
 
 ``--big N`` adds one N-note build (peak memory, notes/s), a grep and a few cold
 searches, skipping the per-query parts. The load average and a pure-Python CPU
@@ -854,9 +855,11 @@ def verdicts(report: dict) -> list[str]:
     hooks = report.get("hooks", {}).get("timing")
     if hooks:
         r, f = hooks["quiet_ratio"]["median"], hooks["fire_ms"]["median"]
-        out.append(f"{'OK    ' if r < 3 else 'MISSED'} mdmem hook stop not firing < 3x python -c pass: {r:.2f}x")
-        out.append(f"{'OK    ' if f < 300 else 'MISSED'} mdmem hook stop firing on a "
-                   f"{hooks['fire_bytes'] / 1e6:.1f} MB transcript < 300 ms: {f:.0f} ms")
+        d = hooks["detecting"]["ratio"]["median"]
+        out.append(f"{'OK    ' if r < 2 else 'MISSED'} mdmem hook stop not firing < 2x python -c pass: {r:.2f}x "
+                   f"(a stop whose new text needs no detector; {d:.2f}x when the detectors run)")
+        out.append(f"{'OK    ' if f < 150 else 'MISSED'} mdmem hook stop firing on a "
+                   f"{hooks['fire_bytes'] / 1e6:.1f} MB transcript with the scan prompt < 150 ms: {f:.0f} ms")
     return out
 
 

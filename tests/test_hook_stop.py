@@ -35,6 +35,11 @@ def payload(transcript: Path, session: str = "s1", **extra) -> dict:
             "some_future_field": {"x": 1}, **extra}
 
 
+def hints(reason: str) -> list[str]:
+    """The hint lines of a scan prompt: "④ msg 1 (assistant)", ..."""
+    return [ln[2:].split(":")[0] for ln in reason.splitlines() if ln.startswith("- ") and " msg " in ln[:12]]
+
+
 def state(vault: Path, session: str = "s1") -> dict:
     return json.loads((vault / ".mdmem" / "hooks" / f"stop-{session}.json").read_text())
 
@@ -46,40 +51,51 @@ def talk(tmp_path: Path) -> Path:
     return path
 
 
+PROMPT = "[mdmem checkpoint] Before you stop, scan this conversation along the seven dimensions below"
+NOTE = "mdmem: checkpoint: Claude reviews the session for memories worth keeping (you choose what is saved)."
+
+
 def test_cadence_fires_after_20_stops_and_30_minutes(vault: Path, talk: Path):
+    cadence = ("--policy", "cadence")
     for i in range(19):  # 19 stops over an hour: not enough stops
-        assert run(vault, payload(talk), now=T0 + i * 200).stdout == ""
+        assert run(vault, payload(talk), *cadence, now=T0 + i * 200).stdout == ""
     assert state(vault)["stops"] == 19
     # the 20th stop comes 25 minutes after the first: not enough time
     s = state(vault)
     s_path = vault / ".mdmem" / "hooks" / "stop-s1.json"
     s_path.write_text(json.dumps(s | {"first": T0 + 3600}))
-    assert run(vault, payload(talk), now=T0 + 3600 + 25 * 60).stdout == ""
+    assert run(vault, payload(talk), *cadence, now=T0 + 3600 + 25 * 60).stdout == ""
     assert state(vault)["since"] == 20
-    fired = run(vault, payload(talk), now=T0 + 3600 + 31 * 60)
+    fired = run(vault, payload(talk), *cadence, now=T0 + 3600 + 31 * 60)
     out = json.loads(fired.stdout)
     assert set(out) == {"decision", "reason", "systemMessage"} and out["decision"] == "block"
-    assert out["reason"].startswith("[Checkpoint] This conversation hit 4/7 dimensions (②③④⑥). Suggested memories:\n"
-                                    "1. [decision] ④ Chose SQS over Redis")
-    assert "checkpoint accept 1,2 --session s1 --vault" in out["reason"] and "save nothing before" in out["reason"]
-    assert out["systemMessage"] == 'mdmem: 3 memories suggested; answer with numbers or "skip".'
+    reason = out["reason"]
+    assert reason.startswith(PROMPT) and len(reason) <= 6000
+    assert "- ④ msg 1 (assistant): \"We decided to use SQS instead of Redis because it is managed and we have no " \
+           "ops team.\" [chose + alternative + reason]" in reason
+    assert "Why now: 21 stops since the last checkpoint." in reason
+    assert f"checkpoint propose --session s1 --vault {vault} <<'JSON'" in reason
+    assert f"checkpoint accept 1,3 --session s1 --vault {vault}` with their numbers" in reason
+    assert "save nothing before they answer" in reason and "0-1 dimensions hit → do nothing" in reason
+    assert out["systemMessage"] == NOTE
     assert state(vault)["since"] == 0 and state(vault)["triggers"] == 1
-    assert json.loads((vault / ".mdmem" / "checkpoints" / "s1.json").read_text())["status"] == "pending"
+    assert not (vault / ".mdmem" / "checkpoints").exists()  # the model proposes; the hook stores nothing
     # Claude continues because of the block; its next stop has stop_hook_active: silent, nothing counted
-    again = run(vault, payload(talk, stop_hook_active=True), now=T0 + 3600 + 32 * 60)
+    again = run(vault, payload(talk, stop_hook_active=True), *cadence, now=T0 + 3600 + 32 * 60)
     assert again.stdout == "" and state(vault)["stops"] == 21
     # the counter starts over: the next stops are silent
-    assert run(vault, payload(talk), now=T0 + 3600 + 33 * 60).stdout == ""
+    assert run(vault, payload(talk), *cadence, now=T0 + 3600 + 33 * 60).stdout == ""
 
 
 def test_cadence_thresholds_from_config(vault: Path, talk: Path):
     (vault / ".mdmem").mkdir(exist_ok=True)
-    (vault / ".mdmem" / "config.toml").write_text("[hook]\nmin_stops = 2\nmin_minutes = 0\noutput = \"context\"\n")
+    (vault / ".mdmem" / "config.toml").write_text("[hook]\npolicy = \"cadence\"\nmin_stops = 2\nmin_minutes = 0\n"
+                                                  "output = \"context\"\n")
     assert run(vault, payload(talk)).stdout == ""
     out = json.loads(run(vault, payload(talk), now=T0 + 1).stdout)
     assert set(out) == {"hookSpecificOutput", "systemMessage"}
     assert out["hookSpecificOutput"]["hookEventName"] == "Stop"
-    assert out["hookSpecificOutput"]["additionalContext"].startswith("[Checkpoint] This conversation hit 4/7")
+    assert out["hookSpecificOutput"]["additionalContext"].startswith(PROMPT)
     # a flag wins over the file
     assert "decision" in json.loads(run(vault, payload(talk, session_id="s2"), "--output", "block").stdout or
                                     run(vault, payload(talk, session_id="s2"), "--output", "block").stdout)
@@ -104,14 +120,15 @@ def test_evidence_policy_scans_only_appended_bytes(vault: Path, tmp_path: Path):
     assert list(state(vault)["pending"]) == ["2"]
     _grow(talk, "Assistant: We chose SQS over Redis because it is managed.\n")
     out = json.loads(run(vault, payload(talk), *args, now=T0 + 180).stdout)
-    assert out["reason"].startswith("[Checkpoint] This conversation hit 2/7 dimensions (②④).")
+    assert out["reason"].startswith(PROMPT) and "Why now: 2 dimensions hit since the last checkpoint." in out["reason"]
+    assert hints(out["reason"]) == ["④ msg 4 (assistant)", "② msg 2 (user)"]
     assert state(vault)["pending"] == {}
     # two more dimensions soon after: the minimum interval (10 minutes) holds them back, then they fire
     _grow(talk, "User: no, don't paste the whole diff back.\nUser: We released v1.2.0 to PyPI.\n")
     assert run(vault, payload(talk), *args, now=T0 + 240).stdout == ""
     assert sorted(state(vault)["pending"]) == ["5", "6"]
     late = json.loads(run(vault, payload(talk), *args, now=T0 + 180 + 601).stdout)
-    assert "(⑤⑥)" in late["reason"]
+    assert hints(late["reason"]) == ["⑥ msg 5 (user)", "⑤ msg 6 (user)"]
     # evidence already counted is not counted again when the carried messages are re-read
     assert state(vault)["pending"] == {}
 
@@ -134,7 +151,7 @@ def test_evidence_policy_on_a_growing_jsonl_transcript(vault: Path, tmp_path: Pa
     assert state(vault, "j1")["offset"] == path.stat().st_size - 40
     _grow(path, line[40:] + rec("user", "Stop pasting whole files into the chat."))
     out = run(vault, payload(path, "j1"), "--policy", "evidence", now=T0 + 2).stdout
-    assert json.loads(out)["reason"].startswith("[Checkpoint] This conversation hit 2/7 dimensions (④⑥).")
+    assert hints(json.loads(out)["reason"]) == ["④ msg 1 (assistant)", "⑥ msg 2 (user)"]
     assert [m["text"] for m in state(vault, "j1")["carry"]] == [  # m1's records are one message again
         "Let me weigh the two.\nWe chose SQS over Redis because it is managed and we have no ops team.",
         "Stop pasting whole files into the chat."]
@@ -145,7 +162,7 @@ def test_last_assistant_message_counts_before_the_transcript_has_it(vault: Path,
     talk.write_text("User: From now on, answer in English.\n")
     out = run(vault, payload(talk, last_assistant_message="We chose SQS over Redis because it is managed."),
               "--policy", "evidence").stdout
-    assert "(②④)" in json.loads(out)["reason"]
+    assert hints(json.loads(out)["reason"]) == ["④ msg 1 (assistant)", "② msg 0 (user)"]
 
 
 def test_silence_and_fail_open(vault: Path, talk: Path, tmp_path: Path):
@@ -168,7 +185,8 @@ def test_silence_and_fail_open(vault: Path, talk: Path, tmp_path: Path):
     # a bad [hook] setting is an error (fail open), naming the file
     (vault / ".mdmem" / "config.toml").write_text("[hook]\npolicy = \"sometimes\"\n")
     proc = run(vault, payload(talk))
-    assert proc.stdout == "" and "config.toml must be one of cadence, evidence" in proc.stderr.replace("[hook] policy in ", "").replace(str(vault / ".mdmem") + "/", "")
+    assert proc.stdout == "" and "config.toml must be one of signals, cadence, evidence" in \
+        proc.stderr.replace("[hook] policy in ", "").replace(str(vault / ".mdmem") + "/", "")
 
 
 def test_vault_found_from_the_hook_cwd(vault: Path, talk: Path):
@@ -178,7 +196,7 @@ def test_vault_found_from_the_hook_cwd(vault: Path, talk: Path):
 
 def test_two_hooks_racing_on_one_session_both_count(vault: Path, talk: Path):
     environ = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_")} | {"MDMEM_NOW": str(T0)}
-    cmd = [sys.executable, "-m", "mdmem", "hook", "stop", "--vault", str(vault)]
+    cmd = [sys.executable, "-m", "mdmem", "hook", "stop", "--vault", str(vault), "--policy", "cadence"]
     raw = json.dumps(payload(talk))
     for _ in range(3):
         procs = [subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

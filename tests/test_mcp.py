@@ -24,7 +24,7 @@ from mdmem.mcp_server import MAX_CHARS, Session, build_server, fit
 
 pytestmark = pytest.mark.anyio
 READ_ONLY = {"search", "recall", "read_note", "backlinks", "neighbors", "timeline", "check"}
-WRITES = {"save", "daily_add", "checkpoint_accept"}
+WRITES = {"save", "daily_add", "checkpoint_accept", "checkpoint_propose"}
 
 
 @pytest.fixture

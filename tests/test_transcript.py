@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -141,3 +142,59 @@ def test_latest_transcript_of_a_project(tmp_path: Path, monkeypatch):
     assert transcript.latest_for(project) == folder / "new.jsonl"
     with pytest.raises(MdmemError, match="no Claude Code transcript"):
         transcript.latest_for(tmp_path)
+
+
+def test_queued_text_is_the_user_and_subagent_prompts_are_not(tmp_path: Path):
+    """Text typed while the agent works exists only as a queue-operation enqueue record; a
+    subagent's "user" records are Claude prompting it; task notifications nobody typed."""
+    lines = [
+        _record("user", "Build the review tool."),
+        _record("assistant", [{"type": "tool_use", "id": "t1", "name": "Write", "input": {}}], id="a1"),
+        json.dumps({"type": "queue-operation", "operation": "enqueue", "content": "also: imports go at the top"}),
+        json.dumps({"type": "queue-operation", "operation": "enqueue", "content": "/exit"}),
+        json.dumps({"type": "queue-operation", "operation": "enqueue",
+                    "content": "<task-notification><status>completed</status></task-notification>"}),
+        json.dumps({"type": "queue-operation", "operation": "remove"}),
+        json.dumps({"type": "queue-operation", "operation": "enqueue", "content": "and use ruff"}),
+        _record("user", "and use ruff"),  # the queued text delivered as a prompt after all: kept once
+        _record("user", "Research the CSS options.", isSidechain=True),
+        _record("assistant", [{"type": "text", "text": "Found three."}], id="s1", isSidechain=True),
+        _record("user", "<task-notification>\n<task-id>b1</task-id>\n</task-notification>"),
+        json.dumps({"type": "assistant", "message": {"id": "x", "model": "<synthetic>", "role": "assistant",
+                                                     "content": [{"type": "text", "text": "You've hit your limit"}]}}),
+        _record("assistant", [{"type": "text", "text": "Done."}], id="a2"),
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    tr = transcript.read(path)
+    assert [(m.speaker, m.kind, m.text) for m in tr.messages] == [
+        ("user", "", "Build the review tool."), ("assistant", "", ""), ("user", "queued", "also: imports go at the top"),
+        ("user", "queued", "and use ruff"), ("assistant", "", "Done.")]
+    assert tr.skipped["queue-operation"] == 3 and tr.skipped["queued-repeat"] == 1
+    assert tr.skipped["noise"] == 1 and tr.skipped["synthetic"] == 1 and tr.skipped["subagent"] == 2
+    (turn,) = transcript.turns(tr.messages)  # queued text joins the running turn
+    assert turn.request == 0 and turn.final == 4 and turn.tools == 1
+    sub = transcript.read(path, subagents=True)
+    assert [(m.speaker, m.kind, m.text) for m in sub.messages if m.text.startswith(("Research", "Found"))] == [
+        ("assistant", "prompt", "Research the CSS options."), ("assistant", "", "Found three.")]
+
+
+def test_a_transcript_that_is_not_a_regular_file_is_one_line_exit_1(tmp_path: Path, cli, vault: Path):
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    for bad, message in (("/dev/zero", "transcript is not a regular file (a device, FIFO or socket): /dev/zero"),
+                         (str(fifo), f"transcript is not a regular file (a device, FIFO or socket): {fifo}"),
+                         (str(tmp_path), f"transcript is a folder, not a file: {tmp_path}")):
+        err = cli("checkpoint", bad, "--vault", vault, code=1).stderr
+        assert err == f"mdmem: {message}\n", err
+
+
+def test_only_the_last_bytes_are_read(tmp_path: Path):
+    path = tmp_path / "t.jsonl"
+    first = _record("user", "the first question") + "\n"
+    rest = "".join(_record("user", f"question {i}") + "\n" for i in range(50))
+    path.write_text(first + rest)
+    tr = transcript.read(path, max_bytes=len(rest) + 10)  # the cut lands inside the first line: dropped
+    assert tr.messages[0].text == "question 0" and len(tr.messages) == 50
+    assert tr.start == 0 and tr.cut == len(first) and tr.end == path.stat().st_size
+    assert tr.messages[0].offset == len(first)

@@ -5,38 +5,64 @@ fast path, before Typer is ever imported) and this module imports only the stand
 ``mdmem.base`` at load time (no whoosh, networkx, rich, yaml or markdown-it).
 Installing them into Claude Code's settings is :mod:`mdmem.agents.claude_settings`.
 
-The Stop hook reads Claude Code's JSON on stdin (``session_id``,
-``transcript_path``, ``cwd``, ``stop_hook_active``, optional
-``last_assistant_message``; unknown fields ignored) and keeps per-session state
-in ``<vault>/.mdmem/hooks/stop-<session>.json`` (atomic writes under a
-per-session ``flock``, so hooks racing on one session both count). Policies:
+The Stop hook decides *when* the session should consolidate, and hands the model in the
+session the scan prompt (:func:`mdmem.agents.checkpoint.scan_prompt`): the model judges, and
+answers through ``mdmem checkpoint propose``; nothing is written until the user picks numbers.
 
-- ``cadence`` (the default): fires when at least ``min_stops`` (20) stops and
-  ``min_minutes`` (30) minutes have passed since the session's last trigger (or
-  its first stop), and checks the transcript written since the last trigger;
-- ``evidence``: at every stop scans only the transcript bytes appended since
-  the last scan (carrying the previous two messages for context) and fires when
-  ``min_dimensions`` (2) dimensions were newly hit since the last trigger, at
-  most every ``min_interval_minutes`` (10).
+It reads Claude Code's JSON on stdin (``session_id``, ``transcript_path``, ``cwd``,
+``stop_hook_active``, optional ``last_assistant_message``; unknown fields ignored) and keeps
+per-session state in ``<vault>/.mdmem/hooks/stop-<session>.json`` (atomic writes under a
+per-session ``flock``, so hooks racing on one session both count). At every stop it reads
+only the transcript bytes appended since the last one (a regular file only, at most the last
+``max_transcript_mb`` of them), carrying the previous two messages for context. Policies:
 
-When a checkpoint has candidates it prints one JSON object: ``decision:
-"block"`` with a ``reason`` that gives the model the checkpoint and tells it to
-ask the user which to save (then run ``mdmem checkpoint accept``), plus a
-``systemMessage`` for the user; ``--output context`` sends the checkpoint as
-``hookSpecificOutput.additionalContext`` instead of blocking. Otherwise, and
-whenever ``stop_hook_active`` is true, it exits 0 and prints nothing. It fails
-open: any error exits 0, with the message on stderr and in
-``.mdmem/hooks/hook.log``. ``MDMEM_NOW`` (epoch seconds or ISO 8601) sets the
-clock, for tests.
+- ``signals`` (the default): the seed's signals, from the appended bytes, summed into a score
+  that fires at 1.0, at the end of a turn only (never when the turn ends by asking the user
+  something, since the user is about to answer), at most every ``min_interval_minutes``:
+
+  =====================================================  =====
+  the user asks to consolidate / review / summarise      fires
+  a rule, correction, decision or analysis (evidence      1.0 (≥ 0.8 strong), 0.5 (weaker)
+  of dimensions ②③④⑥⑦ since the last checkpoint)
+  a milestone (⑤)                                         0.5
+  a delivered result at the end of this turn (①)          0.25
+  more than ``min_tool_calls`` (15) tool calls since      0.25
+  the last checkpoint
+  the topic changed (the new request shares < 10 % of      0.25
+  its words with the earlier ones)
+  =====================================================  =====
+
+  and the cadence as the fallback (``min_stops`` stops and ``min_minutes`` minutes since the
+  last checkpoint, with some work or evidence in them). Measured on a replay of 15 real
+  sessions (scripts/eval_checkpoint.py): the installed 20-stop cadence fired in none of the
+  sessions holding a firm item (they had 1-19 stops); tool calls and deliveries alone would fire
+  in sessions with nothing to keep (a tmux shortcut built in 6 stops and 40 tool calls), so they
+  only add to evidence.
+- ``cadence``: fires when ``min_stops`` (20) stops and ``min_minutes`` (30) minutes have passed
+  since the last trigger (or the first stop);
+- ``evidence``: fires when ``min_dimensions`` (2) dimensions were newly hit since the last
+  trigger, at most every ``min_interval_minutes`` (10).
+
+When it fires it prints one JSON object: ``decision: "block"`` with the scan prompt as the
+``reason`` and a ``systemMessage`` for the user; ``--output context`` sends the prompt as
+``hookSpecificOutput.additionalContext`` instead of blocking. Otherwise, and whenever
+``stop_hook_active`` is true, it exits 0 and prints nothing. It fails open: any error exits
+0, with the message on stderr and in ``.mdmem/hooks/hook.log``; a transcript that is not a
+regular file (``/dev/zero``, a FIFO) is refused at once, and the whole hook runs under a
+time bound (``timeout_seconds``, set in :mod:`mdmem.cli.hook`). ``MDMEM_NOW`` (epoch seconds
+or ISO 8601) sets the clock, for tests and replays.
 
 Settings (flags win over ``<vault>/.mdmem/config.toml``)::
 
     [hook]
-    policy = "cadence"          # or "evidence"
-    min_stops = 20
+    policy = "signals"          # or "cadence", "evidence"
+    min_stops = 20              # cadence (and the signals policy's fallback)
     min_minutes = 30
-    min_dimensions = 2
-    min_interval_minutes = 10
+    min_dimensions = 2          # evidence
+    min_interval_minutes = 10   # signals, evidence: at most one checkpoint this often
+    min_tool_calls = 15         # signals: "more than 15 tool calls since the last checkpoint"
+    max_transcript_mb = 8       # read at most the last 8 MB appended since the last stop
+    timeout_seconds = 2         # the hook gives up (silently, exit 0) after this long
     output = "block"            # or "context"
 """
 
@@ -44,6 +70,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 
 from mdmem.base import files
@@ -53,12 +80,168 @@ from mdmem.base.layout import HOOKS_DIR, bootstrap_candidates, mdmem_home, safe_
 CARRY = 2          # messages carried from one evidence scan to the next, for context
 SEEN = 400         # evidence keys remembered per session, so a message is not counted twice
 PENDING = 5        # the strongest pieces of evidence kept per dimension until the next trigger
+TOPIC = 80         # words of the recent requests kept, for topic changes and the scan prompt
 LOCK_WAIT = 5.0    # seconds to wait for another hook holding the session's state
 CARD_MAX = 10_000  # characters: the most the SessionStart hook ever prints
+# the [hook] defaults: the same as mdmem.base.settings.HOOK_DEFAULTS (a test keeps them equal); kept
+# here so a vault without a config.toml never imports the settings module (~10 ms of a quiet hook)
+DEFAULTS = {"policy": "signals", "min_stops": 20, "min_minutes": 30.0, "min_dimensions": 2,
+            "min_interval_minutes": 10.0, "min_tool_calls": 15, "max_transcript_mb": 8.0,
+            "timeout_seconds": 2.0, "output": "block"}
+MEMORY_DIMENSIONS = ("2", "3", "4", "6", "7")  # what fires on its own: rules, decisions, feedback, analysis
+_ASK = (r"\b(?:consolidate|consolidar|consolide|sediment\w*|(?:do|run) (?:a|the) (?:memory )?checkpoint|"
+        r"(?:save|remember|store|keep|note) (?:this|that|it|these|what we\b[^.?!]{0,30}?)\b[^.?!]{0,20}?"
+        r"\b(?:memory|memories|for later|for next time)|add (?:this|that|it) to (?:your |the )?memory|"
+        r"what should (?:we|you) remember|(?:review|summari[sz]e|recap|wrap up) (?:this|the|our) (?:session|"
+        r"conversation|chat|work so far)|(?:revise|resuma|revisa|recapitule) (?:a|essa|esta|nossa) (?:sessão|conversa)|"
+        r"salv[ae] (?:isso|isto) na memória|guard[ae] (?:isso|isto) na memória)\b")
+# What any detector of a dimension the user speaks (②③④⑥⑦, ⑤) could hit needs one of these: a stop whose new
+# text holds none of them cannot fire (a delivery, tool calls and a topic change add up to 0.75 at most), so
+# the detectors (~40 ms of regular expressions to compile) are not even imported. A superset on purpose
+# (tests/test_hook_signals.py checks it against every piece of evidence in the labelled corpora), and checked
+# with set and substring lookups, not a regular expression: compiling one this size costs more than a quiet
+# stop's whole budget (measured: 20-40 ms).
+_GATE_WORDS = frozenset("""
+always never jamais sempre nunca future whenever rule rules regra regras general geral everything only over lose
+vale qualquer yes yep yeah ok okay sure agreed agree sim isso fechado bora pode concordo beleza show combinado
+vamos ficamos fechamos fomos but mas no nope nah não nao stop quit wait espera segura hold drop skip ditch scrap
+remove forget because since porque pois devido reason motivo argument overkill yagni keep perfect exactly precisely
+love useful helpful great excellent awesome brilliant sensacional adorei gostei ótimo otimo excelente perfeito
+exatamente trust believe instead rather style estilo format padrão decision decisão merged released deployed shipped
+published launched tagged production subiu subimos liberamos entregamos useful
+""".split())
+_GATE_STEMS = (
+    "prefer", "perfer", "prefiro", "preferên", "decid", "decis", "chose", "chosen", "escolh", "switch", "standardi",
+    "conflit", "conflict", "disagree", "differ", "divergi", "discord", "convention", "convenç", "continu", "mantenh",
+    "mantém", "mante", "deploy", "publicad", "publicamos", "publish", "lançad", "lançamos", "lançou", "launch",
+    "mergead", "mergeamos", "larg", "complex", "trade", "follow", "seguem", "consistent", "everywhere", "throughout",
+    "forbid", "proibid", "release", "abandon", "substitu", "migr", "troc", "opt", "sense", "sentido", "compromis",
+    "verbos", "wordy", "esquec", "tira", "remov", "salva", "guarda", "acert", "pick", "settl", "ditch", "replac",
+    "dropp", "adopt", "adot", "usamos", "picks", "rolled", "available")
+_GATE_PHRASES = (
+    "at all times", "from now on", "going forward", "moving forward", "from here on", "every time", "everytime",
+    "each time", "in every", "in all", "want you", "off the table", "make sure", "you should", "we should",
+    "você deve", "devemos", "deveríamos", "just want", "só quero", "so quero", "quero só", "quero so", "other than",
+    "além d", "fora d", "em vez", "ao invés", "no lugar", "went with", "go with", "going with", "moved to",
+    "the choice", "the call", "in favo", "as opposed", "custo-benefício", "prós e contras", "pros and cons", "so no",
+    "então sem", "entao sem", "não precisa", "nao precisa", "not worth", "keep it simple", "não vale", "i think",
+    "acho que", "no need", "not yet", "please don", "please do", "please avoid", "please stop", "don't", "dont",
+    "do not", "do nit", "told you", "asked you", "not what i", "not like that", "i'd rather", "i'd prefer",
+    "id rather", "too verbose", "too long", "too wordy", "too many", "para de", "pare de", "eu falei", "eu disse",
+    "eu pedi", "assim não", "muito verboso", "muito longo", "part of it", "half of it", "not quite", "só parte",
+    "só metade", "the way i", "how i like", "how i want", "more of this", "like this", "like that", "spot on",
+    "nailed it", "é assim", "assim que eu", "this is", "let's", "lets ", "let us", "save this", "save that",
+    "save it", "i like", "we'll use", "going to use", "muito bom", "muito útil", "show de bola", ", not", "; not",
+    ", no ", ",no ", "; no ", ", sem ", "; sem ", "nada de", "so that", "as it", "given that", "due to",
+    "which means", "já que", "por causa", "uma vez que", "assim a gente", "a partir de agora", "daqui pra frente",
+    "daqui para frente", "de agora em diante", "daqui em diante", "toda vez", "nas próximas", "como regra",
+    "went live", "went out", "is live", "now live", "been live", "is out", "are out", "pro ar", "para o ar",
+    "no ar", "em produção", "play store", "app store", "sounds good", "go ahead", "not allowed", "vamos de",
+    "e não", "em detrimento", "passa a usar", "fica n", "fica c", "continua n", "vai pr", "we use", "will use",
+    "gets a", "goes to", "go to", "go on", "stays", "moves to", "in future", "hold off", "hold on", "cut a release",
+    "cut the release")
+_GATE_PAIRS = (frozenset("go goes belong belongs live lives stay stays sit sits ficam fica vão vai".split()),
+               frozenset("not never rather não nunca".split()))
+_GATE_ASSISTANT_WORDS = frozenset("merged released deployed shipped published launched tagged production subiu "
+                                  "subimos liberamos entregamos decision decisão".split())
+_GATE_ASSISTANT_STEMS = ("decid", "decis", "chose", "chosen", "pick", "settl", "switch", "standardi", "dropp",
+                         "replac", "ditch", "escolh", "migr", "troc", "larg", "abandon", "substitu", "deploy",
+                         "publicad", "publish", "lançad", "lançamos", "lançou", "launch", "release", "mergead",
+                         "rolled", "available", "opt")
+_GATE_ASSISTANT_PHRASES = ("went with", "going with", "go with", "moved to", "moving off", "the choice", "the call",
+                           "ficamos", "fechamos", "vamos", "fomos de", "went live", "went out", "is live",
+                           "now live", "been live", "is out", "are out", "pro ar", "para o ar", "no ar",
+                           "em produção", "play store", "app store", "cut a release", "cut the release")
+_PUNCT = str.maketrans({c: " " for c in ".,;:!?()[]{}\"'`*_#>|/\\<=+~^$%&@\n\t\r…—–-"})
+_ASK_HINTS = ("consolid", "sediment", "checkpoint", "memory", "memories", "memória", "remember", "review",
+              "summari", "recap", "wrap up", "resuma", "revise", "revisa", "recapitule", "for later", "next time")
+
+
+def _words(low: str) -> list[str]:
+    return low.translate(_PUNCT).split()
+
+
+def gate(users: list, new: list) -> bool:
+    """Whether the new text could hold evidence that fires: a user message with a word some
+    detector needs, or an assistant message with a decision phrase (④ needs one, or the user's
+    approval) or a release (⑤). Sets and substrings only (see :data:`_GATE_WORDS`)."""
+    for m in users:
+        low = m.text.lower()
+        words = _words(low)
+        if _GATE_WORDS.intersection(words) or any(w.startswith(_GATE_STEMS) for w in words):
+            return True
+        if any(p in low for p in _GATE_PHRASES):
+            return True
+        if _GATE_PAIRS[0].intersection(words) and _GATE_PAIRS[1].intersection(words):
+            return True
+    for m in new:
+        if m.speaker != "assistant" or not m.text:
+            continue
+        low = m.text.lower()
+        words = _words(low)
+        if _GATE_ASSISTANT_WORDS.intersection(words) or any(w.startswith(_GATE_ASSISTANT_STEMS) for w in words) \
+                or any(p in low for p in _GATE_ASSISTANT_PHRASES):
+            return True
+    return False
+
+
+def _asked(users: list) -> bool:
+    """The user asks to consolidate (checked with the regular expression only when a hint word is there)."""
+    return any(any(h in m.text.lower() for h in _ASK_HINTS) and _rx("_ASK").search(m.text) for m in users)
+
+
+_COMPILED: dict[str, object] = {}
+
+
+def _rx(name: str):
+    """A pattern of this module, compiled on first use (a quiet stop compiles none it does not need)."""
+    if name not in _COMPILED:
+        _COMPILED[name] = re.compile(globals()[name], re.I | re.M)
+    return _COMPILED[name]
 
 
 class HookError(MdmemError):
     """A hook's input or state is unusable; the hook fails open (exit 0, message on stderr and in the log)."""
+
+
+class HookTimeout(HookError):
+    """The hook ran past its time bound (``timeout_seconds``): it gives up, exit 0."""
+
+
+_STARTED = time.monotonic()
+
+
+def _on_alarm(signum, frame):  # noqa: ARG001 - a signal handler's signature
+    raise HookTimeout(f"gave up after the hook's time bound ({time.monotonic() - _STARTED:.1f} s)")
+
+
+def arm(seconds: float) -> None:
+    """Bound the rest of this process's hook run to ``seconds`` (0: no bound): past it,
+    :class:`HookTimeout` is raised wherever the hook is (reading stdin, a transcript, the
+    vault), and the fail-open path exits 0. Main thread only (a signal timer)."""
+    import signal
+
+    if not hasattr(signal, "setitimer"):
+        return
+    signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, max(0.0, float(seconds)))
+
+
+def disarm() -> None:
+    import signal
+
+    if hasattr(signal, "setitimer") and signal.getsignal(signal.SIGALRM) is _on_alarm:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _rearm(seconds: float) -> None:
+    """The configured bound, counted from the process's start, when :func:`arm` set one
+    (in-process callers such as a replay are never interrupted)."""
+    import signal
+
+    if hasattr(signal, "setitimer") and signal.getsignal(signal.SIGALRM) is _on_alarm:
+        left = float(seconds) - (time.monotonic() - _STARTED)
+        signal.setitimer(signal.ITIMER_REAL, max(0.01, left) if float(seconds) > 0 else 0)
 
 
 def now() -> float:
@@ -80,9 +263,7 @@ def settings(vault: str, opts: dict) -> dict:
     """``[hook]`` of the vault's config over its defaults, then the flags (read only when the file exists:
     the settings module costs ~10 ms to import, a tenth of a quiet hook's budget)."""
     if not os.path.isfile(os.path.join(vault, ".mdmem", "config.toml")):
-        return {"policy": "cadence", "min_stops": 20, "min_minutes": 30.0, "min_dimensions": 2,
-                "min_interval_minutes": 10.0, "output": "block", **{k: v for k, v in opts.items()
-                                                                     if k in ("policy", "output")}}
+        return DEFAULTS | {k: v for k, v in opts.items() if k in ("policy", "output")}
     from mdmem.base.settings import hook_settings
 
     return hook_settings(vault, opts)
@@ -109,7 +290,7 @@ def log(vault: str | None, line: str) -> None:
 def read_state(path: str) -> dict:
     try:
         with open(path, "rb") as f:
-            state = json.loads(f.read())
+            state = json.loads(f.read(4 * 1024 * 1024))
     except FileNotFoundError:
         return {}
     except (OSError, ValueError):
@@ -118,7 +299,8 @@ def read_state(path: str) -> dict:
 
 
 def write_state(path: str, state: dict) -> None:
-    files.write_atomic(path, json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode())
+    """Atomic, not durable: derived state (a lost update restarts a session's counts)."""
+    files.write_atomic(path, json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode(), durable=False)
 
 
 # ----------------------------------------------------------------------------- stop
@@ -132,6 +314,8 @@ def stop(vault: str, payload: dict, opts: dict) -> dict | None:
     if not session:
         raise HookError("no session_id in the hook's input")
     cfg = settings(vault, opts)
+    if cfg["timeout_seconds"] != DEFAULTS["timeout_seconds"]:
+        _rearm(cfg["timeout_seconds"])
     folder = os.path.join(vault, HOOKS_DIR)
     os.makedirs(folder, exist_ok=True)
     base = os.path.join(folder, "stop-" + safe_session(session))
@@ -147,47 +331,94 @@ def stop(vault: str, payload: dict, opts: dict) -> dict | None:
         state["transcript"] = transcript or state.get("transcript")
         if isinstance(payload.get("cwd"), str):
             state["cwd"] = payload["cwd"]
-        evidence = None
+        why = None
         if cfg["policy"] == "cadence":
             last = state.get("last_trigger") or state["first"]
             if state["since"] >= cfg["min_stops"] and t - last >= cfg["min_minutes"] * 60:
-                evidence, scan = _scan(transcript, state, "trigger_offset", payload)
-                evidence = list(evidence)
-                _trigger(state, t)
-                state["scanned"] = scan
+                scan = _scan(transcript, state, "trigger_offset", payload, cfg)
+                _remember(state, scan["found"])
+                why = f"{state['since']} stops since the last checkpoint"
         else:
-            found, scan = _scan(transcript, state, "offset", payload)
-            state["scanned"] = scan
-            from mdmem.agents.dimensions import HIT
-
-            pending = state.setdefault("pending", {})
-            for e in found:
-                if e.strength >= HIT:  # only what hits a dimension counts toward firing
-                    items = pending.setdefault(str(e.dimension), [])
-                    items.append(_evidence_dict(e))
-                    items.sort(key=lambda d: -d["strength"])
-                    del items[PENDING:]
-            last = state.get("last_trigger") or 0
-            if len(pending) >= cfg["min_dimensions"] and t - last >= cfg["min_interval_minutes"] * 60:
-                evidence = [_evidence(d) for items in pending.values() for d in items]
-                _trigger(state, t)
+            scan = _scan(transcript, state, "offset", payload, cfg, cfg["policy"] != "signals", t)
+            _remember(state, scan["found"])
+            if cfg["policy"] == "evidence":
+                last = state.get("last_trigger") or 0
+                if len(state["pending"]) >= cfg["min_dimensions"] and t - last >= cfg["min_interval_minutes"] * 60:
+                    why = f"{len(state['pending'])} dimensions hit since the last checkpoint"
+            else:
+                why = _signals(state, scan, cfg, t)
+        evidence = [_evidence(d) for items in state.get("pending", {}).values() for d in items]
+        if why is not None:
+            _trigger(state, t)
+            state["why"] = why
         write_state(base + ".json", state)
-        if evidence is None:
+        if why is None:
             return None
-        return _fire(vault, session, transcript, evidence, state, cfg)
+        return _fire(vault, session, transcript, evidence, state, cfg, why)
+
+
+def _remember(state: dict, found: list) -> None:
+    """Keep the strongest evidence of each dimension until the next trigger."""
+    pending = state.setdefault("pending", {})
+    if not found:
+        return  # (and the detectors' module is not imported for nothing)
+    from mdmem.agents.dimensions import HIT
+
+    for e in found:
+        if e.strength >= HIT:  # only what hits a dimension counts toward firing
+            items = pending.setdefault(str(e.dimension), [])
+            items.append(_evidence_dict(e))
+            items.sort(key=lambda d: -d["strength"])
+            del items[PENDING:]
+
+
+def _signals(state: dict, scan: dict, cfg: dict, t: float) -> str | None:
+    """The ``signals`` policy at this stop: why to fire, or None (see the module's table)."""
+    state["tools"] = state.get("tools", 0) + scan["tools"]
+    if scan["ask"]:
+        return "the user asked to consolidate"
+    if scan["asks_user"]:
+        return None  # the turn ends by asking the user something: they answer first
+    last = state.get("last_trigger") or 0
+    if last and t - last < cfg["min_interval_minutes"] * 60:
+        return None
+    pending = state.get("pending", {})
+    memory = [d["strength"] for k in MEMORY_DIMENSIONS for d in pending.get(k, [])]
+    score, reasons = 0.0, []
+    if memory:
+        score += 1.0 if max(memory) >= 0.8 else 0.5
+        reasons.append("a rule, decision or correction was said")
+    if "5" in pending:
+        score += 0.5
+        reasons.append("a milestone")
+    if scan["delivered"]:
+        score += 0.25
+        reasons.append("a result was delivered")
+    if state["tools"] > cfg["min_tool_calls"]:
+        score += 0.25
+        reasons.append(f"{state['tools']} tool calls since the last checkpoint")
+    if scan["topic_changed"]:
+        score += 0.25
+        reasons.append("the topic changed")
+    if score >= 1.0:
+        return ", ".join(reasons)
+    since = t - (state.get("last_trigger") or state["first"])
+    if state["since"] >= cfg["min_stops"] and since >= cfg["min_minutes"] * 60 and \
+            (pending or state["tools"] > cfg["min_tool_calls"]):
+        return f"{state['since']} stops since the last checkpoint"
+    return None
 
 
 def _trigger(state: dict, t: float) -> None:
     state["last_trigger"] = t
     state["since"] = 0
+    state["tools"] = 0
     state["pending"] = {}
     state["triggers"] = state.get("triggers", 0) + 1
 
 
 def _evidence_dict(e) -> dict:
-    from dataclasses import asdict
-
-    return asdict(e)
+    return e._asdict()
 
 
 def _evidence(d: dict):
@@ -196,95 +427,125 @@ def _evidence(d: dict):
     return Evidence(**d)
 
 
-def _scan(transcript: str, state: dict, key: str, payload: dict):
-    """New evidence in the transcript bytes after ``state[key]`` (the offset
-    then moves to the end of what was read)."""
-    from mdmem.agents.dimensions import detect
+def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, detectors: bool = True,
+          t: float = 0.0) -> dict:
+    """What the transcript bytes after ``state[key]`` hold (the offset then moves to the end
+    of what was read): new evidence, tool calls, whether the user asked to consolidate, whether
+    the turn delivered a result or ends by asking the user, whether the topic changed.
+    ``detectors=False`` (the ``signals`` policy): the detectors run only when this stop could
+    fire (see :func:`_worth_detecting`)."""
     from mdmem.agents.transcript import Message, read
 
     if not transcript:
         raise HookError("no transcript_path in the hook's input")
     start = int(state.get(key, 0) or 0)
-    tr = read(transcript, start=start)
+    tr = read(transcript, start=start, max_bytes=int(float(cfg["max_transcript_mb"]) * 1024 * 1024))
     base = int(state.get("count", 0)) if key == "offset" else 0
-    carry = [Message(m["index"], m["speaker"], m["text"], tuple(m["tools"]), m["offset"], m.get("id"))
-             for m in state.get("carry", [])] if key == "offset" else []
-    fresh = [Message(base + i, m.speaker, m.text, m.tools, m.offset, m.id) for i, m in enumerate(tr.messages)]
+    carry = [Message(m["index"], m["speaker"], m["text"], tuple(m["tools"]), m["offset"], m.get("id"),
+                     m.get("kind", "")) for m in state.get("carry", [])] if key == "offset" else []
+    fresh = [Message(base + i, m.speaker, m.text, m.tools, m.offset, m.id, m.kind) for i, m in enumerate(tr.messages)]
     if carry and fresh and fresh[0].id and carry[-1].id == fresh[0].id:
         # the rest of a message whose first records the last scan read: one message again
         old, new = carry[-1], fresh.pop(0)
         carry[-1] = Message(old.index, old.speaker, "\n".join(t for t in (old.text, new.text) if t),
-                            old.tools + new.tools, old.offset, old.id)
-        fresh = [Message(m.index - 1, m.speaker, m.text, m.tools, m.offset, m.id) for m in fresh]
+                            old.tools + new.tools, old.offset, old.id, old.kind)
+        fresh = [Message(m.index - 1, m.speaker, m.text, m.tools, m.offset, m.id, m.kind) for m in fresh]
     messages = carry + fresh
     last = payload.get("last_assistant_message")
     if isinstance(last, str) and last.strip() and not any(
-            m.speaker == "assistant" and last.strip()[:200] in m.text for m in fresh[-3:]):
+            m.speaker == "assistant" and last.strip()[:200] in m.text for m in messages[-3:]):
         # the transcript is written asynchronously: the last reply may not be in the file yet
         messages.append(Message(base + len(fresh), "assistant", last.strip(), (), tr.end))
-    seen = set(state.get("seen", []))
-    found = []
-    for e in detect(messages):
-        k = f"{e.dimension}:{e.quote}"
-        if k not in seen:
-            seen.add(k)
-            found.append(e)
-    state["seen"] = list(seen)[-SEEN:]
     state[key] = tr.end
+    new = [m for m in messages if m.index >= base]
+    users = [m for m in new if m.speaker == "user"]
+    final = next((m.text for m in reversed(messages) if m.speaker == "assistant" and m.text and m.kind != "prompt"),
+                 "")
+    ask = _asked(users)
+    found = []
+    asks = False
+    if detectors or ask or _worth_detecting(state, users, new, cfg, t):
+        from mdmem.agents.dimensions import asks_user, detect
+
+        seen = set(state.get("seen", []))
+        for e in detect(messages):
+            k = f"{e.dimension}:{e.quote}"
+            if k not in seen:
+                seen.add(k)
+                found.append(e)
+        state["seen"] = list(seen)[-SEEN:]
+        asks = bool(final) and asks_user(final)
+        state["detected"] = state.get("detected", 0) + 1
+    words = _topic_words(" ".join(m.text[:2000] for m in users if m.kind != "queued"))
+    old_words = set(state.get("topic", []))
+    changed = bool(old_words) and len(words) >= 5 and len(words & old_words) / len(words) < 0.1
+    if words:
+        state["topic"] = (list(words) + [w for w in state.get("topic", []) if w not in words])[:TOPIC]
     if key == "offset":
         state["count"] = base + len(fresh)
         state["carry"] = [{"index": m.index, "speaker": m.speaker, "text": m.text[-4000:], "tools": list(m.tools),
-                           "offset": m.offset, "id": m.id} for m in (carry + fresh)[-CARRY:]]
-    return found, {"from": start, "to": tr.end, "messages": len(fresh), "malformed": tr.malformed}
+                           "offset": m.offset, "id": m.id, "kind": m.kind} for m in (carry + fresh)[-CARRY:]]
+    state["scanned"] = {"from": start, "to": tr.end, "messages": len(fresh), "malformed": tr.malformed,
+                        **({"cut": tr.cut} if tr.cut else {})}
+    return {"found": found, "tools": sum(len(m.tools) for m in new), "ask": ask, "asks_user": asks,
+            "delivered": any(e.dimension == 1 and e.index >= base for e in found), "topic_changed": changed}
 
 
-def _fire(vault_dir: str, session: str, transcript: str, evidence: list, state: dict, cfg: dict) -> dict | None:
-    from pathlib import Path
+def _worth_detecting(state: dict, users: list, new: list, cfg: dict, t: float) -> bool:
+    """Whether this stop could fire, so the detectors must run: evidence is pending from
+    an earlier stop, the cadence fallback is due, the new user text holds a word some
+    detector needs, or the new assistant text speaks of a release."""
+    if state.get("pending"):
+        return True
+    if state["since"] >= cfg["min_stops"] and t - (state.get("last_trigger") or state["first"]) >= \
+            cfg["min_minutes"] * 60:
+        return True
+    return gate(users, new)
 
-    from mdmem.agents import checkpoint as cp
+
+_COMMON = frozenset("this that with from have what when will would could should there their about please "
+                    "also just make sure them then than into your yours isso esse essa para como mais "
+                    "quando onde fazer pode favor".split())
+
+
+def _topic_words(text: str) -> set[str]:
+    return {w for w in _words(text.lower()) if len(w) >= 4 and w.isalpha() and w not in _COMMON}
+
+
+def _runner() -> str:
+    """How this hook was started, for the commands the model is told to run: the console script
+    (``.../bin/mdmem``), else ``python -m mdmem`` with this interpreter (what
+    :func:`mdmem.agents.claude_settings.runner` gives, without importing that module)."""
+    import shlex
+    import sys
+
+    script = sys.argv[0] if sys.argv else ""
+    if os.path.basename(script).startswith("mdmem") and os.path.isfile(script):
+        return shlex.quote(os.path.abspath(script))
+    return f"{shlex.quote(os.path.abspath(sys.executable))} -m mdmem"
+
+
+def _fire(vault_dir: str, session: str, transcript: str, evidence: list, state: dict, cfg: dict,
+          why: str) -> dict:
+    """The scan prompt for the model in the session, as the Stop hook's output."""
+    from mdmem.agents import scan as cp
     from mdmem.agents.dimensions import language
     from mdmem.agents.transcript import Message
 
-    vault = Path(vault_dir)
-    messages = [Message(0, e.speaker, e.quote) for e in evidence]
-    lang = language(messages)
-    cwd_claude = [Path(state["cwd"]) / "CLAUDE.md"] if state.get("cwd") else []
+    vault = vault_dir
+    lang = language([Message(0, "user", " ".join(state.get("topic", [])) + " " +
+                             " ".join(e.quote for e in evidence if e.speaker == "user"))])
+    cwd_claude = [os.path.join(state["cwd"], "CLAUDE.md")] if state.get("cwd") else []
     known = cp.Known.read(vault, cwd_claude, session)
-    result = cp.build(evidence, session=session, transcript=transcript, lang=lang, known=known,
-                      today=time.strftime("%Y-%m-%d", time.localtime(now())))
-    if not result.fired:
-        log(vault, f"stop session={session} checked: {len(result.dimensions)} dimension(s), nothing to suggest")
-        return None
-    cp.store(vault, result)
-    log(vault, f"stop session={session} fired: {len(result.candidates)} candidate(s) "
-               f"{''.join(c.mark for c in result.candidates)}")
-    reason = cp.text(result) + "\n\n" + instructions(result.lang, session, vault)
-    note = (f"mdmem: {len(result.candidates)} memória(s) sugerida(s); responda com os números ou \"pular\"."
-            if result.lang == "pt" else
-            f"mdmem: {len(result.candidates)} memor{'y' if len(result.candidates) == 1 else 'ies'} suggested; "
-            "answer with numbers or \"skip\".")
+    reason = cp.scan_prompt(session, vault, known=known, evidence=evidence, topic=state.get("topic", []),
+                            lang=lang, run=_runner(), why=why)
+    log(vault, f"stop session={session} fired ({why}): {len(evidence)} hint(s), prompt {len(reason)} characters")
+    note = ("mdmem: hora de consolidar a memória; o Claude vai revisar a sessão e sugerir o que vale guardar."
+            if lang == "pt" else
+            "mdmem: checkpoint: Claude reviews the session for memories worth keeping (you choose what is saved).")
     if cfg["output"] == "context":
         return {"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": reason}, "systemMessage": note}
     return {"decision": "block", "reason": reason, "systemMessage": note}
-
-
-def instructions(lang: str, session: str, vault) -> str:
-    import shlex
-
-    tail = f"--session {shlex.quote(session)} --vault {shlex.quote(str(vault))}"
-    from mdmem.agents.claude_settings import runner
-
-    run = runner()
-    if lang == "pt":
-        return (f"(mdmem) Mostre ao usuário estas memórias sugeridas, numeradas como acima, e pergunte quais "
-                f"salvar; não salve nada antes da resposta. Se ele responder com números, rode "
-                f"`{run} checkpoint accept 1,2 {tail}` (com os números dele); se disser \"pular\", rode "
-                f"`{run} checkpoint skip {tail}`. Uma regra [claude-md] não é salva pelo mdmem: mostre a "
-                f"linha para o usuário colocar no CLAUDE.md.")
-    return (f"(mdmem) Show the user these suggested memories, numbered as above, and ask which to save; save "
-            f"nothing before they answer. If they reply with numbers, run `{run} checkpoint accept 1,2 {tail}` "
-            f"(with their numbers); if they say skip, run `{run} checkpoint skip {tail}`. A [claude-md] rule is "
-            f"not saved by mdmem: show the line for the user to add to CLAUDE.md.")
 
 
 # ----------------------------------------------------------------------------- session start

@@ -34,7 +34,9 @@ archive_daily_after_days = 0   # move daily notes older than this (once their we
                                # digests list them) to memory/.archive/daily/; 0 = never
 
 [hook]                          # see mdmem.agents.hooks
-policy = "cadence"
+policy = "signals"            # or "cadence", "evidence"
+max_transcript_mb = 8         # the Stop hook reads at most the last 8 MB appended since its last run
+timeout_seconds = 2           # and gives up (silently, exit 0) after this long
 ```
 """
 
@@ -271,9 +273,10 @@ def check_settings(vault: Path | None, **flags: Any) -> CheckSettings:
 
 # ----------------------------------------------------------------------------- hooks (stdlib, cheap)
 
-HOOK_DEFAULTS: dict[str, Any] = {"policy": "cadence", "min_stops": 20, "min_minutes": 30.0, "min_dimensions": 2,
-                                 "min_interval_minutes": 10.0, "output": "block"}
-HOOK_CHOICES = {"policy": ("cadence", "evidence"), "output": ("block", "context")}
+HOOK_DEFAULTS: dict[str, Any] = {"policy": "signals", "min_stops": 20, "min_minutes": 30.0, "min_dimensions": 2,
+                                 "min_interval_minutes": 10.0, "min_tool_calls": 15, "max_transcript_mb": 8.0,
+                                 "timeout_seconds": 2.0, "output": "block"}
+HOOK_CHOICES = {"policy": ("signals", "cadence", "evidence"), "output": ("block", "context")}
 
 
 def hook_settings(vault: str, opts: dict) -> dict:

@@ -64,9 +64,10 @@ def context(
 @app.command()
 def checkpoint(
     target: Annotated[Optional[str], typer.Argument(
-        metavar="[TRANSCRIPT | - | accept NUMBERS | skip]",
+        metavar="[TRANSCRIPT | - | propose | accept NUMBERS | skip]",
         help="A Claude Code .jsonl transcript or a User:/Assistant: text file (- reads stdin; default: the newest "
-             "transcript of the project in the current folder); or `accept 1,3` / `skip`.",
+             "transcript of the project in the current folder); `propose` (JSON candidates on stdin, from a model); "
+             "or `accept 1,3` / `skip`.",
         show_default=False)] = None,
     numbers: Annotated[Optional[str], typer.Argument(help="With accept: the candidates to save (1,3 or all).",
                                                      show_default=False, metavar="")] = None,
@@ -76,11 +77,16 @@ def checkpoint(
                                                    show_default=False)] = None,
     lang: Annotated[Optional[str], typer.Option("--lang", help="en or pt (default: the transcript's language).",
                                                 show_default=False)] = None,
+    model: Annotated[Optional[str], typer.Option("--model", help="A command that reads the scan prompt and the "
+                                                 "conversation on stdin and answers JSON candidates (e.g. "
+                                                 "'claude -p', 'llm -m MODEL'); without it, mdmem's own "
+                                                 "detectors (no model).", show_default=False)] = None,
     subagents: Annotated[bool, typer.Option("--subagents", help="Read subagent transcripts too.")] = False,
     json: JsonOpt = False,
 ) -> None:
     """Look back over a conversation for memories worth keeping (seven dimensions) and
-    suggest at most three; `checkpoint accept 1,3` saves them, `checkpoint skip` drops them."""
+    suggest at most three; `checkpoint accept 1,3` saves them, `checkpoint skip` drops them.
+    `checkpoint propose` takes a model's candidates (JSON on stdin), checks and stores them."""
     from mdmem.agents import checkpoint as cp
     from mdmem.cli import render
 
@@ -102,20 +108,35 @@ def checkpoint(
             raise typer.Exit(1)
         return
     if numbers is not None:
-        raise typer.BadParameter(f"unexpected {numbers!r} after the transcript")
+        raise typer.BadParameter(f"unexpected {numbers!r} after the {'command' if target == 'propose' else 'transcript'}")
     with _errors():
         from mdmem.agents.transcript import latest_for
 
         root = _vault_root(vault)
-        source = target if target is not None else str(latest_for(Path.cwd()))
-        result = cp.analyze(source, root, lang=lang, subagents=subagents, session=session,
-                            today=os.environ.get("MDMEM_TODAY"))
-    if json:
-        from dataclasses import asdict
+        if target == "propose":
+            import sys
 
-        render.emit_json(asdict(result) | {"fired": result.fired, "text": cp.text(result)})
+            if model:
+                raise typer.BadParameter("--model goes with a transcript, not with propose", param_hint="--model")
+            data = sys.stdin.buffer.read(4 * 1024 * 1024)
+            sid = session
+            if sid is None:  # the model in a Claude Code session: the project's newest transcript is its own
+                try:
+                    sid = latest_for(Path.cwd()).stem
+                except Exception:  # noqa: BLE001 - no transcript here: a manual session
+                    sid = None
+            result = cp.propose(root, data, session=sid, lang=lang or "en", extra_claude_md=[Path.cwd() / "CLAUDE.md"],
+                                today=os.environ.get("MDMEM_TODAY"))
+        else:
+            source = target if target is not None else str(latest_for(Path.cwd()))
+            result = cp.analyze(source, root, lang=lang, subagents=subagents, session=session,
+                                today=os.environ.get("MDMEM_TODAY"), model=model)
+    if json:
+        render.emit_json(cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result)})
     else:
         render.text(cp.text(result) + "\n")
+        for d in result.dropped if target == "propose" else ():
+            render.message(f"mdmem: dropped {d.name!r}: {d.reason}")
 
 
 @app.command("mcp")
@@ -153,8 +174,8 @@ def _hook_fast(command: str, args: list[str]) -> None:
 
 @hook_app.command("stop", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def hook_stop(ctx: typer.Context) -> None:
-    """The Stop hook: reads Claude Code's JSON on stdin; prints a checkpoint when one is due
-    (--vault PATH, --policy cadence|evidence, --output block|context)."""
+    """The Stop hook: reads Claude Code's JSON on stdin; hands the model the scan prompt when a
+    checkpoint is due (--vault PATH, --policy signals|cadence|evidence, --output block|context)."""
     _hook_fast("stop", ctx.args)
 
 

@@ -16,7 +16,7 @@ import sys
 
 FAST = ("stop", "session-start")
 OPTIONS = ("--vault", "--policy", "--output", "--budget")
-CHOICES = {"policy": ("cadence", "evidence"), "output": ("block", "context")}
+CHOICES = {"policy": ("signals", "cadence", "evidence"), "output": ("block", "context")}
 
 
 def main(argv: list[str]) -> int:
@@ -24,12 +24,15 @@ def main(argv: list[str]) -> int:
 
     command, rest = argv[0], argv[1:]
     hook = {"stop": hooks.stop, "session-start": hooks.session_start}[command]
+    if command == "stop":  # a hostile transcript_path or a stdin never closed cannot hold the agent's turn
+        hooks.arm(hooks.DEFAULTS["timeout_seconds"])
     return run(hook, rest)
 
 
 def run(hook, args: list[str]) -> int:
     """Run a hook fail-open: its JSON (if any) on stdout, errors on stderr and in the log, exit 0."""
-    from mdmem.agents.hooks import HookError, log
+    from mdmem.agents.hooks import log
+    from mdmem.base.errors import MdmemError
 
     given = args[args.index("--vault") + 1] if "--vault" in args[:-1] else None
     vault = os.path.abspath(given) if given and os.path.isdir(given) else None  # where to log from the start
@@ -38,8 +41,14 @@ def run(hook, args: list[str]) -> int:
         payload = read_payload(sys.stdin)
         vault = vault or locate(opts.get("vault"), payload.get("cwd"))
         out = hook(vault, payload, opts)
+        from mdmem.agents.hooks import disarm
+
+        disarm()  # the answer is printed whole, never cut by the time bound
     except Exception as e:  # noqa: BLE001 - a hook must never break the agent's turn
-        message = f"{type(e).__name__}: {e}" if not isinstance(e, HookError) else str(e)
+        message = str(e) if isinstance(e, MdmemError) else f"{type(e).__name__}: {e}"
+        from mdmem.agents.hooks import disarm
+
+        disarm()
         sys.stderr.write(f"mdmem hook {hook.__name__.replace('_', '-')}: {message}\n")
         log(vault, f"{hook.__name__} error: {message}")
         return 0

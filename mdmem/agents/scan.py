@@ -1,0 +1,286 @@
+"""The scan prompt: what the Stop hook hands the model in the session when it is time to
+consolidate, the short memory protocol for the SessionStart card, and what the vault already
+holds (so neither the model nor the offline detectors propose it again).
+
+Kept apart from :mod:`mdmem.agents.checkpoint` (candidates, ``propose``, storage, ``accept``) so
+the Stop hook's firing path and the SessionStart card import only this: the standard library and
+``mdmem.base``, no ``dataclasses``, ``pathlib`` or ``typing`` at load time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import unicodedata
+
+from mdmem.base import files
+
+TYPE_CHECKING = False  # annotations only (`typing` costs ~10 ms of a hook's start)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from mdmem.agents.dimensions import Evidence
+from mdmem.base.layout import MEMORY_DIR, STATE_DIR, safe_session
+
+MARKS = {1: "①", 2: "②", 3: "③", 4: "④", 5: "⑤", 6: "⑥", 7: "⑦"}
+PROMPT_MAX = 6000    # characters of the scan prompt the Stop hook hands the model
+# rules, feedback and decisions first; then analysis, milestones, task closure (the issue's ranking)
+RANK = {2: 0, 3: 0, 4: 0, 6: 0, 7: 1, 5: 2, 1: 3}
+
+_TAGS = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>\n]{0,200})?/?>")
+
+
+def clean(text: str) -> str:
+    """One line of plain text: markup tags, Markdown emphasis and code ticks removed."""
+    text = _TAGS.sub(" ", text)
+    text = re.sub(r"\*\*|__|`|^#+\s*|^>\s*|…|\.{3,}", " ", text, flags=re.M)
+    return " ".join("".join(c if c.isprintable() else " " for c in text).split())
+
+
+_FOLD = re.compile(r"[^\w]+")
+_STOP = frozenset("the a an and or to of in on for with we i you it is are was be that this from by as at "
+                  "o a os as e ou de do da dos das em no na um uma que para pra com por se é foi ser".split())
+
+
+def key_words(text: str) -> frozenset[str]:
+    text = unicodedata.normalize("NFKD", text.casefold())
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    return frozenset(w for w in _FOLD.split(text) if len(w) > 2 and w not in _STOP)
+
+
+def _slug(text: str) -> str:
+    return "-".join(sorted(key_words(text)))
+
+
+class Known:
+    """What the vault already holds, read cheaply: MEMORY.md's lines (word sets, and as written
+    for the scan prompt), the memory notes' file names, the CLAUDE.md lines, and this session's
+    earlier proposals."""
+
+    def __init__(self) -> None:
+        self.lines: list[frozenset[str]] = []
+        self.stems: set[str] = set()
+        self.proposed: set[str] = set()
+        self.entries: list[str] = []          # MEMORY.md lines as written
+        self.notes: list[str] = []            # memory note names (file stems)
+        self.proposed_names: list[str] = []
+
+    @classmethod
+    def read(cls, vault, extra_claude_md=(), session: str | None = None) -> Known:
+        known = cls()
+        texts: list[tuple[str, bool]] = []
+        for rel in ("MEMORY.md", "CLAUDE.md"):
+            try:
+                texts.append((files.read_bytes(vault, rel, 1_000_000).decode("utf-8", "replace"), rel == "MEMORY.md"))
+            except OSError:
+                pass
+        for path in extra_claude_md:  # the project's CLAUDE.md: outside the vault, a regular file only
+            try:
+                texts.append((files.read_outside(path, 1_000_000).decode("utf-8", "replace"), False))
+            except OSError:
+                pass
+        for text, index in texts:
+            for ln in text.splitlines():
+                plain = re.sub(r"\]\([^)]*\)|`~?\d+tk`", " ", ln)
+                words = key_words(plain)
+                if len(words) >= 2:
+                    known.lines.append(words)
+                    if index and ln.lstrip().startswith(("-", "*")):
+                        entry = re.sub(r"\[([^\]]*)\]\([^)]*\)|`~?\d+tk`", lambda m: m.group(1) or "", ln)
+                        known.entries.append(" ".join(entry.split())[:200])
+        for rel in files.scan(vault).notes:
+            if rel.startswith(MEMORY_DIR + "/") and "/daily/" not in rel:
+                stem = rel.rsplit("/", 1)[-1][:-3]
+                known.stems.add(_slug(stem.replace("-", " ")))
+                known.notes.append(stem)
+        if session:
+            old = _stored(vault, session)
+            names = [c.get("name", "") for c in old.get("candidates", [])] + list(old.get("history", []))
+            known.proposed.update(_slug(n) for n in names if n)
+            known.proposed_names.extend(n for n in names if n)
+        return known
+
+    def repeats(self, c) -> str | None:
+        """Why candidate ``c`` repeats what is known, or None."""
+        slug = _slug(c.name)
+        if slug in self.proposed:
+            return "already proposed in this session"
+        if slug and slug in self.stems:
+            return "a memory note with this name exists"
+        mine = key_words(c.name + " " + (c.line or c.description))
+        core = key_words(c.line or c.description)
+        for words in self.lines:
+            if not mine:
+                break
+            overlap = len(core & words) / max(1, len(core))
+            if overlap >= 0.8 or len(mine & words) / len(mine | words) >= 0.5:
+                return "MEMORY.md or CLAUDE.md already says this"
+        return None
+
+    def related(self, topic: frozenset[str], limit: int = 1500) -> tuple[list[str], int]:
+        """MEMORY.md lines, then note names not in them, most related to ``topic`` first
+        (shared words), within ``limit`` characters; and how many were left out."""
+        ranked = sorted(self.entries, key=lambda e: -len(key_words(e) & topic))
+        listed = " ".join(self.entries).lower()
+        names = [n for n in sorted(self.notes, key=lambda n: -len(key_words(n.replace("-", " ")) & topic))
+                 if n.lower() not in listed]
+        out, used, left = [], 0, 0
+        for item in ranked + [f"note: {n}" for n in names]:
+            if used + len(item) + 3 > limit:
+                left += 1
+                continue
+            out.append(item)
+            used += len(item) + 3
+        return out, left
+
+
+def _stored(vault, session: str) -> dict:
+    """A session's stored checkpoint (``.mdmem/checkpoints/<session>.json``), or {}."""
+    path = os.path.join(str(vault), STATE_DIR, "checkpoints", f"{safe_session(session)}.json")
+    try:
+        with open(path, "rb") as f:
+            data = json.loads(f.read(4 * 1024 * 1024))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+# ----------------------------------------------------------------------------- the prompt
+
+_DIMENSION_TABLE = """\
+| # | dimension | hit signal | memory type |
+|---|---|---|---|
+| 1 | Task closure | a task went from request to delivery | project (milestone) |
+| 2 | CLAUDE.md update | a new general rule of behaviour for the assistant | claude-md |
+| 3 | Rule sedimentation | a rule about a domain, tool or file type | protocol |
+| 4 | Architectural decision | a non-obvious choice of tool, technical solution or strategy, with what was rejected | decision |
+| 5 | Project milestone | the project's status advanced substantially (release, key feature done) | project |
+| 6 | Collaboration calibration | the user corrected a practice or confirmed a non-obvious one | feedback |
+| 7 | High-value analysis | a reusable analysis framework, insight or model | reference or user |"""
+
+_PROMPT_HEAD = """\
+[mdmem checkpoint] Before you stop, scan this conversation along the seven dimensions below for what is worth \
+remembering across sessions. Judge from the conversation itself; mdmem's hints at the end are guesses.
+
+{table}
+
+Do not save: code patterns or file paths (the code shows them), git history, debugging recipes, ephemeral task \
+state or status snapshots, secrets, anything already in CLAUDE.md or in the memory below.
+Rules: 0-1 dimensions hit → do nothing and say nothing (just stop). At most 3 candidates, quality over quantity. \
+Write no memory files yourself: the user chooses."""
+
+_PROMPT_ANSWER = """\
+If 2 or more dimensions hit, pipe your candidates to mdmem as JSON:
+{run} checkpoint propose {tail} <<'JSON'
+{{"dimensions": [3, 4], "candidates": [{{"type": "protocol", "dimension": 3, "name": "...", "description": "...", \
+"body": "...", "paths": ["**/*.py"]}}, {{"type": "decision", "dimension": 4, "name": "...", "description": "...", \
+"body": "...", "chosen": "...", "rejected": ["..."]}}]}}
+JSON
+type: one of project, claude-md, protocol, decision, feedback, reference, user. name: the subject in at most 60 \
+characters (not a quote of the chat). description: one line. body: a few lines: the fact, why, how to apply. \
+paths (protocol, optional): globs it applies to.
+mdmem prints a numbered list: show it to the user as it is and ask which to save; save nothing before they answer. \
+Then run `{run} checkpoint accept 1,3 {tail}` with their numbers, or `{run} checkpoint skip {tail}`. A claude-md \
+candidate is a line for the user to add to CLAUDE.md; mdmem does not write it."""
+
+
+def _tail(session: str | None, vault, lang: str | None = None) -> str:
+    import shlex
+
+    parts = []
+    if session:
+        parts.append(f"--session {shlex.quote(session)}")
+    if vault is not None:
+        parts.append(f"--vault {shlex.quote(str(vault))}")
+    if lang == "pt":
+        parts.append("--lang pt")
+    return " ".join(parts)
+
+
+def hint_lines(evidence: Sequence[Evidence], limit: int = 900) -> list[str]:
+    """mdmem's detector evidence as hints for the model: dimension, message number, speaker,
+    quote, signal; strongest first, one per message and dimension, within ``limit`` characters."""
+    out: list[str] = []
+    used = 0
+    seen: set[tuple[int, int]] = set()
+    for e in sorted(evidence, key=lambda e: (RANK[e.dimension], -e.strength, -e.index)):
+        if (e.dimension, e.index) in seen:
+            continue
+        seen.add((e.dimension, e.index))
+        line = f"- {MARKS[e.dimension]} msg {e.index} ({e.speaker}): \"{clean(e.quote)[:160]}\" [{e.signal[:60]}]"
+        if used + len(line) + 1 > limit:
+            break
+        out.append(line)
+        used += len(line) + 1
+    return out
+
+
+def scan_prompt(session: str | None, vault, *, known: Known | None = None, evidence: Sequence[Evidence] = (),
+                topic: Sequence[str] = (), lang: str = "en", run: str = "mdmem", why: str = "") -> str:
+    """The block ``reason`` the Stop hook hands the model (at most :data:`PROMPT_MAX`
+    characters): the seven dimensions with their signals and memory types, the do-not-save
+    list and the rules (the seed's scan prompt, /work/shared/checkpoint-scan-prompt.md), the
+    memory it must not duplicate (MEMORY.md lines and note names, most related first, at most
+    1,500 characters), mdmem's hints with message numbers (at most 900), and how to answer
+    (``checkpoint propose`` with JSON on stdin, then ``accept``/``skip``)."""
+    parts = [_PROMPT_HEAD.format(table=_DIMENSION_TABLE)]
+    if known is not None:
+        words = frozenset().union(*(key_words(t) for t in topic)) if topic else frozenset()
+        words |= frozenset().union(*(key_words(e.quote) for e in evidence)) if evidence else frozenset()
+        items, left = known.related(words)
+        if known.proposed_names:
+            items = [f"proposed earlier in this session: {n}" for n in known.proposed_names[-5:]] + items
+        if items:
+            parts.append("Existing memory (do not duplicate; most related first):\n"
+                         + "\n".join(f"- {i.lstrip('-* ')}" for i in items)
+                         + (f"\n(and {left} more)" if left else ""))
+        else:
+            parts.append("Existing memory: none yet.")
+    hints = hint_lines(evidence)
+    if hints:
+        parts.append("mdmem's hints (msg = mdmem's count of the session's messages):\n" + "\n".join(hints))
+    if why:
+        parts.append(f"Why now: {why}.")
+    parts.append(_PROMPT_ANSWER.format(run=run, tail=_tail(session, vault, lang)))
+    text = "\n\n".join(parts)
+    while len(text) > PROMPT_MAX and len(parts) > 2:  # never: the parts are bounded; kept as a guard
+        parts.pop(1)
+        text = "\n\n".join(parts)
+    return text[:PROMPT_MAX]
+
+
+_PROTOCOL = {
+    "en": """\
+## Memory protocol (mdmem)
+Scan this conversation for memories worth keeping when more than 15 tool calls happened since the last scan, a \
+substantial result was delivered, the topic changed, or the user asks to consolidate, review or summarise. \
+Seven dimensions: task closure, a behaviour rule for CLAUDE.md, a rule about a domain/tool/file type, a decision \
+with what was rejected, a milestone, a correction or confirmation of how to work, a reusable analysis. \
+0-1 dimensions hit: say nothing. Else pipe at most 3 candidates as JSON to `{run} checkpoint propose` \
+({{"candidates": [{{"type", "dimension", "name" (≤ 60 chars), "description", "body", "chosen"/"rejected", \
+"paths"}}]}}), show the user the numbered list it prints, and save nothing until they pick: \
+`{run} checkpoint accept 1,3` or `{run} checkpoint skip`. Never save code, file paths, git history, task state \
+or secrets. The Stop hook reminds you when it is time.
+""",
+    "pt": """\
+## Protocolo de memória (mdmem)
+Revise esta conversa em busca do que vale lembrar quando houver mais de 15 chamadas de ferramenta desde a última \
+revisão, um resultado substancial entregue, mudança de assunto, ou quando o usuário pedir para consolidar, revisar \
+ou resumir. Sete dimensões: tarefa concluída, regra de comportamento para o CLAUDE.md, regra de domínio/ferramenta/\
+tipo de arquivo, decisão com o que foi rejeitado, marco, correção ou confirmação de como trabalhar, análise \
+reutilizável. 0-1 dimensões: não diga nada. Senão, passe no máximo 3 candidatos em JSON para \
+`{run} checkpoint propose --lang pt` ({{"candidates": [{{"type", "dimension", "name" (≤ 60 caracteres), \
+"description", "body", "chosen"/"rejected", "paths"}}]}}), mostre ao usuário a lista numerada que ele imprime e \
+não salve nada antes da escolha: `{run} checkpoint accept 1,3` ou `{run} checkpoint skip`. Nunca salve código, \
+caminhos de arquivo, histórico do git, estado da tarefa ou segredos. O hook Stop lembra quando for a hora.
+""",
+}
+
+
+def memory_protocol(lang: str = "en", run: str = "mdmem") -> str:
+    """The short memory protocol for the SessionStart card (the seed's primary trigger: the
+    model scans on its own at the right moments; the Stop hook is the fallback). Bounded
+    (under 1,200 characters) and byte-stable: the same ``lang`` and ``run`` give the same
+    bytes, so the card's cache and the model's prompt cache keep."""
+    return _PROTOCOL.get(lang, _PROTOCOL["en"]).format(run=run)

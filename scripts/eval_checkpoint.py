@@ -1,0 +1,339 @@
+#!/usr/bin/env python3
+"""The checkpoint on real conversations: tests/data/checkpoint-real/ (15 real Claude Code sessions,
+hand-labelled per dimension; read its SOURCES.md), split tune (10) / holdout (5), reported apart.
+
+    python scripts/eval_checkpoint.py [--split tune|holdout|both] [--show] [--json OUT]
+
+1. The offline path (``mdmem checkpoint TRANSCRIPT``, no model) against the labels:
+   - gold = the **firm** items. A suggestion is right when its dimension is the item's and its
+     first evidence is the item's message (same JSONL line, or the item's quote inside the
+     message's text: the labels' ``message`` numbers follow other counting rules, SOURCES.md).
+   - **borderline** items are neutral: a suggestion that hits one is neither right nor wrong
+     (left out of precision), and they are not in recall. ``precision_lenient`` counts them right.
+   - recall is "of what <= 3 suggestions can hold": per session, at most min(3, firm items)
+     can be found; found firm items (at most 3 per session) over that sum.
+   - per dimension: precision by the suggestion's dimension, recall by the item's.
+2. The Stop hook's fire/silent decision on a replay: one Stop per agent turn (a prompt the user
+   typed, not a queued one, and the assistant records after it: SOURCES.md's ``stops``), the
+   file growing to the line before the next prompt, the clock (``MDMEM_NOW``) from the records'
+   timestamps, ``last_assistant_message`` as Claude Code gives it; the installed default policy
+   on an empty vault. A session "fires" when any of its stops fires; it should fire exactly when it
+   holds a firm item (``worth_checkpoint``).
+3. Suggestions accepted as written: the suggestions are listed (``--show``) and judged by hand in
+   ``scripts/eval_checkpoint_judgements.json`` (file + name -> accept/reject + why); the count is
+   over the judged ones, and unjudged suggestions are listed.
+
+Tune only on the tune split; the holdout split is run once, at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import datetime as dt
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+DATA = REPO / "tests" / "data" / "checkpoint-real"
+JUDGEMENTS = HERE / "eval_checkpoint_judgements.json"
+sys.path.insert(0, str(REPO))
+
+from mdmem.agents import checkpoint as cp  # noqa: E402
+from mdmem.agents import transcript  # noqa: E402
+
+
+def sessions(split: str) -> list[tuple[Path, dict]]:
+    out = []
+    for labels in sorted(DATA.glob("*.labels.json")):
+        data = json.loads(labels.read_text("utf-8"))
+        if split in ("both", data["split"]):
+            out.append((labels.with_name(labels.name.replace(".labels.json", ".jsonl")), data))
+    return out
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+class Lines:
+    """Byte offset -> 1-based line number of a file."""
+
+    def __init__(self, data: bytes) -> None:
+        self.starts = [0] + [i + 1 for i, b in enumerate(data) if b == 10]
+
+    def line(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts, offset)
+
+
+def empty_vault(root: Path) -> Path:
+    (root / "memory").mkdir(parents=True, exist_ok=True)
+    (root / "MEMORY.md").write_text("<!-- budget -->\n# Memory\n", "utf-8")
+    return root
+
+
+# ----------------------------------------------------------------------------- 1. offline
+
+
+def offline(path: Path, labels: dict, vault: Path) -> dict:
+    tr = transcript.read(path)
+    lines = Lines(path.read_bytes())
+    result = cp.analyze(str(path), vault, session=path.stem, store_result=False)
+    by_index = {m.index: m for m in tr.messages}
+    items = labels["items"]
+
+    def matches(c, item) -> bool:
+        if c.dimension != item["dimension"]:
+            return False
+        e = c.evidence[0]
+        m = by_index.get(e.index)
+        if m is None:
+            return False
+        return lines.line(m.offset) == item["line"] or _norm(item["quote"]) in _norm(m.text)
+
+    rows = []
+    for c in result.candidates:
+        hit = [i for i, item in enumerate(items) if matches(c, item)]
+        firm = [i for i in hit if items[i]["strength"] == "firm"]
+        verdict = "right" if firm else ("borderline" if hit else "wrong")
+        rows.append({"number": c.number, "dimension": c.dimension, "type": c.type, "name": c.name,
+                     "description": c.description, "body": c.body, "verdict": verdict, "items": firm or hit,
+                     "evidence": {"index": c.evidence[0].index, "quote": c.evidence[0].quote,
+                                  "signal": c.evidence[0].signal}})
+    firm_items = [i for i, item in enumerate(items) if item["strength"] == "firm"]
+    found = sorted({i for r in rows if r["verdict"] == "right" for i in r["items"]})
+    return {"file": path.name, "candidates": rows, "dimensions": result.dimensions, "firm": firm_items,
+            "found": found, "reachable": min(3, len(firm_items)), "dropped": [d.__dict__ for d in result.dropped]}
+
+
+def offline_table(rows: list[dict], labels: dict[str, dict]) -> dict:
+    per = {d: {"right": 0, "wrong": 0, "borderline": 0, "gold": 0, "found": 0} for d in range(1, 8)}
+    right = wrong = border = 0
+    reachable = found = 0
+    for r in rows:
+        items = labels[r["file"]]["items"]
+        for c in r["candidates"]:
+            per[c["dimension"]][c["verdict"]] += 1
+        right += sum(c["verdict"] == "right" for c in r["candidates"])
+        wrong += sum(c["verdict"] == "wrong" for c in r["candidates"])
+        border += sum(c["verdict"] == "borderline" for c in r["candidates"])
+        reachable += r["reachable"]
+        found += min(r["reachable"], len(r["found"]))
+        for i in r["firm"]:
+            per[items[i]["dimension"]]["gold"] += 1
+            per[items[i]["dimension"]]["found"] += i in r["found"]
+    for v in per.values():
+        v["precision"] = v["right"] / (v["right"] + v["wrong"]) if v["right"] + v["wrong"] else None
+        v["recall"] = v["found"] / v["gold"] if v["gold"] else None
+    return {"suggestions": right + wrong + border, "right": right, "wrong": wrong, "borderline": border,
+            "precision": right / (right + wrong) if right + wrong else None,
+            "precision_lenient": (right + border) / (right + wrong + border) if right + wrong + border else None,
+            "recall": found / reachable if reachable else None, "found": found, "reachable": reachable,
+            "dims": per}
+
+
+# ----------------------------------------------------------------------------- 2. replay
+
+_WRAP = ("<command-", "<local-command-")
+_NOISE = ("Stop hook feedback:", "[Request interrupted by user", "Caveat: The messages below were generated")
+
+
+def _user_text(rec: dict) -> str:
+    content = (rec.get("message") or {}).get("content")
+    if isinstance(content, str):
+        return content.strip()
+    texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"] \
+        if isinstance(content, list) else []
+    return "\n".join(t.strip() for t in texts if isinstance(t, str) and t.strip())
+
+
+def stops(data: bytes) -> list[tuple[int, float | None, str | None]]:
+    """(byte length of the file at the Stop, epoch seconds of its last record, the turn's last
+    assistant text) for each agent turn, by SOURCES.md's counting rules."""
+    raw = data.split(b"\n")
+    recs: list[tuple[int, int, dict | None]] = []  # (line start offset, line end offset, record)
+    pos = 0
+    for line in raw:
+        end = pos + len(line) + 1
+        try:
+            rec = json.loads(line) if line.strip() else None
+        except ValueError:
+            rec = None
+        recs.append((pos, min(end, len(data)), rec if isinstance(rec, dict) else None))
+        pos = end
+    starts = []
+    for i, (_, _, rec) in enumerate(recs):
+        if not rec or rec.get("type") != "user" or rec.get("isSidechain") or rec.get("isMeta") \
+                or rec.get("isCompactSummary"):
+            continue
+        text = _user_text(rec)
+        if text and not text.lstrip().startswith(_WRAP) and not text.lstrip().startswith(_NOISE):
+            starts.append(i)
+    out = []
+    for k, s in enumerate(starts):
+        stop_at = starts[k + 1] if k + 1 < len(starts) else len(recs)
+        assistant = [i for i in range(s + 1, stop_at) if recs[i][2] and recs[i][2].get("type") == "assistant"
+                     and not recs[i][2].get("isSidechain")]
+        if not assistant:
+            continue
+        length = recs[stop_at - 1][1] if stop_at - 1 < len(recs) else len(data)
+        clock = None
+        for i in range(stop_at - 1, s - 1, -1):
+            stamp = recs[i][2] and recs[i][2].get("timestamp")
+            if isinstance(stamp, str):
+                clock = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+                break
+        last = None
+        for i in reversed(assistant):
+            content = (recs[i][2].get("message") or {}).get("content")
+            texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"] \
+                if isinstance(content, list) else []
+            if texts and isinstance(texts[-1], str) and texts[-1].strip():
+                last = texts[-1].strip()
+                break
+        out.append((length, clock, last))
+    return out
+
+
+def replay(path: Path, vault: Path, work: Path, policy: str | None = None) -> dict:
+    from mdmem.agents import hooks
+
+    data = path.read_bytes()
+    grow = work / path.name
+    grow.write_bytes(b"")
+    session = path.stem
+    fired = []
+    points = stops(data)
+    timings = []
+    old = os.environ.get("MDMEM_NOW")
+    try:
+        for n, (length, clock, last) in enumerate(points):
+            grow.write_bytes(data[:length])
+            os.environ["MDMEM_NOW"] = str(clock if clock is not None else 1_790_000_000 + n * 60)
+            payload = {"session_id": session, "transcript_path": str(grow), "cwd": str(work),
+                       "hook_event_name": "Stop", "stop_hook_active": False}
+            if last:
+                payload["last_assistant_message"] = last
+            t = time.perf_counter()
+            out = hooks.stop(str(vault), payload, {"policy": policy} if policy else {})
+            timings.append((time.perf_counter() - t) * 1000)
+            if out is not None:
+                fired.append({"stop": n + 1, "bytes": length, "reason_chars": len(out.get("reason", "")),
+                              "reason": out.get("reason", "")})
+    finally:
+        if old is None:
+            os.environ.pop("MDMEM_NOW", None)
+        else:
+            os.environ["MDMEM_NOW"] = old
+    return {"file": path.name, "stops": len(points), "fired": fired, "max_ms": max(timings, default=0.0)}
+
+
+# ----------------------------------------------------------------------------- report
+
+
+def judgements() -> dict:
+    if not JUDGEMENTS.is_file():
+        return {}
+    return json.loads(JUDGEMENTS.read_text("utf-8"))
+
+
+def run(split: str, policy: str | None = None) -> dict:
+    work = Path(tempfile.mkdtemp(prefix="mdmem-eval-"))
+    try:
+        rows, plays = [], []
+        labels = {}
+        for path, data in sessions(split):
+            labels[path.name] = data
+            vault = empty_vault(work / ("vault-" + path.stem))
+            rows.append(offline(path, data, vault))
+            play_vault = empty_vault(work / ("replay-" + path.stem))
+            plays.append(replay(path, play_vault, work, policy) | {"worth": data["worth_checkpoint"],
+                                                                   "labelled_stops": data["stops"]})
+        judged = judgements()
+        accepted = rejected = 0
+        unjudged = []
+        for r in rows:
+            for c in r["candidates"]:
+                j = judged.get(r["file"], {}).get(c["name"])
+                c["judgement"] = j
+                if j is None:
+                    unjudged.append((r["file"], c["name"]))
+                elif j.get("accept"):
+                    accepted += 1
+                else:
+                    rejected += 1
+        right = sum(1 for p in plays if bool(p["fired"]) == p["worth"])
+        return {"split": split, "policy": policy, "offline": offline_table(rows, labels), "rows": rows, "replay": plays,
+                "fire_right": right, "sessions": len(plays),
+                "accepted": accepted, "rejected": rejected, "unjudged": unjudged}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _p(x) -> str:
+    return "  -  " if x is None else f"{x:.2f}"
+
+
+NAMES = {1: "① closure", 2: "② behaviour", 3: "③ domain rule", 4: "④ decision", 5: "⑤ milestone",
+         6: "⑥ calibration", 7: "⑦ analysis"}
+
+
+def render(report: dict, show: bool = False) -> list[str]:
+    o = report["offline"]
+    lines = [f"== {report['split']} split: {report['sessions']} sessions",
+             f"offline path: {o['suggestions']} suggestions: {o['right']} right, {o['wrong']} wrong, "
+             f"{o['borderline']} on a borderline item (neutral); precision {_p(o['precision'])} "
+             f"(lenient {_p(o['precision_lenient'])}), recall {_p(o['recall'])} ({o['found']}/{o['reachable']} "
+             f"firm items that <= 3 suggestions can hold)",
+             "   dimension        precision (right/wrong/borderline)   recall (found/firm)"]
+    for d, v in o["dims"].items():
+        lines.append(f"   {NAMES[d]:<16} {_p(v['precision']):>6} ({v['right']}/{v['wrong']}/{v['borderline']})"
+                     f"{'':>20}{_p(v['recall']):>6} ({v['found']}/{v['gold']})")
+    lines.append(f"hook replay ({report.get('policy') or 'default policy'}): fire/silent right in {report['fire_right']}/{report['sessions']}")
+    for p in report["replay"]:
+        fired = ", ".join(f"stop {f['stop']}" for f in p["fired"]) or "silent"
+        ok = "ok " if bool(p["fired"]) == p["worth"] else "BAD"
+        lines.append(f"   {ok} {p['file']:<42} {'firm items' if p['worth'] else 'nothing   '} "
+                     f"{p['stops']:>2} stops (labelled {p['labelled_stops']:>2}): {fired}; slowest stop "
+                     f"{p['max_ms']:.0f} ms")
+    judged = report["accepted"] + report["rejected"]
+    lines.append(f"suggestions accepted as written (judged by hand): {report['accepted']}/{judged}"
+                 + (f"; {len(report['unjudged'])} not judged yet" if report["unjudged"] else ""))
+    for r in report["rows"]:
+        if not show:
+            continue
+        lines.append(f"   -- {r['file']}: dimensions {r['dimensions']}, firm items {len(r['firm'])}")
+        for c in r["candidates"]:
+            j = c["judgement"]
+            mark = "?" if j is None else ("accept" if j.get("accept") else "reject")
+            lines.append(f"      {c['number']}. [{c['type']}] {c['name']} — {c['description']}  "
+                         f"<{c['verdict']}; {mark}>")
+            lines.append(f"         evidence #{c['evidence']['index']}: {c['evidence']['quote'][:120]} "
+                         f"({c['evidence']['signal']})")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--split", choices=("tune", "holdout", "both"), default="tune")
+    ap.add_argument("--policy", help="the hook policy to replay (default: the installed default)")
+    ap.add_argument("--show", action="store_true", help="list every suggestion and its verdict")
+    ap.add_argument("--json", type=Path, help="write the whole report here")
+    args = ap.parse_args(argv)
+    splits = ("tune", "holdout") if args.split == "both" else (args.split,)
+    reports = [run(s, args.policy) for s in splits]
+    for report in reports:
+        print("\n".join(render(report, args.show)))
+    if args.json:
+        args.json.write_text(json.dumps(reports, indent=1, ensure_ascii=False, default=str) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

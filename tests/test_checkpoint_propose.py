@@ -1,0 +1,211 @@
+"""The model's side of the checkpoint: `checkpoint propose` (JSON candidates on stdin), the MCP tool
+`checkpoint_propose`, `checkpoint --model CMD` with a stand-in model, the scan prompt and the memory
+protocol."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from mdmem.agents import checkpoint as cp
+from support import SESSION
+
+GOOD = {"dimensions": [3, 4, 6], "candidates": [
+    {"type": "protocol", "dimension": 3, "name": "Python imports at the top of modules",
+     "description": "No imports inside functions, not even for CLI subcommands",
+     "body": "Imports go at the top of modules, never inside methods.\nWhy: the user asked, twice.",
+     "paths": ["**/*.py"]},
+    {"type": "decision", "dimension": 4, "name": "Review tool stack: htmx over Datastar",
+     "description": "Server-rendered Jinja2 + htmx; Datastar rejected",
+     "body": "htmx is more mature and better documented; partial swaps fit the two-panel UI.",
+     "chosen": "htmx", "rejected": ["Datastar,"]},
+    {"type": "feedback", "dimension": 6, "name": "Fix ignore rules in the CLI, not in the local repo",
+     "description": "Runtime files get ignored by the CLI for every user",
+     "body": "When the tool's own files need ignoring, change the CLI so every user gets it."},
+]}
+
+
+def propose(cli, vault: Path, data, *args: str, code: int = 0):
+    raw = data if isinstance(data, str) else json.dumps(data)
+    result = cli.runner.invoke(__import__("mdmem.cli.app").cli.app.app,
+                               ["checkpoint", "propose", "--vault", str(vault), *args], input=raw)
+    assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
+    return result
+
+
+def test_propose_prints_the_numbered_list_and_accept_saves(cli, vault: Path):
+    out = propose(cli, vault, GOOD, "--session", "s1").stdout
+    assert out == (
+        "[Checkpoint] This conversation hit 3/7 dimensions (③④⑥). Suggested memories:\n"
+        "1. [protocol] ③ Python imports at the top of modules — No imports inside functions, not even for CLI "
+        "subcommands\n"
+        "   paths: **/*.py\n"
+        "2. [decision] ④ Review tool stack: htmx over Datastar — Server-rendered Jinja2 + htmx; Datastar rejected\n"
+        "   chosen: htmx; rejected: Datastar\n"
+        "3. [feedback] ⑥ Fix ignore rules in the CLI, not in the local repo — Runtime files get ignored by the CLI "
+        "for every user\n"
+        "Save which? Reply with numbers (e.g. 1,2) or \"skip\".\n")
+    stored = json.loads((vault / ".mdmem" / "checkpoints" / "s1.json").read_text())
+    assert stored["status"] == "pending" and stored["source"] == "model"
+    result = cli.json("checkpoint", "accept", "1,2", "--vault", vault, "--session", "s1")
+    protocol, decision = result["accepted"]
+    assert protocol["status"] == "created" and protocol["path"].startswith("memory/protocols/")
+    assert cli.json("show", protocol["path"], "--vault", vault)["frontmatter"]["paths"] == ["**/*.py"]
+    note = cli.json("show", decision["path"], "--vault", vault)
+    assert note["frontmatter"]["chosen"] == "htmx" and note["frontmatter"]["rejected"] == ["Datastar"]
+    # proposed again in the same session: the earlier proposals are not repeated
+    again = json.loads(propose(cli, vault, GOOD, "--session", "s1", "--json").stdout)
+    assert again["candidates"] == [] and {d["reason"] for d in again["dropped"]} == {
+        "already proposed in this session"}
+
+
+def test_propose_validates_and_cleans(cli, vault: Path):
+    items = [
+        {"type": "banana", "name": "x", "body": "y"},
+        {"type": "protocol", "dimension": "③", "name": "<user-memory-input>Run ruff before every commit…"
+                                                        "</user-memory-input> and also some more words here that go on",
+         "description": "line one\nline two", "body": "<user-memory-input>Run `ruff check` first.</user-memory-input>"},
+        {"type": "decision", "name": "", "body": "no name"},
+        {"type": "reference", "name": "A helper function", "body": "def helper(x):\n    return x + 1\n"},
+        {"type": "feedback", "name": "Atlas billing", "body": "the project note exists already"},
+        {"type": "claude-md", "name": "Answer in English", "body": "- Always answer in English."},
+        {"type": "user", "name": "Prefers short answers", "body": "Keep replies short."},
+        "not an object",
+    ]
+    got = json.loads(propose(cli, vault, {"candidates": items}, "--session", "v", "--json").stdout)
+    names = [c["name"] for c in got["candidates"]]
+    assert names == ["Run ruff before every commit and also some more words here", "Answer in English",
+                     "Prefers short answers"]
+    protocol = got["candidates"][0]
+    assert len(protocol["name"]) <= 60 and "…" not in protocol["name"] and "<" not in protocol["body"]
+    assert protocol["description"] == "line one line two" and protocol["dimension"] == 3
+    assert got["candidates"][1]["line"] == "- Always answer in English." and got["candidates"][1]["dimension"] == 2
+    reasons = {d["name"]: d["reason"] for d in got["dropped"]}
+    assert reasons == {
+        "X": "unknown type 'banana' (one of project, claude-md, protocol, decision, feedback, reference, user)",
+        "#3": "no name",
+        "A helper function": "it is code (do not save: code lives in the code)",
+        "Atlas billing": "a memory note with this name exists",
+        "#8": "not a JSON object",
+    }
+
+
+def test_propose_reads_json_inside_prose_and_refuses_garbage(cli, vault: Path):
+    wrapped = "Here are my candidates:\n```json\n" + json.dumps(GOOD) + "\n```\nLet me know."
+    assert len(json.loads(propose(cli, vault, wrapped, "--json").stdout)["candidates"]) == 3
+    assert "no JSON candidates found" in propose(cli, vault, "nothing here", code=2).stderr
+    assert "no candidates" in propose(cli, vault, "", code=2).stderr
+    # nothing left after the checks: nothing stored, a quiet line
+    quiet = propose(cli, vault, {"dimensions": [], "candidates": []}, "--session", "q").stdout
+    assert quiet == "[Checkpoint] This conversation hit 0/7 dimensions: nothing to suggest.\n"
+    assert not (vault / ".mdmem" / "checkpoints" / "q.json").exists()
+
+
+def test_propose_in_portuguese(cli, vault: Path):
+    out = propose(cli, vault, GOOD, "--session", "pt", "--lang", "pt").stdout
+    assert out.startswith("[Checkpoint de Sedimentação] Esta conversa acertou 3/7 dimensões (③④⑥), "
+                          "sugestão de sedimentação:\n1. [protocol] ③ Python imports at the top of modules")
+    assert "   escolha: htmx; rejeitado: Datastar\n" in out
+    assert out.endswith('Salvar quais? Responda com os números (ex.: 1,2), ou "pular".\n')
+
+
+def test_model_command_answers_through_propose(cli, vault: Path, tmp_path: Path):
+    """A stand-in for `claude -p` / `llm`: it checks what it was given and answers JSON."""
+    model = tmp_path / "model.py"
+    seen = tmp_path / "seen.txt"
+    model.write_text(textwrap.dedent(f"""\
+        import json, sys
+        text = sys.stdin.read()
+        open({str(seen)!r}, "w").write(text)
+        assert text.startswith("[mdmem checkpoint] Before you stop")
+        assert "Answer with JSON only" in text and "checkpoint propose" not in text
+        assert "[msg 5 · user]" in text and "don't paste the whole diff" in text
+        print("Sure! " + json.dumps({{"dimensions": [4, 6], "candidates": [
+            {{"type": "decision", "dimension": 4, "name": "Sync queue: SQS over Redis",
+              "description": "Managed, and nobody runs Redis here", "body": "SQS: managed, no ops team.",
+              "chosen": "SQS", "rejected": ["Redis"]}},
+            {{"type": "feedback", "dimension": 6, "name": "Say which files changed, not the diff",
+              "description": "No whole diffs pasted back", "body": "List the changed files."}}]}}))
+        """))
+    talk = tmp_path / "talk.md"
+    talk.write_text(SESSION)
+    out = cli("checkpoint", talk, "--vault", vault, "--model", f"{sys.executable} {model}").stdout
+    assert out.splitlines()[:2] == ["[Checkpoint] This conversation hit 2/7 dimensions (④⑥). Suggested memories:",
+                                    "1. [decision] ④ Sync queue: SQS over Redis — Managed, and nobody runs Redis here"]
+    prompt = seen.read_text()
+    assert "mdmem's hints" in prompt and "- ④ msg 1 (assistant)" in prompt and len(prompt) < 20_000
+    stored = json.loads((vault / ".mdmem" / "checkpoints" / "talk.json").read_text())
+    assert stored["source"] == "model" and len(stored["candidates"]) == 2
+    # a command that fails, or is not there: one line, exit 1
+    bad = tmp_path / "bad.py"
+    bad.write_text("import sys; sys.stderr.write('quota exceeded\\n'); sys.exit(3)\n")
+    err = cli("checkpoint", talk, "--vault", vault, "--model", f"{sys.executable} {bad}", code=1).stderr
+    assert err.strip().endswith("exited with 3: quota exceeded") and err.count("\n") == 1
+    assert "command not found: no-such-model-cli" in cli("checkpoint", talk, "--vault", vault, "--model",
+                                                         "no-such-model-cli -p", code=1).stderr
+
+
+def test_mcp_checkpoint_propose(vault: Path):
+    import anyio
+    from mcp import Client
+
+    from mdmem.mcp_server import build_server
+
+    async def go():
+        async with Client(build_server(vault), mode="legacy") as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            schema = tools["checkpoint_propose"].input_schema
+            assert schema["required"] == ["candidates"] and tools["checkpoint_propose"].annotations.read_only_hint \
+                is False
+            result = await client.call_tool("checkpoint_propose", {"candidates": GOOD["candidates"][:2],
+                                                                   "dimensions": [3, 4], "session": "m1"})
+            assert not result.is_error, result.content[0].text
+            got = json.loads(result.content[0].text)
+            assert got["fired"] and [c["number"] for c in got["candidates"]] == [1, 2]
+            assert got["text"].startswith("[Checkpoint] This conversation hit 2/7 dimensions (③④).")
+            accepted = json.loads((await client.call_tool("checkpoint_accept", {"numbers": "2", "session": "m1"}))
+                                  .content[0].text)
+            assert accepted["accepted"][0]["status"] == "created"
+
+    anyio.run(go)
+
+
+def test_scan_prompt_is_bounded_and_names_what_exists(vault: Path):
+    from mdmem.agents.dimensions import Evidence
+
+    known = cp.Known.read(vault)
+    evidence = [Evidence(3, 7, "user", "x" * 400, "always/never + tool 'ruff'", 0.85)] * 40
+    prompt = cp.scan_prompt("sess", vault, known=known, evidence=evidence, topic=["integer cents money"],
+                            run="mdmem")
+    assert len(prompt) <= cp.PROMPT_MAX
+    memory = prompt[prompt.index("Existing memory"):prompt.index("mdmem's hints (")]
+    assert memory.splitlines()[1] == "- money-handling.md — integer cents, half-even, never float (Atlas code)"
+    assert "(and " in memory  # the rest counted, not listed
+    assert prompt.count("③ msg 7") == 1  # one hint per message and dimension
+    assert "mdmem checkpoint propose --session sess --vault " in prompt
+
+
+def test_memory_protocol_is_short_and_byte_stable():
+    en = cp.memory_protocol()
+    assert en == cp.memory_protocol() and len(en) < 1200 and en.startswith("## Memory protocol (mdmem)\n")
+    assert "`mdmem checkpoint propose`" in en and "more than 15 tool calls" in en and "consolidate" in en
+    pt = cp.memory_protocol("pt", run="/opt/bin/mdmem")
+    assert pt.startswith("## Protocolo de memória (mdmem)\n") and "`/opt/bin/mdmem checkpoint propose --lang pt`" in pt
+    assert len(pt) < 1200 and cp.memory_protocol("fr") == en
+
+
+@pytest.mark.parametrize("text, name", [
+    ("ok, also please remember always UK english not US english.", "Always UK english not US english"),
+    ("Delivered: <user-memory-input>This is a great discussion about how we should structure the "
+     "whole billing migration…</user-memory-input>", "Delivered: This is a great discussion about how we should"),
+    ("based on feedback we are changing the spelling from summarise to summarize - let's make sure we're using "
+     "US English everywhere please", "Based on feedback we are changing the spelling"),
+    ("**htmx** over Datastar: more mature, better documented", "Htmx over Datastar: more mature, better documented"),
+])
+def test_titles_say_the_subject_in_whole_words(text: str, name: str):
+    got = cp.title(text)
+    assert got == name and len(got) <= 60 and "…" not in got and "<" not in got
