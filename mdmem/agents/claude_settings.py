@@ -35,7 +35,11 @@ from mdmem.base.files import write_atomic
 HOOKS: dict[str, tuple[str | None, str]] = {
     "Stop": (None, "stop"),
     "SessionStart": ("startup|resume|clear|compact", "session-start"),
+    "UserPromptSubmit": (None, "prompt"),  # opt out: `hook install --no-prompt`
+    "PreCompact": (None, "pre-compact"),
+    "SessionEnd": (None, "session-end"),
 }
+PROMPT_EVENT = "UserPromptSubmit"
 TIMEOUT = 10  # seconds; written on new entries only, a user's own timeout is kept
 SCOPES = ("project", "local", "user")
 BACKUP_SUFFIX = ".mdmem-backup"
@@ -77,6 +81,8 @@ class ScopeStatus:
 class StatusResult:
     scopes: list[ScopeStatus]
     warnings: list[str]
+    skills: list = None  # skills.SkillAction per skill and folder: installed, not mdmem's, absent
+    session: dict | None = None  # the current session's stop count, next checkpoint, pending checkpoint
 
 
 # --- where ------------------------------------------------------------------
@@ -241,11 +247,16 @@ def _finish(settings: _Settings, scope: str, actions: dict[str, str], dry_run: b
 
 def install(scope: str, vault: str | os.PathLike, project: str | os.PathLike | None = None, *,
             hooks: dict[str, tuple[str | None, str]] = HOOKS, exe: str | None = None,
-            dry_run: bool = False) -> InstallResult:
-    """Add mdmem's hook for each event of ``hooks``, or bring an existing one up to date."""
+            dry_run: bool = False, prompt: bool = True) -> InstallResult:
+    """Add mdmem's hook for each event of ``hooks``, or bring an existing one up to date. Without
+    ``prompt`` the UserPromptSubmit hook is left out (and removed if an earlier install added it)."""
     settings = _load(settings_path(scope, project))
     events = settings.data.setdefault("hooks", {})
     actions: dict[str, str] = {}
+    if not prompt:
+        hooks = {event: spec for event, spec in hooks.items() if event != PROMPT_EVENT}
+        actions[PROMPT_EVENT] = _drop_event(settings.data, PROMPT_EVENT)
+        events = settings.data.setdefault("hooks", {})
     for event, (matcher, subcommand) in hooks.items():
         want = hook_command(subcommand, vault, exe)
         groups = events.setdefault(event, [])
@@ -266,7 +277,32 @@ def install(scope: str, vault: str | os.PathLike, project: str | os.PathLike | N
             home["matcher"] = matcher
             changed = True
         actions[event] = "updated" if changed else "unchanged"
+    order = list(HOOKS) + [e for e in actions if e not in HOOKS]
+    actions = {event: actions[event] for event in order if event in actions}
     return _finish(settings, scope, actions, dry_run)
+
+
+def _drop_event(data: dict, event: str) -> str:
+    """Remove mdmem's entries from one event (dropping the groups and the event it leaves empty)."""
+    events = data.get("hooks", {})
+    groups = events.get(event, [])
+    kept, hit = [], False
+    for group in groups:
+        entries = group.get("hooks", [])
+        others = [e for e in entries if not is_mdmem_hook(e)]
+        if len(others) != len(entries):
+            hit = True
+            if not others:
+                continue
+            group["hooks"] = others
+        kept.append(group)
+    if not hit:
+        return "absent"
+    if kept:
+        events[event] = kept
+    else:
+        del events[event]
+    return "removed"
 
 
 def uninstall(scope: str, project: str | os.PathLike | None = None, *,
@@ -313,7 +349,14 @@ def _vault_of(command: str) -> str | None:
 
 
 def status(project: str | os.PathLike | None = None, *,
-           hooks: dict[str, tuple[str | None, str]] = HOOKS) -> StatusResult:
+           hooks: dict[str, tuple[str | None, str]] = HOOKS, vault: str | os.PathLike | None = None,
+           session: str | None = None) -> StatusResult:
+    """Where mdmem's hooks and skills are installed, in every scope; and, for the vault (``vault``, else the
+    one the installed hooks name) and the session (``session``, else the one that stopped last), the stop
+    count, when the next checkpoint may fire, and the pending checkpoint."""
+    from mdmem.agents import hooks as hook_logic
+    from mdmem.agents import skills
+
     scopes, warnings = [], []
     for scope in SCOPES:
         path = settings_path(scope, project)
@@ -333,7 +376,11 @@ def status(project: str | os.PathLike | None = None, *,
                 warnings.append(f"{scope} scope: the {event} hook points at {vault}, which is not a folder")
             events[event] = EventStatus(command is not None, command, vault, exists)
         scopes.append(ScopeStatus(scope, str(path), path.exists(), error, events))
-    return StatusResult(scopes, warnings)
+    if vault is None:
+        named = [ev.vault for sc in scopes for ev in sc.events.values() if ev.vault and ev.vault_exists]
+        vault = named[0] if named else None
+    info = hook_logic.session_status(str(Path(vault).absolute()), session) if vault else None
+    return StatusResult(scopes, warnings, skills.status(project), info)
 
 
 # --- the MCP server ---------------------------------------------------------
@@ -389,21 +436,56 @@ def register_mcp(scope: str, vault: str | os.PathLike, project: str | os.PathLik
     return _finish(settings, scope, {f"mcpServers.{MCP_NAME}": action}, dry_run)
 
 
+def unregister_mcp(scope: str, project: str | os.PathLike | None = None, *, dry_run: bool = False) -> InstallResult:
+    """Remove the ``mdmem`` server from ``mcpServers`` (everything else is kept)."""
+    settings = _load(mcp_config_path(scope, project), _check_servers)
+    servers = settings.data.get("mcpServers", {})
+    action = "absent"
+    if MCP_NAME in servers:
+        del servers[MCP_NAME]
+        action = "removed"
+        if not servers:
+            del settings.data["mcpServers"]
+    return _finish(settings, scope, {f"mcpServers.{MCP_NAME}": action}, dry_run)
+
+
 @dataclass(frozen=True)
 class ClaudeInstall:
     mcp: InstallResult
     hooks: InstallResult
+    skills: object = None  # skills.SkillsResult
 
 
 def install_claude(scope: str, vault: str | os.PathLike, project: str | os.PathLike | None = None, *,
-                   exe: str | None = None, dry_run: bool = False) -> ClaudeInstall:
-    """The MCP server and the hooks for ``scope`` (project or user). Both files are
+                   exe: str | None = None, dry_run: bool = False, prompt: bool = True) -> ClaudeInstall:
+    """The MCP server, the hooks and the skills for ``scope`` (project or user). Both settings files are
     read and checked before either is written, so a bad one leaves both untouched."""
+    from mdmem.agents import skills
+    from mdmem.agents.hooks import memory_protocol
+
     if scope not in HOOK_SCOPE:
         raise MdmemError(f"unknown scope {scope!r}: use project or user")
+    protocol = memory_protocol()
     planned = ClaudeInstall(register_mcp(scope, vault, project, exe=exe, dry_run=True),
-                            install(HOOK_SCOPE[scope], vault, project, exe=exe, dry_run=True))
+                            install(HOOK_SCOPE[scope], vault, project, exe=exe, dry_run=True, prompt=prompt),
+                            skills.install(scope, vault, project, exe=exe, protocol=protocol, dry_run=True))
     if dry_run:
         return planned
     return ClaudeInstall(register_mcp(scope, vault, project, exe=exe),
-                         install(HOOK_SCOPE[scope], vault, project, exe=exe))
+                         install(HOOK_SCOPE[scope], vault, project, exe=exe, prompt=prompt),
+                         skills.install(scope, vault, project, exe=exe, protocol=protocol))
+
+
+def uninstall_claude(scope: str, project: str | os.PathLike | None = None, *, dry_run: bool = False) -> ClaudeInstall:
+    """Undo ``install claude``: the server, mdmem's hooks and mdmem's skills (nothing else)."""
+    from mdmem.agents import skills
+
+    if scope not in HOOK_SCOPE:
+        raise MdmemError(f"unknown scope {scope!r}: use project or user")
+    planned = ClaudeInstall(unregister_mcp(scope, project, dry_run=True),
+                            uninstall(HOOK_SCOPE[scope], project, dry_run=True),
+                            skills.uninstall(scope, project, dry_run=True))
+    if dry_run:
+        return planned
+    return ClaudeInstall(unregister_mcp(scope, project), uninstall(HOOK_SCOPE[scope], project),
+                         skills.uninstall(scope, project))

@@ -172,6 +172,8 @@ def search(
     recency: Annotated[bool, typer.Option("--recency/--no-recency", help="Lift recent notes a little.")] = True,
     mode: ModeOpt = None,
     explain: Annotated[bool, typer.Option("--explain", help="Show each signal's rank and score for every hit.")] = False,
+    include_index: Annotated[bool, typer.Option("--include-index", help="Include index notes (MEMORY.md, notes "
+                                                "with `index: true`), left out of hits by default.")] = False,
     json: JsonOpt = False,
 ) -> None:
     """Ranked search with snippets: BM25F full text (lexical), by meaning (semantic), or both fused (hybrid)."""
@@ -179,7 +181,8 @@ def search(
     from mdmem.cli import render
     from mdmem.engine.index import Filters
 
-    filters = Filters(type, tag, folder, _date(after, "--after"), _date(before, "--before", end=True))
+    filters = Filters(type, tag, folder, _date(after, "--after"), _date(before, "--before", end=True),
+                      include_index)
     with _memory(vault) as mem:
         result = mem.search(query, limit, filters, None if recency else OFF, mode, explain)
     render.emit_json(result) if json else render.search(result)

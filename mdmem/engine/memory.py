@@ -40,7 +40,7 @@ from mdmem.text.resolve import Resolver
 from mdmem.engine.store import CacheDamaged, Diff, Store
 from mdmem.base.files import write_lock
 
-GRAPH_VERSION = 2  # bump when LinkGraph's attributes change: cached graphs are rebuilt
+GRAPH_VERSION = 3  # 3: nodes carry ``index``; bump when LinkGraph's attributes change: cached graphs are rebuilt
 GRAPH_UPDATE_MAX = 2000  # more changed notes than this since the cached graph: rebuild it
 READ_WAIT = 1.0  # seconds a read command waits for another writer before answering as is
 PARALLEL_PARSE_MIN = 300  # an update parses in a process pool from this many changed notes
