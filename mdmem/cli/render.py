@@ -277,6 +277,22 @@ def forgotten(result) -> None:
         message("dry run: nothing changed")
 
 
+def edited(result) -> None:
+    message(f"edited {result.path}: " + "; ".join(result.changes) + f" (version {result.version})")
+
+
+def moved(result) -> None:
+    verb = "would move" if result.dry_run else "moved"
+    message(f"{verb} {result.source} → {result.target}")
+    for r in result.rewritten:
+        message(f"  {'would rewrite' if result.dry_run else 'rewrote'} {r.links} link(s) in {r.path} "
+                f"(line{'s' if len(r.lines) > 1 else ''} {', '.join(map(str, r.lines))})")
+    for s in result.skipped:
+        message(f"  not rewritten: {s}")
+    if result.dry_run:
+        message("dry run: nothing changed")
+
+
 def accepted(result) -> None:
     for a in result.accepted:
         if a.status == "created":
