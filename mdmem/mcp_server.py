@@ -420,7 +420,8 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
         from mdmem.ops.edit import edit
 
         return state.call("edit_note", lambda mem: edit(mem, note, expected=version, append=append, section=section,
-                                                        replace=replace, set_keys=set or {}, unset=unset or []))
+                                                        replace=replace, set_keys=set or {}, unset=unset or [],
+                                                        today=_today()))
 
     @adds
     def move_note(

@@ -370,11 +370,11 @@ def status(project: str | os.PathLike | None = None, *,
             groups = data.get("hooks", {}).get(event, [])
             ours = (e["command"] for g in groups for e in g.get("hooks", []) if is_mdmem_hook(e))
             command = next(ours, None)
-            vault = _vault_of(command) if command else None
-            exists = Path(vault).is_dir() if vault else None
-            if vault and not exists:
-                warnings.append(f"{scope} scope: the {event} hook points at {vault}, which is not a folder")
-            events[event] = EventStatus(command is not None, command, vault, exists)
+            named = _vault_of(command) if command else None
+            exists = Path(named).is_dir() if named else None
+            if named and not exists:
+                warnings.append(f"{scope} scope: the {event} hook points at {named}, which is not a folder")
+            events[event] = EventStatus(command is not None, command, named, exists)
         scopes.append(ScopeStatus(scope, str(path), path.exists(), error, events))
     if vault is None:
         named = [ev.vault for sc in scopes for ev in sc.events.values() if ev.vault and ev.vault_exists]

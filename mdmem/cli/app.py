@@ -611,6 +611,7 @@ def edit(
     expected: Annotated[Optional[str], typer.Option("--version", help="Refuse unless the note is still this "
                                                     "version (from `read_note` or an earlier edit).",
                                                     show_default=False)] = None,
+    today: TodayOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Edit a note: append text, replace one section, set or remove frontmatter keys (atomic, under the
@@ -632,7 +633,7 @@ def edit(
         replace = sys.stdin.read()
     with _memory(vault) as mem:
         result = run(mem, note, expected=expected, append=append, section=section, replace=replace,
-                     set_keys=values, unset=[u.strip() for u in unset or ()])
+                     set_keys=values, unset=[u.strip() for u in unset or ()], today=_date(today, "--today"))
     render.emit_json(result) if json else render.edited(result)
 
 
