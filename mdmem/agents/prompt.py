@@ -271,9 +271,12 @@ def fresh(vault: str, log) -> None:
     if db is None:
         return
     try:
-        row = db.execute("SELECT value FROM meta WHERE key='scan_digest'").fetchone()
-        if row and row[0] == files.digest(scan):
+        meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('scan_digest', 'index_ok')"))
+        if meta.get("scan_digest") == files.digest(scan):
             return
+        if meta.get("index_ok") != "1":
+            log(vault, "prompt: the index is being built (or a build was cut short); answering from it as is")
+            return  # a whole build would outlast the hook's timeout: `mdmem index` does it
         cached = {p: (m, s) for p, m, s in db.execute("SELECT path, mtime_ns, size FROM notes")}
     finally:
         db.close()
