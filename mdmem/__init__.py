@@ -7,7 +7,7 @@ standard-library only.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # not `from typing import`: the hooks import this package and typing costs ~5 ms
 
 __version__ = "0.1.0"
 __all__ = ["Memory", "__version__"]
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str):
     if name == "Memory":
         from mdmem.engine.memory import Memory
 

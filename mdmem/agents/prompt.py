@@ -15,8 +15,14 @@ the quick index (:mod:`mdmem.engine.quick`). Each word weighs where the note has
 aliases 1.0, its description or tags 0.7, only its body 0.35) times its rarity there, ``ln(N/df)`` with
 ``df`` the notes holding it in that place (a word in a quarter of them or more tells none apart): "atlas"
 is in most bodies of a vault about Atlas but names one note.
-A note is relevant when that sum reaches :data:`THRESHOLD` and either one word is in its name,
-description or tags, or the body holds at least two of them with twice the threshold. The figures were
+A note is relevant when that sum reaches the bar (:data:`THRESHOLD`, or in a big vault half of
+``ln N``: a word must name fewer than sqrt(N) notes to be enough alone) and either two of its words are
+there, one in its name, description or tags, or half of one of its names is said in the prompt (the alias
+"Ana" in "ask Ana about..."), or three body words reach twice the bar; and, unless the prompt says one
+of its names whole, the note holds 15% of the prompt's meaning (its words weighed by rarity, a word
+no note has weighing most: "write a haiku about autumn" is about haikus, not about a note named "deploy
+write"). Notes under half the best one's
+relevance are left out; with a time phrase the bar is halved but the note must be dated in the window. The figures were
 set on sample-vault and the generated 10k vault (``scripts/bench.py`` prints what a few prompts get).
 
 Cost: the standard library only (``sqlite3``) unless the vault changed since it was indexed. Every run
@@ -42,6 +48,8 @@ MAX_NOTES = 3          # notes injected for one prompt at most
 MAX_TERMS = 12         # content words of a prompt looked up at most (the rarest)
 THRESHOLD = 2.6        # the relevance a note needs (see the module's docstring)
 NAMED = 0.5            # the share of a note's name the prompt must say for one word to be enough
+COVERED = 0.15         # the share of the prompt's meaning (its words by rarity) a note must hold, unless the
+                       # prompt says one of its names whole
 RELATIVE = 0.5         # a note scoring under half the best one's relevance is left out
 WEIGHTS = {"name": 1.0, "about": 0.7, "words": 0.35}
 COMMON = 0.25          # a word in more than this share of the notes says nothing about any of them
@@ -71,11 +79,12 @@ como quando onde qual quais quem porque porquê obrigado obrigada oi olá ola tc
 agora semana mês mes ano dia dias coisa coisas
 """.split())
 _WORD = re.compile(r"\w+")
-_TIME_HINT = re.compile(
-    r"\d{4}-\d{2}|\b(?:today|yesterday|ago|last|this|past|week|month|year|hoje|ontem|anteontem|semana|m[eê]s|"
-    r"ano|[uú]ltim|passad|atr[aá]s|h[aá]\s+\d|january|february|march|april|may|june|july|august|september|"
-    r"october|november|december|janeiro|fevereiro|mar[cç]o|abril|maio|junho|julho|agosto|setembro|outubro|"
-    r"novembro|dezembro)", re.I)
+_TIME_HINT = re.compile(  # words without which mdmem.text.temporal finds no phrase ("this function" is none)
+    r"\d{4}|\b(?:today|yesterday|ago|days?|weeks?|months?|years?|hoje|ontem|anteontem|dias?|semanas?|"
+    r"m[eê]s(?:es)?|anos?|[uú]ltim[oa]s?|passad[oa]s?|atr[aá]s|january|february|march|april|may|june|july|"
+    r"august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|janeiro|"
+    r"fevereiro|mar[cç]o|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro|fev|abr|mai|ago|"
+    r"set|out|dez)\b", re.I)
 
 
 def _fold(word: str) -> str:
@@ -131,6 +140,9 @@ def relevant(db, words: list[str], span=None) -> list[Found]:
     total = db.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
     counts = {w: quick.doc_count(db, w) for w in words[:40]}
     terms = sorted((w for w, n in counts.items() if n), key=lambda w: (counts[w], words.index(w)))[:MAX_TERMS]
+    # what the prompt is about, each word by its rarity (a word no note has counts as much as the rarest: the
+    # prompt is about something the vault does not know)
+    mass = {w: math.log((total + 1) / (max(n, 1) + 0.5)) for w, n in counts.items()}
     best: dict[int, dict[str, tuple[float, str]]] = {}  # rowid -> term -> (its best weight x rarity, column)
     for term in terms:
         for column, weight in WEIGHTS.items():
@@ -141,7 +153,8 @@ def relevant(db, words: list[str], span=None) -> list[Found]:
             for rid in quick.matches(db, term, column):
                 if value > best.setdefault(rid, {}).get(term, (0.0, ""))[0]:
                     best[rid][term] = (value, column)
-    bar = THRESHOLD / 2 if span else THRESHOLD
+    bar = max(THRESHOLD, 0.5 * math.log(total + 1))  # in a big vault: rarer than in sqrt(N) notes' names
+    bar = bar / 2 if span else bar
     scores = {rid: sum(v for v, _ in hits.values()) for rid, hits in best.items()}
     rows = quick.rows(db, [rid for rid, score in scores.items() if score >= bar])
     keys = [_key(w) for w in words]
@@ -153,13 +166,15 @@ def relevant(db, words: list[str], span=None) -> list[Found]:
         found.strong = any(c != "words" for _, c in hits.values())
         found.terms = sorted(hits)
         if span:
-            if not (span.start.isoformat() <= (found.date or "") <= span.end.isoformat()) \
-                    or found.score < THRESHOLD / 2:
+            if not (span.start.isoformat() <= (found.date or "") <= span.end.isoformat()) or found.score < bar:
                 continue
-        elif found.score < THRESHOLD or not (
-                (len(hits) >= 2 and found.strong) or named(found.name, keys) >= NAMED
-                or (len(hits) >= 3 and found.score >= 2 * THRESHOLD)):
-            continue
+        else:
+            said = named(found.name, keys)
+            covered = sum(mass[t] for t in hits) / (sum(mass.values()) or 1)
+            if found.score < bar or not (said == 1.0 or covered >= COVERED and (
+                    (len(hits) >= 2 and found.strong) or said >= NAMED
+                    or (len(hits) >= 3 and found.score >= 2 * bar))):
+                continue
         out.append(found)
     out.sort(key=lambda f: (-f.score, f.path))
     return [f for f in out if f.score >= RELATIVE * out[0].score] if out else []
@@ -270,9 +285,10 @@ def fresh(vault: str, log) -> None:
     db = quick.open_readonly(_db_path(vault))
     if db is None:
         return
+    digest = files.digest(scan)
     try:
         meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('scan_digest', 'index_ok')"))
-        if meta.get("scan_digest") == files.digest(scan):
+        if meta.get("scan_digest") == digest:
             return
         if meta.get("index_ok") != "1":
             log(vault, "prompt: the index is being built (or a build was cut short); answering from it as is")
@@ -282,6 +298,9 @@ def fresh(vault: str, log) -> None:
         db.close()
     now = dict(scan.notes) | {p: (0, 0) for p in scan.broken}
     changed = sum(1 for p, st in now.items() if cached.get(p) != st) + sum(1 for p in cached if p not in now)
+    if not changed:  # only a folder moved (an editor's swap file came and went): the notes are as indexed
+        _record(vault, digest)
+        return
     if changed > REFRESH_MAX:
         log(vault, f"prompt: {changed} notes changed since the index; answering from it as is (run `mdmem index`)")
         return
@@ -293,6 +312,26 @@ def fresh(vault: str, log) -> None:
         if mem.store.get_meta("scan_digest") != digest:  # nothing to redo, but the digest was behind
             mem.store.set_meta("scan_digest", digest)
     log(vault, f"prompt: the index was {changed} note(s) behind; brought up to date")
+
+
+def _record(vault: str, digest: str) -> None:
+    """Keep the scan's digest as the cache's, so the next prompt does not look again (skipped when a writer
+    holds the vault: it records the digest itself)."""
+    import sqlite3
+    from pathlib import Path
+
+    from mdmem.base.errors import LockTimeout
+
+    try:
+        with files.write_lock(Path(vault) / STATE_DIR, 0.2):
+            db = sqlite3.connect(_db_path(vault), timeout=1)
+            try:
+                with db:
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('scan_digest', ?)", (digest,))
+            finally:
+                db.close()
+    except (LockTimeout, sqlite3.Error, OSError):
+        pass
 
 
 def prompt(vault: str, payload: dict, opts: dict) -> dict | None:

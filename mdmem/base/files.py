@@ -116,11 +116,13 @@ class Scan:
     notes that could not even be stat'ed, and folder-level problems.
     (A plain class, not a dataclass: this module stays cheap for the hooks.)"""
 
-    __slots__ = ("notes", "files", "broken", "problems")
+    __slots__ = ("notes", "files", "broken", "problems", "folders")
 
     def __init__(self, notes: dict[str, tuple[int, int]], files: tuple[str, ...],
-                 broken: dict[str, Problem], problems: tuple[tuple[str, Problem], ...]):
+                 broken: dict[str, Problem], problems: tuple[tuple[str, Problem], ...],
+                 folders: dict[str, int] | None = None):
         self.notes, self.files, self.broken, self.problems = notes, files, broken, problems
+        self.folders = folders or {}  # every folder walked -> its mtime_ns, taken before it was listed
 
 
 def scan(root: Path) -> Scan:
@@ -150,9 +152,11 @@ def scan(root: Path) -> Scan:
         path = path[cut:] if os.sep == "/" else path[cut:].replace(os.sep, "/")
         return path if path.isascii() else unicodedata.normalize("NFC", path)
 
+    folders: dict[str, int] = {}
     while stack:
         folder, dev, ancestors = stack.pop()
         try:
+            folders[rel(folder) if folder != top else ""] = os.stat(folder).st_mtime_ns
             entries = list(os.scandir(folder))
         except OSError as e:
             problems.append((rel(folder), Problem("unreadable", f"cannot list folder: {e.strerror}")))
@@ -201,19 +205,24 @@ def scan(root: Path) -> Scan:
                     broken[rel(entry.path)] = problem
                 else:
                     problems.append((rel(entry.path), problem))
-    return Scan(notes, tuple(sorted(files)), broken, tuple(problems))
+    return Scan(notes, tuple(sorted(files)), broken, tuple(problems), folders)
 
 
 def digest(scan: Scan) -> str:
-    """A short hash of what a scan saw (every note's path and (mtime_ns, size), the unreadable ones'
-    paths): equal digests, same notes on disk. ~5 ms for 10k notes."""
+    """A short hash of what a scan saw: equal digests, same notes on disk. Made of the number of notes, the
+    sums of their mtimes and sizes, the unreadable notes' paths and every folder's mtime: an edit moves a
+    note's mtime, and adding, removing or renaming a file moves its folder's. Order-free sums instead of
+    hashing every path: 1-2 ms for 10k notes where hashing sorted path/stat lines took as long as the scan
+    itself (56 vs 82 ms, measured at 10k under load)."""
     import hashlib
 
+    stats = scan.notes.values()
     h = hashlib.blake2b(digest_size=16)
-    for rel, (mtime, size) in sorted(scan.notes.items()):
-        h.update(f"{rel}\0{mtime}\0{size}\n".encode("utf-8", "surrogateescape"))
+    h.update(f"{len(scan.notes)}:{sum(m for m, _ in stats)}:{sum(s for _, s in stats)}\n".encode())
     for rel in sorted(scan.broken):
         h.update(f"{rel}\0broken\n".encode("utf-8", "surrogateescape"))
+    for rel, mtime in sorted(scan.folders.items()):
+        h.update(f"{rel}\0{mtime}\n".encode("utf-8", "surrogateescape"))
     return h.hexdigest()
 
 
