@@ -134,7 +134,10 @@ def scan(root: Path) -> Scan:
     a symlink costs one ``realpath`` more."""
     import unicodedata
 
-    from mdmem.base.models import Problem
+    def Problem(code: str, message: str):  # noqa: N802 - the models module (dataclasses: ~20 ms to import) only
+        from mdmem.base.models import Problem  # when there is a problem: the prompt hook scans at every prompt
+
+        return Problem(code, message)
 
     top = str(root)
     real_top = os.path.realpath(top)
@@ -153,10 +156,13 @@ def scan(root: Path) -> Scan:
         return path if path.isascii() else unicodedata.normalize("NFC", path)
 
     folders: dict[str, int] = {}
+    normalize = unicodedata.normalize
     while stack:
         folder, dev, ancestors = stack.pop()
+        here = rel(folder) if folder != top else ""
+        base = here + "/" if here else ""  # a note's path is base + its name: no slicing of every path
         try:
-            folders[rel(folder) if folder != top else ""] = os.stat(folder).st_mtime_ns
+            folders[here] = os.stat(folder).st_mtime_ns
             entries = list(os.scandir(folder))
         except OSError as e:
             problems.append((rel(folder), Problem("unreadable", f"cannot list folder: {e.strerror}")))
@@ -195,9 +201,10 @@ def scan(root: Path) -> Scan:
                     if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block a read
                         broken[rel(entry.path)] = Problem("unreadable", "not a regular file")
                     else:
-                        notes[rel(entry.path)] = (st.st_mtime_ns, st.st_size)
+                        notes[base + (name if name.isascii() else normalize("NFC", name))] = \
+                            (st.st_mtime_ns, st.st_size)
                 else:
-                    files.append(rel(entry.path))
+                    files.append(base + (name if name.isascii() else normalize("NFC", name)))
             except OSError as e:
                 code = "symlink_loop" if e.errno == errno.ELOOP else "unreadable"
                 problem = Problem(code, f"cannot stat: {e.strerror}")
@@ -317,8 +324,10 @@ def read_outside(path: str | os.PathLike, limit: int, tail: bool = False) -> byt
         os.close(fd)
 
 
-def write_atomic(path: str | os.PathLike, data: bytes, expected: tuple[int, int] | None = None) -> None:
-    """Write via a temp file in the same folder, fsync, ``os.replace``.
+def write_atomic(path: str | os.PathLike, data: bytes, expected: tuple[int, int] | None = None,
+                 sync: bool = True) -> None:
+    """Write via a temp file in the same folder, fsync, ``os.replace`` (``sync=False``: no fsync, for
+    derived state a crash may lose but never tear).
 
     ``expected`` is the (mtime_ns, size) seen when the file was read: when the
     file changed since, nothing is written and :class:`WriteConflict` is raised.
@@ -348,7 +357,8 @@ def write_atomic(path: str | os.PathLike, data: bytes, expected: tuple[int, int]
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
-        os.fsync(fd)
+        if sync:
+            os.fsync(fd)
         os.close(fd)
         fd = -1
         unchanged()
@@ -359,6 +369,8 @@ def write_atomic(path: str | os.PathLike, data: bytes, expected: tuple[int, int]
         with _suppress():
             os.unlink(tmp)
         raise
+    if not sync:
+        return
     with _suppress():
         dirfd = os.open(folder, os.O_RDONLY)
         try:
