@@ -60,10 +60,12 @@ def clear(db) -> None:
     db.execute(f"DELETE FROM {TABLE}")
 
 
-def put(db, rows: list[tuple], removed=()) -> None:
-    """Replace the rows of these notes and drop the removed paths (inside the caller's transaction)."""
-    gone = [(rowid(p),) for p in removed] + [(r[0],) for r in rows]
-    db.executemany(f"DELETE FROM {TABLE} WHERE rowid=?", gone)
+def put(db, rows: list[tuple], removed=(), fresh: bool = False) -> None:
+    """Replace the rows of these notes and drop the removed paths (inside the caller's transaction);
+    ``fresh``: the table was just cleared, nothing to replace."""
+    if not fresh:
+        gone = [(rowid(p),) for p in removed] + [(r[0],) for r in rows]
+        db.executemany(f"DELETE FROM {TABLE} WHERE rowid=?", gone)
     db.executemany(f"INSERT INTO {TABLE}(rowid, path, title, description, type, date, flags, name, about, words)"
                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 

@@ -213,7 +213,7 @@ class Store:
                 quick.clear(self._db)
             self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?)", [r[:4] for r in rows])
             self._db.executemany("DELETE FROM notes WHERE path=?", [(p,) for p in removed])
-            quick.put(self._db, [r[4] for r in rows], removed)
+            quick.put(self._db, [r[4] for r in rows], removed, fresh=clear)
             if scan is not None:
                 problems = [(p, pr.code, pr.message) for p, pr in scan.problems]
                 self._db.execute(
