@@ -40,6 +40,7 @@ log = logging.getLogger("mdmem.mcp")
 MAX_CHARS = 20_000  # the most characters of one tool result
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+CHANGES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
 INSTRUCTIONS = """\
 mdmem is the user's long-term memory: a folder of Markdown notes (Obsidian-compatible) about people, projects,
 decisions, protocols (rules to follow), feedback on how to work, references, and a daily log. The user edits it
@@ -49,6 +50,9 @@ too; every call sees the files as they are now.
 - `backlinks` and `neighbors` follow the links between notes; `timeline` answers "what happened last week".
 - `save` only what stays true and is worth knowing next time (a decision and why, a preference, a correction);
   never code, file paths, git history or the state of the current task. `daily_add` logs an event of today.
+- To change a note: `read_note` (it returns the note's `version`), then `edit_note` with that version (append,
+  replace a section, set or remove frontmatter keys); `move_note` renames it and rewrites every link to it;
+  `forget` archives it. Ask the user before changing or forgetting their notes.
 A NOTE argument is a vault path (memory/people/ana-souza.md), a file name or a title."""
 
 
@@ -210,10 +214,14 @@ def read_text(mem, ref: str, offset: int, max_chars: int, limit: int = MAX_CHARS
     from mdmem.text.parse import decode
     from mdmem.base.files import read_bytes
 
+    from mdmem.ops.edit import version
+
     view = mem.show(ref)
-    text = decode(read_bytes(mem.root, view.path))[0]
+    data = read_bytes(mem.root, view.path)
+    text = decode(data)[0]
     head = {"path": view.path, "title": view.title, "type": view.type, "tags": view.tags, "tokens": view.tokens,
-            "problems": [dataclasses.asdict(p) for p in view.problems], "chars": len(text), "offset": offset}
+            "problems": [dataclasses.asdict(p) for p in view.problems], "chars": len(text), "offset": offset,
+            "version": version(data)}
     if offset > len(text):
         raise ToolError(f"offset {offset} is past the end of {view.path} ({len(text)} characters)")
     end = min(len(text), offset + max_chars)
@@ -260,6 +268,8 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
         after: Day = None,
         before: Day = None,
         mode: Mode = None,
+        include_index: Annotated[bool, Field(description="Also index notes (MEMORY.md, notes marked `index: true`), "
+                                                         "left out by default.")] = False,
     ) -> str:
         """Ranked search of the memory notes: full text by default (BM25, title and aliases weigh more, recent
         notes a little more), or by meaning / both fused when the vault has vectors. Returns each hit's path,
@@ -267,7 +277,7 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
         whole text."""
         from mdmem.engine.index import Filters
 
-        filters = Filters(type, tag, folder, _day(after, "after"), _day(before, "before", end=True))
+        filters = Filters(type, tag, folder, _day(after, "after"), _day(before, "before", end=True), include_index)
         return state.call("search", lambda mem: mem.search(query, limit, filters, mode=mode))
 
     @read_only
@@ -297,8 +307,9 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
         = MAX_CHARS,
         offset: Annotated[int, Field(ge=0, description="Start at this character (to read on after a cut).")] = 0,
     ) -> str:
-        """A note's full Markdown text (frontmatter included) with its path, title, type, tags and size. A long
-        note is cut: the result then says `truncated` and the `next_offset` to read on from."""
+        """A note's full Markdown text (frontmatter included) with its path, title, type, tags, size and `version`
+        (pass it to edit_note). A long note is cut: the result then says `truncated` and the `next_offset` to
+        read on from."""
         return state.call("read_note", lambda mem: read_text(mem, note, offset, max_chars))
 
     @read_only
@@ -387,6 +398,60 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
             return plain(report) | {"counts": report.counts()}
 
         return state.call("check", work)
+
+    changes = server.tool(annotations=CHANGES, structured_output=False)
+
+    @changes
+    def edit_note(
+        note: NoteRef,
+        version: Annotated[str, Field(min_length=1, description="The `version` read_note returned: the edit is "
+                                                                "refused when the note changed since.")],
+        append: Annotated[str | None, Field(description="Text to add at the end of the note.")] = None,
+        section: Annotated[str | None, Field(description="A heading (\"Status\" or \"## Status\") whose section "
+                                                         "`replace` replaces.")] = None,
+        replace: Annotated[str | None, Field(description="With `section`: the section's new text (the heading "
+                                                         "stays).")] = None,
+        set: Annotated[dict[str, Any] | None, Field(description="Frontmatter keys to set, e.g. {\"status\": "
+                                                                "\"done\"}.")] = None,
+        unset: Annotated[list[str] | None, Field(description="Frontmatter keys to remove.")] = None,
+    ) -> str:
+        """Change one note: append text, or replace one section's text, and/or set or remove frontmatter keys;
+        everything else in the file (frontmatter formatting, other sections) stays byte for byte. Refused, with
+        nothing written, when the note is not at `version` any more (read it again). Returns what changed and
+        the new version."""
+        from mdmem.ops.edit import edit
+
+        return state.call("edit_note", lambda mem: edit(mem, note, expected=version, append=append, section=section,
+                                                        replace=replace, set_keys=set or {}, unset=unset or [],
+                                                        today=_today()))
+
+    @adds
+    def move_note(
+        note: NoteRef,
+        new: Annotated[str, Field(min_length=1, description="The new name (same folder), a vault path "
+                                                           "(memory/projects/new.md) or a folder ending in /.")],
+        dry_run: Annotated[bool, Field(description="Only say what would change.")] = False,
+    ) -> str:
+        """Rename or move a note; every wikilink, embed and Markdown link to it in the vault is rewritten so it
+        still points at it (aliases, #headings and #^blocks kept), as Obsidian does. Returns the notes and lines
+        rewritten."""
+        from mdmem.ops.edit import move
+
+        return state.call("move_note", lambda mem: move(mem, note, new, dry_run))
+
+    @changes
+    def forget(
+        note: NoteRef,
+        dry_run: Annotated[bool, Field(description="Only say what would be archived.")] = False,
+    ) -> str:
+        """Forget a note: move it to memory/.archive/ (out of search and recall, nothing deleted) and remove its
+        MEMORY.md line. Takes one note, named exactly."""
+        from mdmem.ops import capture
+
+        def work(mem):
+            return capture.forget(mem, mem.resolve_note(note), dry_run)
+
+        return state.call("forget", work)
 
     @adds
     def checkpoint_accept(

@@ -34,7 +34,8 @@ as medians [min-max] over runs, and as the ratios DESIGN.md asks for:
 9. the budget audit: ``mdmem check --json`` as a whole new process, nothing
    changed (median ms and the number of issues it reports).
 10. hooks and checkpoints (``scripts/bench_hooks.py``): per vault size ``mdmem hook
-   session-start`` with its card fresh and right after an edit; the detectors' precision
+   session-start`` with its card fresh and right after an edit, ``mdmem hook prompt`` (a related prompt,
+   an unrelated one, a greeting, each paired with ``python -c pass``; and right after an edit); the detectors' precision
    and recall per dimension on the labelled conversations (the tuned corpus and
    the held-out one), ``mdmem hook stop`` not firing vs ``python -c pass`` (with and
    without the detectors), firing on a 2.7 MB transcript with the scan prompt, and a
@@ -750,6 +751,14 @@ def render(report: dict) -> str:
         if s.get("session_start") else "n/a")
     row("    ... right after a one-note edit ms",
         lambda s: f_med(s["session_start"]["after_edit_ms"], "{:.0f}") if s.get("session_start") else "n/a")
+    row("10. hook prompt ms, related / unrelated / greeting",
+        lambda s: " / ".join(f_med(s["prompt"][c]["ms"], "{:.0f}") for c in ("related", "unrelated", "greeting"))
+        if s.get("prompt") else "n/a")
+    row("    ... x python -c pass (paired)",
+        lambda s: " / ".join(f"{s['prompt'][c]['ratio']['median']:.1f}x" for c in ("related", "unrelated", "greeting"))
+        if s.get("prompt") else "n/a")
+    row("    ... right after a one-note edit ms",
+        lambda s: f_med(s["prompt"]["after_edit_ms"], "{:.0f}") if s.get("prompt") else "n/a")
     head("7. peak memory of a full build (MB)")
     row("   largest process (wait4 ru_maxrss)", lambda s: f_med(s["build"]["maxrss_mb"], "{:.0f}"))
     row("   tree RSS sum (sampled)", lambda s: f_med(s["build"]["tree_rss_peak_mb"], "{:.0f}"))
@@ -839,6 +848,11 @@ def verdicts(report: dict) -> list[str]:
         ok = p50 < TARGETS["warm_p50_ms_max"] and p95 < TARGETS["warm_p95_ms_max"]
         out.append(f"{'OK    ' if ok else 'MISSED'} warm query p50 < 20 ms, p95 < 60 ms {at}: "
                    f"{p50:.1f} / {p95:.1f} ms")
+        if ref.get("prompt"):
+            worst = max(ref["prompt"][c]["ratio"]["median"] for c in ("related", "unrelated", "greeting"))
+            out.append(f"{'OK    ' if worst < 10 else 'MISSED'} mdmem hook prompt < 10x python -c pass {at}: "
+                       f"{worst:.1f}x (the slowest case, related prompts; "
+                       f"{ref['prompt']['after_edit_ms']['median']:.0f} ms right after an edit)")
         if ref.get("session_start"):
             v = ref["session_start"]["fresh_ms"]["median"]
             out.append(f"{'OK    ' if v < 300 else 'MISSED'} mdmem hook session-start < 300 ms {at}: {v:.0f} ms "
@@ -940,6 +954,8 @@ def main(argv: list[str] | None = None) -> int:
             s["check"] = measure_check(mdmem, root, min(5, args.runs))
             log("  hook session-start ...")
             s["session_start"] = bench_hooks.measure_session_start(mdmem, root, max(args.runs, 5))
+            log("  hook prompt ...")
+            s["prompt"] = bench_hooks.measure_prompt(mdmem, root, max(args.runs, 9))
             s["load_after"] = loadavg()
             report["sizes"].append(s)
             log(f"  warm p50 {s['warm']['p50_ms']:.1f} ms, cold search {s['cold']['ms']['median']:.0f} ms, "

@@ -18,6 +18,9 @@
 
 The real-session quality figures (offline precision/recall, the hook's fire/silent
 decision on a replay) are ``scripts/eval_checkpoint.py``.
+5. ``mdmem hook prompt`` (UserPromptSubmit) on an indexed vault (``--prompt-vault DIR``, and per vault
+   size in ``scripts/bench.py``): a related prompt, an unrelated one and a greeting, each paired with
+   ``python -c pass``, and a related prompt right after a one-note edit.
 
 Whole processes, timed from here with ``perf_counter``; medians [min-max].
 """
@@ -269,6 +272,57 @@ def measure_session_start(mdmem: str, vault: Path, runs: int = 9) -> dict:
             "ratio": med(ratios), "after_edit_ms": med(stale)}
 
 
+def measure_prompt(mdmem: str, vault: Path, runs: int = 15) -> dict:
+    """``mdmem hook prompt`` on an indexed ``vault`` (UserPromptSubmit), paired with ``python -c pass`` run by
+    run (A B A B): a prompt that names a note (it injects; a new session each run, so once-per-session never
+    silences it), one with words but nothing relevant, a greeting (no content words: the quickest exit), and
+    a related prompt right after a one-note edit (the index brought up to date first). The vault must be
+    indexed already (``mdmem index``)."""
+    people = sorted((vault / "memory" / "people").rglob("*.md")) or sorted((vault / "memory").rglob("*.md"))
+    name = people[len(people) // 2].stem.replace("-", " ")
+    cases = {"related": f"what did {name} say about the release?",
+             "unrelated": "please refactor this function so that it returns early",
+             "greeting": "hi"}
+    env = _env()
+    hook = [mdmem, "hook", "prompt", "--vault", str(vault)]
+
+    def payload(text: str, session: str) -> bytes:
+        return json.dumps({"session_id": session, "transcript_path": "/dev/null", "cwd": str(vault),
+                           "hook_event_name": "UserPromptSubmit", "prompt": text}).encode()
+
+    _time(hook, payload(cases["related"], "warm"), env)
+    out = {"notes": sum(1 for _ in (vault / "memory").rglob("*.md")), "prompts": cases}
+    for case, text in cases.items():
+        ms, bare, ratios, hits = [], [], [], 0
+        for i in range(runs):
+            a, proc = _time(hook, payload(text, f"bench-{case}-{i}-{time.time_ns()}"), env)
+            if proc.returncode:
+                raise RuntimeError(f"hook prompt failed: {proc.stderr!r}")
+            hits += bool(proc.stdout.strip())
+            b, _ = _time([sys.executable, "-c", "pass"], b"", env)
+            ms.append(a * 1000)
+            bare.append(b * 1000)
+            ratios.append(a / b)
+        out[case] = {"ms": med(ms), "bare_ms": med(bare), "ratio": med(ratios), "injected": hits}
+    note = people[len(people) // 2]
+    old = note.read_bytes()
+    st = note.stat()
+    edits = []
+    try:
+        for i in range(max(3, runs // 3)):
+            note.write_bytes(old + f"\nbench edit {i}\n".encode())
+            t, proc = _time(hook, payload(cases["related"], f"bench-edit-{i}-{time.time_ns()}"), env)
+            if proc.returncode or not proc.stdout.strip():
+                raise RuntimeError(f"no answer after an edit: {proc.stdout!r} {proc.stderr!r}")
+            edits.append(t * 1000)
+    finally:
+        note.write_bytes(old)
+        os.utime(note, ns=(st.st_atime_ns, st.st_mtime_ns))
+    _time(hook, payload(cases["related"], "settle"), env)  # the index back to the original bytes
+    out["after_edit_ms"] = med(edits)
+    return out
+
+
 def measure_mcp(runs: int = 30, big: Path | None = None) -> dict:
     """Warm ``search`` and ``recall`` calls through ``mdmem mcp``'s server, in-process
     with the MCP SDK's in-memory client (JSON-RPC streams, as over stdio): p50/p95 ms
@@ -339,8 +393,23 @@ def _p(x) -> str:
     return "  -  " if x is None else f"{x:.2f}"
 
 
+def render_prompt(prompt: dict | None) -> list[str]:
+    lines = []
+    for name, m in (prompt or {}).items():
+        lines.append(f"mdmem hook prompt ({name}: {m['notes']} notes), ms median [min-max] and x python -c pass:")
+        for case in ("related", "unrelated", "greeting"):
+            c = m[case]
+            lines.append(f"   {case:<9} {c['ms']['median']:.0f} [{c['ms']['min']:.0f}-{c['ms']['max']:.0f}]; python -c "
+                         f"pass {c['bare_ms']['median']:.0f}; ratio {c['ratio']['median']:.2f}x "
+                         f"[{c['ratio']['min']:.2f}-{c['ratio']['max']:.2f}] (target < 10x); "
+                         f"injected {c['injected']}/{c['ms']['n']}")
+        lines.append(f"   right after a one-note edit {m['after_edit_ms']['median']:.0f} ms "
+                     f"[{m['after_edit_ms']['min']:.0f}-{m['after_edit_ms']['max']:.0f}] (the index refreshed first)")
+    return lines
+
+
 def render(quality: dict, timing: dict | None, title: str = "the tuned corpus (tests/data/checkpoint/)",
-           differs: bool = True, mcp: dict | None = None) -> list[str]:
+           differs: bool = True, mcp: dict | None = None, prompt: dict | None = None) -> list[str]:
     lines = [f"checkpoint detectors on {title}"]
     for lang in ("all", "en", "pt"):
         t = quality[lang]
@@ -372,6 +441,7 @@ def render(quality: dict, timing: dict | None, title: str = "the tuned corpus (t
         lines.append(f"   hook stop, firing on {q['fire_bytes'] / 1e6:.1f} MB with the scan prompt ({q['prompt_chars']} "
                      f"characters) {span(q['fire_ms'])} (CPU {q['fire_cpu_ms']['median']:.0f}) (target < 150)")
         lines.append(f"   3 new turns per stop ({q['grown_bytes'] / 1e6:.1f} MB file) {span(q['step_ms'])}")
+    lines += render_prompt(prompt)
     for name, m in (mcp or {}).items():
         lines.append(f"mdmem mcp, warm calls in-process ({name}: {m['notes']} notes, indexed in {m['index_s']:.1f} s): "
                      + "; ".join(f"{t} p50 {m[t]['p50']:.1f} ms p95 {m[t]['p95']:.1f} ms" for t in ("search", "recall"))
@@ -390,18 +460,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mcp", action="store_true", help="also time warm search/recall calls of the MCP server")
     ap.add_argument("--mcp-vault", type=Path, metavar="DIR",
                     help="with --mcp: this vault too (a 10k-note one is generated there when it holds no notes)")
+    ap.add_argument("--prompt-vault", type=Path, metavar="DIR", action="append",
+                    help="time `mdmem hook prompt` on this indexed vault (repeat); with --prompt-only nothing else")
+    ap.add_argument("--prompt-only", action="store_true")
     args = ap.parse_args(argv)
+    prompt = {str(v): measure_prompt(args.mdmem, v, args.runs) for v in args.prompt_vault or ()}
+    if args.prompt_only:
+        print("\n".join(render_prompt(prompt)))
+        if args.out:
+            args.out.write_text(json.dumps({"prompt": prompt}, indent=2) + "\n")
+        return 0
     quality = score()
     holdout = CORPUS.with_name("checkpoint-holdout")
     held = score(holdout) if holdout.is_dir() else None
     timing = None if args.quality_only else measure(args.mdmem, args.runs, args.mb)
     mcp = measure_mcp(max(args.runs, 20), args.mcp_vault) if args.mcp else None
-    print("\n".join(render(quality, timing, mcp=mcp)))
+    print("\n".join(render(quality, timing, mcp=mcp, prompt=prompt)))
     if held:
         print("\n".join(render(held, None, "the held-out corpus, never tuned on (tests/data/checkpoint-holdout/)",
                                 differs=False)))
     if args.out:
-        args.out.write_text(json.dumps({"quality": quality, "holdout": held, "timing": timing, "mcp": mcp}, indent=2) + "\n")
+        args.out.write_text(json.dumps({"quality": quality, "holdout": held, "timing": timing, "mcp": mcp,
+                                        "prompt": prompt}, indent=2) + "\n")
     return 0
 
 

@@ -25,13 +25,18 @@ def test_index_card_is_stable_and_within_budget(cli, vault: Path, tmp_path: Path
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MDMEM_HOME", str(tmp_path / "nohome"))
     first = cli("context", "--vault", vault).stdout
-    assert first.startswith("## Protocols (always)\n") and "# Memory (vault: 60 notes — daily 21" in first
-    assert "Active projects:\n- atlas-billing — Move Quintal's billing" in first and "home-lab" not in first
+    assert first.startswith("# Memory (vault: 60 notes — daily 21, decision 8, person 8, reference 7, feedback 6, "
+                            "protocol 5, project 4, user 1)\n")
+    assert "Active projects:\n- atlas-billing — Move Quintal's billing" in first and "- home-lab —" not in first
     assert "User: diego-almeida — Diego himself" in first and "Last daily notes: 2026-11-25, 2026-11-24, 2026-11-20" in first
     shutil.rmtree(vault / ".mdmem")  # derived state gone: the same card, byte for byte
     assert cli("context", "--vault", vault).stdout == first
     data = cli.json("context", "--vault", vault, "--budget", "300")
-    assert data["chars"] <= 300 and len(data["text"]) == data["chars"] and data["omitted"]
+    assert data["bytes"] <= 300 and len(data["text"].encode()) == data["bytes"] and data["omitted"] == []
+    # what is left in 300 bytes: the first line and how to pull detail, nothing cut in the middle
+    lines = data["text"].splitlines()
+    assert lines[0].startswith("# Memory (vault: 60 notes") and lines[-1].startswith("Pull detail: ")
+    assert "## Memory protocol" not in data["text"] and all(len(ln) < 240 for ln in lines[1:-1])
     assert cli("context", "--vault", vault, "--mode", "off").stdout == ""
     cli("context", "--vault", vault, "--mode", "bogus", code=2)
 
@@ -44,8 +49,9 @@ def test_budget_is_never_exceeded(cli, vault: Path, tmp_path: Path, monkeypatch,
     (tmp_path / "AGENTS.md").write_text("# Agents\n" + "Be careful with money. " * 80)
     data = cli.json("context", "--vault", vault, "--mode", mode, "--budget", str(budget), "--query", "adyen webhooks",
                     "--paths", "db/migrate/001.sql", "--today", TODAY)
-    assert len(data["text"]) <= budget and data["chars"] == len(data["text"])
+    assert len(data["text"].encode()) <= budget and data["chars"] == len(data["text"])
     assert sum(s["chars"] for s in data["sections"]) == data["chars"]
+    assert sum(s["bytes"] for s in data["sections"]) == data["bytes"] == len(data["text"].encode())
 
 
 def test_full_mode_sections_in_priority_order(cli, vault: Path, tmp_path: Path, monkeypatch):
@@ -54,8 +60,8 @@ def test_full_mode_sections_in_priority_order(cli, vault: Path, tmp_path: Path, 
     data = cli.json("context", "--vault", vault, "--mode", "full", "--budget", "20000", "--query",
                     "adyen webhooks", "--today", TODAY)
     names = [s["name"] for s in data["sections"]]
-    assert names[names.index("user profile"):] == ["user profile", "active projects", "relevant notes", "daily",
-                                                   "related"]
+    assert names[names.index("user profile"):] == ["user profile", "feedback", "memory protocol", "active projects",
+                                                   "relevant notes", "decisions", "daily", "related"]
     text = data["text"]
     assert "## About the user: diego-almeida" in text and "## Memory recall: adyen webhooks" in text
     assert "## Last 3 days\n- 2026-11-25" in text and "2026-11-22" not in text.split("## Last 3 days")[1][:200]
@@ -164,8 +170,8 @@ def hook(vault: Path, tmp_path: Path, payload: dict | str, *args: str, **env: st
 def test_session_start_prints_the_card_and_keeps_it(vault: Path, tmp_path: Path, cli, monkeypatch):
     payload = {"session_id": "s", "hook_event_name": "SessionStart", "source": "startup", "cwd": str(tmp_path)}
     first = hook(vault, tmp_path, payload)
-    assert first.stdout.startswith("## Protocols (always)\n") and "# Memory (vault: 60 notes" in first.stdout
-    assert len(first.stdout) <= 10_000 and first.stderr == ""
+    assert first.stdout.startswith("# Memory (vault: 60 notes") and "## Memory protocol\n" in first.stdout
+    assert len(first.stdout.encode()) <= 10_000 and first.stderr == ""
     card = json.loads((vault / ".mdmem" / "hooks" / "context-card.json").read_text())
     assert card["text"] + "\n" == first.stdout or card["text"] == first.stdout
     again = hook(vault, tmp_path, payload | {"source": "compact"})
@@ -188,7 +194,7 @@ def test_session_start_fails_open_and_caps_output(vault: Path, tmp_path: Path):
     (big / ".git").mkdir(parents=True)
     (big / "AGENTS.md").write_text("x" * 50_000)
     out = hook(vault, tmp_path, {"cwd": str(big)}, "--budget", "10000").stdout
-    assert len(out) <= 10_001 and "# Memory (vault" in out  # the huge file does not fit: left out, card kept
+    assert len(out.encode()) <= 10_001 and "# Memory (vault" in out  # the huge file does not fit: left out, card kept
     assert hook(vault, tmp_path, {"cwd": str(big)}, "--budget", "99999").stdout == ""
 
 
@@ -214,6 +220,6 @@ def test_budget_holds_on_generated_vaults(cli, tmp_path: Path, monkeypatch, note
     for budget in (200, 1000, 4000):
         for mode in ("index", "full"):
             data = cli.json("context", "--vault", out, "--mode", mode, "--budget", str(budget), "--query", "stripe")
-            assert len(data["text"]) <= budget, (notes, mode, budget)
+            assert len(data["text"].encode()) <= budget, (notes, mode, budget)
     card = cli("context", "--vault", out).stdout
     assert card == cli("context", "--vault", out).stdout and f"{notes} notes" in card.split("\n", 3)[-1] + card

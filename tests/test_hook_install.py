@@ -64,13 +64,24 @@ def session_group(vault: Path) -> dict:
             "hooks": [{"type": "command", "command": command(vault, "session-start"), "timeout": 10}]}
 
 
+def plain_group(vault: Path, sub: str) -> dict:
+    return {"hooks": [{"type": "command", "command": command(vault, sub), "timeout": 10}]}
+
+
 def mdmem_hooks(vault: Path) -> dict:
-    """What a fresh install writes under "hooks": a Stop group, then a SessionStart group."""
-    return {"Stop": [mdmem_group(vault)], "SessionStart": [session_group(vault)]}
+    """What a fresh install writes under "hooks": a Stop group, a SessionStart group, then the prompt,
+    pre-compact and session-end groups."""
+    return {"Stop": [mdmem_group(vault)], "SessionStart": [session_group(vault)],
+            "UserPromptSubmit": [plain_group(vault, "prompt")], "PreCompact": [plain_group(vault, "pre-compact")],
+            "SessionEnd": [plain_group(vault, "session-end")]}
+
+
+EVENTS = ("Stop", "SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd")
 
 
 def both(action: str) -> dict:
-    return {"Stop": action, "SessionStart": action}
+    """Every event mdmem installs, with one action."""
+    return {event: action for event in EVENTS}
 
 
 def dump(data) -> str:
@@ -154,7 +165,9 @@ def test_existing_settings_are_kept_and_backed_up(world):
     assert out["actions"] == both("added")
     want = json.loads(json.dumps(EXISTING))
     want["hooks"]["Stop"].append(mdmem_group(world.vault))  # after the user's own Stop group
-    want["hooks"]["SessionStart"] = [session_group(world.vault)]  # a new event goes last
+    for event, groups in mdmem_hooks(world.vault).items():  # new events go last, in order
+        if event != "Stop":
+            want["hooks"][event] = groups
     assert world.settings.read_text() == dump(want)  # same keys, same order, same other hooks
     assert out["backup"] == str(world.settings) + ".mdmem-backup"
     assert Path(out["backup"]).read_text() == old
@@ -175,10 +188,10 @@ def test_stale_command_is_updated_in_place(world):
     world.settings.parent.mkdir()
     world.settings.write_text(dump(data))
     out = run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)
-    assert out["actions"] == {"Stop": "updated", "SessionStart": "added"}
+    assert out["actions"] == both("added") | {"Stop": "updated"}
     stale["command"] = command(world.vault)  # same place, the user's timeout kept; the duplicate is gone
-    assert world.settings.read_text() == dump({"hooks": {"Stop": [data["hooks"]["Stop"][0]],
-                                                         "SessionStart": [session_group(world.vault)]}})
+    assert world.settings.read_text() == dump({"hooks": mdmem_hooks(world.vault) | {
+        "Stop": [data["hooks"]["Stop"][0]]}})
     assert run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)["actions"] == both(
         "unchanged")
 
@@ -223,7 +236,7 @@ def test_dry_run_writes_nothing(world):
     assert world.settings.read_bytes() == before
     moved = world.vault / "memory"
     text = run_hook("install", "--dry-run", "--vault", moved, env=world.env, cwd=world.cwd).stdout
-    assert text.startswith(f"Stop: updated\nSessionStart: updated\ndry run: would write {world.settings}:\n{{")
+    assert text.startswith("".join(f"{e}: updated\n" for e in EVENTS) + f"dry run: would write {world.settings}:\n{{")
 
 
 # --- uninstall --------------------------------------------------------------
@@ -239,7 +252,7 @@ def test_uninstall_keeps_other_hooks_and_drops_empties(world):
     world.settings.parent.mkdir()
     world.settings.write_text(dump(data))
     out = run_json("uninstall", env=world.env, cwd=world.cwd)
-    assert out["actions"] == {"Stop": "removed", "SessionStart": "removed"}
+    assert out["actions"] == both("absent") | {"Stop": "removed", "SessionStart": "removed"}
     assert world.settings.read_text() == dump({"model": "opus", "hooks": {
         "Stop": [{"hooks": [{"type": "command", "command": "keep.sh"}]}],
         "PreToolUse": [{"matcher": "Bash", "hooks": []}],  # not mdmem's doing: left alone
@@ -260,7 +273,7 @@ def test_uninstall_when_absent(world):
     assert run_json("uninstall", env=world.env, cwd=world.cwd)["actions"] == both("absent")
     assert world.settings.read_bytes() == before
     assert run_hook("uninstall", env=world.env, cwd=world.cwd).stdout == (
-        f"Stop: absent\nSessionStart: absent\nnothing to change in {world.settings}\n")
+        "".join(f"{e}: absent\n" for e in EVENTS) + f"nothing to change in {world.settings}\n")
 
 
 # --- status -----------------------------------------------------------------
@@ -270,36 +283,33 @@ def test_status(world):
     world.settings.write_text("{oops")
     out = run_json("status", env=world.env, cwd=world.cwd)
     missing = {"installed": False, "command": None, "vault": None, "vault_exists": None}
+    subs = dict(zip(EVENTS, ("stop", "session-start", "prompt", "pre-compact", "session-end")))
+    skills = [{"name": n, "path": str(base / ".claude" / "skills" / n / "SKILL.md"), "action": "absent"}
+              for base in (world.project, world.home) for n in ("memory-check", "consolidate", "mdmem-memory")]
     assert out == {"warnings": [], "scopes": [
         {"scope": "project", "path": str(world.project_settings), "exists": True, "error": None, "events": {
-            "Stop": {"installed": True, "command": command(world.vault), "vault": str(world.vault),
-                     "vault_exists": True},
-            "SessionStart": {"installed": True, "command": command(world.vault, "session-start"),
-                             "vault": str(world.vault), "vault_exists": True}}},
+            e: {"installed": True, "command": command(world.vault, subs[e]), "vault": str(world.vault),
+                "vault_exists": True} for e in EVENTS}},
         {"scope": "local", "path": str(world.settings), "exists": True,
          "error": "not valid JSON (Expecting property name enclosed in double quotes at line 1 column 2)",
-         "events": {"Stop": missing, "SessionStart": missing}},
+         "events": {e: missing for e in EVENTS}},
         {"scope": "user", "path": str(world.home / ".claude" / "settings.json"), "exists": False,
          "error": None,
-         "events": {"Stop": missing, "SessionStart": missing}},
-    ]}
+         "events": {e: missing for e in EVENTS}},
+    ], "skills": skills, "session": {"vault": str(world.vault), "session": None, "stops": 0, "next": None,
+                                     "pending": None, "prompt_notes": 0}}
     shutil.rmtree(world.vault)
     proc = run_hook("status", env=world.env, cwd=world.cwd)
     assert proc.stdout == (
         f"project: {world.project_settings}\n"
-        f"  Stop: installed: {command(world.vault)}\n"
-        f"  SessionStart: installed: {command(world.vault, 'session-start')}\n"
-        f"local: {world.settings} (error: not valid JSON (Expecting property name enclosed in double quotes "
+        + "".join(f"  {e}: installed: {command(world.vault, subs[e])}\n" for e in EVENTS)
+        + f"local: {world.settings} (error: not valid JSON (Expecting property name enclosed in double quotes "
         "at line 1 column 2))\n"
-        "  Stop: not installed\n"
-        "  SessionStart: not installed\n"
-        f"user: {world.home / '.claude' / 'settings.json'} (no file)\n"
-        "  Stop: not installed\n"
-        "  SessionStart: not installed\n")
-    assert proc.stderr == (f"mdmem: warning: project scope: the Stop hook points at {world.vault}, "
-                           "which is not a folder\n"
-                           f"mdmem: warning: project scope: the SessionStart hook points at {world.vault}, "
-                           "which is not a folder\n")
+        + "".join(f"  {e}: not installed\n" for e in EVENTS)
+        + f"user: {world.home / '.claude' / 'settings.json'} (no file)\n"
+        + "".join(f"  {e}: not installed\n" for e in EVENTS))
+    assert proc.stderr == "".join(f"mdmem: warning: project scope: the {e} hook points at {world.vault}, "
+                                  "which is not a folder\n" for e in EVENTS)
 
 
 def test_home_is_not_a_project(world, tmp_path):
@@ -357,15 +367,18 @@ def test_console_script_on_path_is_used(world, tmp_path):
     assert json.loads(out["content"]) == {"hooks": {
         "Stop": [{"hooks": [{"type": "command", "command": f"{exe} hook stop --vault {vault}", "timeout": 10}]}],
         "SessionStart": [{"matcher": "startup|resume|clear|compact", "hooks": [
-            {"type": "command", "command": f"{exe} hook session-start --vault {vault}", "timeout": 10}]}]}}
+            {"type": "command", "command": f"{exe} hook session-start --vault {vault}", "timeout": 10}]}],
+        **{event: [{"hooks": [{"type": "command", "command": f"{exe} hook {sub} --vault {vault}", "timeout": 10}]}]
+           for event, sub in (("UserPromptSubmit", "prompt"), ("PreCompact", "pre-compact"),
+                              ("SessionEnd", "session-end"))}}}
     again = run_hook("install", "--vault", world.vault, "--json", exe=[str(script), "hook"],
                      env=world.env, cwd=world.cwd)
     assert json.loads(again.stdout)["actions"] == both("unchanged")  # the quoted path is recognised
 
 
 def test_more_events_are_a_one_line_change(world):
-    """HOOKS is caller-supplied: one more line (a third, hypothetical event) gets its own group, in
-    HOOKS order, next to the two real ones; a stale SessionStart matcher is brought up to date.
+    """HOOKS is caller-supplied: one more line (a hypothetical event) gets its own group, in
+    HOOKS order, next to the real ones; a stale SessionStart matcher is brought up to date.
     (The hypothetical event reuses the `stop` sub-command: a new sub-command would also have to be
     added to OWN_COMMAND's pattern to be recognised as mdmem's.)"""
     from mdmem.agents.claude_settings import HOOKS, install, uninstall
@@ -375,19 +388,20 @@ def test_more_events_are_a_one_line_change(world):
     world.project_settings.write_text(dump({"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [
         {"type": "command", "command": command(world.vault, "session-start")}]}]}}))
     result = install("project", world.vault, world.project, hooks=hooks, exe="mdmem")
-    assert result.actions == {"Stop": "added", "SessionStart": "updated", "SubagentStop": "added"}
+    assert result.actions == both("added") | {"SessionStart": "updated", "SubagentStop": "added"}
     vault = shlex.quote(str(world.vault))
+    plain = lambda sub: [{"hooks": [  # noqa: E731
+        {"type": "command", "command": f"mdmem hook {sub} --vault {vault}", "timeout": 10}]}]
     assert json.loads(result.content) == {"hooks": {
         "SessionStart": [{"matcher": "startup|resume|clear|compact", "hooks": [
             {"type": "command", "command": f"mdmem hook session-start --vault {vault}"}]}],
-        "Stop": [{"hooks": [{"type": "command", "command": f"mdmem hook stop --vault {vault}", "timeout": 10}]}],
-        "SubagentStop": [{"hooks": [
-            {"type": "command", "command": f"mdmem hook stop --vault {vault}", "timeout": 10}]}]}}
+        "Stop": plain("stop"), "UserPromptSubmit": plain("prompt"), "PreCompact": plain("pre-compact"),
+        "SessionEnd": plain("session-end"), "SubagentStop": plain("stop")}}
     again = install("project", world.vault, world.project, hooks=hooks, exe="mdmem")
-    assert again.actions == {"Stop": "unchanged", "SessionStart": "unchanged", "SubagentStop": "unchanged"}
+    assert again.actions == both("unchanged") | {"SubagentStop": "unchanged"}
     assert again.content == result.content
     gone = uninstall("project", world.project, hooks=hooks)
-    assert gone.actions == {"Stop": "removed", "SessionStart": "removed", "SubagentStop": "removed"}
+    assert gone.actions == both("removed") | {"SubagentStop": "removed"}
     assert gone.content == "{}\n"
 
 
@@ -398,3 +412,19 @@ def test_usage_errors_exit_2(world):
     assert "No such option: --bogus" in proc.stderr
     proc = run_hook("status", "--project", world.project / "nope", env=world.env, cwd=world.cwd, code=1)
     assert proc.stderr == f"mdmem: project folder {world.project / 'nope'} is not a folder\n"
+
+
+def test_prompt_hook_is_opt_out(world):
+    """`--no-prompt` installs every hook but UserPromptSubmit, and takes an earlier one away."""
+    run_hook("install", "--vault", world.vault, env=world.env, cwd=world.cwd)
+    out = run_json("install", "--no-prompt", "--vault", world.vault, env=world.env, cwd=world.cwd)
+    assert out["actions"] == both("unchanged") | {"UserPromptSubmit": "removed"}
+    want = mdmem_hooks(world.vault)
+    del want["UserPromptSubmit"]
+    assert world.settings.read_text() == dump({"hooks": want})
+    again = run_json("install", "--no-prompt", "--vault", world.vault, env=world.env, cwd=world.cwd)
+    assert again["actions"] == both("unchanged") | {"UserPromptSubmit": "absent"} and again["backup"] is None
+    assert run_json("install", "--vault", world.vault, env=world.env, cwd=world.cwd)["actions"] == \
+        both("unchanged") | {"UserPromptSubmit": "added"}
+    back = json.loads(world.settings.read_text())["hooks"]
+    assert back == mdmem_hooks(world.vault) and list(back)[-1] == "UserPromptSubmit"  # a new event goes last

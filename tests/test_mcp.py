@@ -3,6 +3,7 @@ over stdio), and `mdmem install claude`."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -24,7 +25,8 @@ from mdmem.mcp_server import MAX_CHARS, Session, build_server, fit
 
 pytestmark = pytest.mark.anyio
 READ_ONLY = {"search", "recall", "read_note", "backlinks", "neighbors", "timeline", "check"}
-WRITES = {"save", "daily_add", "checkpoint_accept", "checkpoint_propose"}
+WRITES = {"save", "daily_add", "checkpoint_accept", "checkpoint_propose", "move_note", "edit_note", "forget"}
+DESTRUCTIVE = {"edit_note", "forget"}  # they replace or archive what the user wrote
 
 
 @pytest.fixture
@@ -59,18 +61,21 @@ async def test_tools_have_typed_schemas_and_honest_hints(client):
     assert set(tools) == READ_ONLY | WRITES
     for name, tool in tools.items():
         hints = tool.annotations
-        assert hints.read_only_hint is (name in READ_ONLY) and hints.destructive_hint is False, name
+        assert hints.read_only_hint is (name in READ_ONLY) and hints.destructive_hint is (name in DESTRUCTIVE), name
         assert hints.open_world_hint is False and len(tool.description) > 60, name
         if name in READ_ONLY:
             assert hints.idempotent_hint is True
     search = tools["search"].input_schema
     assert search["required"] == ["query"]
-    assert list(search["properties"]) == ["query", "limit", "type", "tag", "folder", "after", "before", "mode"]
+    assert list(search["properties"]) == ["query", "limit", "type", "tag", "folder", "after", "before", "mode",
+                                          "include_index"]
     assert {k: search["properties"]["limit"][k] for k in ("type", "default", "minimum")} == \
         {"type": "integer", "default": 10, "minimum": 1}
     assert "description" in search["properties"]["after"]
     assert tools["recall"].input_schema["properties"]["budget"]["default"] == 4000
     assert tools["read_note"].input_schema["required"] == ["note"]
+    assert tools["edit_note"].input_schema["required"] == ["note", "version"]
+    assert tools["move_note"].input_schema["required"] == ["note", "new"]
     assert tools["neighbors"].input_schema["properties"]["depth"]["default"] == 1
     assert tools["timeline"].input_schema["properties"]["limit"]["default"] == 50
     save = tools["save"].input_schema["properties"]
@@ -105,6 +110,7 @@ async def test_read_note_gives_the_text_and_reads_on_after_a_cut(client, vault):
     whole = (vault / path).read_text()
     got = await call(client, "read_note", note="decision-integer-cents")
     assert got["path"] == path and got["content"] == whole and got["type"] == "decision"
+    assert got["version"] == hashlib.blake2b((vault / path).read_bytes(), digest_size=8).hexdigest()
     assert got["chars"] == len(whole) and "truncated" not in got
     parts, offset = [], 0
     while True:
@@ -357,12 +363,21 @@ def server(vault: Path) -> dict:
 
 
 def claude_hooks(vault: Path) -> dict:
-    """The "hooks" object `mdmem install claude` writes: a Stop group, then a SessionStart group."""
+    """The "hooks" object `mdmem install claude` writes: Stop, SessionStart, UserPromptSubmit, PreCompact and
+    SessionEnd groups, in that order."""
     def command(sub: str) -> str:
         return f"{shlex.quote(sys.executable)} -m mdmem hook {sub} --vault {shlex.quote(str(vault))}"
-    return {"Stop": [{"hooks": [{"type": "command", "command": command("stop"), "timeout": 10}]}],
+
+    def plain(sub: str) -> list:
+        return [{"hooks": [{"type": "command", "command": command(sub), "timeout": 10}]}]
+    return {"Stop": plain("stop"),
             "SessionStart": [{"matcher": "startup|resume|clear|compact", "hooks": [
-                {"type": "command", "command": command("session-start"), "timeout": 10}]}]}
+                {"type": "command", "command": command("session-start"), "timeout": 10}]}],
+            "UserPromptSubmit": plain("prompt"), "PreCompact": plain("pre-compact"),
+            "SessionEnd": plain("session-end")}
+
+
+EVENTS = ("Stop", "SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd")
 
 
 @pytest.fixture
@@ -400,15 +415,17 @@ def test_install_claude_project_scope_writes_a_portable_mcp_json(cli, world, ins
     assert (project / ".claude" / ".gitignore").read_text() == GITIGNORE
     assert (inside / ".mdmem" / ".gitignore").read_text() == "*\n"  # before any hook makes .mdmem/hooks/
     assert not (project / ".claude" / "settings.json").exists() and not (home / ".claude.json").exists()
-    assert out == (f"mcpServers.mdmem: added\nwrote {project / '.mcp.json'}\nStop: added\nSessionStart: added\n"
-                   f"wrote {project / '.claude' / 'settings.local.json'}\n"
-                   f"wrote {project / '.claude' / '.gitignore'} (settings.local.json and backups stay out of git)\n"
-                   "Claude Code asks once, in this project, to approve the servers of .mcp.json (commit it to share)\n")
+    assert out.startswith(f"mcpServers.mdmem: added\nwrote {project / '.mcp.json'}\n"
+                          + "".join(f"{e}: added\n" for e in EVENTS)
+                          + f"wrote {project / '.claude' / 'settings.local.json'}\n"
+                          f"wrote {project / '.claude' / '.gitignore'} (settings.local.json and backups stay out of git)\n")
+    assert out.endswith("Claude Code asks once, in this project, to approve the servers of .mcp.json "
+                        "(commit it to share)\n")
     before = {p: p.read_bytes() for p in (project / ".mcp.json", project / ".claude" / "settings.local.json",
                                           project / ".claude" / ".gitignore")}
     again = cli.json("install", "claude", "--vault", inside, "--project", project)
     assert again["mcp"]["actions"] == {"mcpServers.mdmem": "unchanged"} and again["hooks"]["actions"] == \
-        {"Stop": "unchanged", "SessionStart": "unchanged"} and again["gitignore"] is None
+        {e: "unchanged" for e in EVENTS} and again["gitignore"] is None
     assert {p: p.read_bytes() for p in before} == before
     assert not list(project.rglob("*.mdmem-backup"))
     # the project root itself as the vault

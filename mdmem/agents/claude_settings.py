@@ -35,7 +35,11 @@ from mdmem.base.files import state_dir, write_atomic
 HOOKS: dict[str, tuple[str | None, str]] = {
     "Stop": (None, "stop"),
     "SessionStart": ("startup|resume|clear|compact", "session-start"),
+    "UserPromptSubmit": (None, "prompt"),  # opt out: `hook install --no-prompt`
+    "PreCompact": (None, "pre-compact"),
+    "SessionEnd": (None, "session-end"),
 }
+PROMPT_EVENT = "UserPromptSubmit"
 TIMEOUT = 10  # seconds; written on new entries only, a user's own timeout is kept
 SCOPES = ("project", "local", "user")
 BACKUP_SUFFIX = ".mdmem-backup"
@@ -78,6 +82,8 @@ class ScopeStatus:
 class StatusResult:
     scopes: list[ScopeStatus]
     warnings: list[str]
+    skills: list = None  # skills.SkillAction per skill and folder: installed, not mdmem's, absent
+    session: dict | None = None  # the current session's stop count, next checkpoint, pending checkpoint
 
 
 # --- where ------------------------------------------------------------------
@@ -242,11 +248,16 @@ def _finish(settings: _Settings, scope: str, actions: dict[str, str], dry_run: b
 
 def install(scope: str, vault: str | os.PathLike, project: str | os.PathLike | None = None, *,
             hooks: dict[str, tuple[str | None, str]] = HOOKS, exe: str | None = None,
-            dry_run: bool = False) -> InstallResult:
-    """Add mdmem's hook for each event of ``hooks``, or bring an existing one up to date."""
+            dry_run: bool = False, prompt: bool = True) -> InstallResult:
+    """Add mdmem's hook for each event of ``hooks``, or bring an existing one up to date. Without
+    ``prompt`` the UserPromptSubmit hook is left out (and removed if an earlier install added it)."""
     settings = _load(settings_path(scope, project))
     events = settings.data.setdefault("hooks", {})
     actions: dict[str, str] = {}
+    if not prompt:
+        hooks = {event: spec for event, spec in hooks.items() if event != PROMPT_EVENT}
+        actions[PROMPT_EVENT] = _drop_event(settings.data, PROMPT_EVENT)
+        events = settings.data.setdefault("hooks", {})
     for event, (matcher, subcommand) in hooks.items():
         want = hook_command(subcommand, vault, exe)
         groups = events.setdefault(event, [])
@@ -267,7 +278,32 @@ def install(scope: str, vault: str | os.PathLike, project: str | os.PathLike | N
             home["matcher"] = matcher
             changed = True
         actions[event] = "updated" if changed else "unchanged"
+    order = list(HOOKS) + [e for e in actions if e not in HOOKS]
+    actions = {event: actions[event] for event in order if event in actions}
     return _finish(settings, scope, actions, dry_run)
+
+
+def _drop_event(data: dict, event: str) -> str:
+    """Remove mdmem's entries from one event (dropping the groups and the event it leaves empty)."""
+    events = data.get("hooks", {})
+    groups = events.get(event, [])
+    kept, hit = [], False
+    for group in groups:
+        entries = group.get("hooks", [])
+        others = [e for e in entries if not is_mdmem_hook(e)]
+        if len(others) != len(entries):
+            hit = True
+            if not others:
+                continue
+            group["hooks"] = others
+        kept.append(group)
+    if not hit:
+        return "absent"
+    if kept:
+        events[event] = kept
+    else:
+        del events[event]
+    return "removed"
 
 
 def uninstall(scope: str, project: str | os.PathLike | None = None, *,
@@ -314,7 +350,14 @@ def _vault_of(command: str) -> str | None:
 
 
 def status(project: str | os.PathLike | None = None, *,
-           hooks: dict[str, tuple[str | None, str]] = HOOKS) -> StatusResult:
+           hooks: dict[str, tuple[str | None, str]] = HOOKS, vault: str | os.PathLike | None = None,
+           session: str | None = None) -> StatusResult:
+    """Where mdmem's hooks and skills are installed, in every scope; and, for the vault (``vault``, else the
+    one the installed hooks name) and the session (``session``, else the one that stopped last), the stop
+    count, when the next checkpoint may fire, and the pending checkpoint."""
+    from mdmem.agents import hooks as hook_logic
+    from mdmem.agents import skills
+
     scopes, warnings = [], []
     for scope in SCOPES:
         path = settings_path(scope, project)
@@ -328,13 +371,17 @@ def status(project: str | os.PathLike | None = None, *,
             groups = data.get("hooks", {}).get(event, [])
             ours = (e["command"] for g in groups for e in g.get("hooks", []) if is_mdmem_hook(e))
             command = next(ours, None)
-            vault = _vault_of(command) if command else None
-            exists = Path(vault).is_dir() if vault else None
-            if vault and not exists:
-                warnings.append(f"{scope} scope: the {event} hook points at {vault}, which is not a folder")
-            events[event] = EventStatus(command is not None, command, vault, exists)
+            named = _vault_of(command) if command else None
+            exists = Path(named).is_dir() if named else None
+            if named and not exists:
+                warnings.append(f"{scope} scope: the {event} hook points at {named}, which is not a folder")
+            events[event] = EventStatus(command is not None, command, named, exists)
         scopes.append(ScopeStatus(scope, str(path), path.exists(), error, events))
-    return StatusResult(scopes, warnings)
+    if vault is None:
+        named = [ev.vault for sc in scopes for ev in sc.events.values() if ev.vault and ev.vault_exists]
+        vault = named[0] if named else None
+    info = hook_logic.session_status(str(Path(vault).absolute()), session) if vault else None
+    return StatusResult(scopes, warnings, skills.status(project), info)
 
 
 # --- the MCP server ---------------------------------------------------------
@@ -540,15 +587,20 @@ class ClaudeInstall:
     hooks: InstallResult
     gitignore: str | None = None  # the .claude/.gitignore written (or, in a dry run, to write)
     replaced: InstallResult | None = None  # mdmem's entry taken out of the other project scope
+    skills: object = None  # skills.SkillsResult: the /memory-check, /consolidate and memory skills
 
 
 def install_claude(scope: str, vault: str | os.PathLike, project: str | os.PathLike | None = None, *,
-                   exe: str | None = None, dry_run: bool = False) -> ClaudeInstall:
-    """The MCP server and the hooks for ``scope`` (project or user); see "the MCP server" above for which
-    file gets the server. Every file is read and checked before any is written, so a bad one leaves all
-    untouched."""
+                   exe: str | None = None, dry_run: bool = False, prompt: bool = True) -> ClaudeInstall:
+    """The MCP server, the hooks and the skills for ``scope`` (project or user); see "the MCP server"
+    above for which file gets the server. Every file is read and checked before any is written, so a bad
+    one leaves all untouched."""
+    from mdmem.agents import skills
+    from mdmem.agents.hooks import memory_protocol
+
     if scope not in HOOK_SCOPE:
         raise MdmemError(f"unknown scope {scope!r}: use project or user")
+    protocol = memory_protocol()
     mcp_scope, relative, why, other = scope, None, None, None
     if scope == "project":
         relative = vault_in_project(vault, project)
@@ -566,13 +618,14 @@ def install_claude(scope: str, vault: str | os.PathLike, project: str | os.PathL
         if why:
             mcp = replace(mcp, note=f"local scope: this project, for you on this machine only ({why}); "
                                     ".mcp.json is left as it was")
-        hooks = install(HOOK_SCOPE[scope], vault, project, exe=exe, dry_run=dry)
+        hooks = install(HOOK_SCOPE[scope], vault, project, exe=exe, dry_run=dry, prompt=prompt)
         replaced = None
         if other == "local":  # an old machine-specific entry would win over the new shared one
             stale = unregister_mcp("local", project, dry_run=dry)
             replaced = stale if stale.actions[f"mcpServers.{MCP_NAME}"] == "removed" else None
         ignore = _gitignore(project, dry) if scope == "project" else None
-        return ClaudeInstall(mcp, hooks, ignore, replaced)
+        made = skills.install(scope, vault, project, exe=exe, protocol=protocol, dry_run=dry)
+        return ClaudeInstall(mcp, hooks, ignore, replaced, made)
 
     planned = run(True)
     if dry_run:
@@ -585,19 +638,24 @@ def install_claude(scope: str, vault: str | os.PathLike, project: str | os.PathL
 class ClaudeUninstall:
     results: list[InstallResult]  # the MCP server's scopes, then the hooks
     gitignore: str | None = None  # the .claude/.gitignore removed (it held only mdmem's lines)
+    skills: object = None  # skills.SkillsResult: mdmem's skills removed
 
 
 def uninstall_claude(scope: str, project: str | os.PathLike | None = None, *,
                      dry_run: bool = False) -> ClaudeUninstall:
     """Undo :func:`install_claude` for ``scope``: the server leaves .mcp.json and the local scope
     (project) or the user scope (user); the hooks leave their settings file, which is removed when
-    nothing else is left in it; so does a .claude/.gitignore holding only mdmem's lines."""
+    nothing else is left in it; so does a .claude/.gitignore holding only mdmem's lines; and mdmem's skills."""
+    from mdmem.agents import skills
+
     if scope not in HOOK_SCOPE:
         raise MdmemError(f"unknown scope {scope!r}: use project or user")
     scopes = ("project", "local") if scope == "project" else ("user",)
     for s in scopes:  # check every file before changing any
         unregister_mcp(s, project, dry_run=True)
     uninstall(HOOK_SCOPE[scope], project, dry_run=True)
+    skills.uninstall(scope, project, dry_run=True)
+    removed_skills = skills.uninstall(scope, project, dry_run=dry_run)
     results = [unregister_mcp(s, project, dry_run=dry_run) for s in scopes]
     hooks = uninstall(HOOK_SCOPE[scope], project, dry_run=True)
     emptied = "removed" in hooks.actions.values() and json.loads(hooks.content or "null") == {}
@@ -614,4 +672,4 @@ def uninstall_claude(scope: str, project: str | os.PathLike | None = None, *,
         folder = find_project(project) / ".claude"
         if not dry_run and folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
-    return ClaudeUninstall(results, ignore)
+    return ClaudeUninstall(results, ignore, removed_skills)

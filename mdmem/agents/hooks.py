@@ -82,7 +82,9 @@ SEEN = 400         # evidence keys remembered per session, so a message is not c
 PENDING = 5        # the strongest pieces of evidence kept per dimension until the next trigger
 TOPIC = 80         # words of the recent requests kept, for topic changes and the scan prompt
 LOCK_WAIT = 5.0    # seconds to wait for another hook holding the session's state
-CARD_MAX = 10_000  # characters: the most the SessionStart hook ever prints
+CARD_MAX = 10_000  # bytes (UTF-8): the most the SessionStart hook ever prints; Claude Code cuts larger ones
+CARD_BUDGET = 8000  # bytes: the card's default budget, leaving room for a pending checkpoint
+PENDING_DAYS = 14  # a pending checkpoint older than this is no longer shown on the card
 # the [hook] defaults: the same as mdmem.base.settings.HOOK_DEFAULTS (a test keeps them equal); kept
 # here so a vault without a config.toml never imports the settings module (~10 ms of a quiet hook)
 DEFAULTS = {"policy": "signals", "min_stops": 20, "min_minutes": 30.0, "min_dimensions": 2,
@@ -574,7 +576,14 @@ def _card_path(vault: str) -> str:
     return os.path.join(vault, HOOKS_DIR, "context-card.json")
 
 
-def save_card(vault, cwd, text: str, budget: int = 4000, fp: str | None = None) -> None:
+def memory_protocol() -> str:
+    """The memory protocol the card carries (:func:`mdmem.text.protocol.memory_protocol`)."""
+    from mdmem.text.protocol import memory_protocol as text
+
+    return text()
+
+
+def save_card(vault, cwd, text: str, budget: int = CARD_BUDGET, fp: str | None = None) -> None:
     """Keep the index-mode card for the SessionStart hook, with what it was made from."""
     vault, cwd = str(vault), str(cwd)
     os.makedirs(os.path.dirname(_card_path(vault)), exist_ok=True)
@@ -582,23 +591,200 @@ def save_card(vault, cwd, text: str, budget: int = 4000, fp: str | None = None) 
 
 
 def session_start(vault: str, payload: dict, opts: dict) -> str:
-    """The memory card, from ``.mdmem/hooks/context-card.json`` when nothing it
-    depends on changed, else made again (refreshing the notes cache)."""
+    """The memory card, from ``.mdmem/hooks/context-card.json`` when nothing it depends on changed,
+    else made again (refreshing the notes cache); then, when a checkpoint is pending (kept by the
+    Stop, PreCompact or SessionEnd hook and not yet accepted or skipped), its suggestions and how to
+    accept them. At most :data:`CARD_MAX` bytes in all."""
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) and os.path.isdir(payload["cwd"]) \
         else os.getcwd()
-    budget = int(opts.get("budget", 4000))
+    budget = int(opts.get("budget", CARD_BUDGET))
     fp = fingerprint(vault, cwd)
     card = read_state(_card_path(vault))
     if card.get("fingerprint") == fp and card.get("budget") == budget and isinstance(card.get("text"), str):
-        return card["text"][:CARD_MAX]
+        text = card["text"]
+    else:
+        from pathlib import Path
+
+        from mdmem.engine.memory import Memory
+        from mdmem.ops.context import context
+
+        with Memory.open(vault) as mem:
+            mem.refresh(strict=False)
+            text = context(mem, "index", budget, cwd=Path(cwd), protocol=memory_protocol()).text
+        save_card(vault, cwd, text, budget, fp)
+        log(vault, f"session-start source={payload.get('source', '?')}: card made again ({len(text)} characters)")
+    text = _cut(text, CARD_MAX)
+    session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
+    found = pending(vault, session if payload.get("source") == "compact" else None, prefer=session)
+    if found:
+        room = CARD_MAX - len(text.encode("utf-8")) - 2
+        block = pending_text(vault, found, room)
+        if block:
+            text = (text.rstrip("\n") + "\n\n" if text else "") + block
+    return text
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes, on a character boundary."""
+    data = text.encode("utf-8")
+    return text if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
+
+
+# ----------------------------------------------------------------------------- pending checkpoints
+
+
+def _checkpoints(vault: str) -> str:
+    from mdmem.base.layout import CHECKPOINTS_DIR
+
+    return os.path.join(vault, CHECKPOINTS_DIR)
+
+
+def pending(vault: str, session: str | None = None, prefer: str | None = None) -> dict | None:
+    """The pending checkpoint to show: ``session``'s (after a compaction: only that one); else
+    ``prefer``'s if pending, else the newest pending one of any session saved in the last
+    :data:`PENDING_DAYS` days. Read as plain JSON (the card stays on the standard library)."""
+    folder = _checkpoints(vault)
+    if session is not None or prefer is not None:
+        data = read_state(os.path.join(folder, safe_session(session or prefer) + ".json"))
+        if data.get("status") == "pending" and data.get("candidates"):
+            return data
+        if session is not None:
+            return None
+    newest = None
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return None
+    limit = time.time() - PENDING_DAYS * 86400  # `saved` is the real clock
+    for name in names:
+        if not name.endswith(".json"):
+            continue
+        data = read_state(os.path.join(folder, name))
+        saved = data.get("saved", 0) if isinstance(data.get("saved"), (int, float)) else 0
+        if data.get("status") == "pending" and data.get("candidates") and saved >= limit:
+            if newest is None or (saved, name) > newest[0]:
+                newest = ((saved, name), data)
+    return newest[1] if newest else None
+
+
+def pending_text(vault: str, data: dict, room: int) -> str:
+    """A pending checkpoint as the card shows it: why it is there, its numbered suggestions (as many as
+    fit in ``room`` bytes) and how to accept or skip them; "" when not even one fits."""
+    session = str(data.get("session", ""))
+    marker = read_state(os.path.join(vault, HOOKS_DIR, "pending-" + safe_session(session) + ".json"))
+    pt = data.get("lang") == "pt"
+    why = {"PreCompact": "antes da compactação" if pt else "before the conversation was compacted",
+           "SessionEnd": "no fim da sessão" if pt else "when the session ended"}.get(marker.get("event"))
+    head = ((f"## Checkpoint pendente (sessão {session}{', ' + why if why else ''})\n"
+             "Memórias sugeridas, ainda não salvas:") if pt else
+            (f"## Pending memory checkpoint (session {session}{', kept ' + why if why else ''})\n"
+             "Suggested memories, not saved yet:"))
+    tail = instructions(data.get("lang", "en"), session, vault)
+    lines, used = [], len(head.encode()) + 1 + len(tail.encode()) + 1
+    for c in data.get("candidates", []):
+        if not isinstance(c, dict):
+            continue
+        line = f"{c.get('number', len(lines) + 1)}. [{c.get('type', '?')}] {c.get('mark', '')} {c.get('name', '')}" \
+               f" — {c.get('description', '')}".replace("  ", " ")
+        line = _cut(" ".join(line.split()), 300)
+        if used + len(line.encode()) + 1 > room:
+            break
+        lines.append(line)
+        used += len(line.encode()) + 1
+    if not lines:
+        return ""
+    return "\n".join([head, *lines, tail])
+
+
+def _iso(t) -> str | None:
+    if not isinstance(t, (int, float)) or not t:
+        return None
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(t))
+
+
+def session_status(vault: str, session: str | None = None) -> dict:
+    """For ``hook status``: a session's stop count, when its next checkpoint may fire, its pending
+    checkpoint and how many notes the prompt hook gave it. The session is ``session``, else the one whose
+    Stop hook ran last. Read from the hooks' state files as the Stop hook keeps them."""
+    folder = os.path.join(vault, HOOKS_DIR)
+    name = safe_session(session) if session else None
+    if name is None:
+        try:
+            states = [(os.stat(os.path.join(folder, f)).st_mtime_ns, f) for f in os.listdir(folder)
+                      if f.startswith("stop-") and f.endswith(".json")]
+        except OSError:
+            states = []
+        if states:
+            name = max(states)[1][len("stop-"):-len(".json")]
+    out: dict = {"vault": vault, "session": name}
+    if name is None:
+        return out | {"stops": 0, "next": None, "pending": None, "prompt_notes": 0}
+    state = read_state(os.path.join(folder, f"stop-{name}.json"))
+    cfg = settings(vault, {})
+    policy = state.get("policy") or cfg["policy"]
+    stops, since = int(state.get("stops", 0) or 0), int(state.get("since", 0) or 0)
+    if policy == "evidence":
+        last = state.get("last_trigger") or 0
+        nxt = {"policy": "evidence", "dimensions": len(state.get("pending") or {}),
+               "needs_dimensions": cfg["min_dimensions"],
+               "not_before": _iso(last + cfg["min_interval_minutes"] * 60) if last else None}
+    else:
+        last = state.get("last_trigger") or state.get("first")
+        nxt = {"policy": "cadence", "stops_left": max(0, cfg["min_stops"] - since),
+               "not_before": _iso(last + cfg["min_minutes"] * 60) if last else None}
+    data = read_state(os.path.join(_checkpoints(vault), name + ".json"))
+    marker = read_state(os.path.join(folder, f"pending-{name}.json"))
+    found = None
+    if data.get("status") == "pending" and data.get("candidates"):
+        found = {"candidates": [f"{c.get('number')}. [{c.get('type')}] {c.get('name')}"
+                                for c in data["candidates"] if isinstance(c, dict)],
+                 "saved": _iso(data.get("saved")), "kept_by": marker.get("event") or "Stop"}
+    shown = read_state(os.path.join(folder, f"prompt-{name}.json")).get("shown") or []
+    return out | {"stops": stops, "since_last_checkpoint": since, "checkpoints": int(state.get("triggers", 0) or 0),
+                  "last_checkpoint": _iso(state.get("last_trigger")), "next": nxt, "pending": found,
+                  "prompt_notes": len(shown)}
+
+
+def _capture(vault: str, payload: dict, event: str) -> dict | None:
+    """PreCompact and SessionEnd: the offline checkpoint on the transcript as it stands
+    (:func:`mdmem.agents.checkpoint.analyze`), kept as the session's pending checkpoint when it has
+    suggestions. Nothing is written to memory: the next card shows them and the user chooses."""
+    session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
+    transcript = payload.get("transcript_path") if isinstance(payload.get("transcript_path"), str) else ""
+    if not session:
+        raise HookError("no session_id in the hook's input")
+    if not transcript or not os.path.isfile(transcript):
+        raise HookError(f"no transcript to read ({transcript or 'no transcript_path'})")
     from pathlib import Path
 
-    from mdmem.ops.context import context
-    from mdmem.engine.memory import Memory
+    from mdmem.agents import checkpoint as cp
 
-    with Memory.open(vault) as mem:
-        mem.refresh(strict=False)
-        text = context(mem, "index", budget, cwd=Path(cwd)).text
-    save_card(vault, cwd, text, budget, fp)
-    log(vault, f"session-start source={payload.get('source', '?')}: card made again ({len(text)} characters)")
-    return text[:CARD_MAX]
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) and os.path.isdir(payload["cwd"]) else None
+    folder = os.path.join(vault, HOOKS_DIR)
+    os.makedirs(folder, exist_ok=True)
+    base = os.path.join(folder, "pending-" + safe_session(session))
+    with files.Lock(base + ".lock", LOCK_WAIT, f"another hook holds {base}.lock (waited {LOCK_WAIT:.0f} s)"):
+        result = cp.analyze(transcript, Path(vault), session=session, cwd=Path(cwd) if cwd else None,
+                            today=time.strftime("%Y-%m-%d", time.localtime(now())))
+        if result.fired:
+            write_state(base + ".json", {"event": event, "at": now(), "candidates": len(result.candidates),
+                                         "trigger": payload.get("trigger") or payload.get("reason")})
+    log(vault, f"{event} session={session}: {len(result.candidates)} suggestion(s) kept"
+               if result.fired else f"{event} session={session}: nothing to suggest")
+    return result
+
+
+def pre_compact(vault: str, payload: dict, opts: dict) -> dict | None:
+    result = _capture(vault, payload, "PreCompact")
+    if result is None or not result.fired:
+        return None
+    n = len(result.candidates)
+    note = (f"mdmem: {n} memória(s) sugerida(s) guardada(s); aparecem depois da compactação."
+            if result.lang == "pt" else
+            f"mdmem: {n} suggested memor{'y' if n == 1 else 'ies'} kept; shown again after the compaction.")
+    return {"systemMessage": note}
+
+
+def session_end(vault: str, payload: dict, opts: dict) -> None:
+    _capture(vault, payload, "SessionEnd")
+    return None

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from mdmem.agents.dimensions import Evidence
 from mdmem.base.layout import MEMORY_DIR, STATE_DIR, safe_session
+from mdmem.text.protocol import memory_protocol  # noqa: F401  (re-exported: the checkpoint's public face)
 
 MARKS = {1: "①", 2: "②", 3: "③", 4: "④", 5: "⑤", 6: "⑥", 7: "⑦"}
 PROMPT_MAX = 6000    # characters of the scan prompt the Stop hook hands the model
@@ -250,37 +251,3 @@ def scan_prompt(session: str | None, vault, *, known: Known | None = None, evide
     return text[:PROMPT_MAX]
 
 
-_PROTOCOL = {
-    "en": """\
-## Memory protocol (mdmem)
-Scan this conversation for memories worth keeping when more than 15 tool calls happened since the last scan, a \
-substantial result was delivered, the topic changed, or the user asks to consolidate, review or summarise. \
-Seven dimensions: task closure, a behaviour rule for CLAUDE.md, a rule about a domain/tool/file type, a decision \
-with what was rejected, a milestone, a correction or confirmation of how to work, a reusable analysis. \
-0-1 dimensions hit: say nothing. Else pipe at most 3 candidates as JSON to `{run} checkpoint propose` \
-({{"candidates": [{{"type", "dimension", "name" (≤ 60 chars), "description", "body", "chosen"/"rejected", \
-"paths"}}]}}), show the user the numbered list it prints, and save nothing until they pick: \
-`{run} checkpoint accept 1,3` or `{run} checkpoint skip`. Never save code, file paths, git history, task state \
-or secrets. The Stop hook reminds you when it is time.
-""",
-    "pt": """\
-## Protocolo de memória (mdmem)
-Revise esta conversa em busca do que vale lembrar quando houver mais de 15 chamadas de ferramenta desde a última \
-revisão, um resultado substancial entregue, mudança de assunto, ou quando o usuário pedir para consolidar, revisar \
-ou resumir. Sete dimensões: tarefa concluída, regra de comportamento para o CLAUDE.md, regra de domínio/ferramenta/\
-tipo de arquivo, decisão com o que foi rejeitado, marco, correção ou confirmação de como trabalhar, análise \
-reutilizável. 0-1 dimensões: não diga nada. Senão, passe no máximo 3 candidatos em JSON para \
-`{run} checkpoint propose --lang pt` ({{"candidates": [{{"type", "dimension", "name" (≤ 60 caracteres), \
-"description", "body", "chosen"/"rejected", "paths"}}]}}), mostre ao usuário a lista numerada que ele imprime e \
-não salve nada antes da escolha: `{run} checkpoint accept 1,3` ou `{run} checkpoint skip`. Nunca salve código, \
-caminhos de arquivo, histórico do git, estado da tarefa ou segredos. O hook Stop lembra quando for a hora.
-""",
-}
-
-
-def memory_protocol(lang: str = "en", run: str = "mdmem") -> str:
-    """The short memory protocol for the SessionStart card (the seed's primary trigger: the
-    model scans on its own at the right moments; the Stop hook is the fallback). Bounded
-    (under 1,200 characters) and byte-stable: the same ``lang`` and ``run`` give the same
-    bytes, so the card's cache and the model's prompt cache keep."""
-    return _PROTOCOL.get(lang, _PROTOCOL["en"]).format(run=run)

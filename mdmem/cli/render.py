@@ -340,6 +340,22 @@ def forgotten(result) -> None:
         message("dry run: nothing changed")
 
 
+def edited(result) -> None:
+    message(f"edited {result.path}: " + "; ".join(result.changes) + f" (version {result.version})")
+
+
+def moved(result) -> None:
+    verb = "would move" if result.dry_run else "moved"
+    message(f"{verb} {result.source} → {result.target}")
+    for r in result.rewritten:
+        message(f"  {'would rewrite' if result.dry_run else 'rewrote'} {r.links} link(s) in {r.path} "
+                f"(line{'s' if len(r.lines) > 1 else ''} {', '.join(map(str, r.lines))})")
+    for s in result.skipped:
+        message(f"  not rewritten: {s}")
+    if result.dry_run:
+        message("dry run: nothing changed")
+
+
 def accepted(result) -> None:
     for a in result.accepted:
         if a.status == "created":
@@ -421,6 +437,13 @@ def install_text(result) -> str:
     return "\n".join(lines)
 
 
+def skills_text(result) -> str:
+    lines = [f"skill /{a.name}: {a.action} ({a.path})" for a in result.skills]
+    if result.dry_run and any(a.action in ("added", "updated", "removed") for a in result.skills):
+        lines.append("dry run: nothing written")
+    return "\n".join(lines)
+
+
 def claude_text(result) -> str:
     from mdmem.agents import claude_settings
 
@@ -431,7 +454,10 @@ def claude_text(result) -> str:
     if result.gitignore:
         text += f"\n{'would write' if result.mcp.dry_run else 'wrote'} {result.gitignore} (settings.local.json " \
                 "and backups stay out of git)"
-    if result.mcp.scope == "project" and result.mcp.actions[f"mcpServers.{claude_settings.MCP_NAME}"] != "unchanged":
+    if result.skills is not None:
+        text += "\n" + skills_text(result.skills)
+    added = result.mcp.actions[f"mcpServers.{claude_settings.MCP_NAME}"] in ("added", "updated")
+    if result.mcp.scope == "project" and added:
         text += "\nClaude Code asks once, in this project, to approve the servers of .mcp.json (commit it to share)"
     return text
 
@@ -440,6 +466,8 @@ def claude_uninstall_text(result) -> str:
     text = "\n".join(install_text(r) for r in result.results)
     if result.gitignore:
         text += f"\n{'would remove' if result.results[0].dry_run else 'removed'} {result.gitignore}"
+    if getattr(result, "skills", None) is not None:
+        text += "\n" + skills_text(result.skills)
     return text
 
 
@@ -450,4 +478,29 @@ def hook_status_text(result) -> str:
         lines.append(f"{s.scope}: {s.path}" + (f" ({state})" if state else ""))
         for event, ev in s.events.items():
             lines.append(f"  {event}: " + (f"installed: {ev.command}" if ev.installed else "not installed"))
+    for skill in result.skills or ():
+        if skill.action != "absent":
+            lines.append(f"skill /{skill.name}: {skill.action} ({skill.path})")
+    info = result.session
+    if info and info.get("session"):
+        nxt = info.get("next") or {}
+        lines.append(f"session {info['session']} (vault {info['vault']}): {info.get('stops', 0)} stop(s), "
+                     f"{info.get('checkpoints', 0)} checkpoint(s), {info.get('prompt_notes', 0)} note(s) recalled "
+                     "at prompts")
+        if nxt.get("policy") == "evidence":
+            when = (f"  next checkpoint (evidence): when {nxt['needs_dimensions']} dimensions are hit "
+                    f"(now {nxt['dimensions']})")
+        elif nxt:
+            when = f"  next checkpoint (cadence): after {nxt['stops_left']} more stop(s)"
+        else:
+            when = "  next checkpoint: unknown"
+        lines.append(when + (f", not before {nxt['not_before']}" if nxt.get("not_before") else ""))
+        pending = info.get("pending")
+        if pending:
+            lines.append(f"  pending checkpoint (kept by {pending['kept_by']}, {pending['saved']}): "
+                         + "; ".join(pending["candidates"]))
+        else:
+            lines.append("  pending checkpoint: none")
+    elif info is not None:
+        lines.append(f"no session has run mdmem's hooks in {info['vault']} yet")
     return "\n".join(lines)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from mdmem.base.layout import is_index_note
 from mdmem.base.models import Note
 from mdmem.text.resolve import Resolver
 
@@ -99,7 +100,8 @@ class LinkGraph:
     def _add_node(self, note: Note) -> None:
         folder = posixpath.dirname(note.path)
         self.g.add_node(
-            note.path, kind="note", title=note.title, type=note.type, tags=list(note.tags), folder=folder
+            note.path, kind="note", title=note.title, type=note.type, tags=list(note.tags), folder=folder,
+            index=is_index_note(note.path, note.frontmatter),
         )
 
     def _link(self, note: Note, resolver: Resolver) -> None:
@@ -183,7 +185,8 @@ class LinkGraph:
             if note is not None:
                 if path in self.g:
                     self.g.nodes[path].update(
-                        title=note.title, type=note.type, tags=list(note.tags), folder=posixpath.dirname(path)
+                        title=note.title, type=note.type, tags=list(note.tags), folder=posixpath.dirname(path),
+                        index=is_index_note(note.path, note.frontmatter),
                     )
                 else:
                     self._add_node(note)
@@ -209,8 +212,14 @@ class LinkGraph:
             out.extend((source, line) for line in self.g.edges[source, path]["lines"])
         return sorted(out)
 
-    def neighbors(self, path: str, depth: int = 1, direction: str = "both", limit: int | None = None) -> list[Neighbor]:
-        """Breadth-first over notes, nearest first, then by link weight."""
+    def is_index(self, node: str) -> bool:
+        return bool(self.g.nodes[node].get("index"))
+
+    def neighbors(self, path: str, depth: int = 1, direction: str = "both", limit: int | None = None,
+                  through_index: bool = False) -> list[Neighbor]:
+        """Breadth-first over notes, nearest first, then by link weight. Index notes (MEMORY.md,
+        ``index: true``) relate nothing: they are neither listed nor walked through (unless
+        ``through_index``); asked about itself, an index still lists what it links."""
         g = self.g
         seen = {path}
         found: list[Neighbor] = []
@@ -231,7 +240,7 @@ class LinkGraph:
                     steps[nxt][0].add("in")
                     steps[nxt][1] += g.edges[nxt, node]["weight"]
             for nxt, (ways, weight) in sorted(steps.items()):
-                if nxt in seen or not self.is_note(nxt):
+                if nxt in seen or not self.is_note(nxt) or (not through_index and self.is_index(nxt)):
                     continue
                 seen.add(nxt)
                 found.append(Neighbor(nxt, dist + 1, "both" if len(ways) == 2 else ways.pop(), weight))

@@ -79,12 +79,13 @@ from whoosh.qparser import FieldsPlugin, MultifieldParser, OrGroup  # noqa: E402
 from whoosh.support.charset import accent_map  # noqa: E402
 from whoosh.writing import SegmentWriter  # noqa: E402
 
+from mdmem.base.layout import is_index_note  # noqa: E402
 from mdmem.base.models import Note  # noqa: E402
 from mdmem.base.settings import Recency  # noqa: E402
 
 T = TypeVar("T")
 INDEX_NAME = "MAIN"
-INDEX_VERSION = "2"
+INDEX_VERSION = "3"  # 3: the ``index`` field (index notes out of hits by default)
 PARALLEL_MIN = 300  # from this many notes a build uses worker processes
 LIMIT_MB = 96  # Whoosh's in-memory posting pool per writer, before it spills to disk  # bump when the schema or the analysis changes: old indexes are rebuilt
 _DEFAULT_FIELDS = ["title", "aliases", "body", "tags"]
@@ -118,6 +119,7 @@ class Filters:
     folder: str | None = None
     after: str | None = None  # ISO date, inclusive
     before: str | None = None  # ISO date, inclusive
+    index: bool = False  # include index notes (MEMORY.md, ``index: true``): out of hits by default
 
 
 _WORD = re.compile(r"\w+(?:['’]\w+)?")
@@ -193,6 +195,7 @@ def schema():
         type=ID(),
         folder=KEYWORD(commas=True),
         date=ID(stored=True),
+        index=ID(),
     )
 
 
@@ -218,6 +221,7 @@ def document(note: Note) -> dict:
         "type": note.type,
         "folder": ",".join(_ancestors([folder])) if folder else "",
         "date": note.date or "",
+        "index": "1" if is_index_note(note.path, note.frontmatter) else "",
     }
 
 
@@ -400,8 +404,9 @@ class SearchIndex:
         if wanted is q.NullQuery:
             wanted = q.Every()
         pool = max(limit * 3, 30) if recency.on else limit
+        mask = None if filters.index else q.Term("index", "1")
         try:
-            results = searcher.search(wanted, limit=pool, filter=q.And(restrict) if restrict else None)
+            results = searcher.search(wanted, limit=pool, filter=q.And(restrict) if restrict else None, mask=mask)
             found = [(hit.score, hit["path"], hit["title"], hit.get("date") or None) for hit in results]
         except Exception as e:  # a damaged segment surfaces as any of many errors
             self.close()

@@ -40,7 +40,8 @@ from mdmem.text.resolve import Resolver
 from mdmem.engine.store import CacheDamaged, Diff, Store
 from mdmem.base.files import write_lock
 
-GRAPH_VERSION = 3  # bump when LinkGraph's attributes change: cached graphs are rebuilt (3: JSON, no pickle)
+GRAPH_VERSION = 4  # bump when LinkGraph's attributes change: cached graphs are rebuilt (3: nodes carry
+# ``index``; 4: JSON, no pickle)
 GRAPH_FILE = "graph.json"
 GRAPH_UPDATE_MAX = 2000  # more changed notes than this since the cached graph: rebuild it
 READ_WAIT = 1.0  # seconds a read command waits for another writer before answering as is

@@ -18,15 +18,20 @@ POOL = 50  # hits taken from each list before fusing
 
 
 def allowed(mem: Memory, filters: Filters):
-    """A path test that applies ``filters`` to a note of the cache (None: no filter)."""
-    if filters == Filters():
+    """A path test that applies ``filters`` to a note of the cache (index notes are out unless
+    ``filters.index``; None: no filter at all)."""
+    if filters == Filters(index=True):
         return None
+    from mdmem.base.layout import is_index_note
+
     folder = filters.folder.strip("/") + "/" if filters.folder else None
     tag = filters.tag.lower().lstrip("#").rstrip("/") if filters.tag else None
 
     def ok(path: str) -> bool:
         note = mem.store.get(path)
         if note is None:
+            return False
+        if not filters.index and is_index_note(note.path, note.frontmatter):
             return False
         if filters.type and note.type != filters.type.lower():
             return False

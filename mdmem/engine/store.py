@@ -21,10 +21,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from mdmem.base.files import Lock, Scan
+from mdmem.base.files import Lock, Scan, digest
 from mdmem.base.models import Heading, Link, Note, Problem
+from mdmem.engine import quick
 
-SCHEMA_VERSION = "3"  # 3: notes stored as JSON arrays (no pickle); older caches are rebuilt
+SCHEMA_VERSION = "4"  # 3: the quick index (FTS5, :mod:`mdmem.engine.quick`) and the scan digest;
+# 4: notes stored as JSON arrays (no pickle). Older caches are rebuilt.
 
 
 class CacheDamaged(Exception):
@@ -86,9 +88,11 @@ class Store:
         db.execute("CREATE INDEX IF NOT EXISTS notes_stat ON notes(path, mtime_ns, size)")
         # the change log lets derived views (the link graph) catch up incrementally
         db.execute("CREATE TABLE IF NOT EXISTS changes (gen INTEGER, path TEXT)")
+        quick.create(db)
         row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if row is None or row[0] != SCHEMA_VERSION:
             with _tx(db):
+                quick.clear(db)
                 db.execute("DELETE FROM notes")
                 db.execute("DELETE FROM changes")
                 db.execute("DELETE FROM meta")
@@ -190,9 +194,10 @@ class Store:
 
     # writing (hold write_lock) ---------------------------------------------
     @staticmethod
-    def row(note: Note) -> tuple[str, int, int, bytes]:
-        """A note as a cache row: its stat and its JSON (:func:`dumps`), without the body text."""
-        return note.path, note.mtime_ns, note.size, dumps(note)
+    def row(note: Note) -> tuple[str, int, int, str, tuple]:
+        """A note as a cache row: its stat and its JSON (:func:`dumps`), without the body text, and its
+        quick-index row (made from the text, which is then dropped)."""
+        return note.path, note.mtime_ns, note.size, dumps(note), quick.row(note)
 
     def apply(
         self, notes: Iterable[Note], removed: Iterable[str], scan: Scan | None = None,
@@ -222,13 +227,19 @@ class Store:
                 self._db.executemany(
                     "INSERT INTO changes VALUES (?, ?)", [(gen, r[0]) for r in rows] + [(gen, p) for p in removed]
                 )
-            self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?)", rows)
+            if clear:
+                quick.clear(self._db)
+            self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?)", [r[:4] for r in rows])
             self._db.executemany("DELETE FROM notes WHERE path=?", [(p,) for p in removed])
+            quick.put(self._db, [r[4] for r in rows], removed, fresh=clear)
             if scan is not None:
                 problems = [(p, pr.code, pr.message) for p, pr in scan.problems]
                 self._db.execute(
                     "INSERT OR REPLACE INTO meta VALUES ('vault_problems', ?)", (json.dumps(problems),)
                 )
+                # what the cache was made from, for readers that only need to know whether it is current
+                # (the prompt hook): compare it with files.digest() of a new scan
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('scan_digest', ?)", (digest(scan),))
             self._db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list((meta or {}).items()))
 
 

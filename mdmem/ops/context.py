@@ -1,4 +1,4 @@
-"""``mdmem context``: the block an agent gets in its prompt, never over its budget.
+"""``mdmem context``: the block an agent gets in its prompt, never over its budget (UTF-8 bytes).
 
 Sections, in this order, each only when it fits whole in what is left:
 
@@ -6,19 +6,26 @@ Sections, in this order, each only when it fits whole in what is left:
    ``RULES.md``: each from the workspace (the nearest ancestor of the working
    directory holding ``.git`` or ``.agent``) when present there, else from the
    global directory (``MDMEM_BOOTSTRAP_DIR``, else ``~/.mdmem/``), as ``## NAME``;
-2. protocols: notes of type ``protocol`` whose ``paths:`` globs match one of
-   ``paths`` (in full), and the protocols without ``paths:`` (global: in full
-   in ``full`` mode, one line each in ``index`` mode);
-3. ``index`` mode (the default): a compact card, the same bytes for the same
-   vault (no clock in it, everything sorted), so prompt caches keep working:
-   counts by type, the user, active projects, people, the last daily notes'
-   dates, and how to pull detail; ``full`` mode instead: the user's profile,
-   active projects, notes relevant to ``query`` (:mod:`mdmem.ops.recall`), the
-   daily notes of the last 3 days, notes linked to the user and the active
-   projects, the latest digest. ``off``: nothing.
+2. protocols whose ``paths:`` globs match one of ``paths``, in full; in ``full``
+   mode the global protocols (no ``paths:``) in full too;
+3. ``index`` mode (the default, what the SessionStart hook prints): the card
+   (:func:`card`), the same bytes for the same vault (no clock in it, everything
+   sorted) so prompt caches keep working: counts by type, the user and their
+   profile lines, every feedback note and global protocol as one line each
+   (name — description), the most recent decisions, active projects, people,
+   the last daily notes' dates, the memory protocol and how to pull detail;
+   what does not fit is counted and named ("… and 12 more: `mdmem search
+   type:feedback`"); ``full`` mode instead: the user's profile, the feedback
+   lines, the memory protocol, active projects, notes relevant to ``query``
+   (:mod:`mdmem.ops.recall`), recent decisions, the daily notes of the last 3
+   days, notes linked to the user and the active projects, the latest digest.
+   ``off``: nothing.
 
+The budget counts UTF-8 bytes, not characters: Claude Code cuts a hook's
+injection at 10,000 bytes, and a byte budget is also a character budget.
 Notes marked sensitive (``sensitive: true`` or a ``sensitive`` tag) never
-appear unless ``include_sensitive``.
+appear unless ``include_sensitive``; index notes (MEMORY.md, ``index: true``)
+are not memories and never listed.
 """
 
 from __future__ import annotations
@@ -32,10 +39,14 @@ from mdmem.base.errors import UsageError
 from mdmem.base.files import read_outside
 from mdmem.engine.memory import Memory
 from mdmem.ops.timeline import daily_entries, is_sensitive
+from mdmem.text.protocol import memory_protocol
 
 BOOTSTRAP_MAX = 1024 * 1024  # bytes read of one bootstrap file at most (they are outside the vault: bounded)
 
-DEFAULT_BUDGET = 4000
+DEFAULT_BUDGET = 8000  # bytes: the card and a pending checkpoint stay under Claude Code's 10,000
+DECISIONS = 5       # the most recent decisions on the card
+PROFILE_LINES = 6   # lines of the user's note on the card
+LINE_MAX = 240      # bytes of one listed line at most
 MODES = ("index", "full", "off")
 ACTIVE = {"active", "ongoing", "in progress", "in-progress", "wip", "ativo", "ativa", "em andamento"}
 CLOSED = {"done", "paused", "archived", "cancelled", "canceled", "closed", "dropped", "concluído", "concluido",
@@ -47,16 +58,18 @@ class Section:
     name: str
     chars: int
     source: str | None = None
+    bytes: int = 0  # what the budget counts (UTF-8)
 
 
 @dataclass(frozen=True)
 class ContextResult:
     mode: str
-    budget: int
+    budget: int  # bytes
     chars: int
     text: str
     sections: list[Section]
     omitted: list[str] = field(default_factory=list)  # sections that did not fit
+    bytes: int = 0
 
 
 def bootstrap_files(cwd: Path) -> list[tuple[str, Path]]:
@@ -104,6 +117,18 @@ def _status(note) -> str:
     return s.strip().lower() if isinstance(s, str) else ""
 
 
+def size(text: str) -> int:
+    """What the budget counts: UTF-8 bytes."""
+    return len(text.encode("utf-8"))
+
+
+def _clip(line: str, limit: int = LINE_MAX) -> str:
+    if size(line) <= limit:
+        return line
+    cut = line.encode("utf-8")[: limit - 3].decode("utf-8", "ignore")
+    return cut.rsplit(" ", 1)[0].rstrip(" ,;:—–-") + "…"
+
+
 class _Builder:
     def __init__(self, budget: int):
         self.budget = budget
@@ -113,16 +138,16 @@ class _Builder:
 
     @property
     def used(self) -> int:
-        return sum(len(p) for p in self.parts)
+        return sum(size(p) for p in self.parts)
 
     def add(self, name: str, text: str, source: str | None = None) -> bool:
         text = text.rstrip("\n") + "\n"
         block = ("\n" if self.parts else "") + text
-        if self.used + len(block) > self.budget:
+        if self.used + size(block) > self.budget:
             self.omitted.append(name)
             return False
         self.parts.append(block)
-        self.sections.append(Section(name, len(block), source))
+        self.sections.append(Section(name, len(block), source, size(block)))
         return True
 
     def text(self) -> str:
@@ -130,16 +155,20 @@ class _Builder:
 
 
 def _notes(mem: Memory, include_sensitive: bool) -> list:
-    return sorted((n for n in mem.notes() if include_sensitive or not is_sensitive(n)), key=lambda n: n.path)
+    from mdmem.base.layout import is_index_note
+
+    return sorted((n for n in mem.notes() if (include_sensitive or not is_sensitive(n))
+                   and not is_index_note(n.path, n.frontmatter)), key=lambda n: n.path)
 
 
 def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, query: str | None = None,
             paths: list[str] | tuple[str, ...] = (), include_sensitive: bool = False, cwd: Path | None = None,
-            today: dt.date | str | None = None) -> ContextResult:
+            today: dt.date | str | None = None, protocol: str | None = None) -> ContextResult:
+    """The context block; ``protocol`` is the memory protocol's text (default :func:`mdmem.text.protocol.memory_protocol`)."""
     if mode not in MODES:
         raise UsageError(f"--mode must be one of: {', '.join(MODES)}")
     if budget < 200:
-        raise UsageError("--budget must be at least 200 characters")
+        raise UsageError("--budget must be at least 200 bytes")
     b = _Builder(budget)
     if mode == "off":
         return ContextResult(mode, budget, 0, "", [], [])
@@ -151,22 +180,26 @@ def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, quer
         if text:
             b.add(f"bootstrap {name}", f"## {name}\n\n{text}", str(file))
     notes = _notes(mem, include_sensitive)
-    the_card = card(mem, notes) if mode == "index" else ""
-    _protocols(mem, b, notes, paths, mode, reserve=len(the_card) + 1 if the_card else 0)
+    protocol = (memory_protocol() if protocol is None else protocol).strip()
+    _protocols(mem, b, notes, paths, mode)
     if mode == "index":
-        b.add("card", the_card)
+        room = b.budget - b.used - (1 if b.parts else 0)
+        the_card = card(mem, notes, room, protocol) if room > 0 else ""
+        if the_card:
+            b.add("card", the_card)
+        else:
+            b.omitted.append("card")
     else:
         day = dt.date.fromisoformat(today) if isinstance(today, str) else (today or dt.date.today())
-        _full(mem, b, notes, query, day, include_sensitive)
+        _full(mem, b, notes, query, day, include_sensitive, protocol)
     text = b.text()
-    assert len(text) <= budget
-    return ContextResult(mode, budget, len(text), text, b.sections, b.omitted)
+    assert size(text) <= budget
+    return ContextResult(mode, budget, len(text), text, b.sections, b.omitted, size(text))
 
 
-def _protocols(mem: Memory, b: _Builder, notes: list, paths, mode: str, reserve: int = 0) -> None:
-    """Path-matched protocols in full; the global ones in full (full mode) or as a list
-    of one line each (index mode) cut to what leaves ``reserve`` characters for the card."""
-    lines = []
+def _protocols(mem: Memory, b: _Builder, notes: list, paths, mode: str) -> None:
+    """Path-matched protocols in full; in full mode the global ones in full too (in index mode the card
+    lists them, one line each)."""
     for note in notes:
         if note.type != "protocol":
             continue
@@ -177,21 +210,6 @@ def _protocols(mem: Memory, b: _Builder, notes: list, paths, mode: str, reserve:
                       f"{_body(mem, note.path)}", note.path)
         elif mode == "full":
             b.add(f"protocol {note.path}", f"## Protocol: {note.title}\n\n{_body(mem, note.path)}", note.path)
-        else:
-            lines.append(f"- {note.title}" + (f" — {_desc(note)}" if _desc(note) else "") + f" ({note.path})")
-    if lines:
-        head, more = "## Protocols (always)", "- … and {} more: `mdmem search type:protocol`"
-        room = b.budget - b.used - reserve - 1 - len(head) - 1
-        kept: list[str] = []
-        for i, line in enumerate(lines):
-            tail = len(more.format(len(lines) - i - 1)) + 1 if i + 1 < len(lines) else 0
-            if len(line) + 1 + tail > room:
-                kept.append(more.format(len(lines) - i))
-                break
-            kept.append(line)
-            room -= len(line) + 1
-        if kept and not kept[0].startswith("- … and"):
-            b.add("protocols", head + "\n" + "\n".join(kept))
 
 
 def _active(notes: list) -> list:
@@ -199,39 +217,185 @@ def _active(notes: list) -> list:
                                                           and _status(n) not in CLOSED)]
 
 
-def card(mem: Memory, notes: list | None = None) -> str:
-    """The index-mode card: stable text for a given vault."""
+def _name(note) -> str:
+    name = note.frontmatter.get("name")
+    return " ".join(name.split()) if isinstance(name, str) and name.strip() else note.title
+
+
+def _item(note, extra: str = "") -> str:
+    return _clip(f"- {extra}{_name(note)}" + (f" — {_desc(note)}" if _desc(note) else ""))
+
+
+def _by_date(notes: list) -> list:
+    """Newest first (frontmatter updated, else created, else the file's date), then by path."""
+    return sorted(sorted(notes, key=lambda n: n.path), key=lambda n: n.date or "", reverse=True)
+
+
+def profile_lines(mem: Memory, user) -> list[str]:
+    """The user note's first paragraphs and list items, one line each (headings, code, links' syntax and
+    block ids left out; hard-wrapped lines joined)."""
+    import re
+
+    items: list[str] = []
+    fresh = True
+    fence = False
+    for raw in _body(mem, user.path).splitlines():
+        line = raw.strip()
+        if line.startswith(("```", "~~~")):
+            fence = not fence
+            fresh = True
+            continue
+        if fence or not line or line.startswith(("#", "---", "|", "<!--", "%%", ">")):
+            fresh = True
+            continue
+        bullet = re.match(r"^(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?", line)
+        if bullet or fresh or not items:
+            items.append(line[bullet.end():] if bullet else line)
+        else:
+            items[-1] += " " + line
+        fresh = False
+    out = []
+    for item in items:
+        item = re.sub(r"!?\[\[([^\]|]*?)(?:\\?\|([^\]]*))?\]\]", lambda m: m.group(2) or m.group(1), item)
+        item = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", item)
+        item = re.sub(r"\s*\^[\w-]+$", "", item).replace("**", "").replace("__", "").strip()
+        if item:
+            out.append(_clip("- " + item))
+        if len(out) == PROFILE_LINES:
+            break
+    return out
+
+
+class _List:
+    """One listed section of the card: its heading, its lines, and what to say about the rest."""
+
+    def __init__(self, head: str | None, lines: list[str], more: str, total: int | None = None):
+        self.head, self.lines, self.more = head, lines, more
+        self.total = len(lines) if total is None else total  # what exists (more than listed: the rest is named)
+        self.shown: list[str] = []
+
+    def need(self) -> int:
+        rest = self.total - len(self.lines)
+        text = ([self.head] if self.head else []) + self.lines + ([self.more.format(n=rest)] if rest else [])
+        return sum(size(t) + 1 for t in text)
+
+    def fit(self, room: int) -> int:
+        """Keep the lines that fit in ``room`` bytes (with the "N more" line when some are left out);
+        returns the bytes used."""
+        head = size(self.head) + 1 if self.head else 0
+        if self.need() <= room:  # all of it
+            rest = self.total - len(self.lines)
+            self.shown = ([self.head] if self.head else []) + self.lines + ([self.more.format(n=rest)] if rest else [])
+            return self.need() if self.shown else 0
+        used, kept = head, []
+        for i, line in enumerate(self.lines):
+            rest = self.total - i - 1
+            tail = size(self.more.format(n=rest)) + 1 if rest else 0
+            if used + size(line) + 1 + tail > room:
+                break
+            kept.append(line)
+            used += size(line) + 1
+        left = self.total - len(kept)
+        if left:
+            line = self.more.format(n=left)
+            if used + size(line) + 1 > room:
+                self.shown = []
+                return 0
+            kept.append(line)
+            used += size(line) + 1
+        if not kept:
+            self.shown = []
+            return 0
+        self.shown = ([self.head] if self.head else []) + kept
+        return used
+
+
+def _share(parts: list[_List], room: int) -> int:
+    """Fair shares of ``room`` (max-min: the smallest needs are met whole, the rest split what is left);
+    returns the bytes used."""
+    used = 0
+    order = sorted((p for p in parts if p.lines or p.total), key=lambda p: p.need())
+    for i, part in enumerate(order):
+        share = (room - used) // (len(order) - i)
+        used += part.fit(min(share, part.need()))
+    return used
+
+
+def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, protocol: str | None = None) -> str:
+    """The index-mode card in at most ``budget`` bytes ("" when not even its first line fits): the same
+    text for the same vault. The first line, the user, the memory protocol and how to pull detail are
+    always there (while they fit); the listed sections share the rest: the rules (feedback, global
+    protocols) up to 60% first, then the profile, decisions, projects, people and days, each a fair share
+    (the shortest shown whole, the others split what is left). What does not fit is counted, with the
+    command that lists it."""
     notes = _notes(mem, False) if notes is None else notes
+    protocol = (memory_protocol() if protocol is None else protocol).strip()
     counts: dict[str, int] = {}
     for n in notes:
-        if n.path != "MEMORY.md":
-            counts[n.type] = counts.get(n.type, 0) + 1
+        counts[n.type] = counts.get(n.type, 0) + 1
     total = sum(counts.values())
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-    lines = [f"# Memory ({mem.root.name}: {total} notes — {kinds})"]
+    head = f"# Memory ({mem.root.name}: {total} notes — {kinds})"
     users = [n for n in notes if n.type == "user"]
-    for u in users[:2]:
-        lines.append(f"User: {u.frontmatter.get('name') if isinstance(u.frontmatter.get('name'), str) else u.title}"
-                     + (f" — {_desc(u)}" if _desc(u) else "") + f" ({u.path})")
+    user_lines = [_clip(f"User: {_name(u)}" + (f" — {_desc(u)}" if _desc(u) else "") + f" ({u.path})")
+                  for u in users[:2]]
+    pull = ('Pull detail: `mdmem recall "<question>"` (search + linked notes, within a budget), '
+            '`mdmem timeline "last week"`, `mdmem show NOTE`; over MCP: recall, search, read_note, timeline.')
+    feedback = _by_date([n for n in notes if n.type == "feedback"])
+    protocols = [n for n in notes if n.type == "protocol" and not protocol_paths(n)]
+    decisions = _by_date([n for n in notes if n.type == "decision"])
     active = _active(notes)
-    if active:
-        lines.append("Active projects:")
-        lines += [f"- {n.title}" + (f" — {_desc(n)}" if _desc(n) else "") for n in active[:8]]
-    people = [n.title for n in notes if n.type in ("person",) and n not in users]
-    if people:
-        lines.append(f"People: {', '.join(people[:15])}" + (f" (+{len(people) - 15} more)" if len(people) > 15 else ""))
+    people = [n.title for n in notes if n.type == "person"]
     days = sorted((n.title for n in notes if n.type == "daily"), reverse=True)[:3]
-    if days:
-        lines.append(f"Last daily notes: {', '.join(days)}")
-    lines.append('Pull detail: `mdmem recall "<question>"` (search + linked notes, within a budget), '
-                 '`mdmem timeline "last week"`, `mdmem show NOTE`; over MCP: recall, search, read_note, timeline.')
-    return "\n".join(lines)
+    lists = {
+        "profile": _List("Profile:", profile_lines(mem, users[0]) if users else [],
+                         f"- … more in {users[0].path}" if users else ""),
+        "feedback": _List("## Feedback (how the user wants you to work)", [_item(n) for n in feedback],
+                          "- … and {n} more: `mdmem search type:feedback`"),
+        "protocols": _List("## Protocols (always)", [_item(n) for n in protocols],
+                           "- … and {n} more: `mdmem search type:protocol`"),
+        "decisions": _List("## Recent decisions", [_item(n, f"{n.date} " if n.date else "")
+                                                   for n in decisions[:DECISIONS]],
+                           "- … and {n} older: `mdmem search type:decision`", len(decisions)),
+        "projects": _List("Active projects:", [_item(n) for n in active[:8]],
+                          "- … and {n} more: `mdmem search type:project`", len(active)),
+        "people": _List(None, [_clip(f"People: {', '.join(people[:15])}"
+                                     + (f" (+{len(people) - 15} more)" if len(people) > 15 else ""))]
+                        if people else [], ""),
+        "days": _List(None, [f"Last daily notes: {', '.join(days)}"] if days else [], ""),
+    }
+    if lists["profile"].lines and len(lists["profile"].lines) == PROFILE_LINES:
+        lists["profile"].total = PROFILE_LINES + 1  # the note may say more: point at it
+    fixed = [head, *user_lines, protocol, pull]
+    while fixed and sum(size(t) + 1 for t in fixed) - 1 > budget:
+        # the first line alone at the least; then how to pull, the protocol, the user
+        fixed.remove(next(t for t in (*user_lines, protocol, pull, head) if t in fixed))
+    if not fixed:
+        return ""
+    room = budget - (sum(size(t) + 1 for t in fixed) - 1)
+    # the rules first (feedback, global protocols: at most 60% of the room), then the rest shares what is left
+    used = _share([lists["feedback"], lists["protocols"]], room * 3 // 5)
+    _share([lists[k] for k in ("profile", "decisions", "projects", "people", "days")], room - used)
+    top = [t for t in [head, *user_lines] if t in fixed]
+    body = [line for name in ("profile", "feedback", "protocols", "decisions", "projects", "people", "days")
+            for line in lists[name].shown]
+    bottom = [t for t in (protocol, pull) if t in fixed]
+    text = "\n".join(top + body + bottom)
+    assert size(text) <= budget, (size(text), budget)
+    return text
 
 
-def _full(mem: Memory, b: _Builder, notes: list, query: str | None, today: dt.date, include_sensitive: bool):
+def _full(mem: Memory, b: _Builder, notes: list, query: str | None, today: dt.date, include_sensitive: bool,
+          protocol: str) -> None:
     users = [n for n in notes if n.type == "user"]
     for u in users[:1]:
         b.add("user profile", f"## About the user: {u.title}\n\n{_body(mem, u.path)}", u.path)
+    feedback = _by_date([n for n in notes if n.type == "feedback"])
+    if feedback:
+        _listed(b, "feedback", "## Feedback (how the user wants you to work)", [_item(n) for n in feedback],
+                "- … and {n} more: `mdmem search type:feedback`")
+    if protocol:
+        b.add("memory protocol", protocol)
     active = _active(notes)
     if active:
         b.add("active projects", "## Active projects\n" + "\n".join(
@@ -244,8 +408,16 @@ def _full(mem: Memory, b: _Builder, notes: list, query: str | None, today: dt.da
         if room >= 300:
             r = recall(mem, query, budget=room, include_sensitive=include_sensitive)
             if r.ranked or r.related:
-                b.add("relevant notes", r.markdown)
+                if not b.add("relevant notes", r.markdown):  # recall counts characters: bytes may be more
+                    r = recall(mem, query, budget=room // 2, include_sensitive=include_sensitive)
+                    b.omitted.remove("relevant notes") if b.add("relevant notes", r.markdown) else None
                 shown |= {i.path for i in r.ranked + r.related}
+    decisions = _by_date([n for n in notes if n.type == "decision"])
+    if decisions:
+        _listed(b, "decisions", "## Recent decisions",
+                [_item(n, f"{n.date} " if n.date else "") for n in decisions[:DECISIONS]],
+                "- … and {n} older: `mdmem search type:decision`", len(decisions))
+        shown |= {n.path for n in decisions[:DECISIONS]}
     since = (today - dt.timedelta(days=2)).isoformat()
     daily = [n for n in notes if n.type == "daily" and since <= n.title <= today.isoformat()]
     if daily:
@@ -263,14 +435,24 @@ def _full(mem: Memory, b: _Builder, notes: list, query: str | None, today: dt.da
         b.add("digest", f"## Latest digest: {digests[0].title}\n\n{_body(mem, digests[0].path)}", digests[0].path)
 
 
+def _listed(b: _Builder, name: str, head: str, lines: list[str], more: str, total: int | None = None) -> None:
+    """A list section cut to the room left (with the "N more" line); omitted when not even one line fits."""
+    listed = _List(head, lines, more, total)
+    room = b.budget - b.used - (1 if b.parts else 0)
+    if room > 0 and listed.fit(room):
+        b.add(name, "\n".join(listed.shown))
+    else:
+        b.omitted.append(name)
+
+
 def _related(mem: Memory, around: list, shown: set[str], include_sensitive: bool, limit: int = 10) -> list[str]:
     if not around:
         return []
     graph = mem.graph()
     seen: dict[str, float] = {}
     for note in around:
-        for nb in graph.neighbors(note.path, depth=1):
-            if nb.path not in shown and nb.path != "MEMORY.md":
+        for nb in graph.neighbors(note.path, depth=1):  # index notes are never neighbours
+            if nb.path not in shown:
                 seen[nb.path] = seen.get(nb.path, 0) + nb.weight
     lines = []
     for path in sorted(seen, key=lambda p: (-seen[p], p)):

@@ -80,8 +80,10 @@ def recall(
     weight: dict[str, float] = defaultdict(float)
     why: dict[str, list[str]] = defaultdict(list)
     for rank, hit in enumerate(hits, 1):
-        for nb in graph.neighbors(hit.path, depth=1):
-            if nb.path in shown or nb.path == "MEMORY.md":  # the index an agent already has
+        if graph.is_index(hit.path):
+            continue  # an index (asked for by --include-index) relates nothing: it links everything
+        for nb in graph.neighbors(hit.path, depth=1):  # index notes are never neighbours
+            if nb.path in shown:
                 continue
             weight[nb.path] += nb.weight / rank
             verb = {"out": "linked from", "in": "links to", "both": "linked with"}[nb.direction]

@@ -55,9 +55,9 @@ class TimelineResult:
 
 
 def is_sensitive(note) -> bool:
-    flag = note.frontmatter.get("sensitive")
-    return flag is True or (isinstance(flag, str) and flag.strip().lower() in ("true", "yes")) \
-        or "sensitive" in note.tags
+    from mdmem.base.layout import is_sensitive as marked
+
+    return marked(note.frontmatter, note.tags)
 
 
 def fold(text: str) -> str:

@@ -1,0 +1,384 @@
+"""``mdmem hook prompt``: Claude Code's UserPromptSubmit hook, the few notes a prompt needs.
+
+Claude Code runs it with the prompt the user just typed (JSON on stdin: ``session_id``, ``prompt``,
+``cwd``...). When notes of the vault clear a relevance threshold, it prints
+``{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": ...}}`` with the
+best ones (at most :data:`MAX_NOTES`: title, path, description and a short excerpt, at most
+:data:`MAX_CHARS` characters in all); otherwise nothing. A note is injected once per session (kept in
+``.mdmem/hooks/prompt-<session>.json``); sensitive notes and index notes never are. A time phrase
+("last week", "em abril") narrows the search to the notes dated in its window. Like every hook it fails
+open: any error exits 0 with the message on stderr and in the hook log.
+
+Relevance, without a model: the prompt's content words (stop words of English and Portuguese, chat
+words and numbers out: "hi" and "what is 2 + 2" have none, so they cost nothing more) are looked up in
+the quick index (:mod:`mdmem.engine.quick`). Each word weighs where the note has it (its name or
+aliases 1.0, its description or tags 0.7, only its body 0.35) times its rarity there, ``ln(N/df)`` with
+``df`` the notes holding it in that place (a word in a quarter of them or more tells none apart): "atlas"
+is in most bodies of a vault about Atlas but names one note.
+A note is relevant when that sum reaches the bar (:data:`THRESHOLD`, or in a big vault half of
+``ln N``: a word must name fewer than sqrt(N) notes to be enough alone) and either two of its words are
+there, one in its name, description or tags, or half of one of its names is said in the prompt (the alias
+"Ana" in "ask Ana about..."), or three body words reach twice the bar; and, unless the prompt says one
+of its names whole, the note holds 15% of the prompt's meaning (its words weighed by rarity, a word
+no note has weighing most: "write a haiku about autumn" is about haikus, not about a note named "deploy
+write"). Notes under half the best one's
+relevance are left out; with a time phrase the bar is halved but the note must be dated in the window. The figures were
+set on sample-vault and the generated 10k vault (``scripts/bench.py`` prints what a few prompts get).
+
+Cost: the standard library only (``sqlite3``) unless the vault changed since it was indexed. Every run
+scans the vault (the one walker, ``stat`` of every note) and compares the scan's digest with the one
+the notes cache was made from, so an edit made in Obsidian a second ago is seen: when they differ, the
+hook refreshes the index first (the heavy path: Whoosh and the parser, once per edit). Measured in
+``scripts/bench.py`` against ``python -c pass``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import time
+
+from mdmem.base import files
+from mdmem.base.layout import HOOKS_DIR, STATE_DIR, safe_session
+
+MAX_CHARS = 2000       # characters of additionalContext at most
+MAX_NOTES = 3          # notes injected for one prompt at most
+MAX_TERMS = 12         # content words of a prompt looked up at most (the rarest)
+THRESHOLD = 2.6        # the relevance a note needs (see the module's docstring)
+NAMED = 0.5            # the share of a note's name the prompt must say for one word to be enough
+COVERED = 0.15         # the share of the prompt's meaning (its words by rarity) a note must hold, unless the
+                       # prompt says one of its names whole
+RELATIVE = 0.5         # a note scoring under half the best one's relevance is left out
+WEIGHTS = {"name": 1.0, "about": 0.7, "words": 0.35}
+COMMON = 0.25          # a word in more than this share of the notes says nothing about any of them
+REFRESH_MAX = 200      # notes changed since the index: more than this and the hook answers from it as is
+SEEN_MAX = 500         # paths remembered per session
+EXCERPT = 220          # characters of a note's excerpt
+LOCK_WAIT = 5.0
+
+STOP = frozenset("""
+a about above after again against all also am an and any are as at be because been before being below between
+both but by can could did do does doing done down during each few for from further had has have having he her
+here hers him his how i if in into is it its itself just let lets me more most my no nor not now of off on once
+only or other our ours out over own same she should so some such than that the their them then there these they
+this those through to too under until up very was we were what whats when where which while who whom why will
+with would you your yours yourself also already always never ever maybe please pls thanks thank thx hi hello hey
+ok okay yes yeah yep no nope sure cool great good nice fine right well like just really actually basically
+tell show give make get got go going want need know think look see try use using used let say said ask asked
+something anything everything nothing thing things stuff way one two three four five first second new old
+per much many via etc vs every still even yet may might must shall onto upon within without across around among
+though although however whether else instead rather quite another others lot lots bit kind sort able
+today yesterday tomorrow now then time times day days week weeks month months year years last next ago
+de do da dos das em no na nos nas um uma uns umas que para pra por com sem se sim não nao ao aos à às e é o os
+as ou mas mais menos muito muita muitos muitas meu minha meus minhas seu sua seus suas teu tua nosso nossa
+ele ela eles elas eu tu você voce vocês voces nós nos isso isto esse essa este esta aquele aquela aqui ali lá
+foi ser era são sao está esta estão estao tem têm ter tinha fazer faz fiz feito pode poder quero queria
+como quando onde qual quais quem porque porquê obrigado obrigada oi olá ola tchau bom boa hoje ontem amanhã
+agora semana mês mes ano dia dias coisa coisas
+""".split())
+_WORD = re.compile(r"\w+")
+_TIME_HINT = re.compile(  # words without which mdmem.text.temporal finds no phrase ("this function" is none)
+    r"\d{4}|\b(?:today|yesterday|ago|days?|weeks?|months?|years?|hoje|ontem|anteontem|dias?|semanas?|"
+    r"m[eê]s(?:es)?|anos?|[uú]ltim[oa]s?|passad[oa]s?|atr[aá]s|january|february|march|april|may|june|july|"
+    r"august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|janeiro|"
+    r"fevereiro|mar[cç]o|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro|fev|abr|mai|ago|"
+    r"set|out|dez)\b", re.I)
+
+
+def _fold(word: str) -> str:
+    import unicodedata
+
+    if word.isascii():
+        return word
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def content_words(text: str) -> list[str]:
+    """The words of ``text`` that can say what it is about: lower-case, at least 3 letters, not a number,
+    not a stop or chat word (English and Portuguese), each once, in order."""
+    out: list[str] = []
+    for word in _WORD.findall(text.lower()):
+        if len(word) < 3 or word.isdigit() or "_" == word[0] or word in STOP or _fold(word) in STOP:
+            continue
+        if word not in out:
+            out.append(word)
+    return out
+
+
+def window(text: str):
+    """The time phrase's window (:func:`mdmem.text.temporal.parse`) when the prompt may name one."""
+    if not _TIME_HINT.search(text):
+        return None  # the temporal module costs ~10 ms to import: only when a phrase may be there
+    import datetime as dt
+
+    from mdmem.text.temporal import parse
+
+    given = os.environ.get("MDMEM_TODAY")
+    today = dt.date.fromisoformat(given) if given else dt.date.today()
+    return parse(text, today)
+
+
+# ----------------------------------------------------------------------------- finding notes
+
+
+class Found:
+    __slots__ = ("rowid", "path", "title", "description", "type", "date", "flags", "name", "score", "strong",
+                 "terms")
+
+    def __init__(self, rowid: int, row: tuple):
+        self.rowid = rowid
+        self.path, self.title, self.description, self.type, self.date, self.flags, self.name = row
+        self.score, self.strong, self.terms = 0.0, False, []
+
+
+def relevant(db, words: list[str], span=None) -> list[Found]:
+    """Notes of the quick index relevant to ``words`` (and dated in ``span`` when given), best first."""
+    from mdmem.engine import quick
+
+    total = db.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
+    counts = {w: quick.doc_count(db, w) for w in words[:40]}
+    terms = sorted((w for w, n in counts.items() if n), key=lambda w: (counts[w], words.index(w)))[:MAX_TERMS]
+    # what the prompt is about, each word by its rarity (a word no note has counts as much as the rarest: the
+    # prompt is about something the vault does not know)
+    mass = {w: math.log((total + 1) / (max(n, 1) + 0.5)) for w, n in counts.items()}
+    best: dict[int, dict[str, tuple[float, str]]] = {}  # rowid -> term -> (its best weight x rarity, column)
+    for term in terms:
+        for column, weight in WEIGHTS.items():
+            df = quick.doc_count(db, term, column)
+            if not df or df > max(3, COMMON * total):
+                continue  # absent, or in so many notes' <column> that it tells none of them apart
+            value = weight * math.log((total + 1) / (df + 0.5))
+            for rid in quick.matches(db, term, column):
+                if value > best.setdefault(rid, {}).get(term, (0.0, ""))[0]:
+                    best[rid][term] = (value, column)
+    bar = max(THRESHOLD, 0.5 * math.log(total + 1))  # in a big vault: rarer than in sqrt(N) notes' names
+    bar = bar / 2 if span else bar
+    scores = {rid: sum(v for v, _ in hits.values()) for rid, hits in best.items()}
+    rows = quick.rows(db, [rid for rid, score in scores.items() if score >= bar])
+    keys = [_key(w) for w in words]
+    out = []
+    for rid, row in rows.items():
+        hits = best[rid]
+        found = Found(rid, row)
+        found.score = round(scores[rid], 3)
+        found.strong = any(c != "words" for _, c in hits.values())
+        found.terms = sorted(hits)
+        if span:
+            if not (span.start.isoformat() <= (found.date or "") <= span.end.isoformat()) or found.score < bar:
+                continue
+        else:
+            said = named(found.name, keys)
+            covered = sum(mass[t] for t in hits) / (sum(mass.values()) or 1)
+            if found.score < bar or not (said == 1.0 or covered >= COVERED and (
+                    (len(hits) >= 2 and found.strong) or said >= NAMED
+                    or (len(hits) >= 3 and found.score >= 2 * bar))):
+                continue
+        out.append(found)
+    out.sort(key=lambda f: (-f.score, f.path))
+    return [f for f in out if f.score >= RELATIVE * out[0].score] if out else []
+
+
+def _key(word: str) -> str:
+    return _fold(word.lower())[:5]
+
+
+def named(names: str, keys: list[str]) -> float:
+    """How much of one of the note's names (title, aliases) the prompt says: the share of the name's
+    content words found among the prompt's (compared by their first five letters), the best name's."""
+    best = 0.0
+    for name in (names or "").split(" | "):
+        mine = [_key(w) for w in content_words(name)]
+        if mine:
+            hit = sum(1 for k in mine if any(k == p or (len(k) < 5 and p.startswith(k)) or
+                                             (len(p) < 5 and k.startswith(p)) for p in keys))
+            best = max(best, hit / len(mine))
+    return best
+
+
+def in_window(db, span) -> list[Found]:
+    """The notes dated in the window, daily notes first, newest first (a prompt that is only a time)."""
+    from mdmem.engine import quick
+
+    rows = quick.dated(db, span.start.isoformat(), span.end.isoformat(), limit=50)
+    out = [Found(r[0], r[1:]) for r in rows]
+    out.sort(key=lambda f: (f.type != "daily", -int((f.date or "0").replace("-", "") or 0), f.path))
+    return out
+
+
+# ----------------------------------------------------------------------------- the text
+
+
+_LINK = re.compile(r"!?\[\[([^\]|\n]*?)(?:\\?\|([^\]\n]*))?\]\]")
+_MDLINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+
+
+def excerpt(vault: str, path: str, words: list[str], width: int = EXCERPT) -> str:
+    """The first line of the note's body holding one of ``words`` (by their first five letters), else its
+    first line of text; links shown as their text, cut to ``width`` characters."""
+    try:
+        text = files.read_bytes(vault, path, limit=256 * 1024).decode("utf-8", "replace")
+    except OSError:
+        return ""
+    if text.startswith("---"):
+        end = text.find("\n---", 3)
+        text = text[end + 4:] if end >= 0 else text
+    keys = [_fold(w)[:5] for w in words]
+    first = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("```", "%%", "<!--", "|")):
+            continue
+        heading = line.startswith("#")
+        line = _MDLINK.sub(r"\1", _LINK.sub(lambda m: m.group(2) or m.group(1), line))
+        line = " ".join(line.lstrip("#>-*+ ").replace("**", "").split())
+        if not line:
+            continue
+        first = first or ("" if heading else line)
+        folded = _fold(line.lower())
+        if any(re.search(r"\b" + re.escape(k), folded) for k in keys if k):
+            first = line
+            break
+    if len(first) > width:
+        first = first[: width - 1].rsplit(" ", 1)[0] + "…"
+    return "".join(c if c.isprintable() else " " for c in first)
+
+
+def render(vault: str, notes: list[Found], words: list[str], span=None) -> str:
+    head = "mdmem: notes from the user's memory that may bear on this prompt (read_note or the file for more)"
+    if span:
+        head += f"; {span.phrase}: {span.start.isoformat()} – {span.end.isoformat()}"
+    blocks = [head + ":"]
+    left = MAX_CHARS - len(blocks[0])
+    for n in notes:
+        desc = "".join(c if c.isprintable() else " " for c in (n.description or ""))
+        part = excerpt(vault, n.path, words)
+        body = desc + (" — " if desc and part else "") + (part if part not in desc else "")
+        block = f"\n- {n.title} ({n.path}){': ' + body if body else ''}"
+        if len(block) > left:
+            block = block[: max(0, left - 1)].rsplit(" ", 1)[0] + "…"
+            if len(block) < 40:
+                break
+        blocks.append(block)
+        left -= len(block)
+    return "".join(blocks) if len(blocks) > 1 else ""
+
+
+# ----------------------------------------------------------------------------- the hook
+
+
+def _db_path(vault: str) -> str:
+    return os.path.join(vault, STATE_DIR, "notes.db")
+
+
+def fresh(vault: str, log) -> None:
+    """Bring the index up to date when the vault changed since it was made (the scan's digest differs
+    from the cache's); more than :data:`REFRESH_MAX` changed notes are left to ``mdmem index``."""
+    from mdmem.engine import quick
+
+    scan = files.scan(vault)  # a str: no pathlib on the quick path
+    db = quick.open_readonly(_db_path(vault))
+    if db is None:
+        return
+    digest = files.digest(scan)
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('scan_digest', 'index_ok')"))
+        if meta.get("scan_digest") == digest:
+            return
+        if meta.get("index_ok") != "1":
+            log(vault, "prompt: the index is being built (or a build was cut short); answering from it as is")
+            return  # a whole build would outlast the hook's timeout: `mdmem index` does it
+        cached = {p: (m, s) for p, m, s in db.execute("SELECT path, mtime_ns, size FROM notes")}
+    finally:
+        db.close()
+    now = dict(scan.notes) | {p: (0, 0) for p in scan.broken}
+    changed = sum(1 for p, st in now.items() if cached.get(p) != st) + sum(1 for p in cached if p not in now)
+    if not changed:  # only a folder moved (an editor's swap file came and went): the notes are as indexed
+        _record(vault, digest)
+        return
+    if changed > REFRESH_MAX:
+        log(vault, f"prompt: {changed} notes changed since the index; answering from it as is (run `mdmem index`)")
+        return
+    from pathlib import Path
+
+    from mdmem.engine.memory import Memory
+
+    with Memory(Path(vault)) as mem:
+        mem.refresh(strict=False)
+        digest = files.digest(mem.scan)
+        if mem.store.get_meta("scan_digest") != digest:  # nothing to redo, but the digest was behind
+            mem.store.set_meta("scan_digest", digest)
+    log(vault, f"prompt: the index was {changed} note(s) behind; brought up to date")
+
+
+def _record(vault: str, digest: str) -> None:
+    """Keep the scan's digest as the cache's, so the next prompt does not look again (skipped when a writer
+    holds the vault: it records the digest itself)."""
+    import sqlite3
+    from pathlib import Path
+
+    from mdmem.base.errors import LockTimeout
+
+    try:
+        with files.write_lock(Path(vault) / STATE_DIR, 0.2):
+            db = sqlite3.connect(_db_path(vault), timeout=1)
+            try:
+                with db:
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('scan_digest', ?)", (digest,))
+            finally:
+                db.close()
+    except (LockTimeout, sqlite3.Error, OSError):
+        pass
+
+
+def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
+    """The UserPromptSubmit hook (see the module's docstring)."""
+    from mdmem.agents.hooks import log, read_state
+    from mdmem.engine import quick
+
+    text = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
+    text = text[:20_000]
+    span = window(text)
+    words = content_words(span.rest if span else text)
+    if not words and not span:
+        return None  # a greeting, arithmetic, "go on": nothing to look up
+    if not os.path.isfile(_db_path(vault)):
+        log(vault, "prompt: no index yet (run `mdmem index`)")
+        return None
+    fresh(vault, log)
+    db = quick.open_readonly(_db_path(vault))
+    if db is None:
+        log(vault, "prompt: the notes cache has no quick index (run `mdmem index`)")
+        return None
+    try:
+        found = relevant(db, words, span) if words else in_window(db, span)
+    finally:
+        db.close()
+    found = [f for f in found if "s" not in f.flags and "i" not in f.flags]
+    if not found:
+        return None
+    session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
+    if session:
+        folder = os.path.join(vault, HOOKS_DIR)
+        os.makedirs(folder, exist_ok=True)
+        base = os.path.join(folder, "prompt-" + safe_session(session))
+        with files.Lock(base + ".lock", LOCK_WAIT):
+            state = read_state(base + ".json")
+            seen = state.get("shown") if isinstance(state.get("shown"), list) else []
+            found = [f for f in found if f.path not in seen][:MAX_NOTES]
+            if not found:
+                return None
+            state["shown"] = (seen + [f.path for f in found])[-SEEN_MAX:]
+            state["prompts"] = int(state.get("prompts", 0) or 0) + 1
+            state["last"] = time.time()
+            # derived state: atomic, but not synced (two fsyncs cost 61 ms at the prompt, measured under load;
+            # lost in a crash, a note may be given once more)
+            files.write_atomic(base + ".json", json.dumps(state, separators=(",", ":")).encode(), durable=False)
+    else:
+        found = found[:MAX_NOTES]
+    context = render(vault, found, words, span)
+    if not context:
+        return None
+    log(vault, f"prompt session={session or '?'}: {len(found)} note(s): {', '.join(f.path for f in found)}")
+    return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": context}}

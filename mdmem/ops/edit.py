@@ -1,0 +1,506 @@
+"""Maintaining notes: edit (append, replace a section, set or remove frontmatter keys) and move (rename,
+with every link to the note rewritten the way Obsidian's "Automatically update internal links" does).
+
+Every write goes through :func:`mdmem.base.files.write_atomic` with the ``(mtime_ns, size)`` seen when the
+file was read, under the vault's single-writer lock, and is reported. An agent edits against a
+**version**: :func:`version` of the bytes it read (``read_note`` returns it); when the file's bytes are
+not those any more (the user edited it in Obsidian meanwhile), the edit is refused with
+:class:`~mdmem.base.errors.WriteConflict` and nothing is written. A content hash, not the stat: an
+mtime only moves by the kernel's clock tick (about 4 ms here), so two writes of the same size inside
+one tick look the same by stat.
+
+Frontmatter is edited line by line, never dumped again: the user's comments, key order, quoting and
+lists stay as they were; only the lines of the keys set or removed change (and ``updated``, when the note
+has that key, becomes today). A line's value is written as plain YAML when it reads back as the same
+value, else as a JSON string (which YAML reads the same).
+
+Move: the note is renamed (never over an existing file), then every link in the vault that resolved to
+it, and every link whose resolution the move would change (a relative link inside the moved note, a bare
+name the moved note now shadows), is rewritten so that it points where it pointed before: wikilinks keep
+their style (a bare name stays a bare name when that is unique, a path stays a path), their ``#heading``
+or ``#^block``, their ``|alias`` (escaped ``\\|`` in tables too) and ``!`` for embeds; Markdown links get
+the new path relative to the linking note (or vault-absolute when they were), encoded as they were.
+Links in code are not links and are never touched. MEMORY.md's lines whose text is the old file name get
+the new one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import posixpath
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mdmem.base import files as fs
+from mdmem.base.errors import MdmemError, NoteNotFound, UsageError, WriteConflict
+from mdmem.base.layout import INDEX_NAME
+
+if TYPE_CHECKING:
+    from mdmem.engine.memory import Memory
+
+
+def version(data: bytes) -> str:
+    """A note's version: a hash of its bytes (what ``read_note`` returns and ``edit_note`` checks)."""
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
+@dataclass(frozen=True)
+class EditResult:
+    path: str
+    changes: list[str]   # what was done, one line each
+    version: str         # the note's version after the edit
+    previous: str        # its version before
+    tokens: int
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    path: str            # the note whose links changed (its new path, for the moved note)
+    links: int
+    lines: list[int]     # the lines changed (1-based)
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    source: str
+    target: str
+    dry_run: bool
+    rewritten: list[Rewritten]
+    links: int           # link occurrences rewritten in all
+    skipped: list[str] = field(default_factory=list)  # notes that could not be rewritten, and why
+
+
+# ----------------------------------------------------------------------------- reading and writing
+
+
+class _Text:
+    """A note's text for editing: decoded, with what is needed to write it back byte for byte alike
+    (a byte-order mark, CRLF line ends)."""
+
+    def __init__(self, data: bytes):
+        from mdmem.text.parse import decode
+
+        self.bom = data.startswith(b"\xef\xbb\xbf")
+        self.crlf = b"\r\n" in data
+        text, problems = decode(data)
+        if any(p.code == "not_utf8" for p in problems):
+            raise UsageError("the note is not UTF-8 text; mdmem will not rewrite it")
+        self.text = text
+
+    def encode(self, text: str) -> bytes:
+        if self.crlf:
+            text = text.replace("\n", "\r\n")
+        return (b"\xef\xbb\xbf" if self.bom else b"") + text.encode("utf-8")
+
+
+_FM = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.S)
+
+
+def _split(text: str) -> tuple[str | None, str]:
+    m = _FM.match(text)
+    if not m:
+        return None, text
+    return m.group(1) or "", text[m.end():]
+
+
+def _join(fm: str | None, body: str) -> str:
+    if fm is None:
+        return body
+    return "---\n" + fm + ("" if fm.endswith("\n") or not fm else "\n") + "---\n" + body
+
+
+# ----------------------------------------------------------------------------- edit
+
+
+def _yaml_value(value: Any) -> str:
+    """A value as the text after ``key: ``, plain when YAML reads it back the same, else JSON."""
+    import yaml
+
+    if not isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        return value  # a date, as the other notes write it (YAML reads it as a date)
+    if value and "\n" not in value and value == value.strip():
+        try:
+            if yaml.safe_load(f"k: {value}") == {"k": value}:
+                return value
+        except yaml.YAMLError:
+            pass
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _key_span(lines: list[str], key: str) -> tuple[int, int] | None:
+    """The lines [start, end) a top-level frontmatter key takes (its line and its indented or list
+    continuation lines)."""
+    pattern = re.compile(r"^(?:" + re.escape(key) + r"|'" + re.escape(key) + r"'|\"" + re.escape(key) + r"\")\s*:")
+    for i, line in enumerate(lines):
+        if pattern.match(line):
+            end = i + 1
+            while end < len(lines) and (lines[end].startswith((" ", "\t", "- ")) or lines[end] == "-"):
+                end += 1
+            return i, end
+    return None
+
+
+def _set_keys(fm: str | None, values: dict[str, Any], unset: list[str], changes: list[str]) -> str:
+    import yaml
+
+    lines = (fm or "").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for key in unset:
+        span = _key_span(lines, key)
+        if span is None:
+            raise UsageError(f"the frontmatter has no key {key!r} to remove")
+        del lines[span[0]:span[1]]
+        changes.append(f"frontmatter: removed {key}")
+    for key, value in values.items():
+        if not re.fullmatch(r"[A-Za-z_][\w-]*", key):
+            raise UsageError(f"{key!r} is not a frontmatter key mdmem can set (letters, digits, - and _)")
+        line = f"{key}: {_yaml_value(value)}"
+        span = _key_span(lines, key)
+        if span is None:
+            lines.append(line)
+            changes.append(f"frontmatter: added {key}")
+        elif lines[span[0]:span[1]] != [line]:
+            lines[span[0]:span[1]] = [line]
+            changes.append(f"frontmatter: set {key}")
+    text = "\n".join(lines) + ("\n" if lines else "")
+    try:
+        data = yaml.safe_load(text) if text.strip() else {}
+    except yaml.YAMLError as e:
+        raise UsageError(f"the frontmatter would not be valid YAML ({e.__class__.__name__}); nothing was written")
+    if not isinstance(data, dict):
+        raise UsageError("the frontmatter would not be a mapping; nothing was written")
+    for key, value in values.items():
+        got = data.get(key)
+        if got != value and not (isinstance(got, (dt.date, dt.datetime)) and str(got) == str(value)):
+            raise UsageError(f"{key!r} would read back as {got!r}, not {value!r}; nothing was written")
+    return text
+
+
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+
+
+def _headings(body: str) -> list[tuple[int, int, str]]:
+    """(line index, level, text) of the body's ATX headings outside fenced code."""
+    out, fence = [], None
+    for i, line in enumerate(body.split("\n")):
+        m = _FENCE.match(line)
+        if m:
+            mark = m.group(1)[0]
+            if fence is None:
+                fence = mark
+            elif fence == mark:
+                fence = None
+            continue
+        if fence is None:
+            h = _HEADING.match(line)
+            if h:
+                out.append((i, len(h.group(1)), h.group(2).strip()))
+    return out
+
+
+def _replace_section(body: str, heading: str, text: str) -> str:
+    want = heading.strip()
+    level = len(want) - len(want.lstrip("#")) if want.startswith("#") else None
+    want = want.lstrip("#").strip().casefold()
+    heads = _headings(body)
+    found = [(i, lv, t) for i, lv, t in heads if t.casefold() == want and (level is None or lv == level)]
+    if not found:
+        names = ", ".join(f"{'#' * lv} {t}" for _, lv, t in heads) or "none"
+        raise UsageError(f"no heading {heading!r} in the note (its headings: {names})")
+    if len(found) > 1:
+        raise UsageError(f"{len(found)} headings are called {heading!r}; give the level too (e.g. '## {found[0][2]}')")
+    start, lv, _ = found[0]
+    end = next((i for i, l2, _ in heads if i > start and l2 <= lv), None)
+    lines = body.split("\n")
+    stop = len(lines) if end is None else end
+    content = text.strip("\n")
+    gap = [""] if start + 1 < len(lines) and not lines[start + 1].strip() and content else []
+    new = lines[: start + 1] + gap + ([content] if content else []) + ([""] if end is not None else [])
+    tail = lines[stop:]
+    if end is None and body.endswith("\n"):
+        tail = [""]
+    return "\n".join(new + tail)
+
+
+def edit(mem: Memory, ref: str, *, expected: str | None = None, append: str | None = None,
+         section: str | None = None, replace: str | None = None, set_keys: dict[str, Any] | None = None,
+         unset: list[str] | tuple[str, ...] = (), today: str | dt.date | None = None) -> EditResult:
+    """Edit one note: append ``append`` to its body, or replace the body of the section under
+    ``section`` with ``replace``; set the frontmatter keys of ``set_keys`` and remove those of ``unset``.
+    With ``expected`` (a :func:`version`), refuse when the note's bytes are not that version any more."""
+    set_keys = dict(set_keys or {})
+    unset = list(unset)
+    if append is not None and section is not None:
+        raise UsageError("append or replace a section, not both")
+    if (section is None) != (replace is None):
+        raise UsageError("a section is replaced with --section HEADING and --replace TEXT together")
+    if append is None and section is None and not set_keys and not unset:
+        raise UsageError("nothing to do: give --append, --section with --replace, --set or --unset")
+    if set(set_keys) & set(unset):
+        raise UsageError(f"set or remove {sorted(set(set_keys) & set(unset))[0]!r}, not both")
+    path = mem.resolve_note(ref)
+    with fs.write_lock(mem.state_dir, mem.lock_timeout):
+        data, seen = fs.read_stat(mem.root, path)
+        if data is None:
+            raise NoteNotFound(f"{path} is gone from disk")
+        before = version(data)
+        if expected is not None and expected != before:
+            raise WriteConflict(f"{path} changed since it was read (version {expected}, now {before}); read it "
+                                "again and redo the edit; nothing was written")
+        note = _Text(data)
+        fm, body = _split(note.text)
+        changes: list[str] = []
+        if append is not None:
+            added = append.strip("\n")
+            if not added.strip():
+                raise UsageError("nothing to append: the text is empty")
+            body = body.rstrip("\n") + ("\n\n" if body.strip() else "") + added + "\n"
+            changes.append(f"appended {len(added)} characters")
+        if section is not None:
+            body = _replace_section(body, section, replace or "")
+            changes.append(f"replaced the section {section.strip()!r}")
+        if fm is not None and "updated" not in set_keys and "updated" not in unset \
+                and _key_span(fm.split("\n"), "updated") is not None:
+            day = today if isinstance(today, str) else (today or dt.date.today()).isoformat()
+            set_keys["updated"] = day
+        if set_keys or unset:
+            fm = _set_keys(fm, set_keys, unset, changes)
+        new = note.encode(_join(fm, body))
+        if new == data:
+            return EditResult(path, ["nothing changed"], before, before, mem.note(path).tokens)
+        fs.write_atomic(mem.root / path, new, expected=seen)
+    mem.refresh()
+    from mdmem.text.parse import tokens_for
+
+    return EditResult(path, changes, version(new), before, tokens_for(len(new)))
+
+
+# ----------------------------------------------------------------------------- move
+
+
+def _target_path(mem: Memory, source: str, new: str) -> str:
+    text = new.strip().replace("\\", "/")
+    if not text:
+        raise UsageError("where to? give a new name or a vault path")
+    if text.startswith("/"):
+        text = text.lstrip("/")
+    folder = posixpath.dirname(source)
+    if text.endswith("/"):
+        rel = posixpath.join(text.rstrip("/"), posixpath.basename(source))
+    elif "/" in text:
+        rel = text
+    else:
+        rel = posixpath.join(folder, text) if folder else text
+    if not rel.lower().endswith(".md"):
+        rel += ".md"
+    rel = posixpath.normpath(rel)
+    if rel.startswith("../") or rel == ".." or any(p.startswith(".") for p in rel.split("/")):
+        raise UsageError(f"refusing {new!r}: the note would leave the vault or hide in a dot folder")
+    return rel
+
+
+def _mask_code(line: str) -> str:
+    """The line with inline code spans blanked (same length), so links inside code are not rewritten."""
+    return re.sub(r"(`+)(.+?)\1", lambda m: " " * len(m.group(0)), line)
+
+
+def _new_wikilink(raw: str, target: str) -> str:
+    embed = raw.startswith("!")
+    inner = raw[(3 if embed else 2):-2]
+    pipe = re.search(r"\\?\|", inner)
+    left, right = (inner[:pipe.start()], inner[pipe.start():]) if pipe else (inner, "")
+    cut = left.find("#")
+    sub = left[cut:] if cut >= 0 else ""
+    return ("!" if embed else "") + "[[" + target + sub + right + "]]"
+
+
+def _new_markdown(raw: str, url_path: str, display: str | None) -> str:
+    close = raw.rfind("](")
+    head, after = raw[: close + 2], raw[close + 2:-1]
+    if display is not None:
+        start = 2 if raw.startswith("!") else 1
+        head = head[:start] + display + "]("
+    rest = after.lstrip()
+    lead = after[: len(after) - len(rest)]
+    if rest.startswith("<"):
+        end = rest.find(">")
+        url, tail, bracket = rest[1:end], rest[end + 1:], True
+    else:
+        m = re.match(r"\S+", rest)
+        url, tail, bracket = (m.group(), rest[m.end():], False) if m else ("", rest, False)
+    _, sep, frag = url.partition("#")
+    if bracket:
+        new = "<" + url_path + sep + frag + ">"
+    else:
+        from urllib.parse import quote
+
+        encoded = quote(url_path, safe="/") if "%" in url.partition("#")[0] else url_path.replace(" ", "%20")
+        new = encoded + sep + frag
+    return head + lead + new + tail + ")"
+
+
+def _markdown_path(link_target: str, expected: str, source_folder: str) -> str:
+    if link_target.startswith("/"):
+        return "/" + expected
+    rel = posixpath.relpath(expected, source_folder or ".")
+    if link_target.startswith("./") and not rel.startswith("../"):
+        rel = "./" + rel
+    return rel
+
+
+def _wiki_target(link_target: str, expected: str, note: str, resolve) -> str:
+    """The shortest spelling of ``expected`` in the link's style that resolves to it from ``note``."""
+    keep_md = link_target.lower().endswith(".md")
+    stem = expected if keep_md else expected[:-3]
+    bare = posixpath.basename(stem)
+    options = ([bare] if "/" not in link_target else []) + [stem, "/" + stem]
+    for option in options:
+        if resolve(option, note) == expected:
+            return option
+    return "/" + stem
+
+
+def name_key(target: str) -> str:
+    """The part of a link target Obsidian resolves by: its file name, lower-cased, NFC, without ``.md``."""
+    import unicodedata
+
+    name = unicodedata.normalize("NFC", target.strip()).lower().rsplit("/", 1)[-1]
+    return name[:-3] if name.endswith(".md") else name
+
+
+def _plan(mem: Memory, source: str, target: str):
+    """(note's old path, its new path, its bytes, its stat, its new bytes, lines changed, links) for every
+    note whose links the move changes."""
+    from mdmem.text.parse import parse_note
+    from mdmem.text.resolve import Resolver
+
+    scan = mem.scan
+    before_paths = [*scan.notes, *scan.broken, *scan.files]
+    after_paths = [target if p == source else p for p in before_paths]
+    old, new = Resolver(before_paths), Resolver(after_paths)
+    names = {name_key(source), name_key(target)}
+    moved = lambda p: target if p == source else p  # noqa: E731
+    candidates = sorted(n.path for n in mem.notes()
+                        if n.path == source or any(name_key(l.target) in names for l in n.links if l.target))
+    out = []
+    for path in candidates:
+        data, seen = fs.read_stat(mem.root, path)
+        if data is None:
+            continue
+        note = parse_note(path, data)
+        here = moved(path)
+        changes = []
+        for link in note.links:
+            if not link.target:
+                continue
+            was = old.resolve(link.target, path)
+            if was is None:
+                continue
+            want = moved(was)
+            display = None
+            if path == INDEX_NAME and link.kind == "markdown" and link.display == posixpath.basename(source) \
+                    and was == source:
+                display = posixpath.basename(target)
+            if new.resolve(link.target, here) == want and display is None:
+                continue
+            if link.kind == "markdown":
+                spelled = _markdown_path(link.target, want, posixpath.dirname(here))
+                raw = _new_markdown(link.raw, spelled, display)
+            else:
+                raw = _new_wikilink(link.raw, _wiki_target(link.target, want, here, new.resolve))
+            if raw != link.raw:
+                changes.append((link.line, link.raw, raw))
+        if changes or path == source:
+            out.append((path, here, data, seen, changes))
+    return out
+
+
+def _apply(data: bytes, changes: list[tuple[int, str, str]]) -> tuple[bytes, list[int], int, list[str]]:
+    """Rewrite each (line, old raw, new raw) in the note's text; returns the new bytes, the lines changed,
+    how many links were rewritten and the ones not found as written on their line (a link spanning lines)."""
+    doc = _Text(data)
+    lines = doc.text.split("\n")
+    done, count, missed = set(), 0, []
+    by_line: dict[int, list[tuple[str, str]]] = {}
+    for line, old, new in changes:
+        by_line.setdefault(line, []).append((old, new))
+    for number, pairs in by_line.items():
+        i = number - 1
+        if not 0 <= i < len(lines):
+            continue
+        text = lines[i]
+        for old, new in pairs:
+            masked = _mask_code(text)
+            at = masked.find(old)
+            if at < 0 and old.startswith(("[[", "![[")) and "|" in old:
+                # in a table the parser sees `[[a|b]]` where the file says `[[a\|b]]`
+                old, new = old.replace("|", "\\|", 1), new.replace("|", "\\|", 1)
+                at = masked.find(old)
+            if at < 0:
+                missed.append(f"line {number}: {old}")
+                continue
+            text = text[:at] + new + text[at + len(old):]
+            count += 1
+            done.add(number)
+        lines[i] = text
+    return doc.encode("\n".join(lines)), sorted(done), count, missed
+
+
+def move(mem: Memory, ref: str, new: str, dry_run: bool = False) -> MoveResult:
+    """Rename or move a note and rewrite every link to it (see the module's docstring)."""
+    source = mem.resolve_note(ref)
+    if source == INDEX_NAME:
+        raise UsageError("MEMORY.md is the index agents load: it stays where it is")
+    target = _target_path(mem, source, new)
+    if target == source:
+        raise UsageError(f"{source} is already there")
+    with fs.write_lock(mem.state_dir, mem.lock_timeout):
+        if os.path.lexists(mem.root / target) and os.path.normcase(str(mem.root / target)) != \
+                os.path.normcase(str(mem.root / source)):
+            raise MdmemError(f"{target} exists already; nothing was moved")
+        fs.inside(mem.root, posixpath.dirname(target) or ".")
+        plan = _plan(mem, source, target)
+        rewritten, skipped, total = [], [], 0
+        results = []
+        for path, here, data, seen, changes in plan:
+            try:
+                new_data, lines, count, missed = _apply(data, changes) if changes else (data, [], 0, [])
+            except UsageError as e:
+                skipped.append(f"{path}: {e}")
+                continue
+            skipped += [f"{path}: {m} (not found as written; rewrite it by hand)" for m in missed]
+            results.append((path, here, new_data, seen, lines, count, data))
+        if not dry_run:
+            (mem.root / target).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(mem.root / source, mem.root / target)  # never over a file that appeared meanwhile
+                os.unlink(mem.root / source)
+            except FileExistsError:
+                raise MdmemError(f"{target} appeared meanwhile; nothing was moved") from None
+            except OSError:
+                if os.path.lexists(mem.root / target):
+                    raise MdmemError(f"{target} appeared meanwhile; nothing was moved") from None
+                os.rename(mem.root / source, mem.root / target)
+        for path, here, new_data, seen, lines, count, data in results:
+            if count == 0:
+                continue
+            if not dry_run:
+                try:
+                    fs.write_atomic(mem.root / here, new_data, expected=seen)
+                except WriteConflict:
+                    skipped.append(f"{here}: changed on disk meanwhile; its links were not rewritten")
+                    continue
+            rewritten.append(Rewritten(here, count, lines))
+            total += count
+    if not dry_run:
+        mem.refresh()
+    return MoveResult(source, target, dry_run, rewritten, total, skipped)

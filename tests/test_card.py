@@ -1,0 +1,253 @@
+"""The SessionStart card carries what matters within 10,000 bytes; PreCompact and SessionEnd keep a pending
+checkpoint that the next card shows; `hook status` tells the session's state; `install claude` installs the
+skills and `uninstall claude` takes everything away; MEMORY.md is an index, not a note that relates others."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support import ROOT, SESSION
+
+CARD_MAX = 10_000
+
+
+def _env(tmp_path: Path, **extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_")}
+    return env | {"MDMEM_HOME": str(tmp_path / "home-mdmem"), "HOME": str(tmp_path / "home")} | extra
+
+
+def hook(name: str, vault: Path, tmp_path: Path, payload: dict, *args: str) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "mdmem", "hook", name, "--vault", str(vault), *args],
+                          input=json.dumps(payload), capture_output=True, text=True, env=_env(tmp_path),
+                          timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def start(vault: Path, tmp_path: Path, source: str = "startup", session: str = "s1") -> str:
+    out = hook("session-start", vault, tmp_path, {"session_id": session, "hook_event_name": "SessionStart",
+                                                  "source": source, "cwd": str(tmp_path)}).stdout
+    assert len(out.encode()) <= CARD_MAX
+    return out
+
+
+# ----------------------------------------------------------------------------- the card
+
+
+def test_the_card_carries_profile_feedback_protocols_decisions_and_the_protocol(vault: Path, tmp_path: Path, cli,
+                                                                               monkeypatch):
+    card = start(vault, tmp_path)
+    lines = card.splitlines()
+    assert lines[0] == ("# Memory (vault: 60 notes — daily 21, decision 8, person 8, reference 7, feedback 6, "
+                        "protocol 5, project 4, user 1)")
+    assert "Profile:\n- Senior backend/platform engineer at Quintal (restaurant-ops SaaS, ~120 people), payments " \
+           "squad. Born in Belo Horizonte" in card
+    feedback = card.split("## Feedback (how the user wants you to work)\n")[1].split("\n## ")[0].splitlines()
+    assert feedback == [
+        "- answer-first — Lead with the answer or the recommendation; no preamble, no restating the question",
+        "- ask-before-new-dependencies — Ask before adding any new Python package to Atlas; prefer the standard "
+        "library or what's already there",
+        "- failing-test-first-for-money — For bugs in money code, write the failing test first and show it failing "
+        "before fixing",
+        "- never-run-migrations — Never run migrations, backfills or destructive commands against shared databases; "
+        "print the command instead",
+        "- no-diff-summaries — Don't summarise diffs back to Diego after editing; he reads the diff himself",
+        "- reply-in-his-language — Responder na língua em que o Diego escreve (PT-BR ou EN); código, commits e "
+        "comentários sempre em inglês"]
+    protocols = card.split("## Protocols (always)\n")[1].split("\n## ")[0].splitlines()
+    assert [p.split(" — ")[0] for p in protocols] == ["- deploy-checklist", "- incident-response"]  # no paths:
+    decisions = card.split("## Recent decisions\n")[1].split("\n")
+    assert decisions[0].startswith("- 2026-11-24 decision-adyen-over-stripe — Chose Adyen")
+    assert decisions[5] == "- … and 3 older: `mdmem search type:decision`"
+    assert "\n## Memory protocol\n- Before answering about past work" in card
+    assert lines[-1].startswith("Pull detail: ")
+    # byte-stable: again, and after the derived state is gone, the same bytes; `context` prints the same
+    assert start(vault, tmp_path, "resume") == card
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MDMEM_HOME", str(tmp_path / "home-mdmem"))
+    assert cli("context", "--vault", vault).stdout == card
+    full = cli("context", "--vault", vault, "--mode", "full", "--budget", "30000").stdout
+    assert "## Feedback (how the user wants you to work)\n- answer-first" in full
+    assert "## Recent decisions\n- 2026-11-24 decision-adyen-over-stripe" in full and "## Memory protocol" in full
+
+
+@pytest.mark.parametrize("notes", [40, 400, 2500])
+def test_the_card_stays_within_its_bytes_and_says_what_it_left_out(cli, tmp_path: Path, notes: int):
+    """Generated vaults of three sizes, plus 300 feedback notes with multi-byte descriptions: the card never
+    passes 8,000 bytes (the hook's output never 10,000), is the same bytes twice, and names what is left out."""
+    out = tmp_path / f"v{notes}"
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_vault.py"), str(out), "--notes", str(notes),
+                    "--size", "400"], check=True, capture_output=True, timeout=300)
+    folder = out / "memory" / "feedback" / "many"
+    folder.mkdir(parents=True)
+    for i in range(300):
+        (folder / f"rule-{i:03d}.md").write_text(
+            f"---\ndescription: Não faça isso de novo — regra nº {i} com acentuação çãõé 🙂\ntype: feedback\n"
+            f"updated: 2026-10-{1 + i % 28:02d}\n---\nRegra {i}.\n")
+    card = start(out, tmp_path)
+    again = start(out, tmp_path, "clear")
+    assert card == again and len(card.encode()) <= 8000 and len(card.encode()) > 6000  # the room is used
+    feedback = card.split("## Feedback (how the user wants you to work)\n")[1].split("\n## ")[0].splitlines()
+    total = cli.json("graph", "map", "--vault", out)["by_type"]["feedback"]
+    assert total >= 300
+    listed = [f for f in feedback if not f.startswith("- … and ")]
+    assert feedback[-1] == f"- … and {total - len(listed)} more: `mdmem search type:feedback`"
+    assert len(listed) >= 5 and all(len(line.encode()) <= 240 for line in listed)
+    assert "## Memory protocol\n" in card and card.splitlines()[-1].startswith("Pull detail: ")
+
+
+# ----------------------------------------------------------------------------- pending checkpoints
+
+
+@pytest.fixture
+def talk(tmp_path: Path) -> Path:
+    path = tmp_path / "talk.txt"
+    path.write_text(SESSION)
+    return path
+
+
+def test_pre_compact_keeps_a_pending_checkpoint_that_the_card_after_compaction_shows(vault: Path, tmp_path: Path,
+                                                                                      talk: Path, cli):
+    before = {p: p.read_bytes() for p in vault.rglob("*.md")}
+    card = start(vault, tmp_path)
+    payload = {"session_id": "s1", "transcript_path": str(talk), "cwd": str(tmp_path),
+               "hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""}
+    out = hook("pre-compact", vault, tmp_path, payload)
+    assert json.loads(out.stdout) == {"systemMessage": "mdmem: 3 suggested memories kept; shown again after the "
+                                                       "compaction."}
+    assert {p: p.read_bytes() for p in vault.rglob("*.md")} == before  # nothing written to memory
+    after = start(vault, tmp_path, "compact")
+    assert after.startswith(card.rstrip("\n") + "\n\n## Pending memory checkpoint (session s1, kept before the "
+                                                 "conversation was compacted)\nSuggested memories, not saved yet:\n")
+    block = after.split("Suggested memories, not saved yet:\n")[1].splitlines()
+    assert block[0] == "1. [decision] ④ Chose SQS over Redis — SQS over Redis: it is managed and we have no ops team."
+    assert [b[:3] for b in block[:3]] == ["1. ", "2. ", "3. "]
+    assert "checkpoint accept 1,2 --session s1 --vault" in block[3] and "checkpoint skip --session s1" in block[3]
+    # a new session of the same vault is reminded too; after a compaction only the session's own counts
+    assert "## Pending memory checkpoint (session s1" in start(vault, tmp_path, "startup", "s2")
+    assert "## Pending memory checkpoint" not in start(vault, tmp_path, "compact", "s2")
+    # the user chooses: accepting 1 saves it, and the card no longer shows the checkpoint
+    cli("checkpoint", "accept", "1", "--session", "s1", "--vault", vault)
+    assert (vault / "memory" / "decisions" / "decision-chose-sqs-over-redis.md").is_file()
+    assert "## Pending memory checkpoint" not in start(vault, tmp_path, "compact")
+
+
+def test_session_end_keeps_it_for_the_next_start(vault: Path, tmp_path: Path, talk: Path, cli):
+    payload = {"session_id": "s7", "transcript_path": str(talk), "cwd": str(tmp_path),
+               "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"}
+    assert hook("session-end", vault, tmp_path, payload).stdout == ""
+    card = start(vault, tmp_path, "startup", "s8")
+    assert "## Pending memory checkpoint (session s7, kept when the session ended)" in card
+    cli("checkpoint", "skip", "--session", "s7", "--vault", vault)
+    assert "## Pending memory checkpoint" not in start(vault, tmp_path, "startup", "s9")
+    quiet = tmp_path / "quiet.txt"
+    quiet.write_text("User: hello\nAssistant: hi, how can I help?\n")
+    assert hook("pre-compact", vault, tmp_path, payload | {"session_id": "s10", "transcript_path": str(quiet)}).stdout \
+        == ""
+    gone = hook("pre-compact", vault, tmp_path, payload | {"transcript_path": str(tmp_path / "missing.jsonl")})
+    assert gone.stdout == "" and "no transcript to read" in gone.stderr  # fails open
+
+
+def test_hook_status_shows_the_session(vault: Path, tmp_path: Path, talk: Path, cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    env = {"MDMEM_NOW": "1790000000"}
+    stop = {"session_id": "s1", "transcript_path": str(talk), "cwd": str(tmp_path), "hook_event_name": "Stop"}
+    for _ in range(3):
+        proc = subprocess.run([sys.executable, "-m", "mdmem", "hook", "stop", "--vault", str(vault)],
+                              input=json.dumps(stop), capture_output=True, text=True,
+                              env=_env(tmp_path, **env), timeout=120, cwd=tmp_path)
+        assert proc.returncode == 0 and proc.stdout == ""
+    hook("pre-compact", vault, tmp_path, stop | {"hook_event_name": "PreCompact"})
+    got = cli.json("hook", "status", "--vault", vault)["session"]
+    assert got["session"] == "s1" and got["stops"] == 3 and got["next"]["stops_left"] == 17
+    assert got["next"]["policy"] == "cadence" and got["next"]["not_before"].startswith("2026-09-21T")
+    assert got["pending"]["kept_by"] == "PreCompact" and len(got["pending"]["candidates"]) == 3
+    text = cli("hook", "status", "--vault", vault).stdout
+    assert f"session s1 (vault {vault}): 3 stop(s), 0 checkpoint(s), 0 note(s) recalled at prompts" in text
+    assert "  next checkpoint (cadence): after 17 more stop(s), not before 2026-09-21T" in text
+    assert "  pending checkpoint (kept by PreCompact, " in text and "1. [decision] Chose SQS over Redis" in text
+
+
+# ----------------------------------------------------------------------------- skills
+
+
+def test_install_claude_installs_the_skills_and_uninstall_takes_everything_away(cli, vault: Path, tmp_path: Path,
+                                                                                 monkeypatch):
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    skills = project / ".claude" / "skills"
+    mine = skills / "consolidate" / "notes.md"  # a file of the user's beside a skill: kept
+    out = cli.json("install", "claude", "--vault", vault, "--project", project)
+    assert [(s["name"], s["action"]) for s in out["skills"]["skills"]] == [
+        ("memory-check", "added"), ("consolidate", "added"), ("mdmem-memory", "added")]
+    check = (skills / "memory-check" / "SKILL.md").read_text()
+    assert check.startswith("---\nname: memory-check\ndescription: Audit the user's mdmem memory vault")
+    assert "\ndisable-model-invocation: true\n---\n<!-- mdmem: written by `mdmem install claude`" in check
+    assert f"check --json --vault {vault}`" in check and f"check --update-budget --vault {vault}`" in check
+    consolidate = (skills / "consolidate" / "SKILL.md").read_text()
+    assert consolidate.startswith("---\nname: consolidate\n") and "disable-model-invocation: true" in consolidate
+    assert "- Consolidate when more than 15 tool calls" in consolidate
+    memory = (skills / "mdmem-memory" / "SKILL.md").read_text()
+    assert memory.startswith("---\nname: mdmem-memory\n") and "\nuser-invocable: false\n---\n" in memory
+    for heading in ("## Recall before answering", "## What to save, under which type", "## Never save",
+                    "## Propose a checkpoint"):
+        assert heading in memory
+    assert not (skills / "checkpoint").exists()
+    stamps = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in skills.rglob("SKILL.md")}
+    again = cli.json("install", "claude", "--vault", vault, "--project", project)
+    assert {s["action"] for s in again["skills"]["skills"]} == {"unchanged"}
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in skills.rglob("SKILL.md")} == stamps
+    status = cli.json("hook", "status", "--project", project)["skills"]
+    assert [(s["name"], s["action"]) for s in status if s["action"] != "absent"] == [
+        ("memory-check", "installed"), ("consolidate", "installed"), ("mdmem-memory", "installed")]
+    # a skill of the user's with one of the names is never touched
+    (skills / "memory-check" / "SKILL.md").write_text("---\nname: memory-check\n---\nmy own\n")
+    mine.write_text("mine\n")
+    kept = cli("install", "claude", "--vault", vault, "--project", project)
+    assert "skill /memory-check: kept" in kept.stdout and "is not mdmem's: left as it is" in kept.stderr
+    gone = cli.json("uninstall", "claude", "--project", project)
+    assert gone["mcp"]["actions"] == {"mcpServers.mdmem": "removed"}
+    assert set(gone["hooks"]["actions"].values()) == {"removed"}
+    assert [(s["name"], s["action"]) for s in gone["skills"]["skills"]] == [
+        ("memory-check", "kept"), ("consolidate", "removed"), ("mdmem-memory", "removed")]
+    assert json.loads((project / ".mcp.json").read_text()) == {}
+    assert json.loads((project / ".claude" / "settings.local.json").read_text()) == {}
+    assert sorted(str(p.relative_to(skills)) for p in skills.rglob("*") if p.is_file()) == [
+        "consolidate/notes.md", "memory-check/SKILL.md"]
+    assert not (skills / "mdmem-memory").exists()
+    again = cli.json("uninstall", "claude", "--project", project)
+    assert again["mcp"]["actions"] == {"mcpServers.mdmem": "absent"}
+
+
+# ----------------------------------------------------------------------------- MEMORY.md is an index
+
+
+def test_recall_and_neighbors_have_no_memory_md_hub(cli, vault: Path):
+    """sample-vault's MEMORY.md links every memory: it must neither come back as a hit nor relate notes."""
+    hits = cli.json("search", "memory index pointers", "--vault", vault, "--limit", "50")["results"]
+    assert "MEMORY.md" not in [h["path"] for h in hits]
+    with_index = cli.json("search", "memory index pointers", "--vault", vault, "--include-index")["results"]
+    assert with_index[0]["path"] == "MEMORY.md"
+    got = cli.json("recall", "why did we choose adyen", "--vault", vault)
+    reasons = [r["reason"] for r in got["related"]]
+    assert "memory/decisions/decision-adyen-over-stripe.md" in [r["path"] for r in got["ranked"]]
+    assert reasons and not any("MEMORY" in r for r in reasons)
+    assert all(r["path"] != "MEMORY.md" for r in got["ranked"] + got["related"])
+    # each related note is really linked with a ranked one, not through the index
+    ranked = {r["path"] for r in got["ranked"]}
+    for r in got["related"]:
+        linked = {x["target"] for x in cli.json("links", r["path"], "--vault", vault)["links"]} | {
+            b["source"] for b in cli.json("backlinks", r["path"], "--vault", vault)["backlinks"]}
+        assert linked & ranked, r
+    two = cli.json("neighbors", "lisbon-coworking-spots", "--vault", vault, "--depth", "2")["neighbors"]
+    notes = sum(cli.json("graph", "map", "--vault", vault)["by_type"].values())
+    assert len(two) < notes // 2 and "MEMORY.md" not in [n["path"] for n in two]
+    # MEMORY.md still lists its links and backlinks still show it
+    assert any(b["source"] == "MEMORY.md" for b in cli.json("backlinks", "atlas-billing", "--vault", vault)["backlinks"])
