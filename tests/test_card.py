@@ -65,7 +65,7 @@ def test_the_card_carries_profile_feedback_protocols_decisions_and_the_protocol(
     decisions = card.split("## Recent decisions\n")[1].split("\n")
     assert decisions[0].startswith("- 2026-11-24 decision-adyen-over-stripe — Chose Adyen")
     assert decisions[5] == "- … and 3 older: `mdmem search type:decision`"
-    assert "\n## Memory protocol\n- Before answering about past work" in card
+    assert "\n## Memory protocol (mdmem)\nBefore answering about past work" in card
     assert lines[-1].startswith("Pull detail: ")
     # byte-stable: again, and after the derived state is gone, the same bytes; `context` prints the same
     assert start(vault, tmp_path, "resume") == card
@@ -99,7 +99,7 @@ def test_the_card_stays_within_its_bytes_and_says_what_it_left_out(cli, tmp_path
     listed = [f for f in feedback if not f.startswith("- … and ")]
     assert feedback[-1] == f"- … and {total - len(listed)} more: `mdmem search type:feedback`"
     assert len(listed) >= 5 and all(len(line.encode()) <= 240 for line in listed)
-    assert "## Memory protocol\n" in card and card.splitlines()[-1].startswith("Pull detail: ")
+    assert "## Memory protocol (mdmem)\n" in card and card.splitlines()[-1].startswith("Pull detail: ")
 
 
 # ----------------------------------------------------------------------------- pending checkpoints
@@ -126,7 +126,7 @@ def test_pre_compact_keeps_a_pending_checkpoint_that_the_card_after_compaction_s
     assert after.startswith(card.rstrip("\n") + "\n\n## Pending memory checkpoint (session s1, kept before the "
                                                  "conversation was compacted)\nSuggested memories, not saved yet:\n")
     block = after.split("Suggested memories, not saved yet:\n")[1].splitlines()
-    assert block[0] == "1. [decision] ④ Chose SQS over Redis — SQS over Redis: it is managed and we have no ops team."
+    assert block[0] == "1. [decision] ④ Chose SQS over Redis — SQS over Redis: it is managed and we have no ops team"
     assert [b[:3] for b in block[:3]] == ["1. ", "2. ", "3. "]
     assert "checkpoint accept 1,2 --session s1 --vault" in block[3] and "checkpoint skip --session s1" in block[3]
     # a new session of the same vault is reminded too; after a compaction only the session's own counts
@@ -155,7 +155,10 @@ def test_session_end_keeps_it_for_the_next_start(vault: Path, tmp_path: Path, ta
 
 
 def test_hook_status_shows_the_session(vault: Path, tmp_path: Path, talk: Path, cli, monkeypatch):
+    """The cadence policy (the signals policy would fire on this conversation: tests/test_hook_signals.py)."""
     monkeypatch.chdir(tmp_path)
+    (vault / ".mdmem").mkdir(exist_ok=True)
+    (vault / ".mdmem" / "config.toml").write_text('[hook]\npolicy = "cadence"\n')
     env = {"MDMEM_NOW": "1790000000"}
     stop = {"session_id": "s1", "transcript_path": str(talk), "cwd": str(tmp_path), "hook_event_name": "Stop"}
     for _ in range(3):
@@ -193,7 +196,7 @@ def test_install_claude_installs_the_skills_and_uninstall_takes_everything_away(
     assert f"check --json --vault {vault}`" in check and f"check --update-budget --vault {vault}`" in check
     consolidate = (skills / "consolidate" / "SKILL.md").read_text()
     assert consolidate.startswith("---\nname: consolidate\n") and "disable-model-invocation: true" in consolidate
-    assert "- Consolidate when more than 15 tool calls" in consolidate
+    assert "Scan this conversation for memories worth keeping when more than 15 tool calls" in consolidate
     memory = (skills / "mdmem-memory" / "SKILL.md").read_text()
     assert memory.startswith("---\nname: mdmem-memory\n") and "\nuser-invocable: false\n---\n" in memory
     for heading in ("## Recall before answering", "## What to save, under which type", "## Never save",
@@ -213,17 +216,19 @@ def test_install_claude_installs_the_skills_and_uninstall_takes_everything_away(
     kept = cli("install", "claude", "--vault", vault, "--project", project)
     assert "skill /memory-check: kept" in kept.stdout and "is not mdmem's: left as it is" in kept.stderr
     gone = cli.json("uninstall", "claude", "--project", project)
-    assert gone["mcp"]["actions"] == {"mcpServers.mdmem": "removed"}
-    assert set(gone["hooks"]["actions"].values()) == {"removed"}
+    # the vault is outside the project, so the server was in the local scope (issue 15), not in .mcp.json
+    assert [r["actions"] for r in gone["results"][:2]] == [{"mcpServers.mdmem": "absent"},
+                                                          {"mcpServers.mdmem": "removed"}]
+    assert set(gone["results"][2]["actions"].values()) == {"removed"}
     assert [(s["name"], s["action"]) for s in gone["skills"]["skills"]] == [
         ("memory-check", "kept"), ("consolidate", "removed"), ("mdmem-memory", "removed")]
-    assert json.loads((project / ".mcp.json").read_text()) == {}
-    assert json.loads((project / ".claude" / "settings.local.json").read_text()) == {}
+    assert not (project / ".mcp.json").exists()
+    assert not (project / ".claude" / "settings.local.json").exists()  # it held only mdmem's hooks
     assert sorted(str(p.relative_to(skills)) for p in skills.rglob("*") if p.is_file()) == [
         "consolidate/notes.md", "memory-check/SKILL.md"]
     assert not (skills / "mdmem-memory").exists()
     again = cli.json("uninstall", "claude", "--project", project)
-    assert again["mcp"]["actions"] == {"mcpServers.mdmem": "absent"}
+    assert [r["actions"] for r in again["results"][:2]] == [{"mcpServers.mdmem": "absent"}] * 2
 
 
 # ----------------------------------------------------------------------------- MEMORY.md is an index

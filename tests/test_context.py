@@ -170,7 +170,7 @@ def hook(vault: Path, tmp_path: Path, payload: dict | str, *args: str, **env: st
 def test_session_start_prints_the_card_and_keeps_it(vault: Path, tmp_path: Path, cli, monkeypatch):
     payload = {"session_id": "s", "hook_event_name": "SessionStart", "source": "startup", "cwd": str(tmp_path)}
     first = hook(vault, tmp_path, payload)
-    assert first.stdout.startswith("# Memory (vault: 60 notes") and "## Memory protocol\n" in first.stdout
+    assert first.stdout.startswith("# Memory (vault: 60 notes") and "## Memory protocol (mdmem)\n" in first.stdout
     assert len(first.stdout.encode()) <= 10_000 and first.stderr == ""
     card = json.loads((vault / ".mdmem" / "hooks" / "context-card.json").read_text())
     assert card["text"] + "\n" == first.stdout or card["text"] == first.stdout

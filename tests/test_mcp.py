@@ -378,6 +378,8 @@ def claude_hooks(vault: Path) -> dict:
 
 
 EVENTS = ("Stop", "SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd")
+SKILLS_REMOVED = "".join(f"skill /{name}: removed ({{skills}}/{name}/SKILL.md)\n"
+                         for name in ("memory-check", "consolidate", "mdmem-memory"))
 
 
 @pytest.fixture
@@ -535,14 +537,15 @@ def test_uninstall_claude_undoes_install_claude(cli, world, inside):
     assert (project / ".mcp.json").exists() and (project / ".claude" / "settings.local.json").exists()
     dry = cli.json("uninstall", "claude", "--project", project, "--dry-run")
     assert [r["actions"] for r in dry["results"]] == [{"mcpServers.mdmem": "removed"}, {"mcpServers.mdmem": "absent"},
-                                                     {"Stop": "removed", "SessionStart": "removed"}]
+                                                     {e: "removed" for e in EVENTS}]
     assert (project / ".mcp.json").exists()
     out = cli("uninstall", "claude", "--project", project).stdout
     assert out == (f"mcpServers.mdmem: removed\nremoved {project / '.mcp.json'}: it held nothing else\n"
                    f"mcpServers.mdmem: absent\nnothing to change in {home / '.claude.json'}\n"
-                   "Stop: removed\nSessionStart: removed\n"
-                   f"removed {project / '.claude' / 'settings.local.json'}: it held nothing else\n"
-                   f"removed {project / '.claude' / '.gitignore'}\n")
+                   + "".join(f"{e}: removed\n" for e in EVENTS)
+                   + f"removed {project / '.claude' / 'settings.local.json'}: it held nothing else\n"
+                   f"removed {project / '.claude' / '.gitignore'}\n"
+                   + SKILLS_REMOVED.format(skills=project / ".claude" / "skills"))
     assert sorted(p.name for p in project.iterdir()) == [".claude", ".git", "notes"]
     assert sorted(p.name for p in (project / ".claude").iterdir()) == ["settings.json"]
     # others' servers and settings stay; a second uninstall changes nothing
@@ -552,7 +555,7 @@ def test_uninstall_claude_undoes_install_claude(cli, world, inside):
     assert json.loads((project / ".mcp.json").read_text()) == {"mcpServers": {"github": {"command": "gh-mcp"}}}
     again = cli.json("uninstall", "claude", "--project", project)
     assert [r["actions"] for r in again["results"]] == [{"mcpServers.mdmem": "absent"}, {"mcpServers.mdmem": "absent"},
-                                                       {"Stop": "absent", "SessionStart": "absent"}]
+                                                       {e: "absent" for e in EVENTS}]
     # user scope: the server leaves ~/.claude.json, the hooks ~/.claude/settings.json
     cli("install", "claude", "--scope", "user", "--vault", inside)
     cli("uninstall", "claude", "--scope", "user")

@@ -667,6 +667,26 @@ def pending(vault: str, session: str | None = None, prefer: str | None = None) -
     return newest[1] if newest else None
 
 
+def instructions(lang: str, session: str, vault) -> str:
+    """How the model accepts or skips a pending checkpoint's suggestions (the user chooses)."""
+    import shlex
+
+    from mdmem.agents.claude_settings import runner
+
+    tail = f"--session {shlex.quote(session)} --vault {shlex.quote(str(vault))}"
+    run = runner()
+    if lang == "pt":
+        return (f"(mdmem) Mostre ao usuário estas memórias sugeridas, numeradas como acima, e pergunte quais "
+                f"salvar; não salve nada antes da resposta. Se ele responder com números, rode "
+                f"`{run} checkpoint accept 1,2 {tail}` (com os números dele); se disser \"pular\", rode "
+                f"`{run} checkpoint skip {tail}`. Uma regra [claude-md] não é salva pelo mdmem: mostre a "
+                f"linha para o usuário colocar no CLAUDE.md.")
+    return (f"(mdmem) Show the user these suggested memories, numbered as above, and ask which to save; save "
+            f"nothing before they answer. If they reply with numbers, run `{run} checkpoint accept 1,2 {tail}` "
+            f"(with their numbers); if they say skip, run `{run} checkpoint skip {tail}`. A [claude-md] rule is "
+            f"not saved by mdmem: show the line for the user to add to CLAUDE.md.")
+
+
 def pending_text(vault: str, data: dict, room: int) -> str:
     """A pending checkpoint as the card shows it: why it is there, its numbered suggestions (as many as
     fit in ``room`` bytes) and how to accept or skip them; "" when not even one fits."""
@@ -727,6 +747,12 @@ def session_status(vault: str, session: str | None = None) -> dict:
         last = state.get("last_trigger") or 0
         nxt = {"policy": "evidence", "dimensions": len(state.get("pending") or {}),
                "needs_dimensions": cfg["min_dimensions"],
+               "not_before": _iso(last + cfg["min_interval_minutes"] * 60) if last else None}
+    elif policy == "signals":
+        last = state.get("last_trigger") or 0
+        nxt = {"policy": "signals", "dimensions": len(state.get("pending") or {}),
+               "tool_calls": int(state.get("tools", 0) or 0),
+               "fallback_stops_left": max(0, cfg["min_stops"] - since),
                "not_before": _iso(last + cfg["min_interval_minutes"] * 60) if last else None}
     else:
         last = state.get("last_trigger") or state.get("first")

@@ -192,6 +192,11 @@ def uninstall(scope: str, project: str | os.PathLike | None = None, *, dry_run: 
             except OSError:
                 pass  # the user keeps other files there
         done.append(SkillAction(name, str(path), "removed"))
+    if not dry_run:
+        try:
+            where.rmdir()  # .claude/skills/ when mdmem's were the only skills
+        except OSError:
+            pass
     return SkillsResult(str(where), done, dry_run, warnings)
 
 

@@ -490,6 +490,10 @@ def hook_status_text(result) -> str:
         if nxt.get("policy") == "evidence":
             when = (f"  next checkpoint (evidence): when {nxt['needs_dimensions']} dimensions are hit "
                     f"(now {nxt['dimensions']})")
+        elif nxt.get("policy") == "signals":
+            when = (f"  next checkpoint (signals): when the conversation holds a rule, decision, correction or "
+                    f"an ask to consolidate (dimensions so far {nxt['dimensions']}, tool calls "
+                    f"{nxt['tool_calls']}), else after {nxt['fallback_stops_left']} more stop(s)")
         elif nxt:
             when = f"  next checkpoint (cadence): after {nxt['stops_left']} more stop(s)"
         else:

@@ -21,8 +21,8 @@ or secrets. The Stop hook reminds you when it is time.
 """,
     "pt": """\
 ## Protocolo de memória (mdmem)
-Antes de responder sobre trabalho passado, uma pessoa, um projeto ou uma decisão, consulte a memória \
-(`{run} recall "<pergunta>"` ou a ferramenta recall do MCP). Revise esta conversa em busca do que vale lembrar quando houver mais de 15 chamadas de ferramenta desde a última \
+Antes de responder sobre o passado (trabalho, pessoas, projetos, decisões), consulte a memória \
+(`{run} recall "<pergunta>"` ou o recall do MCP). Revise esta conversa em busca do que vale lembrar quando houver mais de 15 chamadas de ferramenta desde a última \
 revisão, um resultado substancial entregue, mudança de assunto, ou quando o usuário pedir para consolidar, revisar \
 ou resumir. Sete dimensões: tarefa concluída, regra de comportamento para o CLAUDE.md, regra de domínio/ferramenta/\
 tipo de arquivo, decisão com o que foi rejeitado, marco, correção ou confirmação de como trabalhar, análise \
