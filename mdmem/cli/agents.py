@@ -186,7 +186,7 @@ def hook_install(
         except VaultNotFound as e:
             raise MdmemError(f"cannot install the hook: {e}") from None
         result = claude_settings.install(scope, where, project, dry_run=dry_run)
-    render.emit_json(result) if json else typer.echo(render.install_text(result))
+    render.emit_json(result) if json else render.text(render.install_text(result))
     for warning in getattr(result, "warnings", ()):
         render.message(f"mdmem: warning: {warning}")
 
@@ -201,7 +201,7 @@ def hook_uninstall(scope: ScopeOpt = "local", project: ProjectOpt = None, dry_ru
     _scope(scope, claude_settings.SCOPES)
     with _errors():
         result = claude_settings.uninstall(scope, project, dry_run=dry_run)
-    render.emit_json(result) if json else typer.echo(render.install_text(result))
+    render.emit_json(result) if json else render.text(render.install_text(result))
     for warning in getattr(result, "warnings", ()):
         render.message(f"mdmem: warning: {warning}")
 
@@ -214,7 +214,7 @@ def hook_status(project: ProjectOpt = None, json: JsonOpt = False) -> None:
 
     with _errors():
         result = claude_settings.status(project)
-    render.emit_json(result) if json else typer.echo(render.hook_status_text(result))
+    render.emit_json(result) if json else render.text(render.hook_status_text(result))
     for warning in result.warnings:
         render.message(f"mdmem: warning: {warning}")
 
@@ -254,7 +254,7 @@ def install_claude(
     if json:
         render.emit_json(result)
     else:
-        typer.echo(render.claude_text(result))
+        render.text(render.claude_text(result))
 
 
 @app.command()
