@@ -40,6 +40,7 @@ from whoosh.writing import SegmentWriter
 
 from mdmem.base.models import Note
 from mdmem.base.settings import Recency
+from mdmem.text.query import check_query
 
 T = TypeVar("T")
 INDEX_NAME = "MAIN"
@@ -330,6 +331,7 @@ class SearchIndex:
         return {t for f, t in self.parse_query(text).iter_all_terms() if f in ("title", "aliases", "body")}
 
     def parse_query(self, text: str):
+        check_query(text)  # the parser's time grows faster than the query (text/query.py)
         parser = MultifieldParser(_DEFAULT_FIELDS, self._open().schema, group=OrGroup)
         parser.replace_plugin(FieldsPlugin(remove_unknown=True))
         return _union_matchers(_lift_nots(parser.parse(_QUESTION_MARKS.sub(" ", text))))
