@@ -127,7 +127,10 @@ class _Builder:
 
 
 def _notes(mem: Memory, include_sensitive: bool) -> list:
-    return sorted((n for n in mem.notes() if include_sensitive or not is_sensitive(n)), key=lambda n: n.path)
+    from mdmem.ops.search import without_conflicts
+
+    notes = without_conflicts(mem, mem.notes())  # a sync conflict copy is not a memory until resolved
+    return sorted((n for n in notes if include_sensitive or not is_sensitive(n)), key=lambda n: n.path)
 
 
 def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, query: str | None = None,

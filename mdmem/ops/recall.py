@@ -58,7 +58,10 @@ def recall(
     from mdmem.text import temporal
     from mdmem.engine.index import Filters
     from mdmem.ops.timeline import TimelineEntry, collect, is_sensitive
+    from mdmem.ops.search import conflicts, search
+    from mdmem.text.query import check_query
 
+    check_query(query)
     day = dt.date.fromisoformat(today) if isinstance(today, str) else (today or dt.date.today())
     span = temporal.parse(query, day)
     words = span.rest if span else query
@@ -68,19 +71,20 @@ def recall(
         if not entries and words.strip():
             entries = collect(mem, span.start, span.end, "", include_sensitive)  # the words match nothing there
         filters = Filters(after=span.start.isoformat(), before=span.end.isoformat())
-        hits = mem.search(words, limit * 3, filters, recency, mode, fusion=fusion).results if words.strip() else []
+        hits = search(mem, words, limit * 3, filters, recency, mode, fusion=fusion).results if words.strip() else []
     else:
-        hits = mem.search(query, limit * 3, recency=recency, mode=mode, fusion=fusion).results
+        hits = search(mem, query, limit * 3, recency=recency, mode=mode, fusion=fusion).results
     if not include_sensitive:
         hits = [h for h in hits if not ((n := mem.store.get(h.path)) is not None and is_sensitive(n))]
     hits = hits[:limit]
     graph = mem.graph()
+    copies = conflicts(mem)
     shown = {hit.path for hit in hits}
     weight: dict[str, float] = defaultdict(float)
     why: dict[str, list[str]] = defaultdict(list)
     for rank, hit in enumerate(hits, 1):
         for nb in graph.neighbors(hit.path, depth=1):
-            if nb.path in shown or nb.path == "MEMORY.md":  # the index an agent already has
+            if nb.path in shown or nb.path == "MEMORY.md" or nb.path in copies:  # the index an agent has already
                 continue
             weight[nb.path] += nb.weight / rank
             verb = {"out": "linked from", "in": "links to", "both": "linked with"}[nb.direction]
