@@ -306,7 +306,7 @@ class SearchIndex:
         except BaseException:
             writer.cancel()
             raise
-        writer.commit()
+        _commit(writer)
 
     def refresh(self) -> None:
         """See the latest commit: a new searcher when the index changed. Never
@@ -405,8 +405,26 @@ def _index_into(writer, paths, load, keep, progress: Callable[[int], None], comm
         writer.cancel()
         raise
     if commit:
-        writer.commit()
+        _commit(writer)
     return kept
+
+
+def _commit(writer) -> None:
+    """``writer.commit()``, giving Whoosh's write lock back when it fails: a commit that met a full disk
+    kept the lock, and a long-running process (the MCP server) then failed every later write with
+    ``LockError`` until it was restarted (found by tests/test_hostile.py on a 2 MB tmpfs)."""
+    try:
+        writer.commit()
+    except BaseException:
+        try:
+            writer.cancel()
+        except Exception:  # the same full disk, again: at least free the lock
+            if getattr(writer, "writelock", None) is not None:
+                try:
+                    writer.writelock.release()
+                except Exception:
+                    pass
+        raise
 
 
 def _build_sharded(folder: Path, paths, load, keep, procs: int, progress):

@@ -123,7 +123,7 @@ def refuse_secrets(text: str, what: str = "text", extra: dict[str, str] | None =
         raise SecretRefused(
             f"refusing to save: the {what} holds what looks like a secret ({found}); nothing was written. "
             "Keep secrets in a password manager and save where to find them; if it is not a secret, "
-            "pass --allow-secret (allow_secret over MCP)")
+            "save it with --allow-secret (allow_secret=true over MCP)")
 
 
 def escape_entry(text: str) -> str:

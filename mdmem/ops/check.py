@@ -341,9 +341,9 @@ def _conflict_issue(copy: str, original: str, tool: str, original_exists: bool) 
     action = (f"compare it with {original}, merge what differs into {original}, then archive the copy: "
               f"mdmem forget \"{copy}\"") if original_exists else \
         f"the original is gone: rename the copy to {posixpath.basename(original)} if it is the version to keep"
-    return Issue("SYNC CONFLICT", copy, f"a {tool} conflict copy of {original}"
+    return Issue("SYNC CONFLICT", copy, f"a conflict copy of {original}"
                  + ("" if original_exists else " (which no longer exists)")
-                 + "; left out of search, recall and context until resolved", action, "warning")
+                 + f", left by {tool}; it stays out of search, recall and context until resolved", action, "warning")
 
 
 def _twins(root: Path, scan) -> list[Issue]:
@@ -482,7 +482,7 @@ def _note_issues(memory, index, resolver: Resolver, read, s: CheckSettings, toda
                     "MISSING TYPE", note.path, "no type: in the frontmatter, and no folder implies one",
                     "add `type:` (user, feedback, project, reference, decision, person, protocol) to its "
                     "frontmatter", "warning"))
-        if s.stale_days and not daily:
+        if s.stale_days and not daily and (note.mtime_ns or _has_updated(note)):  # 0: never read (a FIFO...)
             day, source = _modified(note)
             age = _age(day, today)
             if age >= s.stale_days:
@@ -506,6 +506,10 @@ def _dangling(note: Note, resolver: Resolver) -> list[Issue]:
                          f"{where}: {links[0].raw} points at nothing in the vault ({links[0].target})",
                          "create the note, fix the link, or unlink it", "warning", lines[0]))
     return out
+
+
+def _has_updated(note: Note) -> bool:
+    return _parse_day(note.frontmatter.get("updated")) is not None
 
 
 def _has_type(note: Note) -> bool:
