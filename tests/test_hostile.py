@@ -489,3 +489,284 @@ async def test_a_full_disk_is_a_tool_error_over_mcp(small_disk):
             got = await client.call_tool("save", {"text": "Zebrafish are quiet.", "type": "reference"})
             assert not got.is_error, got.content[0].text
             assert "zebrafish" in (await client.call_tool("read_note", {"note": "ana-souza"})).content[0].text
+
+
+# ----------------------------------------------------------------------------- secrets
+
+# Made-up values of each provider's documented shape (none of them is a real credential).
+SECRETS = {
+    "AWS access key ID": f"aws_access_key_id = {AWS_KEY}",
+    "GitHub token": "export GH_TOKEN=ghp_R8fKq2Lm9Tz4Xw7Bn3Vc6Hd1Jy5Pa0Se8Ug2",
+    "GitLab token": "glpat-Xq7Rz2Lm9Tk4Wb8Nc3Vd",
+    "Slack token": "the bot uses xoxb-2817364509-1283746501923-Qm7Rz2Lk9Tw4Xb8Nc3Vd6Hf1",
+    "Slack webhook": "alerts go to https://hooks.slack.com/services/T0A1B2C3D/B4E5F6G7H/Qm7Rz2Lk9Tw4Xb8N",
+    "Stripe live key": "STRIPE_KEY=sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+    "Google API key": "maps: AIzaSyD3f8Kq2Lm9Tz4Xw7Bn3Vc6Hd1Jy5Pa0Se",
+    "OpenAI API key": "OPENAI_API_KEY=sk-proj-Qm7Rz2Lk9Tw4Xb8Nc3Vd6Hf1Jy5Pa0SeUg2Ri4",
+    "Anthropic API key": "key sk-ant-api03-Qm7Rz2Lk9Tw4Xb8Nc3Vd6Hf1Jy5Pa0SeUg2Ri4To6Qm7Rz2Lk9Tw4X-AAAA",
+    "JSON Web Token": "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "private key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",
+    "password in a URL": "DATABASE_URL=postgres://billing:Vq8#mZ2r!Lw5@db.internal:5432/billing",
+    "password or key assignment": 'db_password = "Xk9#mQ2$vL7pR4wZ"',
+}
+NEAR_MISSES = [
+    "The password is kept in 1Password; never write it down.",
+    "We rotate the API key every quarter and the token expires after an hour.",
+    "password: see the team vault",
+    "api_key: ${STRIPE_API_KEY}",
+    'token = "<your token here>"',
+    "postgres://user:password@localhost:5432/dev is the local default",
+    "secret: stored-in-vault-2024",
+    "commit 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 fixed the build",
+    "request id 123e4567-e89b-12d3-a456-426614174000",
+    "max tokens: 4096, token_limit = 8192, keyboard: 1234567890",
+    "sk-learn-is-not-a-key and scikit-learn is a library",
+    "The AKIA prefix marks AWS access keys; ghp_ marks GitHub tokens.",
+    "author: Ana Souza, passwords: never in notes",
+    "eyJhbGciOiJIUzI1NiJ9 is only a JWT header",
+]
+
+
+@pytest.mark.parametrize("kind", sorted(SECRETS))
+def test_each_kind_of_secret_is_found_on_its_line(kind):
+    from mdmem.text.secrets import Secret, find
+
+    text = f"# Deploy\n\nsome prose first\n{SECRETS[kind]}\nand after\n"
+    assert find(text) == [Secret(4, kind)]
+
+
+@pytest.mark.parametrize("text", NEAR_MISSES)
+def test_near_misses_are_not_secrets(text):
+    from mdmem.text.secrets import find
+
+    assert find(text) == []
+
+
+def test_save_refuses_a_secret_and_writes_nothing(vault, tmp_path):
+    def snapshot():
+        return {p: p.read_bytes() for p in vault.rglob("*") if p.is_file() and ".mdmem" not in p.parts}
+
+    before = snapshot()
+    for kind, line in SECRETS.items():
+        r = invoke("save", f"How we deploy billing.\n{line}\n", "-t", "reference", "--name", "Billing deploy",
+                   "--vault", vault)
+        assert r.exit_code == 1 and r.stdout == "", (kind, r.stderr)
+        assert r.stderr == (
+            f"mdmem: refusing to save: the text holds what looks like a secret (line 2: "
+            f"{'an' if kind[0] in 'AEIOU' else 'a'} {kind}); nothing was written. Keep secrets in a password "
+            "manager and save where to find them; if it is not a secret, save it with --allow-secret "
+            "(allow_secret=true over MCP)\n"), kind
+        assert line.split()[-1] not in r.stderr  # never the secret itself
+    r = invoke("save", "Billing deploy notes", "-t", "reference", "--description", f"key {AWS_KEY}", "--vault", vault)
+    assert r.exit_code == 1 and "(the description: an AWS access key ID)" in r.stderr
+    r = invoke("daily", "add", f"rotated {AWS_KEY} today", "--vault", vault)
+    assert r.exit_code == 1 and "the entry holds what looks like a secret (line 1: an AWS access key ID)" in r.stderr
+    assert snapshot() == before  # nothing written anywhere
+    ok = invoke("save", f"The demo key {AWS_KEY} is a placeholder from the docs.", "-t", "reference", "--name",
+                "Demo key", "--allow-secret", "--vault", vault)
+    assert ok.exit_code == 0 and AWS_KEY in (vault / "memory/references/demo-key.md").read_text()
+
+
+def test_checkpoint_accept_refuses_the_suggestion_holding_a_secret(vault, tmp_path):
+    talk = tmp_path / "talk.txt"
+    talk.write_text(SESSION.replace("just say which files changed.", f"use the deploy key {AWS_KEY} instead."))
+    assert invoke("checkpoint", talk, "--vault", vault).exit_code == 0
+    r = invoke("checkpoint", "accept", "all", "--vault", vault, "--json")
+    assert r.exit_code == 1
+    refused = [a for a in json.loads(r.stdout)["accepted"] if a["status"] == "refused"]
+    assert len(refused) == 1 and "looks like a secret (line 1: an AWS access key ID)" in refused[0]["message"]
+    assert not any(AWS_KEY in p.read_text() for p in (vault / "memory").rglob("*.md"))
+
+
+@pytest.mark.anyio
+async def test_mcp_save_refuses_a_secret_unless_allowed(vault):
+    from mcp import Client
+
+    from mdmem.mcp_server import build_server
+
+    async with Client(build_server(vault), mode="legacy") as client:
+        text = f"Deploys use the CI role.\n{SECRETS['GitHub token']}\n"
+        got = await client.call_tool("save", {"text": text, "type": "reference", "name": "CI deploys"})
+        assert got.is_error and "line 2: a GitHub token" in got.content[0].text
+        assert not (vault / "memory/references/ci-deploys.md").exists()
+        got = await client.call_tool("daily_add", {"text": text})
+        assert got.is_error and "the entry holds what looks like a secret" in got.content[0].text
+        got = await client.call_tool("save", {"text": text, "type": "reference", "name": "CI deploys",
+                                              "allow_secret": True})
+        assert not got.is_error and (vault / "memory/references/ci-deploys.md").is_file()
+
+
+def test_check_reports_secrets_by_line_and_kind_never_the_value(vault):
+    note = vault / "memory" / "references" / "deploy-keys.md"
+    note.write_text("---\ntype: reference\n---\n# Deploy keys\n\nfine prose\n" + "\n".join(SECRETS.values()) + "\n")
+    (vault / "memory" / "references" / "innocent.md").write_text("# Innocent\n" + "\n".join(NEAR_MISSES) + "\n")
+    r = invoke("check", "--vault", vault, "--json")
+    secrets = [i for i in json.loads(r.stdout)["issues"] if i["kind"] == "SECRET"]
+    assert [(i["path"], i["line"], i["severity"]) for i in secrets] == [
+        ("memory/references/deploy-keys.md", line, "error") for line in
+        [7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 20, 21]]
+    assert secrets[0]["detail"] == "line 7: what looks like an AWS access key ID (not shown here)"
+    text = invoke("check", "--vault", vault).stdout
+    for line in SECRETS.values():
+        assert line.split()[-1][-12:] not in r.stdout + text  # not in --json, not in the text report
+    assert "SECRET  memory/references/deploy-keys.md:7  line 7: what looks like an AWS access key ID" in text
+
+
+# ----------------------------------------------------------------------------- sync conflicts
+
+
+def test_sync_conflict_copies_are_reported_and_kept_out_of_answers(hostile):
+    invoke("index", "--vault", hostile)
+    issues = json.loads(invoke("check", "--vault", hostile, "--json").stdout)["issues"]
+    conflicts = {i["path"]: i for i in issues if i["kind"] == "SYNC CONFLICT"}
+    assert sorted(conflicts) == ["memory/projects/atlas (conflicted copy 2026-05-01).md", "memory/projects/atlas 2.md",
+                                 "memory/projects/atlas.sync-conflict-20260501-101500-ABCDEFG.md"]
+    dropbox = conflicts["memory/projects/atlas (conflicted copy 2026-05-01).md"]
+    assert dropbox["severity"] == "warning" and dropbox["detail"] == (
+        "a conflict copy of memory/projects/atlas.md, left by Dropbox, Google Drive or Obsidian Sync; it stays out "
+        "of search, recall and context until resolved")
+    assert dropbox["action"] == ("compare it with memory/projects/atlas.md, merge what differs into "
+                                 "memory/projects/atlas.md, then archive the copy: mdmem forget "
+                                 "\"memory/projects/atlas (conflicted copy 2026-05-01).md\"")
+    assert "left by Syncthing" in conflicts["memory/projects/atlas.sync-conflict-20260501-101500-ABCDEFG.md"]["detail"]
+    assert "left by iCloud or Obsidian" in conflicts["memory/projects/atlas 2.md"]["detail"]
+    others = {(i["kind"], i["path"]) for i in issues if i["path"] in conflicts and i["kind"] != "SYNC CONFLICT"}
+    assert not {k for k, _ in others} & {"ORPHAN", "DUPLICATE"}  # not also reported as the copies they are
+
+    hits = [h["path"] for h in json.loads(invoke("search", "atlas billing", "-n", "50", "--vault", hostile,
+                                                 "--json").stdout)["results"]]
+    assert "memory/projects/atlas.md" in hits and not set(hits) & set(conflicts)
+    recall = json.loads(invoke("recall", "atlas billing", "--vault", hostile, "--json").stdout)
+    assert not any(path in recall["markdown"] for path in conflicts)
+    context = invoke("context", "--mode", "full", "-q", "atlas", "--vault", hostile, "--budget", "16000").stdout
+    assert "atlas.md" in context and not any(path.rsplit("/", 1)[1][:-3] in context for path in conflicts)
+    timeline = invoke("timeline", "atlas", "--vault", hostile, "--json").stdout
+    assert not any(json.dumps(path)[1:-1] in timeline for path in conflicts)
+    # resolving: the copy is archived; then nothing is reported
+    for copy in conflicts:
+        assert invoke("forget", copy, "--vault", hostile).exit_code == 0
+    issues = json.loads(invoke("check", "--vault", hostile, "--json").stdout)["issues"]
+    assert not [i for i in issues if i["kind"] == "SYNC CONFLICT"]
+
+
+def test_a_numbered_note_is_a_conflict_copy_only_beside_its_twin_and_close_in_time(vault):
+    from mdmem.base.layout import sync_conflicts
+
+    hour = 3600 * 10**9
+    notes = {"memory/a.md": (10 * hour, 1), "memory/a 2.md": (10 * hour + 60 * 10**9, 1),  # a minute apart
+             "memory/b.md": (10 * hour, 1), "memory/b 2.md": (12 * hour, 1),  # two hours apart: a real note
+             "memory/Q3 2.md": (0, 1), "memory/c 2.md": (0, 1),  # nothing beside them
+             "memory/d (Ana's conflicted copy 2026-05-01 (1)).md": (0, 1)}  # the original may be gone
+    assert sync_conflicts(notes) == {
+        "memory/a 2.md": ("memory/a.md", "iCloud or Obsidian"),
+        "memory/d (Ana's conflicted copy 2026-05-01 (1)).md": ("memory/d.md", "Dropbox, Google Drive or Obsidian Sync"),
+    }
+
+
+# ----------------------------------------------------------------------------- the smaller items
+
+
+def test_nfc_and_nfd_twins_are_reported(hostile):
+    invoke("index", "--vault", hostile)
+    twins = [i for i in json.loads(invoke("check", "--vault", hostile, "--json").stdout)["issues"]
+             if i["kind"] == "NAME TWINS"]
+    assert twins == [{
+        "kind": "NAME TWINS", "path": NFC, "severity": "error", "line": None,
+        "detail": "2 files here have this name written in different Unicode forms (NFC, NFD): mdmem and Obsidian "
+                  "see one name, so only one of them is ever read",
+        "action": "rename one of them, or merge them into one and archive the other"}]
+
+
+def test_dots_in_a_name_are_not_a_path(vault):
+    r = invoke("save", "Wait... what? The build cache was stale.", "-t", "reference", "--name", "Wait... what",
+               "--vault", vault, "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["path"] == "memory/references/wait-what.md"
+    for name in ("..", "../up", "a/b", "~root"):
+        r = invoke("save", "x", "-t", "reference", "--name", name, "--vault", vault)
+        assert r.exit_code == 2 and "a note name cannot contain a path" in r.stderr
+
+
+def test_a_daily_entry_cannot_make_two(vault):
+    from mdmem.text.daily import entries
+    from mdmem.text.parse import split_frontmatter
+
+    text = "standup notes\n## 09:00\nforged entry\n# Title\nNot a heading\n---\n  ## 10:00 indented"
+    r = invoke("daily", "add", text, "--at", "08:30", "--date", "2026-05-04", "--vault", vault, "--json")
+    assert r.exit_code == 0, r.stderr
+    day = vault / json.loads(r.stdout)["path"]
+    found = entries(split_frontmatter(day.read_text())[1])
+    assert [(e.time, e.first) for e in found] == [("08:30", "standup notes")]
+    assert found[0].text == ("standup notes\n\\## 09:00\nforged entry\n\\# Title\nNot a heading\n\\---\n"
+                             "  \\## 10:00 indented")
+    shown = invoke("timeline", "--when", "2026-05-04", "--vault", vault, "--json").stdout
+    assert [e["time"] for e in json.loads(shown)["entries"] if e["kind"] == "daily"] == ["08:30"]
+
+
+def test_graphml_and_gexf_stay_valid_xml_with_control_characters(hostile, tmp_path):
+    invoke("index", "--vault", hostile)
+    for fmt in ("graphml", "gexf"):
+        out = tmp_path / f"g.{fmt}"
+        r = invoke("graph", "export", "-f", fmt, "-o", out, "--vault", hostile)
+        assert r.exit_code == 0, r.stderr
+        doc = xml.dom.minidom.parse(str(out))  # raises on a character XML 1.0 forbids
+        ids = {n.getAttribute("id") for n in doc.getElementsByTagName("node")}
+        assert "memory/people/ana\\x1b]0;evil\\x07.md" in ids and "memory/projects/two\nlines.md" in ids
+    exact = json.loads(invoke("graph", "export", "-f", "json", "--vault", hostile).stdout)
+    assert ESC_PATH in {n["id"] for n in exact["nodes"]}  # JSON keeps the name exact
+
+
+def test_forget_only_archives_memory_notes(hostile):
+    invoke("index", "--vault", hostile)
+    r = invoke("forget", "README.md", "--vault", hostile)
+    assert r.exit_code == 2 and r.stderr == ("mdmem: refusing to forget README.md: only memory notes (under memory/) "
+                                             "can be archived; move or delete other files yourself\n")
+    assert (hostile / "README.md").is_file() and not (hostile / "memory" / ".archive").exists()
+    r = invoke("forget", "memory/projects/atlas 2.md", "--vault", hostile, "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["notes"][0]["archived_to"] == "memory/.archive/projects/atlas 2.md"
+
+
+def test_forget_in_a_flat_memory_folder_still_works(tmp_path):
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    (flat / "MEMORY.md").write_text("# Memory\n- [a](a.md) — a\n")
+    (flat / "a.md").write_text("# A\nalpha\n")
+    r = invoke("forget", "a.md", "--vault", flat, "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["notes"][0]["path"] == "a.md"
+
+
+def test_save_file_is_bounded_and_regular(vault, tmp_path):
+    for source, why in (("/dev/zero", "not a regular file"), ("/dev/null", "not a regular file")):
+        r = invoke("save", "--file", source, "-t", "reference", "--vault", vault)
+        assert r.exit_code == 2 and f"cannot read {source}: {why}" in r.stderr and "Traceback" not in r.stderr
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    r = invoke("save", "--file", fifo, "-t", "reference", "--vault", vault)  # no writer: a blocking open would hang
+    assert r.exit_code == 2 and "not a regular file" in r.stderr
+    big = tmp_path / "big.md"
+    big.write_text("word " * 300_000)  # 1.5 MB
+    r = invoke("save", "--file", big, "-t", "reference", "--vault", vault)
+    assert r.exit_code == 2 and "is longer than 1,048,576 characters, the most a memory may be" in r.stderr
+    r = invoke("save", "-", "-t", "reference", "--vault", vault, input="word " * 300_000)
+    assert r.exit_code == 2 and "the text on stdin is longer than 1,048,576 characters" in r.stderr
+    latin = tmp_path / "latin.md"
+    latin.write_bytes(b"caf\xe9\n")
+    r = invoke("save", "--file", latin, "-t", "reference", "--vault", vault)
+    assert r.exit_code == 2 and "is not UTF-8 text" in r.stderr
+    ok = tmp_path / "ok.md"
+    ok.write_text("Quokka shifts start at 22:00.\n")
+    assert invoke("save", "--file", ok, "-t", "reference", "--vault", vault).exit_code == 0
+
+
+def test_a_killed_writers_temp_files_are_cleaned_when_mdmem_writes_there(vault):
+    folder = vault / "memory" / "references"
+    old = folder / ".quokka.md.4242.deadbeef.tmp"
+    fresh = folder / ".quokka.md.4243.cafef00d.tmp"
+    root_old = vault / ".MEMORY.md.4244.0badf00d.tmp"
+    for f in (old, fresh, root_old):
+        f.write_text("half a note")
+    hours_ago = time.time() - 2 * 3600
+    os.utime(old, (hours_ago, hours_ago))
+    os.utime(root_old, (hours_ago, hours_ago))
+    r = invoke("save", "Quokkas sleep by day.", "-t", "reference", "--name", "Quokka", "--vault", vault)
+    assert r.exit_code == 0, r.stderr
+    assert not old.exists() and not root_old.exists() and fresh.exists()  # only what is over an hour old
