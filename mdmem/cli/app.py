@@ -476,33 +476,36 @@ app.add_typer(daily_app, name="daily")
 
 def _body(text: str | None, file: Path | None) -> str:
     """The text from the argument, ``--file F`` or stdin (``-``): a regular file (never a FIFO or a
-    device: ``/dev/zero`` would never end) or stdin, at most ``MAX_TEXT`` characters, UTF-8."""
+    device: ``/dev/zero`` would never end) or stdin, at most ``MAX_TEXT`` characters, UTF-8; else one
+    line on stderr and exit 2."""
     import sys
 
+    from mdmem.base.errors import UsageError
     from mdmem.ops.capture import MAX_TEXT
 
     if file is not None and text not in (None, "-"):
         raise typer.BadParameter("give the text or --file, not both", param_hint="--file")
     too_long = f"is longer than {MAX_TEXT:,} characters, the most a memory may be"
-    if file is not None:
-        from mdmem.base.files import read_outside
+    with _errors():
+        if file is not None:
+            from mdmem.base.files import read_outside
 
-        try:
-            data = read_outside(file, 4 * MAX_TEXT + 4)  # UTF-8: at most 4 bytes a character
-        except OSError as e:
-            raise typer.BadParameter(f"cannot read {file}: {e.strerror}", param_hint="--file") from None
-        try:
-            body = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise typer.BadParameter(f"{file} is not UTF-8 text", param_hint="--file") from None
-        if len(body) > MAX_TEXT:
-            raise typer.BadParameter(f"{file} {too_long}", param_hint="--file")
-        return body
-    if text is None or text == "-":
-        body = sys.stdin.read(MAX_TEXT + 1)
-        if len(body) > MAX_TEXT:
-            raise typer.BadParameter(f"the text on stdin {too_long}", param_hint="-")
-        return body
+            try:
+                data = read_outside(file, 4 * MAX_TEXT + 4)  # UTF-8: at most 4 bytes a character
+            except OSError as e:
+                raise UsageError(f"cannot read {file}: {e.strerror}") from None
+            try:
+                body = data.decode("utf-8")
+            except UnicodeDecodeError:
+                raise UsageError(f"{file} is not UTF-8 text") from None
+            if len(body) > MAX_TEXT:
+                raise UsageError(f"{file} {too_long}")
+            return body
+        if text is None or text == "-":
+            body = sys.stdin.read(MAX_TEXT + 1)
+            if len(body) > MAX_TEXT:
+                raise UsageError(f"the text on stdin {too_long}")
+            return body
     return text
 
 

@@ -18,7 +18,7 @@ import re
 
 import networkx as nx
 
-from mdmem.base.terminal import visible
+from mdmem.base.terminal import json_safe, visible
 from mdmem.engine.graph import LinkGraph
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")  # what XML 1.0 forbids (surrogates cannot occur)
@@ -53,10 +53,10 @@ def _edges(graph: LinkGraph):
 
 def export(graph: LinkGraph, fmt: str) -> str:
     if fmt == "json":
-        return json.dumps({
+        return json_safe(json.dumps({
             "nodes": [{"id": n, **attrs} for n, attrs in _nodes(graph)],
             "edges": [{"source": s, "target": t, **attrs} for s, t, attrs in _edges(graph)],
-        }, ensure_ascii=False, indent=1)
+        }, ensure_ascii=False, indent=1))
     if fmt in ("graphml", "gexf"):
         flat = nx.DiGraph()
         for node, attrs in _nodes(graph):
