@@ -775,3 +775,31 @@ def test_a_killed_writers_temp_files_are_cleaned_when_mdmem_writes_there(vault):
     r = invoke("save", "Quokkas sleep by day.", "-t", "reference", "--name", "Quokka", "--vault", vault)
     assert r.exit_code == 0, r.stderr
     assert not old.exists() and not root_old.exists() and fresh.exists()  # only what is over an hour old
+
+
+def test_human_output_leaves_only_through_the_sanitising_functions():
+    """The guard that keeps the rule from being forgotten: in cli/ and the MCP server, text reaches stdout or
+    stderr only inside the few functions that pass it through ``visible`` (or write JSON through
+    ``json_safe``); a new ``print``, ``typer.echo``, ``sys.stdout.write`` or ``Console(`` elsewhere fails here."""
+    import ast
+
+    from support import ROOT
+
+    allowed = {
+        ("render.py", "emit_json"), ("render.py", "message"), ("render.py", "text"), ("render.py", "check_json"),
+        ("render.py", "console"), ("render.py", "print"),  # SafeConsole.print
+        ("hook.py", "run"), ("app.py", "_version"),  # the version string
+    }
+    writers = {"print", "echo", "secho", "write", "Console", "writelines"}
+    found = []
+    for path in [*sorted((ROOT / "mdmem" / "cli").glob("*.py")), ROOT / "mdmem" / "mcp_server.py"]:
+        tree = ast.parse(path.read_text())
+        for func in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+            for call in [n for n in ast.walk(func) if isinstance(n, ast.Call)]:
+                name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+                target = ast.unparse(call.func)
+                if name in writers and not target.startswith(("out.", "super()", "f.", "self.")) and \
+                        (name != "write" or "std" in target) and (name != "print" or target == "print"):
+                    found.append((path.name, func.name, target))
+    assert {(f, fn) for f, fn, _ in found} <= allowed, sorted(set(found))
+    assert ("render.py", "message", "sys.stderr.write") in found  # the guard sees what it guards
