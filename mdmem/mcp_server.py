@@ -89,7 +89,7 @@ class Session:
         self.root = find_vault(vault)  # found (or refused) now, at start-up
         self.timeout = timeout if timeout is not None else _timeout()
         self.lock = threading.Lock()
-        self.worker = ThreadPoolExecutor(1, thread_name_prefix="mdmem-call")
+        self.worker: ThreadPoolExecutor | None = None  # made by the first call (again after a close)
         self._mem = self.changes = None
         self._open()
 
@@ -123,7 +123,9 @@ class Session:
             log.warning("warming up %s failed", self.root, exc_info=True)
 
     def close(self, wait: float = 5.0) -> None:
-        self.worker.shutdown(wait=False, cancel_futures=True)
+        if self.worker is not None:
+            self.worker.shutdown(wait=False, cancel_futures=True)  # what runs finishes; queued calls are dropped
+            self.worker = None
         if self.lock.acquire(timeout=wait):  # a long first build still running: leave it to process exit
             try:
                 if self._mem is not None:
@@ -143,10 +145,9 @@ class Session:
         import sqlite3
         from concurrent.futures import TimeoutError as Late
 
-        try:
-            future = self.worker.submit(self._run, work)
-        except RuntimeError:  # the worker is shut down: the connection is closing
-            raise ToolError(f"{name}: the server is shutting down") from None
+        if self.worker is None:
+            self.worker = ThreadPoolExecutor(1, thread_name_prefix="mdmem-call")
+        future = self.worker.submit(self._run, work)
         try:
             result = future.result(timeout=self.timeout)
         except Late:
