@@ -4,8 +4,19 @@ One :class:`~mdmem.engine.memory.Memory` serves every call, its searcher and lin
 kept open; each call first brings it up to date (``refresh(strict=False)``, a
 stat diff, so edits made in Obsidian meanwhile are seen: only when inotify saw a
 change, see :mod:`mdmem.engine.changes`, else every time) and then makes the same core
-call as the CLI command of the same name. Calls run one at a time (a lock), on
-the SDK's worker threads.
+call as the CLI command of the same name. Calls run one at a time, on one worker
+thread of the session's own (so a Memory is never used by two threads at once).
+
+Time bound: a tool call waits at most :data:`CALL_SECONDS` (``MDMEM_MCP_TIMEOUT``,
+default 30 s) for its answer, queueing behind an earlier call included; past that
+it returns a tool error saying so, and the server goes on answering (the SDK's
+event loop never runs a call itself, so ``ping``, ``tools/list`` and the error
+replies are never held up). Python cannot kill a thread: the work that ran over
+finishes in the background, and a write that ran over may still complete (the
+error says so). What keeps calls short in the first place: queries are bounded
+(:mod:`mdmem.text.query`), reads wait at most a second for another writer and
+then answer from the index as it is, writes wait for the write lock at most
+``MDMEM_LOCK_TIMEOUT``.
 
 Results are compact JSON (``dataclasses.asdict``), never longer than
 :data:`MAX_CHARS`: a list that does not fit is cut (``"truncated": true`` and
@@ -24,6 +35,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal
 
@@ -34,10 +46,13 @@ from pydantic import Field
 
 from mdmem import __version__
 from mdmem.base.errors import MdmemError
+from mdmem.base.terminal import visible
+from mdmem.text.query import MAX_QUERY_CHARS
 
 log = logging.getLogger("mdmem.mcp")
 
 MAX_CHARS = 20_000  # the most characters of one tool result
+CALL_SECONDS = 30.0  # the longest a tool call may take before it answers with an error (MDMEM_MCP_TIMEOUT)
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 CHANGES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
@@ -58,8 +73,9 @@ A NOTE argument is a vault path (memory/people/ana-souza.md), a file name or a t
 
 NoteRef = Annotated[str, Field(min_length=1, description="The note: a vault path (memory/projects/atlas.md), "
                                                          "a file name or a title.")]
-Query = Annotated[str, Field(min_length=1, description="Plain words or a question; \"quoted phrase\", AND, NOT and "
-                                                       "field:value (type:decision, tags:x) work too.")]
+Query = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS,
+                             description="Plain words or a question; \"quoted phrase\", AND, NOT and "
+                                         "field:value (type:decision, tags:x) work too.")]
 Mode = Annotated[Literal["lexical", "semantic", "hybrid"] | None, Field(
     description="lexical (full text, the default), semantic (by meaning; needs the vault's vectors: "
                 "`mdmem index --semantic`) or hybrid (both fused).")]
@@ -71,11 +87,13 @@ class Session:
     """The server's one Memory, the lock that serialises calls on it, and the
     turning of results and errors into what a tool returns."""
 
-    def __init__(self, vault: str | os.PathLike | None):
+    def __init__(self, vault: str | os.PathLike | None, timeout: float | None = None):
         from mdmem.base.files import find_vault
 
         self.root = find_vault(vault)  # found (or refused) now, at start-up
+        self.timeout = timeout if timeout is not None else _timeout()
         self.lock = threading.Lock()
+        self.worker: ThreadPoolExecutor | None = None  # made by the first call (again after a close)
         self._mem = self.changes = None
         self._open()
 
@@ -109,6 +127,9 @@ class Session:
             log.warning("warming up %s failed", self.root, exc_info=True)
 
     def close(self, wait: float = 5.0) -> None:
+        if self.worker is not None:
+            self.worker.shutdown(wait=False, cancel_futures=True)  # what runs finishes; queued calls are dropped
+            self.worker = None
         if self.lock.acquire(timeout=wait):  # a long first build still running: leave it to process exit
             try:
                 if self._mem is not None:
@@ -118,15 +139,35 @@ class Session:
             finally:
                 self.lock.release()
 
-    def call(self, name: str, work: Callable[[Any], Any]) -> str:
-        """Run ``work(memory)`` on the up-to-date memory; its result as bounded JSON."""
+    def _run(self, work: Callable[[Any], Any]) -> Any:
+        with self.lock:
+            return work(self.memory())
+
+    def call(self, name: str, work: Callable[[Any], Any], writes: bool = False) -> str:
+        """Run ``work(memory)`` on the up-to-date memory, on the worker, waiting at most
+        :attr:`timeout` seconds; its result as bounded JSON."""
+        import sqlite3
+        from concurrent.futures import TimeoutError as Late
+
+        if self.worker is None:
+            self.worker = ThreadPoolExecutor(1, thread_name_prefix="mdmem-call")
+        future = self.worker.submit(self._run, work)
         try:
-            with self.lock:
-                result = work(self.memory())
+            result = future.result(timeout=self.timeout)
+        except Late:
+            if future.cancel():
+                raise ToolError(f"{name} waited {self.timeout:g} s behind an earlier call that is still running; "
+                                "nothing was done; try again in a moment") from None
+            log.warning("tool %s ran over %g s; it goes on in the background", name, self.timeout)
+            raise ToolError(f"{name} took longer than {self.timeout:g} s and goes on in the background"
+                            + ("; it may still complete: check (search or read_note) before trying again"
+                               if writes else "; try again in a moment, or narrow the request")) from None
         except (ToolError, MdmemError) as e:
             raise ToolError(str(e)) from None
         except OSError as e:
             raise ToolError(f"{e.strerror or e}" + (f": {e.filename}" if e.filename else "")) from None
+        except sqlite3.Error as e:  # the notes cache: a full disk, a read-only folder
+            raise ToolError(f"the notes cache (.mdmem/notes.db) failed: {e}") from None
         except Exception as e:
             log.exception("mdmem tool %s failed", name)
             raise ToolError(f"internal error in {name} ({type(e).__name__}: {e}); the traceback is in the "
@@ -198,6 +239,18 @@ def _day(value: str | None, name: str, end: bool = False) -> str | None:
         raise ToolError(f"{name} {e}") from None
 
 
+def _timeout() -> float:
+    """``MDMEM_MCP_TIMEOUT`` (seconds, > 0), else :data:`CALL_SECONDS`."""
+    value = os.environ.get("MDMEM_MCP_TIMEOUT") or ""
+    try:
+        seconds = float(value) if value else CALL_SECONDS
+        if not seconds > 0 or seconds != seconds or seconds == float("inf"):
+            raise ValueError
+    except ValueError:
+        raise MdmemError(f"MDMEM_MCP_TIMEOUT wants a number of seconds above 0, not {value!r}") from None
+    return seconds
+
+
 def _today() -> str | None:
     """``MDMEM_TODAY`` (reproducible answers), checked; else None: the real today."""
     value = os.environ.get("MDMEM_TODAY") or None
@@ -240,9 +293,10 @@ def read_text(mem, ref: str, offset: int, max_chars: int, limit: int = MAX_CHARS
 # ----------------------------------------------------------------------------- the server
 
 
-def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
-    """The MCP server of a vault (``--vault``, else ``MDMEM_VAULT``, else the nearest or default vault)."""
-    state = Session(vault)
+def build_server(vault: str | os.PathLike | None = None, timeout: float | None = None) -> MCPServer:
+    """The MCP server of a vault (``--vault``, else ``MDMEM_VAULT``, else the nearest or default vault);
+    ``timeout``: the longest a tool call may take (default ``MDMEM_MCP_TIMEOUT``, else 30 s)."""
+    state = Session(vault, timeout)
 
     @asynccontextmanager
     async def lifespan(_server):
@@ -276,14 +330,16 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
         title, score, date and a snippet with the matched words in **bold**. Use read_note on a hit for its
         whole text."""
         from mdmem.engine.index import Filters
+        from mdmem.ops.search import search as run
 
         filters = Filters(type, tag, folder, _day(after, "after"), _day(before, "before", end=True), include_index)
-        return state.call("search", lambda mem: mem.search(query, limit, filters, mode=mode))
+        return state.call("search", lambda mem: run(mem, query, limit, filters, mode=mode))
 
     @read_only
     def recall(
-        query: Annotated[str, Field(min_length=1, description="What to remember: words or a question; a time "
-                                                              "phrase (\"last week\", \"in April\") narrows it.")],
+        query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS,
+                                    description="What to remember: words or a question; a time "
+                                                "phrase (\"last week\", \"in April\") narrows it.")],
         budget: Annotated[int, Field(ge=200, le=16_000, description="Most characters in the block.")] = 4000,
         mode: Mode = None,
     ) -> str:
@@ -339,7 +395,8 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
 
     @read_only
     def timeline(
-        query: Annotated[str, Field(description="Words to look for, with or without a time phrase (\"billing last "
+        query: Annotated[str, Field(max_length=MAX_QUERY_CHARS,
+                                    description="Words to look for, with or without a time phrase (\"billing last "
                                                 "week\", \"há 3 meses\"); empty: everything in the window.")] = "",
         when: Annotated[str | None, Field(description="The window as a time phrase (\"yesterday\", \"last month\", "
                                                       "\"2026-10\"); default: the query's, else the last 30 days.")]
@@ -366,6 +423,9 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
                                                                   "with commas).")] = None,
         new: Annotated[bool, Field(description="Save even when a near-duplicate exists (after checking it is not "
                                                "the same memory).")] = False,
+        allow_secret: Annotated[bool, Field(description="Save even though the text looks like it holds a secret (a "
+                                                        "key, a token, a password): only when it is not one.")]
+        = False,
     ) -> str:
         """Save a durable memory: a new note in its type's folder plus its line in MEMORY.md. The same content saved
         again changes nothing; a near-duplicate is refused and named (update that note instead, or pass new=true).
@@ -373,18 +433,22 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
         from mdmem.ops import capture
 
         tag_list = [t for given in ([tags] if isinstance(tags, str) else tags or ()) for t in given.split(",")]
-        return state.call("save", lambda mem: capture.save(mem, text, type, name, description, tag_list, new=new))
+        return state.call("save", lambda mem: capture.save(mem, text, type, name, description, tag_list, new=new,
+                                                           allow_secret=allow_secret), writes=True)
 
     @adds
     def daily_add(
         text: Annotated[str, Field(min_length=1, description="The entry.")],
         at: Annotated[str | None, Field(description="The time, HH:MM; default: now.")] = None,
+        allow_secret: Annotated[bool, Field(description="Add it even though it looks like it holds a secret: only "
+                                                        "when it is not one.")] = False,
     ) -> str:
         """Append a timestamped `## HH:MM` entry to today's daily note (memory/daily/YYYY-MM-DD.md, created when
         missing). Append-only."""
         from mdmem.ops import capture
 
-        return state.call("daily_add", lambda mem: capture.daily_add(mem, text, at))
+        return state.call("daily_add", lambda mem: capture.daily_add(mem, text, at, allow_secret=allow_secret),
+                          writes=True)
 
     @read_only
     def check() -> str:
@@ -464,7 +528,7 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
         line for the user to add) and the ones not chosen."""
         from mdmem.agents import checkpoint as cp
 
-        return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session))
+        return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session), writes=True)
 
     @adds
     def checkpoint_propose(
@@ -495,11 +559,20 @@ def build_server(vault: str | os.PathLike | None = None) -> MCPServer:
     return server
 
 
+class _Visible(logging.Formatter):
+    """Log lines (note names, tracebacks) with their control characters shown, not obeyed."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return visible(super().format(record))
+
+
 def serve(vault: str | os.PathLike | None = None) -> None:
     """Serve the vault over stdio until the client hangs up."""
     from mdmem.base.files import find_vault
 
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="mdmem mcp: %(levelname)s %(message)s")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_Visible("mdmem mcp: %(levelname)s %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
     logging.getLogger("mdmem").setLevel(logging.INFO)
     root = find_vault(vault)
     server = build_server(root)

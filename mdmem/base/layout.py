@@ -113,3 +113,55 @@ def bootstrap_files(cwd: str) -> list[tuple[str, str]]:
         if found:
             out.append((name, found))
     return out
+
+
+# ----------------------------------------------------------------------------- sync conflict copies
+# What sync tools leave beside a note they could not merge. Until someone resolves it, such a copy is a
+# second, diverging version of a memory: `check` reports it (SYNC CONFLICT) and search, recall, context and
+# timeline leave it out (ops/conflicts.py).
+
+SYNC_WINDOW_NS = 5 * 60 * 10**9  # a "name 2.md" counts as a duplicate when modified within 5 minutes of "name.md"
+_CONFLICT_NAME = None
+
+
+def _conflict_patterns():
+    global _CONFLICT_NAME
+    if _CONFLICT_NAME is None:
+        import re
+
+        _CONFLICT_NAME = (
+            # Dropbox "x (conflicted copy 2024-05-01).md", "x (Ana's conflicted copy 2024-05-01).md"; Google
+            # Drive, Nextcloud and Obsidian Sync write the same words ("x (Conflicted copy 202405011230).md")
+            ("Dropbox, Google Drive or Obsidian Sync",
+             re.compile(r"^(.+?) \((?:[^()]* )?conflicted copy(?:[^()]*|[^()]*\(\d+\)[^()]*)\)(\.md)$", re.I)),
+            # Syncthing "x.sync-conflict-20240501-123456-ABCDEFG.md"
+            ("Syncthing", re.compile(r"^(.+?)\.sync-conflict-\d{8}-\d{6}-[A-Z0-9]{7}(\.md)$", re.I)),
+            # iCloud and Obsidian's own duplicate "x 2.md" beside "x.md" (only with close modification times)
+            ("iCloud or Obsidian", re.compile(r"^(.+) ([2-9])(\.md)$")),
+        )
+    return _CONFLICT_NAME
+
+
+def sync_conflicts(notes: dict[str, tuple[int, int]]) -> dict[str, tuple[str, str]]:
+    """The sync conflict copies among ``notes`` (vault path -> (mtime_ns, size), as the walker gives them):
+    copy -> (the original it belongs to, the tool that made it). A Dropbox or Syncthing copy is one by its
+    name alone (its original may be gone); ``x 2.md`` only beside ``x.md`` and modified within
+    :data:`SYNC_WINDOW_NS` of it (else it is a note someone named so)."""
+    found: dict[str, tuple[str, str]] = {}
+    patterns = _conflict_patterns()
+    for path, stat in notes.items():
+        folder, _, name = path.rpartition("/")
+        if "onflict" not in name and not (len(name) > 5 and name[-4] in "23456789" and name[-5] == " "):
+            continue  # the cheap test: most names are no candidate
+        for tool, pattern in patterns:
+            m = pattern.match(name)
+            if not m:
+                continue
+            original = (folder + "/" if folder else "") + m.group(1) + m.group(m.lastindex)
+            if tool.startswith("iCloud"):
+                theirs = notes.get(original)
+                if theirs is None or abs(theirs[0] - stat[0]) > SYNC_WINDOW_NS:
+                    continue
+            found[path] = (original, tool)
+            break
+    return found

@@ -234,7 +234,7 @@ def hook_install(
         except VaultNotFound as e:
             raise MdmemError(f"cannot install the hook: {e}") from None
         result = claude_settings.install(scope, where, project, dry_run=dry_run, prompt=prompt)
-    render.emit_json(result) if json else typer.echo(render.install_text(result))
+    render.emit_json(result) if json else render.text(render.install_text(result))
     for warning in getattr(result, "warnings", ()):
         render.message(f"mdmem: warning: {warning}")
 
@@ -249,7 +249,7 @@ def hook_uninstall(scope: ScopeOpt = "local", project: ProjectOpt = None, dry_ru
     _scope(scope, claude_settings.SCOPES)
     with _errors():
         result = claude_settings.uninstall(scope, project, dry_run=dry_run)
-    render.emit_json(result) if json else typer.echo(render.install_text(result))
+    render.emit_json(result) if json else render.text(render.install_text(result))
     for warning in getattr(result, "warnings", ()):
         render.message(f"mdmem: warning: {warning}")
 
@@ -274,7 +274,7 @@ def hook_status(
 
             vault = find_vault(vault)
         result = claude_settings.status(project, vault=vault, session=session)
-    render.emit_json(result) if json else typer.echo(render.hook_status_text(result))
+    render.emit_json(result) if json else render.text(render.hook_status_text(result))
     for warning in result.warnings:
         render.message(f"mdmem: warning: {warning}")
 
@@ -316,7 +316,7 @@ def install_claude(
     if json:
         render.emit_json(result)
     else:
-        typer.echo(render.claude_text(result))
+        render.text(render.claude_text(result))
     for warning in result.skills.warnings:
         render.message(f"mdmem: warning: {warning}")
 
@@ -345,7 +345,7 @@ def uninstall_claude(
         raise typer.BadParameter("choose project or user", param_hint="--scope")
     with _errors():
         result = claude_settings.uninstall_claude(scope, project, dry_run=dry_run)
-    render.emit_json(result) if json else typer.echo(render.claude_uninstall_text(result))
+    render.emit_json(result) if json else render.text(render.claude_uninstall_text(result))
     for warning in getattr(result.skills, "warnings", ()):
         render.message(f"mdmem: warning: {warning}")
 

@@ -74,6 +74,15 @@ def _errors() -> Iterator[None]:
     except KeyboardInterrupt:
         message("mdmem: interrupted")
         raise typer.Exit(130) from None
+    except Exception as e:
+        import sys
+
+        sqlite3 = sys.modules.get("sqlite3")  # loaded with the notes cache; never imported here for nothing
+        if sqlite3 is not None and isinstance(e, sqlite3.Error):  # a full disk, a read-only .mdmem/
+            message(f"mdmem: the notes cache (.mdmem/notes.db) failed: {e} (is the disk full, or .mdmem/ "
+                    "not writable?)")
+            raise typer.Exit(1) from None
+        raise
 
 
 def _vault_root(vault: Path | None) -> Path:
@@ -208,11 +217,12 @@ def search(
     from mdmem.base.settings import OFF
     from mdmem.cli import render
     from mdmem.engine.index import Filters
+    from mdmem.ops.search import search as run
 
     filters = Filters(type, tag, folder, _date(after, "--after"), _date(before, "--before", end=True),
                       include_index)
     with _memory(vault) as mem:
-        result = mem.search(query, limit, filters, None if recency else OFF, mode, explain)
+        result = run(mem, query, limit, filters, None if recency else OFF, mode, explain)
     render.emit_json(result) if json else render.search(result)
 
 
@@ -518,24 +528,47 @@ app.add_typer(daily_app, name="daily")
 
 
 def _body(text: str | None, file: Path | None) -> str:
-    """The text from the argument, ``--file F`` or stdin (``-``)."""
+    """The text from the argument, ``--file F`` or stdin (``-``): a regular file (never a FIFO or a
+    device: ``/dev/zero`` would never end) or stdin, at most ``MAX_TEXT`` characters, UTF-8; else one
+    line on stderr and exit 2."""
     import sys
+
+    from mdmem.base.errors import UsageError
+    from mdmem.ops.capture import MAX_TEXT
 
     if file is not None and text not in (None, "-"):
         raise typer.BadParameter("give the text or --file, not both", param_hint="--file")
-    if file is not None:
-        try:
-            return file.read_text(encoding="utf-8")
-        except OSError as e:
-            raise typer.BadParameter(f"cannot read {file}: {e.strerror}", param_hint="--file") from None
-    if text is None or text == "-":
-        if sys.stdin.isatty():  # a person at a terminal: say what is awaited rather than wait in silence
-            from mdmem.cli.render import message
+    too_long = f"is longer than {MAX_TEXT:,} characters, the most a memory may be"
+    with _errors():
+        if file is not None:
+            from mdmem.base.files import read_outside
 
-            message("mdmem: reading the text from the terminal; end it with Ctrl-D on a line of its own "
-                    "(or give the text as an argument, or --file F)")
-        return sys.stdin.read()
+            try:
+                data = read_outside(file, 4 * MAX_TEXT + 4)  # UTF-8: at most 4 bytes a character
+            except OSError as e:
+                raise UsageError(f"cannot read {file}: {e.strerror}") from None
+            try:
+                body = data.decode("utf-8")
+            except UnicodeDecodeError:
+                raise UsageError(f"{file} is not UTF-8 text") from None
+            if len(body) > MAX_TEXT:
+                raise UsageError(f"{file} {too_long}")
+            return body
+        if text is None or text == "-":
+            if sys.stdin.isatty():  # a person at a terminal: say what is awaited rather than wait in silence
+                from mdmem.cli.render import message
+
+                message("mdmem: reading the text from the terminal; end it with Ctrl-D on a line of its own "
+                        "(or give the text as an argument, or --file F)")
+            body = sys.stdin.read(MAX_TEXT + 1)
+            if len(body) > MAX_TEXT:
+                raise UsageError(f"the text on stdin {too_long}")
+            return body
     return text
+
+
+SecretOpt = Annotated[bool, typer.Option("--allow-secret", help="Save even though the text looks like it holds a "
+                                         "secret (a key, a token, a password): only when it is not one.")]
 
 
 TextArg = Annotated[Optional[str], typer.Argument(help="The text; - (or nothing) reads stdin.", show_default=False)]
@@ -551,6 +584,7 @@ def daily_add(
                                               show_default=False)] = None,
     date: Annotated[Optional[str], typer.Option("--date", help="The day, YYYY-MM-DD (default: today).",
                                                 show_default=False)] = None,
+    allow_secret: SecretOpt = False,
     json: JsonOpt = False,
 ) -> None:
     """Append a `## HH:MM` entry to today's daily note."""
@@ -559,7 +593,7 @@ def daily_add(
 
     body = _body(text, file)
     with _memory(vault, refresh=False) as mem:
-        result = capture.daily_add(mem, body, at, _date(date, "--date"))
+        result = capture.daily_add(mem, body, at, _date(date, "--date"), allow_secret=allow_secret)
     render.emit_json(result) if json else render.daily_added(result)
 
 
@@ -600,6 +634,7 @@ def _save(
                                                   show_default=False)] = None,
     rejected: Annotated[Optional[list[str]], typer.Option("--rejected", help="A decision: an option given up "
                                                           "(repeat).", show_default=False)] = None,
+    allow_secret: SecretOpt = False,
     json: JsonOpt = False,
 ) -> None:
     """Save a memory: a note in its type's folder plus its line in MEMORY.md
@@ -611,7 +646,7 @@ def _save(
     tag_list = [t for given in tags or () for t in given.split(",")]
     with _memory(vault) as mem:
         result = capture.save(mem, body, type, name, description, tag_list, new=new,
-                              chosen=chosen, rejected=rejected or [])
+                              chosen=chosen, rejected=rejected or [], allow_secret=allow_secret)
     render.emit_json(result) if json else render.saved(result)
 
 

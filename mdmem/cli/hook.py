@@ -38,6 +38,7 @@ def run(hook, args: list[str]) -> int:
     """Run a hook fail-open: its JSON (if any) on stdout, errors on stderr and in the log, exit 0."""
     from mdmem.agents.hooks import log
     from mdmem.base.errors import MdmemError
+    from mdmem.base.terminal import json_safe, visible
 
     given = args[args.index("--vault") + 1] if "--vault" in args[:-1] else None
     vault = os.path.abspath(given) if given and os.path.isdir(given) else None  # where to log from the start
@@ -54,13 +55,14 @@ def run(hook, args: list[str]) -> int:
         from mdmem.agents.hooks import disarm
 
         disarm()
-        sys.stderr.write(f"mdmem hook {hook.__name__.replace('_', '-')}: {message}\n")
+        sys.stderr.write(visible(f"mdmem hook {hook.__name__.replace('_', '-')}: {message}") + "\n")
         log(vault, f"{hook.__name__} error: {message}")
         return 0
     if isinstance(out, str):
+        out = visible(out)  # the card holds titles and descriptions from the vault
         sys.stdout.write(out if out.endswith("\n") or not out else out + "\n")
     elif out is not None:
-        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_safe(json.dumps(out, ensure_ascii=False)) + "\n")
     sys.stdout.flush()
     return 0
 

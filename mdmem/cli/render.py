@@ -2,6 +2,14 @@
 
 Only the CLI calls this module. rich is imported when text is rendered, so
 ``--json`` output never pays for it.
+
+Control characters (issue "Hostile vaults"): every byte of human output leaves through
+:func:`message`, :func:`text` or :func:`console`, and each of them passes it through
+:func:`mdmem.base.terminal.visible` (``ESC`` is shown as ``\\x1b``, ``CR`` as ``\\r``, C1 as
+``\\x9b``...), so no note, file name or title can drive the terminal. A value shown inside a
+line (a path, a title, a list item) goes through :func:`_line` / :func:`_escape` first, which
+also writes its newlines out, so a name holding one cannot break line-based output. JSON keeps
+the exact text (:func:`mdmem.base.terminal.json_safe` escapes what ``json.dumps`` leaves raw).
 """
 
 from __future__ import annotations
@@ -11,6 +19,8 @@ import json
 import re
 import sys
 from typing import Any
+
+from mdmem.base.terminal import json_safe, visible
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
@@ -25,28 +35,46 @@ def _plain(value: Any) -> Any:
 
 def to_json(result: Any) -> str:
     data = dataclasses.asdict(result) if dataclasses.is_dataclass(result) else result
-    return json.dumps(data, ensure_ascii=False, indent=2, default=_plain)
+    return json_safe(json.dumps(data, ensure_ascii=False, indent=2, default=_plain))
 
 
 def emit_json(result: Any) -> None:
     sys.stdout.write(to_json(result) + "\n")
 
 
-def console(stderr: bool = False):
-    from rich.console import Console
+_CONSOLE = None
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+def console(stderr: bool = False):
+    """A rich console whose ``print`` shows control characters (:func:`visible`) before rich sees
+    the markup: the one way text reaches the terminal through rich."""
+    global _CONSOLE
+    if _CONSOLE is None:
+        from rich.console import Console
+
+        class SafeConsole(Console):
+            def print(self, *objects, **kwargs) -> None:
+                super().print(*(visible(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+        _CONSOLE = SafeConsole
+    return _CONSOLE(stderr=stderr, highlight=False, soft_wrap=False)
 
 
 def message(text: str) -> None:
     """A message for a person, on stderr."""
-    sys.stderr.write(text.rstrip("\n") + "\n")
+    sys.stderr.write(visible(text.rstrip("\n")) + "\n")
+
+
+def _line(value: Any) -> str:
+    """One value inside a line of output: every control character, newlines included, written out."""
+    return visible(str(value), newlines=False)
 
 
 def _escape(text: str) -> str:
+    """One value inside rich markup: shown on its line (:func:`_line`), its ``[`` escaped."""
     from rich.markup import escape
 
-    return escape(text)
+    return escape(_line(text))
 
 
 def marked(snippet: str) -> str:
@@ -92,7 +120,7 @@ def printable(body: str) -> str:
 def show(view, body: str | None = None) -> None:
     out = console()
     out.print(f"[bold]{_escape(view.title)}[/]  [dim]{_escape(view.path)}[/]")
-    out.print(f"type: {view.type}   tokens: ~{view.tokens}")
+    out.print(f"type: {_escape(view.type)}   tokens: ~{view.tokens}")
     if view.tags:
         out.print("tags: " + _escape(", ".join("#" + t for t in view.tags)))
     if view.aliases:
@@ -101,7 +129,7 @@ def show(view, body: str | None = None) -> None:
         if key not in ("tags", "aliases", "type"):
             out.print(f"[dim]{_escape(str(key))}:[/] {_escape(json.dumps(value, ensure_ascii=False))}")
     for problem in view.problems:
-        out.print(f"[red]problem[/] {problem.code}: {_escape(problem.message)}")
+        out.print(f"[red]problem[/] {_escape(problem.code)}: {_escape(problem.message)}")
     if body is not None:
         out.file.flush()
         text("\n" + printable(body).strip("\n"))
@@ -110,7 +138,7 @@ def show(view, body: str | None = None) -> None:
 def links(result) -> None:
     out = console()
     if not result.links:
-        message(f"{result.note} has no outgoing links")
+        message(f"{_line(result.note)} has no outgoing links")
         return
     for link in result.links:
         where = link.target or f"[red]missing[/] ({_escape(link.link or '')})"
@@ -130,6 +158,8 @@ def initialised(result) -> None:
 
 
 def text(body: str) -> None:
+    """Text for a person (or a prompt) on stdout."""
+    body = visible(body)
     sys.stdout.write(body if body.endswith("\n") else body + "\n")
 
 
@@ -148,13 +178,13 @@ def paths(items: list[str], empty: str) -> None:
         if empty:
             message(empty)
         return
-    text("\n".join(items))
+    text("\n".join(_line(item) for item in items))
 
 
 def backlinks(result, unlinked: bool) -> None:
     out = console()
     if not result.backlinks:
-        message(f"no notes link to {result.note}")
+        message(f"no notes link to {_line(result.note)}")
     for b in result.backlinks:
         out.print(f"[bold]{_escape(b.source)}[/]:{b.line}  {_escape(b.context)}")
     if unlinked:
@@ -165,10 +195,11 @@ def backlinks(result, unlinked: bool) -> None:
 
 def neighbors(result) -> None:
     if not result.neighbors:
-        message(f"{result.note} has no linked notes")
+        message(f"{_line(result.note)} has no linked notes")
         return
     arrows = {"out": "→", "in": "←", "both": "↔"}
-    text("\n".join(f"{n.distance} {arrows[n.direction]} {n.path}  (weight {n.weight})" for n in result.neighbors))
+    text("\n".join(f"{n.distance} {arrows[n.direction]} {_line(n.path)}  (weight {n.weight})"
+                   for n in result.neighbors))
 
 
 GRAPH_MAP_ROWS = 10  # rows of each table of `graph map` (--json has them all)
@@ -224,7 +255,7 @@ def dangling(items) -> None:
     if not items:
         message("no dangling links")
         return
-    text("\n".join(f"{d.target}  ×{d.count}  ← {', '.join(d.sources)}" for d in items))
+    text("\n".join(f"{_line(d.target)}  ×{d.count}  ← {', '.join(map(_line, d.sources))}" for d in items))
 
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -296,7 +327,7 @@ def check_json(report) -> None:
     }
     text = json.dumps(head, ensure_ascii=False, indent=2)
     issues = ",\n    ".join(json.dumps(vars(i), ensure_ascii=False) for i in report.issues)
-    sys.stdout.write(text[:-2] + ',\n  "issues": [' + (f"\n    {issues}\n  " if issues else "") + "]\n}\n")
+    sys.stdout.write(json_safe(text[:-2] + ',\n  "issues": [' + (f"\n    {issues}\n  " if issues else "") + "]\n}\n"))
 
 
 # ------------------------------------------------------------------ capture (daily, save, forget)
@@ -304,7 +335,7 @@ def check_json(report) -> None:
 
 def daily_added(entry) -> None:
     verb = "created" if entry.created else "appended to"
-    message(f"{verb} {entry.path} (## {entry.time})")
+    message(f"{verb} {_line(entry.path)} (## {entry.time})")
 
 
 def daily_view(view) -> None:
@@ -314,28 +345,28 @@ def daily_view(view) -> None:
         return
     parts = []
     for day in view.days:
-        parts.append(f"=== {day.date}  ({day.path})\n{day.body}" if len(view.days) > 1 else day.body)
-    sys.stdout.write("\n".join(parts))
+        parts.append(f"=== {day.date}  ({_line(day.path)})\n{day.body}" if len(view.days) > 1 else day.body)
+    text("\n".join(parts))
 
 
 def saved(result) -> None:
     for warning in result.warnings:
-        message(f"warning: {warning}")
+        message(f"warning: {_line(warning)}")
     if result.status == "unchanged":
-        message(f"already saved: {result.path} has the same content; nothing changed")
+        message(f"already saved: {_line(result.path)} has the same content; nothing changed")
         return
     why = "" if result.type_reason == "given" else f"; type inferred: {result.type_reason}"
-    message(f"saved {result.path} ({result.type}, ~{result.tokens}tk{why})")
+    message(f"saved {_line(result.path)} ({result.type}, ~{result.tokens}tk{why})")
     if result.index_changed:
-        message(f"MEMORY.md ## {result.section}: {result.index_line}")
+        message(f"MEMORY.md ## {result.section}: {_line(result.index_line)}")
 
 
 def forgotten(result) -> None:
     verb = "would move" if result.dry_run else "moved"
     for item in result.notes:
-        message(f"{verb} {item.path} → {item.archived_to}")
+        message(f"{verb} {_line(item.path)} → {_line(item.archived_to)}")
         for line in item.index_lines:
-            message(f"  {'would remove' if result.dry_run else 'removed'} from MEMORY.md: {line}")
+            message(f"  {'would remove' if result.dry_run else 'removed'} from MEMORY.md: {_line(line)}")
     if result.dry_run:
         message("dry run: nothing changed")
 
@@ -359,13 +390,13 @@ def moved(result) -> None:
 def accepted(result) -> None:
     for a in result.accepted:
         if a.status == "created":
-            message(f"{a.number}. saved {a.path} ({a.type})")
+            message(f"{a.number}. saved {_line(a.path)} ({a.type})")
         elif a.status == "unchanged":
-            message(f"{a.number}. already saved: {a.path}")
+            message(f"{a.number}. already saved: {_line(a.path)}")
         elif a.status == "proposed":
-            message(f"{a.number}. for CLAUDE.md (add it yourself): {a.line}")
+            message(f"{a.number}. for CLAUDE.md (add it yourself): {_line(a.line)}")
         else:
-            message(f"{a.number}. not saved: {a.message}")
+            message(f"{a.number}. not saved: {_line(a.message)}")
 
 
 def timeline(result) -> None:
@@ -376,8 +407,8 @@ def timeline(result) -> None:
     out = [f"# {span}" + (f": {result.words}" if result.words else "")]
     for e in result.entries:
         when = e.date + (f" {e.time}" if e.time else "")
-        kind = "" if e.kind == "daily" else f" [{e.kind}]"
-        out.append(f"{when}  {e.title}{kind}: {e.text}")
+        kind = "" if e.kind == "daily" else f" [{_line(e.kind)}]"
+        out.append(f"{when}  {_line(e.title)}{kind}: {_line(e.text)}")
     if result.truncated:
         out.append(f"… {result.total - len(result.entries)} more (--limit)")
     text("\n".join(out))
@@ -400,12 +431,12 @@ def digest(result) -> None:
     """``mdmem digest``: one line per digest and per archived note, problems, a summary (all on stderr)."""
     dry = 1 if result.dry_run else 0
     for problem in result.problems:
-        message(f"warning: {problem.path}: {problem.message}")
+        message(f"warning: {_line(problem.path)}: {_line(problem.message)}")
     for item in result.items:
         entries = f"{item.entries} {'entry' if item.entries == 1 else 'entries'}"
-        message(f"{_DIGEST_LABELS[item.status][dry]}: {item.path} ({entries})")
+        message(f"{_DIGEST_LABELS[item.status][dry]}: {_line(item.path)} ({entries})")
     for note in result.archived:
-        message(f"{'would archive' if dry else 'archived'} {note.path} → {note.archived_to}")
+        message(f"{'would archive' if dry else 'archived'} {_line(note.path)} → {_line(note.archived_to)}")
     if not result.items:
         message(f"no finished week or month with daily notes before {result.today}")
         return

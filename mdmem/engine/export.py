@@ -4,15 +4,32 @@ Mermaid (written here; networkx's DOT writer needs pydot).
 Node attributes: path, title, type, tags, folder (and kind: note or
 dangling); edge attributes: weight, embed, kinds. List values become
 comma-separated strings in GraphML and GEXF, which only hold scalars.
+
+XML 1.0 cannot hold most control characters at all (not even escaped), so in
+GraphML and GEXF a name holding one (a file named with ``ESC`` or ``BEL``) has
+it written out visibly (``\\x1b``, :func:`mdmem.base.terminal.visible`); DOT and
+Mermaid labels do the same. JSON keeps every name exact.
 """
 
 from __future__ import annotations
 
 import json
+import re
 
 import networkx as nx
 
+from mdmem.base.terminal import json_safe, visible
 from mdmem.engine.graph import LinkGraph
+
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")  # what XML 1.0 forbids (surrogates cannot occur)
+
+
+def _xml(value):
+    """A value XML 1.0 can hold: forbidden characters written out visibly."""
+    if isinstance(value, str) and _NOT_XML.search(value):
+        return _NOT_XML.sub(lambda m: visible(m.group(), newlines=False) if m.group() < "\x20"
+                            else f"\\u{ord(m.group()):04x}", value)
+    return value
 
 FORMATS = ("json", "graphml", "gexf", "dot", "mermaid")
 
@@ -36,16 +53,17 @@ def _edges(graph: LinkGraph):
 
 def export(graph: LinkGraph, fmt: str) -> str:
     if fmt == "json":
-        return json.dumps({
+        return json_safe(json.dumps({
             "nodes": [{"id": n, **attrs} for n, attrs in _nodes(graph)],
             "edges": [{"source": s, "target": t, **attrs} for s, t, attrs in _edges(graph)],
-        }, ensure_ascii=False, indent=1)
+        }, ensure_ascii=False, indent=1))
     if fmt in ("graphml", "gexf"):
         flat = nx.DiGraph()
         for node, attrs in _nodes(graph):
-            flat.add_node(node, **{k: ",".join(v) if isinstance(v, list) else v for k, v in attrs.items()})
+            flat.add_node(_xml(node), **{k: _xml(",".join(v) if isinstance(v, list) else v) for k, v in attrs.items()})
         for s, t, attrs in _edges(graph):
-            flat.add_edge(s, t, **{k: ",".join(v) if isinstance(v, list) else v for k, v in attrs.items()})
+            flat.add_edge(_xml(s), _xml(t), **{k: _xml(",".join(v) if isinstance(v, list) else v)
+                                               for k, v in attrs.items()})
         lines = nx.generate_graphml(flat) if fmt == "graphml" else nx.generate_gexf(flat)
         return "\n".join(lines) + "\n"
     if fmt == "dot":
@@ -56,7 +74,8 @@ def export(graph: LinkGraph, fmt: str) -> str:
 
 
 def _dot_quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
+    text = visible(text.replace("\n", " "), newlines=False)
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _dot(graph: LinkGraph) -> str:
@@ -72,6 +91,7 @@ def _dot(graph: LinkGraph) -> str:
 
 
 def _mermaid_label(text: str) -> str:
+    text = visible(text, newlines=False)
     return '"' + "".join("#quot;" if c == '"' else f"#{ord(c)};" if c in "<>#&" else c for c in text) + '"'
 
 

@@ -82,6 +82,7 @@ from whoosh.writing import SegmentWriter  # noqa: E402
 from mdmem.base.layout import is_index_note  # noqa: E402
 from mdmem.base.models import Note  # noqa: E402
 from mdmem.base.settings import Recency  # noqa: E402
+from mdmem.text.query import check_query  # noqa: E402
 
 T = TypeVar("T")
 INDEX_NAME = "MAIN"
@@ -350,7 +351,7 @@ class SearchIndex:
         except BaseException:
             writer.cancel()
             raise
-        writer.commit()
+        _commit(writer)
 
     def refresh(self) -> None:
         """See the latest commit: a new searcher when the index changed. Never
@@ -375,6 +376,7 @@ class SearchIndex:
         return {t for f, t in self.parse_query(text).iter_all_terms() if f in ("title", "aliases", "body")}
 
     def parse_query(self, text: str):
+        check_query(text)  # the parser's time grows faster than the query (text/query.py)
         parser = MultifieldParser(_DEFAULT_FIELDS, self._open().schema, group=OrGroup)
         parser.replace_plugin(FieldsPlugin(remove_unknown=True))
         return _union_matchers(_lift_nots(parser.parse(_QUESTION_MARKS.sub(" ", text))))
@@ -449,8 +451,26 @@ def _index_into(writer, paths, load, keep, progress: Callable[[int], None], comm
         writer.cancel()
         raise
     if commit:
-        writer.commit()
+        _commit(writer)
     return kept
+
+
+def _commit(writer) -> None:
+    """``writer.commit()``, giving Whoosh's write lock back when it fails: a commit that met a full disk
+    kept the lock, and a long-running process (the MCP server) then failed every later write with
+    ``LockError`` until it was restarted (found by tests/test_hostile.py on a 2 MB tmpfs)."""
+    try:
+        writer.commit()
+    except BaseException:
+        try:
+            writer.cancel()
+        except Exception:  # the same full disk, again: at least free the lock
+            if getattr(writer, "writelock", None) is not None:
+                try:
+                    writer.writelock.release()
+                except Exception:
+                    pass
+        raise
 
 
 def _build_sharded(folder: Path, paths, load, keep, procs: int, progress):

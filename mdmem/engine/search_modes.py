@@ -63,6 +63,9 @@ def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recen
 
     if mode not in MODES:
         raise UsageError(f"--mode must be one of: {', '.join(MODES)}")
+    from mdmem.text.query import check_query
+
+    check_query(query)
     from mdmem.engine.embed import require
 
     require(mem.settings.semantic.model)

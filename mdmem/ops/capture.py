@@ -5,7 +5,14 @@ Every write goes through :func:`mdmem.base.files.write_atomic` with the
 ``(mtime_ns, size)`` seen when the file was read, under the vault's
 single-writer lock; a file changed on disk in between is never overwritten
 (:class:`~mdmem.base.errors.WriteConflict`). Nothing is ever deleted: forgetting
-moves a note to ``memory/.archive/`` (hidden, so it leaves the index).
+moves a note to ``memory/.archive/`` (hidden, so it leaves the index), and only
+memory notes can be forgotten (a root ``README.md`` is not one).
+
+Hostile input (issue "Hostile vaults"): a text holding a secret (:mod:`mdmem.text.secrets`)
+is refused, nothing written, unless ``allow_secret``; a daily entry cannot start
+another entry (its heading lines are escaped); a text is at most :data:`MAX_TEXT`
+characters; the temp files a killed writer left (``.NAME.PID.HEX.tmp``, older than an
+hour) are removed from the folders a write touches.
 """
 
 from __future__ import annotations
@@ -34,6 +41,14 @@ _TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 _SLUG_DROP = re.compile(r"[^\w\s-]")
 _SLUG_GAP = re.compile(r"[\s_-]+")
 _SECTION = re.compile(r"^##\s+(.*?)\s*#*\s*$")
+MAX_TEXT = 1 << 20  # characters of one saved memory or daily entry (OVERSIZED warns at ~13 KB already)
+TEMP_AGE = 3600.0  # seconds: a temp file older than this was left by a killed writer
+_HEADING = re.compile(r"^ {0,3}#{1,2}(?=[ \t]|$)")  # an ATX heading that would end a daily entry
+_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")  # a setext underline (text + === / --- is a heading)
+
+
+class SecretRefused(MdmemError):
+    """The text holds what looks like a secret; nothing was written."""
 
 
 # ----------------------------------------------------------------------------- results
@@ -91,12 +106,59 @@ def _dump(meta: dict, body: str) -> bytes:
 # ----------------------------------------------------------------------------- daily
 
 
-def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date | None = None) -> DailyEntry:
+def _bounded(text: str, what: str) -> None:
+    if len(text) > MAX_TEXT:
+        raise UsageError(f"the {what} is {len(text):,} characters long; the most is {MAX_TEXT:,}")
+
+
+def refuse_secrets(text: str, what: str = "text", extra: dict[str, str] | None = None) -> None:
+    """:class:`SecretRefused` when ``text`` (or one of the ``extra`` fields: name -> value) holds a secret."""
+    from mdmem.text.secrets import describe, find
+
+    found = describe(find(text))
+    for field_name, value in (extra or {}).items():
+        if not found and value and find(value):
+            found = f"the {field_name}: {describe(find(value)).split(': ', 1)[1]}"
+    if found:
+        raise SecretRefused(
+            f"refusing to save: the {what} holds what looks like a secret ({found}); nothing was written. "
+            "Keep secrets in a password manager and save where to find them; if it is not a secret, "
+            "save it with --allow-secret (allow_secret=true over MCP)")
+
+
+def escape_entry(text: str) -> str:
+    """A daily entry's text with every line that would start a new entry (a ``#``/``##`` heading, a
+    setext underline after a line of text) escaped with a backslash: shown as written, parsed as text."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if _HEADING.match(line) or (i and lines[i - 1].strip() and _UNDERLINE.match(line)):
+            stripped = line.lstrip(" ")
+            lines[i] = line[: len(line) - len(stripped)] + "\\" + stripped
+    return "\n".join(lines)
+
+
+def _clean(*folders: Path) -> None:
+    """Remove what a killed writer left in ``folders`` (mdmem's own hidden ``.tmp`` files, old ones only)."""
+    for folder in folders:
+        fs.clean_temp(folder, TEMP_AGE)
+
+
+def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date | None = None,
+              allow_secret: bool = False) -> DailyEntry:
     """Append a ``## HH:MM`` entry to ``memory/daily/YYYY-MM-DD.md`` (created
-    with ``type: daily`` frontmatter when missing). Append-only."""
+    with ``type: daily`` frontmatter when missing). Append-only. Heading lines
+    of the text are escaped (:func:`escape_entry`): one call, one entry."""
+    from mdmem.text.daily import entries
+
+    _bounded(text, "entry")
     text = text.strip()
     if not text:
         raise UsageError("nothing to add: the entry is empty")
+    if not allow_secret:
+        refuse_secrets(text, "entry")
+    text = escape_entry(text)
+    if len(entries(f"## 00:00\n{text}\n")) != 1:  # what the escaping did not foresee: refuse, never split
+        raise UsageError("the entry would split into several daily entries; remove its heading lines")
     now = dt.datetime.now()
     day = _day(date, now.date())
     when = at if at is not None else now.strftime("%H:%M")
@@ -107,6 +169,7 @@ def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date
     _inside(mem.root, path)  # memory/daily may be a symlink to somewhere else: never write there
     entry = f"## {when}\n{text}\n"
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
+        _clean(path.parent, mem.state_dir)
         data, seen = fs.read_stat(mem.root, path)
         if data is None:
             meta = {"name": day.isoformat(), "description": f"Daily log {day.isoformat()}", "type": "daily",
@@ -168,12 +231,13 @@ class SaveResult:
 def slug(name: str) -> str:
     """A safe kebab-case file stem: NFC, lower case, words joined by ``-``.
 
-    A name that would leave its folder (``/``, ``\\``, ``..``, an absolute
-    path) is refused with :class:`UsageError`, not cleaned up."""
+    A name that would leave its folder (``/``, ``\\``, ``..`` alone, an absolute
+    path, ``~``) is refused with :class:`UsageError`, not cleaned up. Dots inside
+    a name are not a path: ``Wait... what`` is ``wait-what``."""
     raw = unicodedata.normalize("NFC", name.strip())
     if raw.lower().endswith(".md"):
         raw = raw[:-3]
-    if "/" in raw or "\\" in raw or ".." in raw or os.path.isabs(raw) or raw.startswith("~"):
+    if "/" in raw or "\\" in raw or raw.strip() in (".", "..") or os.path.isabs(raw) or raw.startswith("~"):
         raise UsageError(f"refusing the name {name!r}: a note name cannot contain a path (/, \\, ..)")
     stem = _SLUG_GAP.sub("-", _SLUG_DROP.sub(" ", raw.lower())).strip("-")
     if not stem:
@@ -257,6 +321,7 @@ def save(
     rejected: list[str] | tuple[str, ...] = (),
     paths: list[str] | tuple[str, ...] = (),
     name_as_file: bool = True,
+    allow_secret: bool = False,
 ) -> SaveResult:
     """Write a note into its type's folder and add its line to MEMORY.md under
     the type's section (created when missing; the budget comment is never
@@ -279,12 +344,17 @@ def save(
     inferred (:func:`classify`) and the reason returned. A decision gets
     ``chosen``/``rejected`` frontmatter and its four sections
     (:func:`decision_note`); a protocol may carry ``paths:`` globs. Reads the
-    notes cache: refresh first."""
+    notes cache: refresh first. A text holding a secret is refused
+    (:class:`SecretRefused`, nothing written) unless ``allow_secret``."""
     from mdmem.text.parse import parse_note
 
+    _bounded(text, "text")
     body = text.strip()
     if not body:
         raise UsageError("nothing to save: the text is empty")
+    if not allow_secret:
+        refuse_secrets(body, "text", {"name": name or "", "description": description or "",
+                                      "chosen option": chosen or "", "rejected options": "\n".join(rejected)})
     reason = "given"
     if type is None:
         type, reason = classify(body)
@@ -315,6 +385,7 @@ def save(
         meta["paths"] = list(dict.fromkeys(paths))
     section = SECTIONS[kind]
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
+        _clean(path.parent, mem.root, mem.state_dir)
         index_data, index_seen = fs.read_stat(mem.root, mem.root / INDEX_NAME)
         data = _dump(meta, body + "\n")
         existing, _ = fs.read_stat(mem.root, path)
@@ -541,10 +612,13 @@ def forget(
             raise NoteNotFound(f"no note matches {query!r} in {mem.root}") from None
         if len(paths) > 1 and not yes:
             raise AmbiguousQuery(query, paths)
+    flat = not (mem.root / MEMORY_DIR).is_dir()  # Claude Code's flat memory folder: every note is a memory
     for rel in paths:
-        if rel == INDEX_NAME or not rel.lower().endswith(".md"):
-            raise UsageError(f"refusing to forget {rel}: only memory notes can be archived")
+        if rel == INDEX_NAME or not rel.lower().endswith(".md") or (not flat and not rel.startswith(MEMORY_DIR + "/")):
+            raise UsageError(f"refusing to forget {rel}: only memory notes (under {MEMORY_DIR}/) can be "
+                             "archived; move or delete other files yourself")
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
+        _clean(mem.root, mem.state_dir)
         resolve = _resolver_for(mem)
         index_data, index_seen = fs.read_stat(mem.root, mem.root / INDEX_NAME)
         from mdmem.text.parse import decode

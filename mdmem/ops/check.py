@@ -34,6 +34,13 @@ NO INDEX              error     no ``MEMORY.md`` while there are memory files
                                 (warning when there are none)
 BUDGET WARNING        warning   memory tokens >= ``warn_percent`` of the cap
                                 (error at >= 100 %)
+SECRET                error     a line of a memory file or MEMORY.md holds what looks
+                                like a secret (a cloud key, a token, a private key,
+                                a password in a URL or an assignment): the kind
+                                and the line, never the secret itself
+NAME TWINS            error     two files whose names differ only in Unicode
+                                normalisation (NFC ``café.md`` and NFD ``café.md``):
+                                one name to mdmem and Obsidian, so one is never read
 LOAD LIMIT            error     an index line past the first ``load_lines`` lines
                                 or ``load_bytes`` bytes of MEMORY.md: an agent
                                 never sees it (one issue per entry)
@@ -42,6 +49,12 @@ INVALID FRONTMATTER   error     ``invalid_yaml`` / ``frontmatter_not_mapping``
 PARSE PROBLEM         varies    other problems: ``unreadable``, ``symlink_loop``,
                                 ``parse_error`` (error); ``not_utf8``, ``empty``,
                                 ``too_large`` (warning); ``bom`` (info)
+SYNC CONFLICT         warning   a copy a sync tool left beside a note (Dropbox,
+                                Google Drive, Obsidian Sync ``(conflicted copy …)``,
+                                Syncthing ``.sync-conflict-…``, iCloud ``x 2.md``
+                                modified within minutes of ``x.md``); it is left out
+                                of search, recall and context, and of ORPHAN and
+                                DUPLICATE, until resolved
 ORPHAN                warning   a memory file (not daily/digest) no MEMORY.md link
                                 resolves to (parsed links, Obsidian's resolution)
 DANGLING              warning   a link in a memory file (not a digest) to a
@@ -73,7 +86,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mdmem.base.layout import INDEX_NAME, MEMORY_DIR
+from mdmem.base.layout import INDEX_NAME, MEMORY_DIR, sync_conflicts
 from mdmem.base.models import Note
 from mdmem.base.settings import CheckSettings
 from mdmem.text.parse import decode, split_frontmatter, tokens_for
@@ -91,8 +104,9 @@ JOURNAL_TYPES = ("daily", "digest")  # no index line needed, never STALE or DUPL
 CORE_TYPES = ("user", "feedback", "project", "reference", "decision")
 SEVERITIES = ("info", "warning", "error")
 KINDS = (
-    "MISSING FOLDER", "NO INDEX", "BUDGET WARNING", "LOAD LIMIT", "BROKEN LINK", "INVALID FRONTMATTER",
-    "PARSE PROBLEM", "ORPHAN", "DANGLING", "DUPLICATE", "OVERSIZED", "MISSING TYPE", "STALE", "NO ENTRIES",
+    "MISSING FOLDER", "NO INDEX", "BUDGET WARNING", "SECRET", "NAME TWINS", "LOAD LIMIT", "BROKEN LINK",
+    "INVALID FRONTMATTER", "PARSE PROBLEM", "SYNC CONFLICT", "ORPHAN", "DANGLING", "DUPLICATE", "OVERSIZED",
+    "MISSING TYPE", "STALE", "NO ENTRIES",
 )
 PROBLEM_SEVERITY = {
     "invalid_yaml": "error", "frontmatter_not_mapping": "error", "unreadable": "error",
@@ -258,7 +272,14 @@ def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date
              if layout == "flat" or path.startswith(prefix)]
     found = [i if i.detail.startswith(("unreadable", "outside_vault")) else replace(i, severity="warning")
              for i in found]
-    return _audit(memory, index, resolver, read, settings, today, layout, found)
+    mine = (lambda path: True) if layout == "flat" else (lambda path: path.startswith(prefix))
+    found += [i for i in _twins(mem.root, scan) if mine(i.path)]
+    copies = {copy: v for copy, v in sync_conflicts(scan.notes).items() if mine(copy)}
+    found += [_conflict_issue(copy, original, tool, original in scan.notes)
+              for copy, (original, tool) in sorted(copies.items())]
+    found += _secrets([*memory, *([index] if index else [])], read)
+    return _audit([n for n in memory if n.path not in copies], index, resolver, read, settings, today, layout,
+                  found, memory)
 
 
 def missing_folder(path: Path, settings: CheckSettings = CheckSettings(), today: dt.date | None = None) -> CheckReport:
@@ -308,13 +329,16 @@ def _report(memory, index, settings, today, issues, layout) -> CheckReport:
 
 
 def _audit(memory: list[Note], index: Note | None, resolver: Resolver, read, settings: CheckSettings, today: dt.date,
-           layout: str, found: list[Issue]) -> CheckReport:
+           layout: str, found: list[Issue], counted: list[Note] | None = None) -> CheckReport:
+    """``memory``: the notes checked one by one (sync conflict copies left out: they are reported as
+    such); ``counted``: the notes the budget counts (every memory file, copies included)."""
     issues: list[Issue] = list(found)
+    memory, checked = (counted if counted is not None else memory), memory
     total = tokens_for(sum(n.size for n in memory))
     issues += _budget_issues(total, settings)
     issues += _index_issues(memory, index, resolver, read, settings)
-    issues += _note_issues(memory, index, resolver, read, settings, today)
-    issues += _duplicates(memory, read, settings.duplicate_similarity)
+    issues += _note_issues(checked, index, resolver, read, settings, today)
+    issues += _duplicates(checked, read, settings.duplicate_similarity)
     present = {n.type for n in memory}
     issues += [
         Issue("NO ENTRIES", ".", f"no memory of type {t!r}",
@@ -322,6 +346,64 @@ def _audit(memory: list[Note], index: Note | None, resolver: Resolver, read, set
         for t in CORE_TYPES if t not in present
     ]
     return _report(memory, index, settings, today, issues, layout)
+
+
+def _secrets(notes: list[Note], read) -> list[Issue]:
+    """SECRET: each line of a note that holds what looks like a secret (the kind, never the value)."""
+    from mdmem.text.secrets import find
+
+    issues = []
+    for note in notes:
+        data = read(note.path)
+        if not data:
+            continue
+        for s in find(decode(data)[0]):
+            issues.append(Issue(
+                "SECRET", note.path, f"line {s.line}: what looks like {'an' if s.kind[0] in 'AEIOUaeiou' else 'a'} "
+                f"{s.kind} (not shown here)", "remove it from the note and keep it in a password manager; rotate "
+                "it if the vault was ever synced, shared or committed", "error", s.line))
+    return issues
+
+
+def _conflict_issue(copy: str, original: str, tool: str, original_exists: bool) -> Issue:
+    action = (f"compare it with {original}, merge what differs into {original}, then archive the copy: "
+              f"mdmem forget \"{copy}\"") if original_exists else \
+        f"the original is gone: rename the copy to {posixpath.basename(original)} if it is the version to keep"
+    return Issue("SYNC CONFLICT", copy, f"a conflict copy of {original}"
+                 + ("" if original_exists else " (which no longer exists)")
+                 + f", left by {tool}; it stays out of search, recall and context until resolved", action, "warning")
+
+
+def _twins(root: Path, scan) -> list[Issue]:
+    """NAME TWINS: names in one folder that are equal once NFC-normalised (``café.md`` written NFC and
+    NFD). The walker keys notes by their NFC path, so only one of them is ever read: found here by
+    listing the folders again, only when the vault has a non-ASCII name at all (one ``scandir`` a
+    folder, and only in ``check``)."""
+    import os
+
+    paths = (*scan.notes, *scan.broken, *scan.files, *(p for p, _ in scan.problems))
+    if all(p.isascii() for p in paths):
+        return []
+    issues = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        groups: dict[str, list[str]] = defaultdict(list)
+        for name in (*dirs, *files):
+            if not name.isascii() and not name.startswith("."):
+                groups[unicodedata.normalize("NFC", name)].append(name)
+        for nfc, names in sorted(groups.items()):
+            if len(names) < 2:
+                continue
+            rel = os.path.relpath(os.path.join(folder, nfc), root).replace(os.sep, "/")
+            rel = unicodedata.normalize("NFC", rel)
+            forms = ", ".join(sorted(("NFC" if n == nfc else "NFD" if n == unicodedata.normalize("NFD", n)
+                                      else "mixed") for n in names))
+            issues.append(Issue(
+                "NAME TWINS", rel, f"{len(names)} {'folders' if nfc in dirs or any(n in dirs for n in names) else 'files'} "
+                f"here have this name written in different Unicode forms ({forms}): mdmem and Obsidian see one name, "
+                "so only one of them is ever read", "rename one of them, or merge them into one and archive the "
+                "other", "error"))
+    return issues
 
 
 def _budget_issues(total: int, s: CheckSettings) -> list[Issue]:
@@ -429,7 +511,7 @@ def _note_issues(memory, index, resolver: Resolver, read, s: CheckSettings, toda
                     "MISSING TYPE", note.path, "no type: in the frontmatter, and no folder implies one",
                     "add `type:` (user, feedback, project, reference, decision, person, protocol) to its "
                     "frontmatter", "warning"))
-        if s.stale_days and not daily:
+        if s.stale_days and not daily and (note.mtime_ns or _has_updated(note)):  # 0: never read (a FIFO...)
             day, source = _modified(note)
             age = _age(day, today)
             if age >= s.stale_days:
@@ -453,6 +535,10 @@ def _dangling(note: Note, resolver: Resolver) -> list[Issue]:
                          f"{where}: {links[0].raw} points at nothing in the vault ({links[0].target})",
                          "create the note, fix the link, or unlink it", "warning", lines[0]))
     return out
+
+
+def _has_updated(note: Note) -> bool:
+    return _parse_day(note.frontmatter.get("updated")) is not None
 
 
 def _has_type(note: Note) -> bool:

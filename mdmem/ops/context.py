@@ -156,8 +156,10 @@ class _Builder:
 
 def _notes(mem: Memory, include_sensitive: bool) -> list:
     from mdmem.base.layout import is_index_note
+    from mdmem.ops.search import without_conflicts
 
-    return sorted((n for n in mem.notes() if (include_sensitive or not is_sensitive(n))
+    notes = without_conflicts(mem, mem.notes())  # a sync conflict copy is not a memory until resolved
+    return sorted((n for n in notes if (include_sensitive or not is_sensitive(n))
                    and not is_index_note(n.path, n.frontmatter)), key=lambda n: n.path)
 
 

@@ -59,7 +59,10 @@ def recall(
     from mdmem.text import temporal
     from mdmem.engine.index import Filters
     from mdmem.ops.timeline import TimelineEntry, collect, is_sensitive
+    from mdmem.ops.search import conflicts, search
+    from mdmem.text.query import check_query
 
+    check_query(query)
     day = dt.date.fromisoformat(today) if isinstance(today, str) else (today or dt.date.today())
     span = temporal.parse(query, day)
     words = span.rest if span else query
@@ -69,13 +72,14 @@ def recall(
         if not entries and words.strip():
             entries = collect(mem, span.start, span.end, "", include_sensitive)  # the words match nothing there
         filters = Filters(after=span.start.isoformat(), before=span.end.isoformat())
-        hits = mem.search(words, limit * 3, filters, recency, mode, fusion=fusion).results if words.strip() else []
+        hits = search(mem, words, limit * 3, filters, recency, mode, fusion=fusion).results if words.strip() else []
     else:
-        hits = mem.search(query, limit * 3, recency=recency, mode=mode, fusion=fusion).results
+        hits = search(mem, query, limit * 3, recency=recency, mode=mode, fusion=fusion).results
     if not include_sensitive:
         hits = [h for h in hits if not ((n := mem.store.get(h.path)) is not None and is_sensitive(n))]
     hits = hits[:limit]
     graph = mem.graph()
+    copies = conflicts(mem)
     shown = {hit.path for hit in hits}
     weight: dict[str, float] = defaultdict(float)
     why: dict[str, list[str]] = defaultdict(list)
@@ -83,7 +87,7 @@ def recall(
         if graph.is_index(hit.path):
             continue  # an index (asked for by --include-index) relates nothing: it links everything
         for nb in graph.neighbors(hit.path, depth=1):  # index notes are never neighbours
-            if nb.path in shown:
+            if nb.path in shown or nb.path in copies:  # a sync conflict copy is not a memory until resolved
                 continue
             weight[nb.path] += nb.weight / rank
             verb = {"out": "linked from", "in": "links to", "both": "linked with"}[nb.direction]

@@ -162,10 +162,12 @@ def _frontmatter_tags(note) -> list[str]:
 def collect(mem: Memory, start: dt.date, end: dt.date, words: str = "",
             include_sensitive: bool = False) -> list[TimelineEntry]:
     """Every dated entry between ``start`` and ``end`` (inclusive) mentioning ``words``, newest first."""
+    from mdmem.ops.search import without_conflicts
+
     lo, hi = start.isoformat(), end.isoformat()
     want = keys(words)
     out: list[TimelineEntry] = []
-    for note in mem.notes():
+    for note in without_conflicts(mem, mem.notes()):
         if note.path == "MEMORY.md" or (not include_sensitive and is_sensitive(note)):
             continue
         if is_day_note(note):
@@ -193,6 +195,10 @@ def collect(mem: Memory, start: dt.date, end: dt.date, words: str = "",
 
 def timeline(mem: Memory, query: str = "", when: str | None = None, today: dt.date | str | None = None,
              limit: int = 50, include_sensitive: bool = False) -> TimelineResult:
+    from mdmem.text.query import check_query
+
+    check_query(query)
+    check_query(when or "", "time phrase")
     if isinstance(today, str):
         today = dt.date.fromisoformat(today)
     ref = today or dt.date.today()
