@@ -180,6 +180,13 @@ def commands(v: Path, tmp: Path) -> list[tuple[tuple, int | None, str | None]]:
         (("hook", "uninstall", "--dry-run", "--project", project), 0, None),
         (("install", "claude", "--dry-run", "--project", project, *V), 0, None),
         (("init", tmp / "new \x1b]0;vault\x07"), 0, None),
+        (("edit", ESC_PATH, "--append", "more \x1b]0;x\x07 text", *V), None, None),
+        (("move", ESC_PATH, "memory/references/moved-evil.md", *V), None, None),
+        (("hook", "prompt", "--vault", str(v)), 0, json.dumps({"session_id": "s", "prompt": "evil entry",
+                                                                "cwd": str(project)})),
+        (("hook", "pre-compact", "--vault", str(v)), 0, hook_in),
+        (("hook", "session-end", "--vault", str(v)), 0, hook_in),
+        (("uninstall", "claude", "--dry-run", "--project", project), 0, None),
     ]
     return out
 
@@ -191,7 +198,8 @@ def test_every_command_on_a_hostile_vault(hostile, tmp_path):
         assert_clean(r, args)
         if code is not None:
             assert r.exit_code == code, (args, r.exit_code, r.stdout, r.stderr)
-        seen.append(args[0] if args[0] not in ("graph", "hook", "daily", "install") else " ".join(args[:2]))
+        seen.append(args[0] if args[0] not in ("graph", "hook", "daily", "install", "uninstall")
+                    else " ".join(args[:2]))
     top = {c.name or c.callback.__name__ for c in app.registered_commands}
     groups = {g.name for g in app.registered_groups}
     assert top <= {s.split()[0] for s in seen} | {"mcp", "watch"}  # mcp and watch: their own tests below
@@ -211,7 +219,8 @@ def test_watch_on_a_hostile_vault_shows_names_not_escapes(hostile, tmp_path):
                             # Ctrl-C must reach it even when this suite runs as a background job (SIGINT ignored)
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lines: queue.Queue = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(ln.decode()) for ln in proc.stderr], daemon=True).start()
+    reader = threading.Thread(target=lambda: [lines.put(ln.decode()) for ln in proc.stderr], daemon=True)
+    reader.start()
     said = []
     try:
         deadline, n = time.monotonic() + SECONDS, 0
@@ -223,7 +232,9 @@ def test_watch_on_a_hostile_vault_shows_names_not_escapes(hostile, tmp_path):
             except queue.Empty:
                 pass
         proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=SECONDS)
+        proc.wait(timeout=SECONDS)
+        reader.join(timeout=SECONDS)  # every line the process wrote, before anything is asserted
+        out = proc.stdout.read() if proc.stdout else b""
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -314,6 +325,11 @@ def mcp_calls(v: Path) -> list[tuple[str, dict]]:
         ("save", {"text": "the key is in 1Password under Deploy", "name": "Wait... what", "type": "reference"}),
         ("daily_add", {"text": "evil \x1b[2J\n## 09:00\nsplit?", "at": "12:00"}),
         ("check", {}), ("checkpoint_accept", {"numbers": "1"}),
+        ("checkpoint_propose", {"candidates": [{"type": "reference", "dimension": 7, "name": "evil \x1b]0;t\x07",
+                                                "description": "a \x9b description", "body": "body \r\x07"}]}),
+        ("edit_note", {"note": ESC_PATH, "version": "0:0", "append": "more \x1b]0;x\x07"}),
+        ("move_note", {"note": NEWLINE_PATH, "new": "memory/references/moved.md"}),
+        ("forget", {"note": ESC_PATH, "dry_run": True}),
     ]
 
 
@@ -389,7 +405,7 @@ async def test_an_mcp_call_that_runs_over_is_an_error_and_the_server_keeps_answe
                 assert late.content[0].text == (
                     "Error executing tool save: save took longer than 1 s and goes on in the background; it may still complete: check (search "
                     "or read_note) before trying again")
-                assert len((await client.list_tools()).tools) == 10  # the server answers meanwhile
+                assert len((await client.list_tools()).tools) == 14  # the server answers meanwhile
                 queued = await client.call_tool("read_note", {"note": "decision-integer-cents"})
                 assert queued.is_error and queued.content[0].text.startswith("Error executing tool read_note: read_note waited 1 s behind an earlier "
                                                                              "call that is still running")
@@ -568,7 +584,7 @@ def test_save_refuses_a_secret_and_writes_nothing(vault, tmp_path):
     assert snapshot() == before  # nothing written anywhere
     ok = invoke("save", f"The demo key {AWS_KEY} is a placeholder from the docs.", "-t", "reference", "--name",
                 "Demo key", "--allow-secret", "--vault", vault)
-    assert ok.exit_code == 0 and AWS_KEY in (vault / "memory/references/demo-key.md").read_text()
+    assert ok.exit_code == 0 and AWS_KEY in (vault / "memory/references/Demo key.md").read_text()
 
 
 def test_checkpoint_accept_refuses_the_suggestion_holding_a_secret(vault, tmp_path):
@@ -592,12 +608,12 @@ async def test_mcp_save_refuses_a_secret_unless_allowed(vault):
         text = f"Deploys use the CI role.\n{SECRETS['GitHub token']}\n"
         got = await client.call_tool("save", {"text": text, "type": "reference", "name": "CI deploys"})
         assert got.is_error and "line 2: a GitHub token" in got.content[0].text
-        assert not (vault / "memory/references/ci-deploys.md").exists()
+        assert not (vault / "memory/references/CI deploys.md").exists()
         got = await client.call_tool("daily_add", {"text": text})
         assert got.is_error and "the entry holds what looks like a secret" in got.content[0].text
         got = await client.call_tool("save", {"text": text, "type": "reference", "name": "CI deploys",
                                               "allow_secret": True})
-        assert not got.is_error and (vault / "memory/references/ci-deploys.md").is_file()
+        assert not got.is_error and (vault / "memory/references/CI deploys.md").is_file()
 
 
 def test_check_reports_secrets_by_line_and_kind_never_the_value(vault):

@@ -120,6 +120,8 @@ def test_cli_watch_stops_cleanly_on_ctrl_c(vault):
     proc = subprocess.Popen(
         [sys.executable, "-m", "mdmem", "watch", "--vault", str(vault), "--debounce", "0.1"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # Ctrl-C must reach it even when the suite runs as a background job (SIGINT ignored there)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 30
