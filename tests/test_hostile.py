@@ -411,7 +411,7 @@ async def test_an_mcp_call_that_runs_over_is_an_error_and_the_server_keeps_answe
                                                                              "call that is still running")
         with anyio.fail_after(SECONDS):  # the lock is free: the save completes, then the next call runs
             while True:
-                got = await client.call_tool("read_note", {"note": "memory/references/quokka-shifts.md"})
+                got = await client.call_tool("read_note", {"note": "memory/references/Quokka shifts.md"})
                 if not got.is_error:
                     break
                 await anyio.sleep(0.1)
