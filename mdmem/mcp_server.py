@@ -264,10 +264,9 @@ def _today() -> str | None:
 
 def read_text(mem, ref: str, offset: int, max_chars: int, limit: int = MAX_CHARS) -> str:
     """A note's whole text (frontmatter included) from ``offset``, cut to fit."""
-    from mdmem.text.parse import decode
     from mdmem.base.files import read_bytes
-
     from mdmem.ops.edit import version
+    from mdmem.text.parse import decode
 
     view = mem.show(ref)
     data = read_bytes(mem.root, view.path)

@@ -71,7 +71,7 @@ REPO = HERE.parent
 pc = time.perf_counter
 
 try:  # the in-process parts need mdmem; re-run under the project's venv if needed
-    import mdmem  # noqa: F401
+    import mdmem
 except ImportError:
     _venv_py = REPO / ".venv" / "bin" / "python"
     if _venv_py.is_file() and Path(sys.prefix).resolve() != _venv_py.parent.parent.resolve() and not os.environ.get(
@@ -814,7 +814,7 @@ def render(report: dict) -> str:
                  "the tree sums are /proc samples every 50 ms (RSS double-counts pages shared after fork; PSS does not).")
     if report.get("mcp"):
         lines.append("")
-        for key, m in report["mcp"].items():
+        for _key, m in report["mcp"].items():
             lines.append(f"MCP server, warm calls ({m['notes']:,} notes): search p50/p95 {m['search']['p50']:.1f} / "
                          f"{m['search']['p95']:.1f} ms, recall {m['recall']['p50']:.1f} / {m['recall']['p95']:.1f} ms "
                          f"(the same searches without the server {m['core_search']['p50']:.1f} / "

@@ -62,8 +62,7 @@ def labelled(folder: Path = CORPUS) -> list[tuple[Path, set[int], str]]:
 
 def score(folder: Path = CORPUS) -> dict:
     """Precision and recall per dimension of the detectors on the labelled corpus."""
-    from mdmem.agents import dimensions
-    from mdmem.agents import transcript
+    from mdmem.agents import dimensions, transcript
 
     rows = []
     for path, expected, lang in labelled(folder):

@@ -450,8 +450,8 @@ def fused(lexical: list[tuple[str, float]], semantic: list[tuple[str, float]]) -
     """mdmem's hybrid fusion with its default settings (mdmem.engine.vectors.fuse and Fusion(): weighted
     normalised scores at this writing); a weighted reciprocal-rank fusion if mdmem cannot be imported."""
     try:
-        from mdmem.engine.vectors import fuse
         from mdmem.base.settings import Fusion
+        from mdmem.engine.vectors import fuse
     except ImportError:
         scores: dict[str, float] = {}
         for weight, ranked in ((0.2, lexical), (0.8, semantic)):

@@ -567,7 +567,7 @@ def _yaml_list(rng: random.Random, key: str, values: list[str]) -> str:
 def _frontmatter(rng: random.Random, note: _Note, related: str | None) -> str:
     lines = [f"name: {note.name}"]
     if note.kind == "daily":
-        lines = [f"type: daily", f"created: {note.created.isoformat()}"]
+        lines = ["type: daily", f"created: {note.created.isoformat()}"]
         if rng.random() < 0.3:
             lines.append("tags: [daily]")
         return "---\n" + "\n".join(lines) + "\n---\n"

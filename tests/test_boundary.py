@@ -15,10 +15,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from support import run_process
 
 from mdmem.base import files
 from mdmem.base.errors import WriteConflict
+from support import run_process
 
 SECRET = "TOPSECRET-7f3a9c outside the vault"
 GUARD = 30  # seconds: a hang guard, not a timing assertion

@@ -8,9 +8,8 @@ import time
 
 import pytest
 
-from support import run_process
-
 from mdmem.cli.app import app
+from support import run_process
 
 # ------------------------------------------------------------------------------ daily
 
@@ -251,9 +250,9 @@ def test_save_never_overwrites_an_index_changed_since_read(vault, cli, monkeypat
 
 
 def test_index_write_refuses_a_stale_snapshot(vault):
-    from mdmem.ops import capture
-    from mdmem.engine.memory import Memory
     from mdmem.base.errors import WriteConflict
+    from mdmem.engine.memory import Memory
+    from mdmem.ops import capture
 
     index = vault / "MEMORY.md"
     with Memory.open(vault) as mem:

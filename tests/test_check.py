@@ -495,11 +495,10 @@ def test_json_is_the_report_as_dataclasses_asdict(cli, vault):
     import datetime as dt
     import json
 
-    from mdmem.ops.check import audit
-
     from mdmem.base.settings import CheckSettings as Settings
-    from mdmem.engine.memory import Memory
     from mdmem.cli.render import to_json
+    from mdmem.engine.memory import Memory
+    from mdmem.ops.check import audit
 
     out = json.loads(cli("check", "--vault", vault, "--today", TODAY, "--json").stdout)
     with Memory.open(vault) as mem:

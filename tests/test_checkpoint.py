@@ -9,8 +9,7 @@ import pytest
 
 from mdmem.agents import dimensions
 from mdmem.agents.transcript import parse
-
-from support import FIXTURES, SESSION  # noqa: E402
+from support import FIXTURES, SESSION
 
 PT_SESSION = """User: Precisamos escolher o banco. Por que não usamos MongoDB?
 Assistant: Optamos por Postgres em vez de MongoDB porque precisamos de transações entre tabelas.

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from mdmem.agents import dimensions, transcript
 from support import ROOT
-from mdmem.agents import dimensions
-from mdmem.agents import transcript
 
 
 def _script(name: str):

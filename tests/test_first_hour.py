@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 
 import pytest
-from support import FIXTURES, SAMPLE
+
+from support import FIXTURES
 
 OBSIDIAN_DOCS = FIXTURES / "vaults" / "obsidian-tasks-docs" / "docs"  # a real vault, with its .obsidian/
 
@@ -318,8 +319,8 @@ def test_graph_map_is_a_few_tables(vault, cli):
 
 
 def test_graph_page_links_each_note_to_obsidian(vault, cli):
-    from mdmem.ops import browse
     from mdmem.engine.memory import Memory
+    from mdmem.ops import browse
 
     page = vault / "graph.html"
     cli("graph", "html", "--vault", vault, "-o", page)

@@ -62,7 +62,7 @@ class Session:
         return self
 
     def tools(self, count: int) -> Session:
-        for i in range(count):
+        for _ in range(count):
             mid = f"m{self.n}"
             self._write({"type": "assistant", "message": {"id": mid, "role": "assistant", "content": [
                 {"type": "tool_use", "id": f"t{self.n}", "name": "Bash", "input": {"command": "ls"}}]}})

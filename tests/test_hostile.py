@@ -27,7 +27,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from mdmem.cli.app import app
 from support import SESSION
@@ -100,7 +100,7 @@ def hostile(tmp_path: Path) -> Path:
     return hostile_vault(tmp_path / "hostile")
 
 
-def invoke(*args, input: str | None = None) -> "Result":
+def invoke(*args, input: str | None = None) -> Result:
     """The real CLI in this process, bounded by :data:`SECONDS` (SIGALRM raises inside the command)."""
 
     def late(*_):

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import run_process
-from support import SESSION
+
+from support import SESSION, run_process
 
 pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters
@@ -319,7 +319,7 @@ async def test_stdio_server_registered_by_install_speaks_only_protocol_on_stdout
     params = StdioServerParameters(command="sh", args=["-c", f"{command} | tee {shlex.quote(str(wire))}"],
                                    env={"PYTHONPATH": os.environ.get("PYTHONPATH", ""), "PATH": os.environ["PATH"],
                                         "CLAUDE_PROJECT_DIR": str(project)}, cwd=str(project / "src"))
-    with open(tmp_path / "stderr.txt", "w") as errlog:  # noqa: ASYNC230 (the SDK wants a real file)
+    with open(tmp_path / "stderr.txt", "w") as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
             assert client.server_info.name == "mdmem"
             assert {t.name for t in (await client.list_tools()).tools} == READ_ONLY | WRITES

@@ -14,7 +14,6 @@ import pytest
 from mdmem.base.models import Heading, Link, Note, Problem
 from mdmem.text.parse import parse_note
 
-
 # ---------------------------------------------------------------- helpers
 
 
@@ -43,7 +42,7 @@ def test_returns_note_with_frozen_value_types():
     assert isinstance(note, Note)
     assert note.path == "folder/N.md"
     assert note.mtime_ns == 5
-    assert note.size == len("---\ntags: [a]\n---\n# H\n[[X]] #b\n".encode())
+    assert note.size == len(b"---\ntags: [a]\n---\n# H\n[[X]] #b\n")
     for attr in ("tags", "aliases", "headings", "links", "problems"):
         assert isinstance(getattr(note, attr), tuple), attr
     assert all(isinstance(h, Heading) for h in note.headings)

@@ -102,7 +102,7 @@ def rewrite(path: Path, content: str) -> None:
 def note_files(root: Path) -> int:
     """How many notes (.md, no hidden path segment) the vault holds, symlinks included."""
     total = 0
-    for folder, dirs, files in os.walk(root):
+    for _folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         total += sum(1 for f in files if f.lower().endswith(".md") and not f.startswith("."))
     return total

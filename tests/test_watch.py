@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from mdmem.engine.memory import Memory
 from mdmem.base.files import write_lock
+from mdmem.engine.memory import Memory
 from mdmem.ops.watch import relevant, watch
 
 

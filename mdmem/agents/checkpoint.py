@@ -28,21 +28,29 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
 import time
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from mdmem.agents.dimensions import NAMES, SUBSTANTIAL, Evidence, hits
-from mdmem.agents.scan import (MARKS, PROMPT_MAX, RANK, Known, _slug, _TAGS, clean, hint_lines, key_words,  # noqa: F401
-                               memory_protocol, scan_prompt)
-from mdmem.base import files
+from mdmem.agents.scan import (  # noqa: F401
+    _TAGS,
+    MARKS,
+    PROMPT_MAX,
+    RANK,
+    Known,
+    _slug,
+    clean,
+    hint_lines,
+    key_words,
+    memory_protocol,
+    scan_prompt,
+)
 from mdmem.base.errors import MdmemError, UsageError
-from mdmem.base.files import scan, write_atomic
-from mdmem.base.layout import MEMORY_DIR, STATE_DIR, safe_session
+from mdmem.base.files import write_atomic
+from mdmem.base.layout import STATE_DIR, safe_session
 
 MAX_CANDIDATES = 3
 MIN_DIMENSIONS = 2
@@ -302,7 +310,7 @@ def build(evidence: Sequence[Evidence], *, session: str, transcript: str | None,
             else:
                 dropped.append(Dropped(c.name, dim, f"only {MAX_CANDIDATES} candidates at a time"))
     return Checkpoint(session, transcript, lang, sorted(found), candidates, dropped, messages, tool_calls, malformed,
-                      dict(skipped or {}), dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
+                      dict(skipped or {}), dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
 
 
 # ----------------------------------------------------------------------------- the model's side
@@ -445,7 +453,7 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
     dims = sorted({d for d in declared if isinstance(d, int) and 1 <= d <= 7} if isinstance(declared, list) else set())
     dims = sorted(set(dims) | {c.dimension for c in candidates if c.dimension})
     result = Checkpoint(sid, transcript, lang, dims, candidates, dropped, 0, 0, 0, {},
-                        dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "model")
+                        dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "model")
     if result.fired and store_result:
         store(vault, result)
     return result

@@ -45,7 +45,6 @@ from __future__ import annotations
 import functools
 import re
 
-from mdmem.agents.scan import MARKS
 from mdmem.agents.transcript import Frozen, Message, turns
 
 TYPE_CHECKING = False  # annotations only (`typing` costs ~10 ms of a hook's start)
@@ -290,7 +289,7 @@ def task_closure(messages: Sequence[Message]) -> list[Evidence]:
         last_tool = max((i for i in turn.messages if at[i].tools), default=-1)
         closing = [i for i in turn.messages if at[i].speaker == "assistant" and at[i].text and at[i].kind != "prompt"
                    and (i > last_tool or i == turn.final)]
-        def earlier_proof() -> bool:  # asked only when the closing report says "done" without a proof
+        def earlier_proof(turn=turn, closing=closing) -> bool:  # asked only when "done" comes without a proof
             return any(_first(_PROOF, s) and not _FAILING.search(s)
                        for i in turn.messages if i not in closing and at[i].speaker == "assistant"
                        for s in sentences(_no_plan(at[i].text))[-3:])

@@ -213,7 +213,7 @@ class HookTimeout(HookError):
 _STARTED = time.monotonic()
 
 
-def _on_alarm(signum, frame):  # noqa: ARG001 - a signal handler's signature
+def _on_alarm(signum, frame):
     raise HookTimeout(f"gave up after the hook's time bound ({time.monotonic() - _STARTED:.1f} s)")
 
 
@@ -257,7 +257,7 @@ def now() -> float:
 
         moment = dt.datetime.fromisoformat(given)
         if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=dt.timezone.utc)
+            moment = moment.replace(tzinfo=dt.UTC)
         return moment.timestamp()
 
 

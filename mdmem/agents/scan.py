@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from mdmem.agents.dimensions import Evidence
-from mdmem.base.layout import MEMORY_DIR, STATE_DIR, safe_session
-from mdmem.text.protocol import memory_protocol  # noqa: F401  (re-exported: the checkpoint's public face)
+from mdmem.base.layout import MEMORY_DIR, STATE_DIR, safe_session  # noqa: E402
+from mdmem.text.protocol import memory_protocol  # noqa: E402,F401  (re-exported: the checkpoint's public face)
 
 MARKS = {1: "①", 2: "②", 3: "③", 4: "④", 5: "⑤", 6: "⑥", 7: "⑦"}
 PROMPT_MAX = 6000    # characters of the scan prompt the Stop hook hands the model

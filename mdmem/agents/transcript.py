@@ -48,6 +48,7 @@ from __future__ import annotations
 import json
 import os
 import re
+
 from mdmem.base import files
 from mdmem.base.errors import MdmemError
 

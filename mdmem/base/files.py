@@ -152,7 +152,7 @@ def scan(root: Path) -> Scan:
     a symlink costs one ``realpath`` more."""
     import unicodedata
 
-    def Problem(code: str, message: str):  # noqa: N802 - imported only when there is a problem to report
+    def Problem(code: str, message: str):
         from mdmem.base.models import Problem  # (dataclasses + typing: ~20 ms of a Stop hook that fires)
 
         return Problem(code, message)

@@ -12,6 +12,7 @@ import typer
 
 from mdmem.cli.app import JsonOpt, SensitiveOpt, TodayOpt, VaultOpt, _date, _errors, _memory, _vault_root, app
 
+
 @app.command()
 def timeline(
     query: Annotated[str, typer.Argument(help="Words to look for, with or without a time phrase "
@@ -124,7 +125,7 @@ def checkpoint(
             if sid is None:  # the model in a Claude Code session: the project's newest transcript is its own
                 try:
                     sid = latest_for(Path.cwd()).stem
-                except Exception:  # noqa: BLE001 - no transcript here: a manual session
+                except Exception:
                     sid = None
             result = cp.propose(root, data, session=sid, lang=lang or "en", extra_claude_md=[Path.cwd() / "CLAUDE.md"],
                                 today=os.environ.get("MDMEM_TODAY"))

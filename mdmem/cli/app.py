@@ -111,8 +111,8 @@ def _params() -> dict:
 @contextmanager
 def _memory(vault: Path | None, refresh: bool = True, progress: bool = False):
     """Open the vault and bring it up to date (read commands tolerate a busy writer)."""
-    from mdmem.engine.memory import Memory
     from mdmem.cli.render import message
+    from mdmem.engine.memory import Memory
 
     with _errors(), Memory(_vault_root(vault)) as mem:
         if refresh:
@@ -142,8 +142,8 @@ def init(
 ) -> None:
     """Make a vault: a new folder gets the whole skeleton; an existing one (your Obsidian vault) gets only
     what it lacks (MEMORY.md, memory/ folders, .mdmem/). Never changes an existing file."""
-    from mdmem.cli import render
     from mdmem.base.files import default_vault, init_vault
+    from mdmem.cli import render
 
     with _errors():
         target = (path or default_vault()).expanduser().resolve()
@@ -280,8 +280,8 @@ def backlinks(
     json: JsonOpt = False,
 ) -> None:
     """Notes linking to NOTE, with the line and its text (Obsidian's backlinks pane)."""
-    from mdmem.ops import browse
     from mdmem.cli import render
+    from mdmem.ops import browse
 
     with _memory(vault) as mem:
         result = browse.backlinks(mem, note, unlinked)
@@ -298,8 +298,8 @@ def neighbors(
     json: JsonOpt = False,
 ) -> None:
     """Notes around NOTE, nearest first, then by link weight."""
-    from mdmem.ops import browse
     from mdmem.cli import render
+    from mdmem.ops import browse
 
     if direction not in ("in", "out", "both"):
         raise typer.BadParameter("choose in, out or both", param_hint="--direction")
@@ -338,8 +338,8 @@ app.add_typer(graph_app, name="graph")
 @graph_app.command("map")
 def graph_map(vault: VaultOpt = None, json: JsonOpt = False) -> None:
     """Counts by type and folder, links, dangling links, components, hubs."""
-    from mdmem.ops import browse
     from mdmem.cli import render
+    from mdmem.ops import browse
 
     with _memory(vault) as mem:
         result = browse.graph_map(mem)
@@ -348,8 +348,8 @@ def graph_map(vault: VaultOpt = None, json: JsonOpt = False) -> None:
 
 def _listing(name: str, doc: str):
     def command(vault: VaultOpt = None, json: JsonOpt = False) -> None:
-        from mdmem.ops import browse
         from mdmem.cli import render
+        from mdmem.ops import browse
 
         with _memory(vault) as mem:
             paths = getattr(browse, name)(mem)
@@ -367,8 +367,8 @@ _listing("isolated", "Notes with no links in or out.")
 @graph_app.command("dangling")
 def graph_dangling(vault: VaultOpt = None, json: JsonOpt = False) -> None:
     """Link targets that do not exist, with the notes linking to them and counts."""
-    from mdmem.ops import browse
     from mdmem.cli import render
+    from mdmem.ops import browse
 
     with _memory(vault) as mem:
         result = browse.dangling(mem)
@@ -383,8 +383,8 @@ def graph_path(
     json: JsonOpt = False,
 ) -> None:
     """The shortest chain of links between two notes."""
-    from mdmem.ops import browse
     from mdmem.cli import render
+    from mdmem.ops import browse
 
     with _memory(vault) as mem:
         result = browse.path_between(mem, source, target)
@@ -415,8 +415,8 @@ def graph_html(
     open_: Annotated[bool, typer.Option("--open", help="Open it in a browser.")] = False,
 ) -> None:
     """One self-contained HTML page to explore the graph (works offline)."""
-    from mdmem.ops import browse
     from mdmem.cli import render
+    from mdmem.ops import browse
     from mdmem.ops.graph_page import render_html
 
     with _memory(vault) as mem:
@@ -486,10 +486,9 @@ def check(
     MEMORY.md or memory/ (a plain Obsidian vault) is said to have no memory layout, unless --all."""
     import datetime as dt
 
-    from mdmem.ops import check as budget
-
-    from mdmem.cli import render
     from mdmem.base.settings import check_settings
+    from mdmem.cli import render
+    from mdmem.ops import check as budget
 
     severities = ("info", "warning", "error")
     if fail_on is not None and fail_on not in severities:
@@ -588,8 +587,8 @@ def daily_add(
     json: JsonOpt = False,
 ) -> None:
     """Append a `## HH:MM` entry to today's daily note."""
-    from mdmem.ops import capture
     from mdmem.cli import render
+    from mdmem.ops import capture
 
     body = _body(text, file)
     with _memory(vault, refresh=False) as mem:
@@ -606,8 +605,8 @@ def daily_show(
     json: JsonOpt = False,
 ) -> None:
     """Show the daily notes of a day or of the last week."""
-    from mdmem.ops import capture
     from mdmem.cli import render
+    from mdmem.ops import capture
 
     with _memory(vault, refresh=False) as mem:
         result = capture.daily_show(mem, when, _date(today, "--today"))
@@ -639,8 +638,8 @@ def _save(
 ) -> None:
     """Save a memory: a note in its type's folder plus its line in MEMORY.md
     (without --type, the type is inferred and the reason shown)."""
-    from mdmem.ops import capture
     from mdmem.cli import render
+    from mdmem.ops import capture
 
     body = _body(text, file)
     tag_list = [t for given in tags or () for t in given.split(",")]
@@ -663,8 +662,8 @@ def forget(
     json: JsonOpt = False,
 ) -> None:
     """Archive notes into memory/.archive/ and remove their MEMORY.md lines (nothing is deleted)."""
-    from mdmem.ops import capture
     from mdmem.cli import render
+    from mdmem.ops import capture
 
     with _memory(vault) as mem:
         result = capture.forget(mem, query, dry_run, yes)

@@ -50,7 +50,7 @@ def run(hook, args: list[str]) -> int:
         from mdmem.agents.hooks import disarm
 
         disarm()  # the answer is printed whole, never cut by the time bound
-    except Exception as e:  # noqa: BLE001 - a hook must never break the agent's turn
+    except Exception as e:
         message = str(e) if isinstance(e, MdmemError) else f"{type(e).__name__}: {e}"
         from mdmem.agents.hooks import disarm
 

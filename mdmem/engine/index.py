@@ -24,10 +24,9 @@ import re
 import shutil
 import time
 from collections.abc import Callable, Iterable
-from typing import TypeVar
 from dataclasses import dataclass
 from pathlib import Path
-
+from typing import TypeVar
 
 
 def _import_whoosh_lean() -> None:
@@ -48,7 +47,7 @@ def _import_whoosh_lean() -> None:
         shim.cached_property = functools.cached_property  # type: ignore[attr-defined]
         sys.modules["cached_property"] = shim
     if "urllib.request" in sys.modules:
-        import whoosh.compat  # noqa: F401
+        import whoosh.compat
         return
     stand_in = types.ModuleType("urllib.request")
 
@@ -557,6 +556,6 @@ def _epoch(date: str) -> float:
     import datetime as dt
 
     try:
-        return dt.datetime.fromisoformat(date[:10]).replace(tzinfo=dt.timezone.utc).timestamp()
+        return dt.datetime.fromisoformat(date[:10]).replace(tzinfo=dt.UTC).timestamp()
     except ValueError:
         return 0.0

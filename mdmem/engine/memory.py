@@ -25,20 +25,20 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mdmem.base import files as fs
 from mdmem.base.errors import LockTimeout, MdmemError, NoteNotFound
 
 if TYPE_CHECKING:
     from mdmem.engine.graph import LinkGraph
-from mdmem.engine.index import INDEX_VERSION, Filters, IndexDamaged, SearchHit, SearchIndex
-from mdmem.base.settings import Fusion, Recency, Settings
+from mdmem.base.files import write_lock
 from mdmem.base.models import Link, Note, Problem
+from mdmem.base.settings import Fusion, Recency, Settings
+from mdmem.engine.index import INDEX_VERSION, Filters, IndexDamaged, SearchHit, SearchIndex
+from mdmem.engine.store import CacheDamaged, Diff, Store
 from mdmem.text.parse import parse_note, problem_note, snippet_text
 from mdmem.text.resolve import Resolver
-from mdmem.engine.store import CacheDamaged, Diff, Store
-from mdmem.base.files import write_lock
 
 GRAPH_VERSION = 4  # bump when LinkGraph's attributes change: cached graphs are rebuilt (3: nodes carry
 # ``index``; 4: JSON, no pickle)

@@ -8,8 +8,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from mdmem.base.errors import UsageError
-from mdmem.engine.index import Filters, SearchHit
 from mdmem.base.settings import Recency
+from mdmem.engine.index import Filters, SearchHit
 
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory, SearchResult
@@ -56,9 +56,9 @@ def _hit(mem: Memory, path: str, score: float, terms: set[str]) -> SearchHit:
 
 def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recency, mode: str, explain: bool,
            fusion=None) -> SearchResult:
+    from mdmem.base.settings import MODES, Fusion
     from mdmem.engine.memory import SearchResult
     from mdmem.engine.vectors import fuse
-    from mdmem.base.settings import MODES, Fusion
     from mdmem.engine.vectors import search as by_meaning
 
     if mode not in MODES:

@@ -88,8 +88,8 @@ class Vectors:
 
 def note_text(mem: Memory, path: str) -> str:
     """What is embedded for a note: its title, description, and body as plain text."""
-    from mdmem.text.parse import snippet_text
     from mdmem.base.files import read_bytes
+    from mdmem.text.parse import snippet_text
 
     note = mem.store.get(path)
     try:
@@ -209,8 +209,8 @@ def search(mem: Memory, query: str, limit: int, allowed=None) -> list[Match]:
     """The notes whose best chunk is nearest ``query`` (cosine), best first."""
     import numpy as np
 
-    from mdmem.engine.embed import model
     from mdmem.base.errors import MdmemError
+    from mdmem.engine.embed import model
 
     vectors, matrix = loaded(mem)
     if vectors is None:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mdmem.engine.memory import Memory
 from mdmem.base.errors import MdmemError
-from mdmem.engine.graph import Dangling, Neighbor
 from mdmem.base.files import read_bytes
+from mdmem.engine.graph import Dangling, Neighbor
+from mdmem.engine.memory import Memory
 
 CONTEXT_CHARS = 200
 UNLINKED_CANDIDATES = 500

@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mdmem.base import files as fs
+from mdmem.base.errors import MdmemError, NoteNotFound, UsageError
 from mdmem.base.layout import DAILY_DIR, INDEX_NAME, INDEX_SECTIONS, MEMORY_DIR, TYPE_FOLDERS
 from mdmem.ops.check import index_line
 from mdmem.text.classify import WARNINGS, classify, decision_note
-from mdmem.base.errors import MdmemError, NoteNotFound, UsageError
 from mdmem.text.similar import SIMILAR, name_key, shingles, similarity
 
 if TYPE_CHECKING:
@@ -481,7 +481,7 @@ def _add_index_line(mem: Memory, rel: str, line: str, section: str,
     path = mem.root / INDEX_NAME
     data, seen = snapshot if snapshot is not None else fs.read_stat(mem.root, path)
     if data is None:
-        fs.write_atomic(path, f"# Memory index\n\n## {section}\n{line}\n".encode("utf-8"))
+        fs.write_atomic(path, f"# Memory index\n\n## {section}\n{line}\n".encode())
         return True
     from mdmem.text.parse import decode
 
@@ -611,7 +611,7 @@ def forget(
         if not paths:
             raise NoteNotFound(f"no note matches {query!r} in {mem.root}") from None
         if len(paths) > 1 and not yes:
-            raise AmbiguousQuery(query, paths)
+            raise AmbiguousQuery(query, paths) from None
     flat = not (mem.root / MEMORY_DIR).is_dir()  # Claude Code's flat memory folder: every note is a memory
     for rel in paths:
         if rel == INDEX_NAME or not rel.lower().endswith(".md") or (not flat and not rel.startswith(MEMORY_DIR + "/")):

@@ -556,7 +556,7 @@ def _parse_day(value) -> dt.date | None:
 
 
 def _mtime_date(note: Note) -> dt.date:
-    return dt.datetime.fromtimestamp(note.mtime_ns / 1e9, dt.timezone.utc).date()
+    return dt.datetime.fromtimestamp(note.mtime_ns / 1e9, dt.UTC).date()
 
 
 def _modified(note: Note) -> tuple[dt.date, str]:
@@ -596,7 +596,6 @@ def update_budget(mem: Memory, report: CheckReport, today: dt.date) -> tuple[str
     was read (:class:`~mdmem.base.errors.WriteConflict`). Returns ``"updated"``,
     ``"unchanged"`` or ``"missing"`` (no MEMORY.md: nothing is created) and the
     report with MEMORY.md's new token count."""
-    import os
 
     from mdmem.base import files as fs
     from mdmem.base.files import write_lock

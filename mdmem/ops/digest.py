@@ -104,7 +104,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mdmem.base import files as fs
-from mdmem.base.layout import ARCHIVE_DIR, DAILY_DIR, DIGEST_DIR, MEMORY_DIR
+from mdmem.base.layout import ARCHIVE_DIR, DAILY_DIR, DIGEST_DIR
 from mdmem.base.settings import DigestSettings
 from mdmem.text.daily import Entry, entries_plain, link_key
 from mdmem.text.daily import entries as parse_entries

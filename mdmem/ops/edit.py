@@ -33,7 +33,6 @@ import os
 import posixpath
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmem.base import files as fs
@@ -174,7 +173,8 @@ def _set_keys(fm: str | None, values: dict[str, Any], unset: list[str], changes:
     try:
         data = yaml.safe_load(text) if text.strip() else {}
     except yaml.YAMLError as e:
-        raise UsageError(f"the frontmatter would not be valid YAML ({e.__class__.__name__}); nothing was written")
+        raise UsageError(f"the frontmatter would not be valid YAML ({e.__class__.__name__}); nothing was written") \
+            from None
     if not isinstance(data, dict):
         raise UsageError("the frontmatter would not be a mapping; nothing was written")
     for key, value in values.items():
@@ -390,7 +390,7 @@ def _plan(mem: Memory, source: str, target: str):
     names = {name_key(source), name_key(target)}
     moved = lambda p: target if p == source else p  # noqa: E731
     candidates = sorted(n.path for n in mem.notes()
-                        if n.path == source or any(name_key(l.target) in names for l in n.links if l.target))
+                        if n.path == source or any(name_key(k.target) in names for k in n.links if k.target))
     out = []
     for path in candidates:
         data, seen = fs.read_stat(mem.root, path)
@@ -490,7 +490,7 @@ def move(mem: Memory, ref: str, new: str, dry_run: bool = False) -> MoveResult:
                 if os.path.lexists(mem.root / target):
                     raise MdmemError(f"{target} appeared meanwhile; nothing was moved") from None
                 os.rename(mem.root / source, mem.root / target)
-        for path, here, new_data, seen, lines, count, data in results:
+        for _path, here, new_data, seen, lines, count, _data in results:
             if count == 0:
                 continue
             if not dry_run:

@@ -19,8 +19,8 @@ import datetime as dt
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from mdmem.base.settings import Fusion, Recency
 from mdmem.engine.memory import Memory
-from mdmem.base.settings import Recency
 
 DEFAULT_BUDGET = 4000
 
@@ -56,10 +56,10 @@ def recall(
 ) -> RecallResult:
     """Ranked notes for ``query``, their linked notes, and a time phrase's dated entries, within ``budget``
     characters. ``recency``, ``mode`` and ``fusion`` default to the vault's ``[search]`` settings."""
-    from mdmem.text import temporal
     from mdmem.engine.index import Filters
-    from mdmem.ops.timeline import TimelineEntry, collect, is_sensitive
     from mdmem.ops.search import conflicts, search
+    from mdmem.ops.timeline import TimelineEntry, collect, is_sensitive
+    from mdmem.text import temporal
     from mdmem.text.query import check_query
 
     check_query(query)

@@ -20,8 +20,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from mdmem.engine.memory import Memory
 from mdmem.base.errors import UsageError
+from mdmem.engine.memory import Memory
 
 DEFAULT_DAYS = 30
 _WORD = re.compile(r"\w+")
@@ -109,9 +109,9 @@ def _first_line(text: str, limit: int = 200) -> str:
 
 def daily_entries(mem: Memory, note) -> list[tuple[str | None, str]]:
     """(HH:MM, text) of a daily note's entries (:mod:`mdmem.text.daily`); one untimed entry when it has none."""
+    from mdmem.base.files import read_bytes
     from mdmem.text.daily import entries, entries_plain
     from mdmem.text.parse import MAX_PARSE_BYTES, decode, split_frontmatter
-    from mdmem.base.files import read_bytes
 
     try:
         data = read_bytes(mem.root, note.path)

@@ -16,9 +16,9 @@ import unicodedata
 from dataclasses import replace
 from typing import Any
 
-from mdmem.text.links import markdown, parse_wikilink, valid_tag
 from mdmem.base.layout import FOLDER_TYPES
 from mdmem.base.models import Heading, Link, Note, Problem
+from mdmem.text.links import markdown, parse_wikilink, valid_tag
 
 MAX_PARSE_BYTES = 2 * 1024 * 1024  # above this: frontmatter only, body indexed truncated (the work per note
 # is bounded: a hostile 1.1 MB note of links parses in ~3 s with the linear rules of links.py)
@@ -58,7 +58,7 @@ def _yaml_load(text: str) -> Any:
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(text, Loader=loader)  # noqa: S506 - safe loader
+    return yaml.load(text, Loader=loader)
 
 
 def split_frontmatter(text: str) -> tuple[str | None, str, int]:
@@ -180,7 +180,7 @@ def _date(fm: dict[str, Any], stem: str, note_type: str, mtime_ns: int) -> str |
     if note_type == "daily" and _DAILY.match(stem):
         return stem
     if mtime_ns:
-        return dt.datetime.fromtimestamp(mtime_ns / 1e9, dt.timezone.utc).date().isoformat()
+        return dt.datetime.fromtimestamp(mtime_ns / 1e9, dt.UTC).date().isoformat()
     return None
 
 
