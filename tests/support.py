@@ -14,7 +14,7 @@ from mdmem.cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample-vault"
-FIXTURES = ROOT / "tests" / "data" / "fixtures"  # copies of ../shared/fixtures with their licences
+FIXTURES = ROOT / "tests" / "data" / "fixtures"  # real vaults and transcripts, with their licences
 
 SESSION = """User: The sync service needs a queue. Should we use Redis instead of SQS?
 Assistant: We decided to use SQS instead of Redis because it is managed and we have no ops team.

@@ -1,7 +1,7 @@
 """Tests for ``mdmem.text.resolve.Resolver``: Obsidian's link resolution order.
 
 Small synthetic vaults (lists of vault paths) per case, then a run over the two
-real vaults in ../shared/fixtures/vaults/ comparing against SOURCES.md figures.
+real vaults in tests/data/fixtures/vaults/ comparing against SOURCES.md figures.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def test_parse_then_resolve_end_to_end():
 
 FIXTURES = Path(__file__).resolve().parent / "data" / "fixtures" / "vaults"
 
-# Figures from shared/fixtures/SOURCES.md. The vaults were copied with only
+# Figures from tests/data/fixtures/SOURCES.md. The vaults were copied with only
 # their .md files (images and other attachments dropped), so an unresolved
 # *attachment* link there says nothing about the resolver: the distinct
 # unresolved count below covers note targets only (no extension, or ".md").

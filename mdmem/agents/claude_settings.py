@@ -24,10 +24,10 @@ import os
 import re
 import shlex
 import shutil
-import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from mdmem.agents.claude_env import find_project, runner, user_config_dir
 from mdmem.base.errors import MdmemError
 from mdmem.base.files import state_dir, write_atomic
 
@@ -88,30 +88,6 @@ class StatusResult:
 
 # --- where ------------------------------------------------------------------
 
-def find_project(given: str | os.PathLike | None = None, cwd: Path | None = None) -> Path:
-    """``given``, else the nearest ancestor of ``cwd`` holding ``.git`` or
-    ``.claude`` (the search stops below the home folder, whose ``.claude`` is
-    the user's own configuration), else ``cwd``."""
-    if given:
-        path = Path(given).expanduser().absolute()
-        if not path.is_dir():
-            raise MdmemError(f"project folder {path} is not a folder")
-        return path
-    here = (cwd or Path.cwd()).absolute()
-    home = Path.home().resolve()
-    for folder in (here, *here.parents):
-        if folder == home or folder.resolve() == home:
-            break
-        if (folder / ".git").exists() or (folder / ".claude").is_dir():
-            return folder
-    return here
-
-
-def user_config_dir() -> Path:
-    custom = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(custom).expanduser().absolute() if custom else Path.home() / ".claude"
-
-
 def settings_path(scope: str, project: str | os.PathLike | None = None) -> Path:
     if scope == "user":
         return user_config_dir() / "settings.json"
@@ -119,23 +95,6 @@ def settings_path(scope: str, project: str | os.PathLike | None = None) -> Path:
         raise MdmemError(f"unknown scope {scope!r}: use one of {', '.join(SCOPES)}")
     name = "settings.json" if scope == "project" else "settings.local.json"
     return find_project(project) / ".claude" / name
-
-
-# --- the command ------------------------------------------------------------
-
-def runner() -> str:
-    """How to start mdmem: the console script when it is the one on PATH, else
-    ``python -m mdmem`` with this interpreter (never resolved: a venv's python
-    is a symlink and resolving it would lose the venv)."""
-    script = sys.argv[0] if sys.argv else ""
-    found = shutil.which("mdmem")
-    if found and script and os.path.isfile(script):
-        try:
-            if os.path.samefile(found, script):
-                return shlex.quote(os.path.abspath(script))
-        except OSError:
-            pass
-    return f"{shlex.quote(os.path.abspath(sys.executable))} -m mdmem"
 
 
 def hook_command(subcommand: str, vault: str | os.PathLike, exe: str | None = None) -> str:
@@ -596,7 +555,7 @@ def install_claude(scope: str, vault: str | os.PathLike, project: str | os.PathL
     above for which file gets the server. Every file is read and checked before any is written, so a bad
     one leaves all untouched."""
     from mdmem.agents import skills
-    from mdmem.agents.hooks import memory_protocol
+    from mdmem.text.protocol import memory_protocol
 
     if scope not in HOOK_SCOPE:
         raise MdmemError(f"unknown scope {scope!r}: use project or user")

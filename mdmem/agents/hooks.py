@@ -517,7 +517,7 @@ def _topic_words(text: str) -> set[str]:
 def _runner() -> str:
     """How this hook was started, for the commands the model is told to run: the console script
     (``.../bin/mdmem``), else ``python -m mdmem`` with this interpreter (what
-    :func:`mdmem.agents.claude_settings.runner` gives, without importing that module)."""
+    :func:`mdmem.agents.claude_env.runner` gives, without importing that module)."""
     import shlex
     import sys
 
@@ -671,7 +671,7 @@ def instructions(lang: str, session: str, vault) -> str:
     """How the model accepts or skips a pending checkpoint's suggestions (the user chooses)."""
     import shlex
 
-    from mdmem.agents.claude_settings import runner
+    from mdmem.agents.claude_env import runner
 
     tail = f"--session {shlex.quote(session)} --vault {shlex.quote(str(vault))}"
     run = runner()

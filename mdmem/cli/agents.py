@@ -1,5 +1,5 @@
 """The agents' side of the command line: ``context``, ``timeline``, ``checkpoint``,
-``digest``, ``mcp``, ``install claude`` and ``uninstall claude``, registered on :data:`mdmem.cli.app`
+``digest``, ``mcp``, ``install claude`` and ``uninstall claude``, registered on :data:`mdmem.cli.common.app`
 (this module is imported at the end of ``cli.py``)."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from mdmem.cli.app import JsonOpt, SensitiveOpt, TodayOpt, VaultOpt, _date, _errors, _memory, _vault_root, app
+from mdmem.cli import commands  # noqa: F401  (the vault's commands register first: the order of --help)
+from mdmem.cli.common import JsonOpt, SensitiveOpt, TodayOpt, VaultOpt, _date, _errors, _memory, _vault_root, app
 
 
 @app.command()

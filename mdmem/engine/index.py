@@ -113,6 +113,13 @@ class SearchHit:
 
 
 @dataclass(frozen=True)
+class SearchResult:
+    query: str
+    results: list[SearchHit]
+    mode: str = "lexical"
+
+
+@dataclass(frozen=True)
 class Filters:
     type: str | None = None
     tag: str | None = None

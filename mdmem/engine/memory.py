@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 from mdmem.base.files import write_lock
 from mdmem.base.models import Link, Note, Problem
 from mdmem.base.settings import Fusion, Recency, Settings
-from mdmem.engine.index import INDEX_VERSION, Filters, IndexDamaged, SearchHit, SearchIndex
+from mdmem.engine.index import INDEX_VERSION, Filters, IndexDamaged, SearchHit, SearchIndex, SearchResult
 from mdmem.engine.store import CacheDamaged, Diff, Store
 from mdmem.text.parse import parse_note, problem_note, snippet_text
 from mdmem.text.resolve import Resolver
@@ -59,13 +59,6 @@ class RefreshResult:
     stale: bool = False  # the lock could not be had in time: results may be behind the files
     stages: dict[str, float] = field(default_factory=dict)
     vectors: Any = None  # semantic.SyncResult when the vectors were brought up to date too
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    query: str
-    results: list[SearchHit]
-    mode: str = "lexical"
 
 
 @dataclass(frozen=True)

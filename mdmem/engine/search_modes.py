@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 from mdmem.base.errors import UsageError
 from mdmem.base.settings import Recency
-from mdmem.engine.index import Filters, SearchHit
+from mdmem.engine.index import Filters, SearchHit, SearchResult
 
 if TYPE_CHECKING:
-    from mdmem.engine.memory import Memory, SearchResult
+    from mdmem.engine.memory import Memory
 
 POOL = 50  # hits taken from each list before fusing
 
@@ -57,7 +57,6 @@ def _hit(mem: Memory, path: str, score: float, terms: set[str]) -> SearchHit:
 def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recency, mode: str, explain: bool,
            fusion=None) -> SearchResult:
     from mdmem.base.settings import MODES, Fusion
-    from mdmem.engine.memory import SearchResult
     from mdmem.engine.vectors import fuse
     from mdmem.engine.vectors import search as by_meaning
 

@@ -1,0 +1,633 @@
+"""The vault's own commands: init, index, search, show, links, backlinks, neighbors, recall, graph,
+watch, check, daily, save, forget, edit, move (the agents' side is :mod:`mdmem.cli.agents`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from mdmem.cli.common import (
+    JsonOpt,
+    ModeOpt,
+    NoteArg,
+    SensitiveOpt,
+    TodayOpt,
+    VaultOpt,
+    _date,
+    _errors,
+    _memory,
+    _tty,
+    _vault_root,
+    app,
+)
+
+
+@app.command()
+def init(
+    path: Annotated[Optional[Path], typer.Argument(help="The vault folder: a new one, or an existing one such as "
+                                                   "your Obsidian vault (default: ~/.mdmem/vault).")] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Make a vault: a new folder gets the whole skeleton; an existing one (your Obsidian vault) gets only
+    what it lacks (MEMORY.md, memory/ folders, .mdmem/). Never changes an existing file."""
+    from mdmem.base.files import default_vault, init_vault
+    from mdmem.cli import render
+
+    with _errors():
+        target = (path or default_vault()).expanduser().resolve()
+        result = init_vault(target)
+    render.emit_json(result) if json else render.initialised(result)
+
+
+@app.command()
+def index(
+    vault: VaultOpt = None,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild everything from the files.")] = False,
+    semantic: Annotated[bool, typer.Option("--semantic", help="Also embed the notes for search by meaning (the "
+                                           "`semantic` extra); later refreshes keep the vectors current.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Bring the notes cache and search index up to date (only what changed)."""
+    from mdmem.cli import render
+    from mdmem.engine.memory import Memory
+
+    with _errors(), Memory(_vault_root(vault)) as mem:
+        if json or not _tty():
+            result = mem.refresh(rebuild=rebuild, semantic=semantic)
+        else:
+            result = _with_progress(mem, rebuild, semantic)
+        if json:
+            from dataclasses import asdict
+
+            render.emit_json(
+                {k: getattr(result, k) for k in ("notes", "added", "changed", "removed", "seconds")}
+                | {"rebuilt": result.rebuilt, "stages": result.stages,
+                   "vectors": asdict(result.vectors) if result.vectors else None}
+            )
+        else:
+            render.refresh(result)
+
+
+def _with_progress(mem, rebuild: bool, semantic: bool = False):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    columns = (TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task("index", total=None)
+        return mem.refresh(rebuild=rebuild, progress=lambda done, total: bar.update(task, completed=done, total=total),
+                           semantic=semantic)
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="Words, a question, \"a phrase\", AND/NOT, field:value.")],
+    vault: VaultOpt = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Most results to show.")] = 10,
+    type: Annotated[Optional[str], typer.Option("--type", help="Only notes of this type.")] = None,
+    tag: Annotated[Optional[str], typer.Option("--tag", help="Only notes with this tag (or a child tag).")] = None,
+    folder: Annotated[Optional[str], typer.Option("--folder", help="Only notes under this folder.")] = None,
+    after: Annotated[Optional[str], typer.Option("--after", help="Dated on or after YYYY-MM-DD.")] = None,
+    before: Annotated[Optional[str], typer.Option("--before", help="Dated on or before YYYY-MM-DD.")] = None,
+    recency: Annotated[bool, typer.Option("--recency/--no-recency", help="Lift recent notes a little.")] = True,
+    mode: ModeOpt = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Show each signal's rank and score for every hit.")] = False,
+    include_index: Annotated[bool, typer.Option("--include-index", help="Include index notes (MEMORY.md, notes "
+                                                "with `index: true`), left out of hits by default.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Ranked search with snippets: BM25F full text (lexical), by meaning (semantic), or both fused (hybrid)."""
+    from mdmem.base.settings import OFF
+    from mdmem.cli import render
+    from mdmem.engine.index import Filters
+    from mdmem.ops.search import search as run
+
+    filters = Filters(type, tag, folder, _date(after, "--after"), _date(before, "--before", end=True),
+                      include_index)
+    with _memory(vault) as mem:
+        result = run(mem, query, limit, filters, None if recency else OFF, mode, explain)
+    render.emit_json(result) if json else render.search(result)
+
+
+@app.command()
+def show(
+    note: NoteArg,
+    vault: VaultOpt = None,
+    body: Annotated[bool, typer.Option("--body", help="Also print the note's text (after its frontmatter).")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """A note's metadata: type, tags, aliases, frontmatter, tokens, problems (and its text with --body)."""
+    from mdmem.cli import render
+
+    with _memory(vault) as mem:
+        view = mem.show(note)
+        text = _note_body(mem, view.path) if body else None
+    if json:
+        from dataclasses import asdict
+
+        render.emit_json(asdict(view) | ({"body": text} if body else {}))
+    else:
+        render.show(view, text)
+
+
+def _note_body(mem, path: str) -> str:
+    """A note's text after its frontmatter, read within the vault's bounds."""
+    from mdmem.base.files import read_bytes
+    from mdmem.text.parse import decode, split_frontmatter
+
+    return split_frontmatter(decode(read_bytes(mem.root, path))[0])[1]
+
+
+@app.command()
+def links(note: NoteArg, vault: VaultOpt = None, json: JsonOpt = False) -> None:
+    """A note's outgoing links, resolved as Obsidian does (null target = dangling)."""
+    from mdmem.cli import render
+
+    with _memory(vault) as mem:
+        result = mem.links(note)
+    if json:
+        render.emit_json(
+            {"note": result.note, "links": [
+                {k: v for k, v in vars(link).items() if k != "link"} for link in result.links
+            ]}
+        )
+    else:
+        render.links(result)
+
+
+@app.command()
+def backlinks(
+    note: NoteArg,
+    vault: VaultOpt = None,
+    unlinked: Annotated[bool, typer.Option("--unlinked", help="Also notes that mention it without a link.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Notes linking to NOTE, with the line and its text (Obsidian's backlinks pane)."""
+    from mdmem.cli import render
+    from mdmem.ops import browse
+
+    with _memory(vault) as mem:
+        result = browse.backlinks(mem, note, unlinked)
+    render.emit_json(result) if json else render.backlinks(result, unlinked)
+
+
+@app.command()
+def neighbors(
+    note: NoteArg,
+    vault: VaultOpt = None,
+    depth: Annotated[int, typer.Option("--depth", "-d", min=1, max=6, help="How many links away.")] = 1,
+    direction: Annotated[str, typer.Option("--direction", help="in, out or both.")] = "both",
+    limit: Annotated[Optional[int], typer.Option("--limit", "-n", min=1, help="Most neighbours to list.")] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Notes around NOTE, nearest first, then by link weight."""
+    from mdmem.cli import render
+    from mdmem.ops import browse
+
+    if direction not in ("in", "out", "both"):
+        raise typer.BadParameter("choose in, out or both", param_hint="--direction")
+    with _memory(vault) as mem:
+        result = browse.neighbors(mem, note, depth, direction, limit)
+    render.emit_json(result) if json else render.neighbors(result)
+
+
+@app.command()
+def recall(
+    query: Annotated[str, typer.Argument(help="What to remember.")],
+    vault: VaultOpt = None,
+    budget: Annotated[int, typer.Option("--budget", min=200, help="Most characters in the block.")] = 4000,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Most ranked hits.")] = 5,
+    include_sensitive: SensitiveOpt = False,
+    today: TodayOpt = None,
+    mode: ModeOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Search hits plus their linked notes, as a Markdown block for a prompt (a time phrase such
+    as "last week" or "em abril" puts that window's dated entries first)."""
+    from mdmem.cli import render
+    from mdmem.ops.recall import recall as run
+
+    with _memory(vault) as mem:
+        result = run(mem, query, budget=budget, limit=limit, include_sensitive=include_sensitive,
+                     today=_date(today, "--today"), mode=mode)
+    render.emit_json(result) if json else render.text(result.markdown)
+
+
+graph_app = typer.Typer(help="The link graph: map, orphans, dead ends, dangling links, paths, export, HTML.",
+                        no_args_is_help=True)
+app.add_typer(graph_app, name="graph")
+
+
+@graph_app.command("map")
+def graph_map(vault: VaultOpt = None, json: JsonOpt = False) -> None:
+    """Counts by type and folder, links, dangling links, components, hubs."""
+    from mdmem.cli import render
+    from mdmem.ops import browse
+
+    with _memory(vault) as mem:
+        result = browse.graph_map(mem)
+    render.emit_json(result) if json else render.graph_map(result)
+
+
+def _listing(name: str, doc: str):
+    def command(vault: VaultOpt = None, json: JsonOpt = False) -> None:
+        from mdmem.cli import render
+        from mdmem.ops import browse
+
+        with _memory(vault) as mem:
+            paths = getattr(browse, name)(mem)
+        render.emit_json({name: paths}) if json else render.paths(paths, f"no {name}")
+
+    command.__doc__ = doc
+    graph_app.command(name)(command)
+
+
+_listing("orphans", "Notes no other note links to.")
+_listing("deadends", "Notes with no outgoing links.")
+_listing("isolated", "Notes with no links in or out.")
+
+
+@graph_app.command("dangling")
+def graph_dangling(vault: VaultOpt = None, json: JsonOpt = False) -> None:
+    """Link targets that do not exist, with the notes linking to them and counts."""
+    from mdmem.cli import render
+    from mdmem.ops import browse
+
+    with _memory(vault) as mem:
+        result = browse.dangling(mem)
+    render.emit_json({"dangling": result}) if json else render.dangling(result)
+
+
+@graph_app.command("path")
+def graph_path(
+    source: Annotated[str, typer.Argument(help="From this note.")],
+    target: Annotated[str, typer.Argument(help="To this note.")],
+    vault: VaultOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """The shortest chain of links between two notes."""
+    from mdmem.cli import render
+    from mdmem.ops import browse
+
+    with _memory(vault) as mem:
+        result = browse.path_between(mem, source, target)
+    render.emit_json(result) if json else render.paths(result.path, "")
+
+
+@graph_app.command("export")
+def graph_export(
+    vault: VaultOpt = None,
+    format: Annotated[str, typer.Option("--format", "-f", help="json, graphml, gexf, dot or mermaid.")] = "json",
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file.")] = None,
+) -> None:
+    """The whole graph in a format other tools read."""
+    from mdmem.cli import render
+    from mdmem.engine.export import FORMATS, export
+
+    if format not in FORMATS:
+        raise typer.BadParameter(f"choose one of {', '.join(FORMATS)}", param_hint="--format")
+    with _memory(vault) as mem:
+        text = export(mem.graph(), format)
+    render.to_file_or_stdout(text, output)
+
+
+@graph_app.command("html")
+def graph_html(
+    vault: VaultOpt = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="The HTML file (default: <vault>/.mdmem/graph.html).")] = None,
+    open_: Annotated[bool, typer.Option("--open", help="Open it in a browser.")] = False,
+) -> None:
+    """One self-contained HTML page to explore the graph (works offline)."""
+    from mdmem.cli import render
+    from mdmem.ops import browse
+    from mdmem.ops.graph_page import render_html
+
+    with _memory(vault) as mem:
+        page = render_html(browse.graph_data(mem))
+        target = output or mem.state_dir / "graph.html"
+    render.to_file_or_stdout(page, target)
+    if open_:
+        import webbrowser
+
+        webbrowser.open(target.resolve().as_uri())
+
+
+@app.command()
+def watch(
+    vault: VaultOpt = None,
+    debounce: Annotated[float, typer.Option("--debounce", help="Seconds of quiet before a batch is indexed.")] = 0.3,
+) -> None:
+    """Keep the index up to date as files change (Ctrl-C to stop)."""
+    from mdmem.cli import render
+    from mdmem.ops.watch import watch as run
+
+    def report(batch) -> None:
+        if batch.error:
+            render.message(f"mdmem watch: {batch.error}")
+        else:
+            r = batch.result
+            render.message(
+                f"{r.added} added, {r.changed} changed, {r.removed} removed ({r.notes} notes, {r.seconds:.2f}s)"
+            )
+
+    with _memory(vault) as mem:
+        render.message(f"watching {mem.root} (Ctrl-C to stop)")
+        run(mem, debounce=debounce, on_batch=report)
+        render.message("stopped")
+
+
+@app.command()
+def check(
+    vault: VaultOpt = None,
+    json: JsonOpt = False,
+    update_budget: Annotated[bool, typer.Option(
+        "--update-budget", help="Rewrite MEMORY.md's first-line budget comment (the only write).")] = False,
+    fail_on: Annotated[Optional[str], typer.Option(
+        "--fail-on", help="Exit 3 when an issue at or above this severity exists: info, warning or error.",
+        show_default=False)] = None,
+    cap: Annotated[Optional[int], typer.Option("--cap", min=1, help="Token budget of the memory files [40000].",
+                                               show_default=False)] = None,
+    warn_percent: Annotated[Optional[float], typer.Option(
+        "--warn-percent", min=0.1, help="BUDGET WARNING at this share of the cap [80].", show_default=False)] = None,
+    stale_days: Annotated[Optional[int], typer.Option(
+        "--stale-days", min=0, help="STALE after this many days unchanged, 0 = never [30].",
+        show_default=False)] = None,
+    oversized_percent: Annotated[Optional[float], typer.Option(
+        "--oversized-percent", min=0.1, help="OVERSIZED: one file above this share of the cap [10].",
+        show_default=False)] = None,
+    load_lines: Annotated[Optional[int], typer.Option(
+        "--load-lines", min=1, help="Lines of MEMORY.md an agent loads [200].", show_default=False)] = None,
+    load_bytes: Annotated[Optional[int], typer.Option(
+        "--load-bytes", min=1, help="Bytes of MEMORY.md an agent loads [25000].", show_default=False)] = None,
+    today: Annotated[Optional[str], typer.Option(
+        "--today", envvar="MDMEM_TODAY", help="Audit as of this date, YYYY-MM-DD (reproducible reports).",
+        show_default=False)] = None,
+    all_notes: Annotated[bool, typer.Option(
+        "--all", help="Audit every note as memory, not only what an agent loads (MEMORY.md + memory/).")] = False,
+) -> None:
+    """The budget audit: tokens against the cap, types, largest files, growth, issues. A vault without
+    MEMORY.md or memory/ (a plain Obsidian vault) is said to have no memory layout, unless --all."""
+    import datetime as dt
+
+    from mdmem.base.settings import check_settings
+    from mdmem.cli import render
+    from mdmem.ops import check as budget
+
+    severities = ("info", "warning", "error")
+    if fail_on is not None and fail_on not in severities:
+        raise typer.BadParameter("choose info, warning or error", param_hint="--fail-on")
+    day = None
+    if today:
+        if len(today) != 10:
+            raise typer.BadParameter(f"wants a date as YYYY-MM-DD, not {today!r}", param_hint="--today")
+        day = dt.date.fromisoformat(_date(today, "--today"))
+    flags = dict(cap=cap, warn_percent=warn_percent, stale_days=stale_days, oversized_percent=oversized_percent,
+                 load_lines=load_lines, load_bytes=load_bytes)
+    given = vault if vault is not None else os.environ.get("MDMEM_VAULT") or None
+    if given is not None and not Path(given).expanduser().is_dir():
+        with _errors():
+            report = budget.missing_folder(Path(given).expanduser(), check_settings(None, **flags), day)
+        if update_budget:
+            render.message("mdmem: no vault folder, so no MEMORY.md budget comment to update")
+    else:
+        with _memory(vault) as mem:
+            report = budget.audit(mem, mem.settings.check_with(**flags), day, all_notes=all_notes)
+            if update_budget:
+                status, report = budget.update_budget(mem, report, day or dt.date.today())
+                render.message({"updated": "mdmem: MEMORY.md budget comment updated",
+                                "unchanged": "mdmem: MEMORY.md budget comment already up to date",
+                                "missing": "mdmem: no MEMORY.md, so no budget comment to update"}[status])
+    render.check_json(report) if json else render.check(report)
+    if fail_on is not None and report.fails(fail_on):
+        from mdmem.base.errors import EXIT_CHECK_FAILED
+
+        raise typer.Exit(EXIT_CHECK_FAILED)
+
+
+daily_app = typer.Typer(help="The daily log: append-only timestamped entries in memory/daily/.",
+                        no_args_is_help=True)
+app.add_typer(daily_app, name="daily")
+
+
+def _body(text: str | None, file: Path | None) -> str:
+    """The text from the argument, ``--file F`` or stdin (``-``): a regular file (never a FIFO or a
+    device: ``/dev/zero`` would never end) or stdin, at most ``MAX_TEXT`` characters, UTF-8; else one
+    line on stderr and exit 2."""
+    import sys
+
+    from mdmem.base.errors import UsageError
+    from mdmem.ops.capture import MAX_TEXT
+
+    if file is not None and text not in (None, "-"):
+        raise typer.BadParameter("give the text or --file, not both", param_hint="--file")
+    too_long = f"is longer than {MAX_TEXT:,} characters, the most a memory may be"
+    with _errors():
+        if file is not None:
+            from mdmem.base.files import read_outside
+
+            try:
+                data = read_outside(file, 4 * MAX_TEXT + 4)  # UTF-8: at most 4 bytes a character
+            except OSError as e:
+                raise UsageError(f"cannot read {file}: {e.strerror}") from None
+            try:
+                body = data.decode("utf-8")
+            except UnicodeDecodeError:
+                raise UsageError(f"{file} is not UTF-8 text") from None
+            if len(body) > MAX_TEXT:
+                raise UsageError(f"{file} {too_long}")
+            return body
+        if text is None or text == "-":
+            if sys.stdin.isatty():  # a person at a terminal: say what is awaited rather than wait in silence
+                from mdmem.cli.render import message
+
+                message("mdmem: reading the text from the terminal; end it with Ctrl-D on a line of its own "
+                        "(or give the text as an argument, or --file F)")
+            body = sys.stdin.read(MAX_TEXT + 1)
+            if len(body) > MAX_TEXT:
+                raise UsageError(f"the text on stdin {too_long}")
+            return body
+    return text
+
+
+SecretOpt = Annotated[bool, typer.Option("--allow-secret", help="Save even though the text looks like it holds a "
+                                         "secret (a key, a token, a password): only when it is not one.")]
+
+
+TextArg = Annotated[Optional[str], typer.Argument(help="The text; - (or nothing) reads stdin.", show_default=False)]
+FileOpt = Annotated[Optional[Path], typer.Option("--file", help="Read the text from this file.", show_default=False)]
+
+
+@daily_app.command("add")
+def daily_add(
+    text: TextArg = None,
+    vault: VaultOpt = None,
+    file: FileOpt = None,
+    at: Annotated[Optional[str], typer.Option("--at", help="The entry's time, HH:MM (default: now).",
+                                              show_default=False)] = None,
+    date: Annotated[Optional[str], typer.Option("--date", help="The day, YYYY-MM-DD (default: today).",
+                                                show_default=False)] = None,
+    allow_secret: SecretOpt = False,
+    json: JsonOpt = False,
+) -> None:
+    """Append a `## HH:MM` entry to today's daily note."""
+    from mdmem.cli import render
+    from mdmem.ops import capture
+
+    body = _body(text, file)
+    with _memory(vault, refresh=False) as mem:
+        result = capture.daily_add(mem, body, at, _date(date, "--date"), allow_secret=allow_secret)
+    render.emit_json(result) if json else render.daily_added(result)
+
+
+@daily_app.command("show")
+def daily_show(
+    when: Annotated[str, typer.Argument(help="today, yesterday, week or YYYY-MM-DD.")] = "today",
+    vault: VaultOpt = None,
+    today: Annotated[Optional[str], typer.Option("--today", envvar="MDMEM_TODAY",
+                                                 help="Take this YYYY-MM-DD as today.", show_default=False)] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Show the daily notes of a day or of the last week."""
+    from mdmem.cli import render
+    from mdmem.ops import capture
+
+    with _memory(vault, refresh=False) as mem:
+        result = capture.daily_show(mem, when, _date(today, "--today"))
+    render.emit_json(result) if json else render.daily_view(result)
+
+
+def _save(
+    text: TextArg = None,
+    vault: VaultOpt = None,
+    type: Annotated[Optional[str], typer.Option(
+        "--type", "-t", help="user, person, project, protocol, decision, reference or feedback.",
+        show_default=False)] = None,
+    name: Annotated[Optional[str], typer.Option(
+        "--name", help="The note's name; a plain one (letters, digits, spaces, at most 60 characters) is its file "
+        "name as written, so [[NAME]] links to it (default: the first line's subject, in kebab-case).",
+        show_default=False)] = None,
+    description: Annotated[Optional[str], typer.Option(
+        "--description", "-d", help="One line for MEMORY.md (default: the first line).", show_default=False)] = None,
+    tags: Annotated[Optional[list[str]], typer.Option("--tags", help="A tag (repeat, or comma-separated).",
+                                                      show_default=False)] = None,
+    file: FileOpt = None,
+    new: Annotated[bool, typer.Option("--new", help="Save even when a near-duplicate exists.")] = False,
+    chosen: Annotated[Optional[str], typer.Option("--chosen", help="A decision: what was chosen.",
+                                                  show_default=False)] = None,
+    rejected: Annotated[Optional[list[str]], typer.Option("--rejected", help="A decision: an option given up "
+                                                          "(repeat).", show_default=False)] = None,
+    allow_secret: SecretOpt = False,
+    json: JsonOpt = False,
+) -> None:
+    """Save a memory: a note in its type's folder plus its line in MEMORY.md
+    (without --type, the type is inferred and the reason shown)."""
+    from mdmem.cli import render
+    from mdmem.ops import capture
+
+    body = _body(text, file)
+    tag_list = [t for given in tags or () for t in given.split(",")]
+    with _memory(vault) as mem:
+        result = capture.save(mem, body, type, name, description, tag_list, new=new,
+                              chosen=chosen, rejected=rejected or [], allow_secret=allow_secret)
+    render.emit_json(result) if json else render.saved(result)
+
+
+app.command("save")(_save)
+app.command("remember", help="Alias of save.")(_save)
+
+
+@app.command()
+def forget(
+    query: Annotated[str, typer.Argument(help="A note (path, file name, title), else search words.")],
+    vault: VaultOpt = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would move; change nothing.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Forget every search match, not just one.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Archive notes into memory/.archive/ and remove their MEMORY.md lines (nothing is deleted)."""
+    from mdmem.cli import render
+    from mdmem.ops import capture
+
+    with _memory(vault) as mem:
+        result = capture.forget(mem, query, dry_run, yes)
+    render.emit_json(result) if json else render.forgotten(result)
+
+
+def _value(text: str):
+    """``--set KEY=VALUE``'s value read as YAML (``3``, ``true``, ``[a, b]``), else kept as text."""
+    import yaml
+
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    import datetime as dt
+
+    if isinstance(value, (dt.date, dt.datetime)):
+        return text
+    return value if isinstance(value, (str, int, float, bool, list)) or value is None else text
+
+
+@app.command()
+def edit(
+    note: NoteArg,
+    vault: VaultOpt = None,
+    append: Annotated[Optional[str], typer.Option("--append", help="Add this text at the end of the note (- reads "
+                                                  "stdin).", show_default=False)] = None,
+    section: Annotated[Optional[str], typer.Option("--section", help="The heading of the section to replace "
+                                                   "(\"Status\" or \"## Status\").", show_default=False)] = None,
+    replace: Annotated[Optional[str], typer.Option("--replace", help="With --section: the section's new text (- "
+                                                   "reads stdin).", show_default=False)] = None,
+    set_: Annotated[Optional[list[str]], typer.Option("--set", help="KEY=VALUE: set a frontmatter key (the value "
+                                                      "read as YAML; repeat).", show_default=False)] = None,
+    unset: Annotated[Optional[list[str]], typer.Option("--unset", help="KEY: remove a frontmatter key (repeat).",
+                                                       show_default=False)] = None,
+    expected: Annotated[Optional[str], typer.Option("--version", help="Refuse unless the note is still this "
+                                                    "version (from `read_note` or an earlier edit).",
+                                                    show_default=False)] = None,
+    today: TodayOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Edit a note: append text, replace one section, set or remove frontmatter keys (atomic, under the
+    lock; the rest of the note, frontmatter formatting included, is kept byte for byte)."""
+    import sys
+
+    from mdmem.cli import render
+    from mdmem.ops.edit import edit as run
+
+    values = {}
+    for item in set_ or ():
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise typer.BadParameter(f"wants KEY=VALUE, not {item!r}", param_hint="--set")
+        values[key.strip()] = _value(value)
+    if append == "-":
+        append = sys.stdin.read()
+    if replace == "-":
+        replace = sys.stdin.read()
+    with _memory(vault) as mem:
+        result = run(mem, note, expected=expected, append=append, section=section, replace=replace,
+                     set_keys=values, unset=[u.strip() for u in unset or ()], today=_date(today, "--today"))
+    render.emit_json(result) if json else render.edited(result)
+
+
+@app.command()
+def move(
+    note: NoteArg,
+    new: Annotated[str, typer.Argument(help="The new name (same folder), a vault path (memory/x/new.md) or a "
+                                       "folder ending in / (keeps the name).", show_default=False)],
+    vault: VaultOpt = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would move and which links would be "
+                                          "rewritten; change nothing.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Rename or move a note and rewrite every link to it in the vault, as Obsidian does (aliases,
+    headings, block ids and embeds kept)."""
+    from mdmem.cli import render
+    from mdmem.ops.edit import move as run
+
+    with _memory(vault) as mem:
+        result = run(mem, note, new, dry_run)
+    render.emit_json(result) if json else render.moved(result)

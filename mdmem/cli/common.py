@@ -1,0 +1,142 @@
+"""What every command shares: the Typer ``app``, the common options, the one error boundary
+(:func:`_errors`) and the way a command opens its vault (:func:`_memory`). The commands live in
+:mod:`mdmem.cli.commands` and :mod:`mdmem.cli.agents`; :mod:`mdmem.cli.app` puts them together.
+
+Every command takes ``--vault`` (else ``MDMEM_VAULT``, else the nearest vault
+above the current folder, else the default vault) and brings derived state up
+to date before it answers. Domain errors become a message on stderr and exit
+code 1 (2 for usage), never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from mdmem import __version__
+
+app = typer.Typer(
+    name="mdmem",
+    help="Markdown-vault memory for AI agents and the people who work with them.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+VaultOpt = Annotated[
+    Optional[Path],
+    typer.Option("--vault", help="Vault folder (else MDMEM_VAULT, the nearest mdmem vault, the nearest Obsidian "
+                 "vault, the default vault).",
+                 show_default=False),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
+ModeOpt = Annotated[Optional[str], typer.Option("--mode", help="lexical (BM25F), semantic (by meaning: the "
+                                                "`semantic` extra) or hybrid (both fused); default from "
+                                                "[search] mode, else lexical.", show_default=False)]
+SensitiveOpt = Annotated[bool, typer.Option("--include-sensitive", help="Include notes marked sensitive.")]
+TodayOpt = Annotated[Optional[str], typer.Option("--today", envvar="MDMEM_TODAY", help="Take this YYYY-MM-DD as "
+                                                 "today.", show_default=False)]
+NoteArg = Annotated[str, typer.Argument(help="A vault path, a file name or a title.", show_default=False)]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"mdmem {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    """Markdown-vault memory for AI agents and the people who work with them."""
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    from mdmem.base.errors import MdmemError
+    from mdmem.cli.render import message
+
+    try:
+        yield
+    except MdmemError as e:
+        message(f"mdmem: {e}")
+        raise typer.Exit(e.exit_code) from None
+    except OSError as e:  # the file system said no (permissions, a full disk, a file where a folder goes)
+        message(f"mdmem: {e.strerror or e}" + (f": {e.filename}" if e.filename else ""))
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        message("mdmem: interrupted")
+        raise typer.Exit(130) from None
+    except Exception as e:
+        import sys
+
+        sqlite3 = sys.modules.get("sqlite3")  # loaded with the notes cache; never imported here for nothing
+        if sqlite3 is not None and isinstance(e, sqlite3.Error):  # a full disk, a read-only .mdmem/
+            message(f"mdmem: the notes cache (.mdmem/notes.db) failed: {e} (is the disk full, or .mdmem/ "
+                    "not writable?)")
+            raise typer.Exit(1) from None
+        raise
+
+
+def _vault_root(vault: Path | None) -> Path:
+    """The vault (:func:`mdmem.base.files.find_vault`). When it was found rather than given (no
+    --vault, no MDMEM_VAULT), say which on stderr: on a terminal only, never with --json."""
+    from mdmem.base.files import find_vault
+
+    root = find_vault(vault)
+    if vault is None and not os.environ.get("MDMEM_VAULT") and _tty() and not _params().get("json"):
+        from mdmem.cli.render import message
+
+        message(f"vault: {root}")
+    return root
+
+
+def _params() -> dict:
+    """The running command's parameters, from the click that Typer runs on (Typer 0.28 carries its
+    own copy as ``typer._click``; earlier ones use ``click``): found through ``typer.Context``."""
+    import importlib
+
+    core = next(c for c in typer.Context.__mro__ if c.__name__ == "Context" and c.__module__.endswith(".core"))
+    ctx = importlib.import_module(core.__module__.rsplit(".", 1)[0] + ".globals").get_current_context(silent=True)
+    return ctx.params if ctx is not None else {}
+
+
+@contextmanager
+def _memory(vault: Path | None, refresh: bool = True, progress: bool = False):
+    """Open the vault and bring it up to date (read commands tolerate a busy writer)."""
+    from mdmem.cli.render import message
+    from mdmem.engine.memory import Memory
+
+    with _errors(), Memory(_vault_root(vault)) as mem:
+        if refresh:
+            result = mem.refresh(strict=False)
+            if result.stale:
+                message("mdmem: another process is updating the index; results may be a moment behind")
+        yield mem
+
+
+def _date(value: str | None, name: str, end: bool = False) -> str | None:
+    """``YYYY-MM-DD`` as is; ``YYYY-MM`` as the month's first (or, for an end, last) day."""
+    if value is None:
+        return None
+    from mdmem.text.temporal import iso_bound
+
+    try:
+        return iso_bound(value, end)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint=name) from None
+
+
+def _tty() -> bool:
+    import sys
+
+    return sys.stderr.isatty()
