@@ -253,7 +253,7 @@ def _drop_event(data: dict, event: str) -> str:
         if len(others) != len(entries):
             hit = True
             if not others:
-                continue
+                continue  # a group mdmem emptied goes; one that was empty already stays
             group["hooks"] = others
         kept.append(group)
     if not hit:
@@ -269,26 +269,9 @@ def uninstall(scope: str, project: str | os.PathLike | None = None, *,
               hooks: dict[str, tuple[str | None, str]] = HOOKS, dry_run: bool = False) -> InstallResult:
     """Remove every mdmem entry (from any event), dropping what that leaves empty."""
     settings = _load(settings_path(scope, project))
-    events = settings.data.get("hooks", {})
-    removed: list[str] = []
-    for event, groups in list(events.items()):
-        kept, hit = [], False
-        for group in groups:
-            entries = group.get("hooks", [])
-            others = [e for e in entries if not is_mdmem_hook(e)]
-            if len(others) != len(entries):
-                hit = True
-                if not others:
-                    continue  # a group mdmem emptied goes; one that was empty already stays
-                group["hooks"] = others
-            kept.append(group)
-        if hit:
-            removed.append(event)
-            if kept:
-                events[event] = kept
-            else:
-                del events[event]
-    if removed and not events:
+    removed = [event for event in list(settings.data.get("hooks", {}))
+               if _drop_event(settings.data, event) == "removed"]
+    if removed and not settings.data["hooks"]:
         del settings.data["hooks"]
     actions = {event: "removed" if event in removed else "absent" for event in hooks}
     actions.update({event: "removed" for event in removed})
