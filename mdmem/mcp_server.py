@@ -37,7 +37,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -48,6 +48,10 @@ from mdmem import __version__
 from mdmem.base.errors import MdmemError
 from mdmem.base.terminal import visible
 from mdmem.text.query import MAX_QUERY_CHARS
+
+if TYPE_CHECKING:
+    from mdmem.engine.changes import Changes
+    from mdmem.engine.memory import Memory
 
 log = logging.getLogger("mdmem.mcp")
 
@@ -94,7 +98,8 @@ class Session:
         self.timeout = timeout if timeout is not None else _timeout()
         self.lock = threading.Lock()
         self.worker: ThreadPoolExecutor | None = None  # made by the first call (again after a close)
-        self._mem = self.changes = None
+        self._mem: Memory | None = None
+        self.changes: Changes | None = None
         self._open()
 
     def _open(self) -> None:
@@ -134,8 +139,10 @@ class Session:
             try:
                 if self._mem is not None:
                     self._mem.close()
-                    self.changes.close()
                     self._mem = None
+                if self.changes is not None:
+                    self.changes.close()
+                    self.changes = None
             finally:
                 self.lock.release()
 
@@ -179,7 +186,7 @@ class Session:
 
 
 def plain(value: Any) -> Any:
-    return dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value
+    return dataclasses.asdict(value) if dataclasses.is_dataclass(value) and not isinstance(value, type) else value
 
 
 def to_json(value: Any) -> str:

@@ -64,6 +64,14 @@ class Evidence(Frozen):
     (A light frozen record, as :class:`~mdmem.agents.transcript.Message`: the Stop hook imports
     this module, and ``dataclasses`` alone costs more than a quiet hook's whole budget.)"""
 
+    dimension: int
+    index: int
+    speaker: str
+    quote: str
+    signal: str
+    strength: float
+    offset: int
+    detail: dict
     __slots__ = ("dimension", "index", "speaker", "quote", "signal", "strength", "offset", "detail")
     _fields = __slots__
     _defaults = {"offset": 0, "detail": {}}

@@ -150,6 +150,13 @@ class Message(Frozen):
     are grouped by it); kind: "queued" (typed while the agent worked), "prompt" (Claude's prompt
     to a subagent) or ""."""
 
+    index: int
+    speaker: str
+    text: str
+    tools: tuple[str, ...]
+    offset: int
+    id: str | None
+    kind: str
     __slots__ = ("index", "speaker", "text", "tools", "offset", "id", "kind")
     _fields = __slots__
     _defaults = {"tools": (), "offset": 0, "id": None, "kind": ""}
@@ -161,6 +168,17 @@ class Transcript(Frozen):
     malformed: lines that are not a JSON object; skipped: left-out records by kind; tool_calls;
     cwd; cut: bytes after ``start`` left unread because of the size limit."""
 
+    messages: list[Message]
+    format: str
+    session_id: str | None
+    start: int
+    end: int
+    records: int
+    malformed: int
+    skipped: dict[str, int]
+    tool_calls: int
+    cwd: str | None
+    cut: int
     __slots__ = ("messages", "format", "session_id", "start", "end", "records", "malformed", "skipped",
                  "tool_calls", "cwd", "cut")
     _fields = __slots__
@@ -396,6 +414,10 @@ class Turn(Frozen):
     final: index of its last assistant message with text (the reply the user reads); messages:
     indices of every message in it, queued user text included; tools: tool calls made in it."""
 
+    request: int
+    final: int | None
+    messages: tuple[int, ...]
+    tools: int
     __slots__ = ("request", "final", "messages", "tools")
     _fields = __slots__
 
@@ -403,7 +425,8 @@ class Turn(Frozen):
 def turns(messages) -> list[Turn]:
     """The conversation cut into agent turns."""
     out: list[Turn] = []
-    request, members, tools, final = -1, [], 0, None
+    members: list[int] = []
+    request, tools, final = -1, 0, None
     for m in messages:
         if m.speaker == "user" and m.kind != "queued":
             if members:

@@ -29,6 +29,7 @@ TYPE_CHECKING = False  # not `from typing import`: this module stays cheap for t
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from mdmem.base import models
     from mdmem.base.models import Problem
 
 MAX_READ = 64 * 1024 * 1024  # bytes read of any one vault file at most (a 50 MB note loads, /dev/zero does not)
@@ -152,7 +153,7 @@ def scan(root: Path) -> Scan:
     a symlink costs one ``realpath`` more."""
     import unicodedata
 
-    def Problem(code: str, message: str):
+    def Problem(code: str, message: str) -> models.Problem:
         from mdmem.base.models import Problem  # (dataclasses + typing: ~20 ms of a Stop hook that fires)
 
         return Problem(code, message)
@@ -163,11 +164,11 @@ def scan(root: Path) -> Scan:
     cut = len(top) + 1
     notes: dict[str, tuple[int, int]] = {}
     files: list[str] = []
-    broken: dict[str, Problem] = {}
-    problems: list[tuple[str, Problem]] = []
+    broken: dict[str, models.Problem] = {}
+    problems: list[tuple[str, models.Problem]] = []
     st = os.stat(top)
     seen = {(st.st_dev, st.st_ino)}
-    stack = [(top, st.st_dev, ((st.st_dev, st.st_ino),))]
+    stack: list[tuple[str, int, tuple[tuple[int, int], ...]]] = [(top, st.st_dev, ((st.st_dev, st.st_ino),))]
 
     def rel(path: str) -> str:
         path = path[cut:] if os.sep == "/" else path[cut:].replace(os.sep, "/")

@@ -207,7 +207,7 @@ class LinkGraph:
 
     def backlink_lines(self, path: str) -> list[tuple[str, int]]:
         """(source, line) for every link occurrence pointing at ``path``."""
-        out = []
+        out: list[tuple[str, int]] = []
         for source in self.g.predecessors(path):
             out.extend((source, line) for line in self.g.edges[source, path]["lines"])
         return sorted(out)

@@ -101,7 +101,7 @@ from collections import Counter, defaultdict
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from mdmem.base import files as fs
 from mdmem.base.layout import ARCHIVE_DIR, DAILY_DIR, DIGEST_DIR
@@ -199,7 +199,7 @@ def _frontmatter_tags(fm: dict) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def _load_day(root: Path, rel: str, day: dt.date, problems: list[DigestProblem]) -> _Day | None | bool:
+def _load_day(root: Path, rel: str, day: dt.date, problems: list[DigestProblem]) -> _Day | None | Literal[False]:
     """The parsed note; None when it is gone; False when it cannot be read (a problem is recorded)."""
     from mdmem.text.parse import MAX_PARSE_BYTES, decode, read_frontmatter, split_frontmatter
 
@@ -312,10 +312,10 @@ def _counts(days: list[_Day]) -> tuple[list[tuple[str, int]], list[tuple[str, in
                 spellings[key][shown] += 1
             tags.update(entry.tags)
 
-    def shown(key: str) -> str:
+    def spelling(key: str) -> str:
         return min(spellings[key].items(), key=lambda kv: (-kv[1], kv[0]))[0]
 
-    link_list = sorted(((shown(k), n) for k, n in links.items()),
+    link_list = sorted(((spelling(k), n) for k, n in links.items()),
                        key=lambda x: (-x[1], x[0].casefold(), x[0]))
     tag_list = sorted(tags.items(), key=lambda x: (-x[1], x[0]))
     return link_list, tag_list
@@ -495,12 +495,12 @@ def _run(root: Path, today: dt.date, settings: DigestSettings, dry_run: bool) ->
         else:
             archived_dir = ARCHIVE_DIR + "/daily/"
             for rel in existing.sources:  # archived notes this digest was made from keep counting
-                day = _day_of(rel.rsplit("/", 1)[-1])
-                if rel.startswith(archived_dir) and day and period.start <= day <= period.end \
+                archived_day = _day_of(rel.rsplit("/", 1)[-1])
+                if rel.startswith(archived_dir) and archived_day and period.start <= archived_day <= period.end \
                         and rel not in live:
-                    loaded = _load_day(root, rel, day, problems)
+                    loaded = _load_day(root, rel, archived_day, problems)
                     if loaded is False:
-                        broken.add(day)
+                        broken.add(archived_day)
                     elif loaded is not None:
                         days.append(loaded)
             if any(period.start <= b <= period.end for b in broken):
@@ -542,12 +542,12 @@ def _run(root: Path, today: dt.date, settings: DigestSettings, dry_run: bool) ->
 def _write(root: Path, plan: _Plan, again: bool = False) -> bool:
 
     path = root / plan.period.path
+    if plan.data is None or plan.status not in ("created", "updated"):
+        return False
     if plan.status == "created" and not again:
         fs.write_new(path, plan.data)
-    elif plan.status in ("created", "updated"):
-        fs.write_atomic(path, plan.data, expected=plan.seen)
     else:
-        return False
+        fs.write_atomic(path, plan.data, expected=plan.seen)
     plan.seen = fs.stat_note(path.parent, path.name)
     return True
 

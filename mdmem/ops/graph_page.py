@@ -64,7 +64,8 @@ def _clean(data: dict) -> dict:
     edges become [source index, target index, weight, embed 0/1], which keeps a 10k-note page small.
     Duplicate node ids keep the first; edges to unknown ids are dropped.
     """
-    nodes, index = [], {}
+    nodes: list[dict] = []
+    index: dict[str, int] = {}
     for n in data.get("nodes") or ():
         if not isinstance(n, dict) or n.get("id") is None or _str(n["id"]) in index:
             continue
@@ -72,7 +73,7 @@ def _clean(data: dict) -> dict:
         tags = n.get("tags") or []
         if isinstance(tags, str):
             tags = [tags]
-        node = {"id": node_id, "title": _str(n.get("title"), node_id) or node_id}
+        node: dict[str, object] = {"id": node_id, "title": _str(n.get("title"), node_id) or node_id}
         for key in ("type", "folder"):
             if n.get(key):
                 node[key] = _str(n[key])

@@ -60,7 +60,7 @@ def decision_note(body: str, chosen: str | None, rejected: list[str]) -> tuple[d
     text = "\n".join([
         "## Context", body.strip(), "",
         "## Options considered", *(options or ["- (not recorded)"]), "",
-        "## Decision", meta["chosen"] or "(see context)", "",
+        "## Decision", chosen or "(see context)", "",
         "## Revisit when", "(not recorded)",
     ])
     return meta, text

@@ -13,6 +13,7 @@ import datetime as dt
 import posixpath
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -273,7 +274,7 @@ _HTML_TAGS = ("a|abbr|address|article|aside|audio|b|bdi|bdo|blockquote|br|button
               "ol|optgroup|option|p|param|picture|pre|progress|q|s|samp|section|select|small|source|span|"
               "strike|strong|sub|summary|sup|svg|table|tbody|td|textarea|tfoot|th|thead|time|tr|track|tt|u|"
               "ul|var|video|wbr")
-_SNIP_RULES = [
+_SNIP_RULES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"%%.*?%%|<!--.*?-->", re.S), " "),
     (re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.S | re.I), " "),  # their text is not prose
     (re.compile(r"(`[^`\n]*`)|</?(?:" + _HTML_TAGS + r")\b(?:[^<>\"']|\"[^\"]*\"|'[^']*')*/?>", re.I),

@@ -138,8 +138,8 @@ def find(text: str) -> list[Secret]:
         pos = lowered.find(word)
         while pos >= 0:
             if not (pos and lowered[pos - 1].isalnum()) and not _NOT_A_KEY.match(text, pos):
-                m = _ASSIGNMENT.match(text, pos)
-                if m and random_looking(m.group(1)):
+                assigned = _ASSIGNMENT.match(text, pos)
+                if assigned and random_looking(assigned.group(1)):
                     line = line_of(pos)
                     if line not in taken:
                         found.setdefault((line, "password or key assignment"),
