@@ -819,3 +819,20 @@ def test_human_output_leaves_only_through_the_sanitising_functions():
                     found.append((path.name, func.name, target))
     assert {(f, fn) for f, fn, _ in found} <= allowed, sorted(set(found))
     assert ("render.py", "message", "sys.stderr.write") in found  # the guard sees what it guards
+
+
+def test_bidi_controls_are_shown_not_obeyed(tmp_path):
+    """A right-to-left override in a name or a text ("Trojan Source") is written out as ``\\u202e`` for a
+    person and escaped in JSON, so what the terminal shows is what the file holds."""
+    vault = tmp_path / "v"
+    (vault / "memory" / "references").mkdir(parents=True)
+    (vault / "MEMORY.md").write_text("# Memory\n")
+    (vault / "memory" / "references" / "pay\u202etxt.md").write_text(
+        "# Invoice \u2066rtl\u2069\n\nThe vendor \u202ebank account\u202c changed.\n")
+    r = invoke("search", "vendor", "--vault", vault)
+    assert_clean(r, "search")
+    assert "pay\\u202etxt" in r.stdout and "\\u202ebank account\\u202c" in r.stdout, r.stdout
+    assert not any(c in r.stdout for c in "\u202e\u202c\u2066\u2069")
+    j = invoke("search", "vendor", "--vault", vault, "--json").stdout
+    assert "\u202e" not in j and "\\u202e" in j
+    assert json.loads(j)["results"][0]["path"] == "memory/references/pay\u202etxt.md"  # the exact name

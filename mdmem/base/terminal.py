@@ -9,6 +9,11 @@ controls (``U+0080``-``U+009F``, which some terminals obey as 8-bit escapes, ``U
 out as ``\\x1b``, ``\\r``, ``\\x9b``... A single value (a path, a title, a line of a list) is shown with
 ``newlines=False``: a name holding a newline stays on its one line.
 
+The Unicode bidirectional controls (``U+061C``, ``U+200E``/``U+200F``, the embeddings and overrides
+``U+202A``-``U+202E``, the isolates ``U+2066``-``U+2069``) are shown the same way (``\\u202e``): they
+are invisible, and a right-to-left override in a title makes ``evil.md\u202etxt`` read as another name
+(the "Trojan Source" trick, CVE-2021-42574).
+
 JSON output keeps the exact text: ``json.dumps`` writes C0 controls as ``\\u001b``; :func:`json_safe`
 does the same for DEL and C1, which it leaves raw.
 
@@ -19,15 +24,16 @@ from __future__ import annotations
 
 import re
 
-_MULTI = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # keeps \t and \n
-_SINGLE = re.compile("[\x00-\x1f\x7f-\x9f]")
-_RAW_IN_JSON = re.compile("[\x7f-\x9f]")  # json.dumps(ensure_ascii=False) escapes only < 0x20
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_MULTI = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")  # keeps \t and \n
+_SINGLE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
+_RAW_IN_JSON = re.compile(f"[\x7f-\x9f{_BIDI}]")  # json.dumps(ensure_ascii=False) escapes only < 0x20
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
 def _shown(m: re.Match) -> str:
     c = m.group()
-    return _NAMED.get(c) or f"\\x{ord(c):02x}"
+    return _NAMED.get(c) or (f"\\x{ord(c):02x}" if c < "\u0100" else f"\\u{ord(c):04x}")
 
 
 def visible(text: str, newlines: bool = True) -> str:
@@ -38,6 +44,6 @@ def visible(text: str, newlines: bool = True) -> str:
 
 
 def json_safe(text: str) -> str:
-    """JSON text from ``json.dumps(..., ensure_ascii=False)`` with DEL and C1 escaped as ``\\u00XX``:
+    """JSON text from ``json.dumps(..., ensure_ascii=False)`` with DEL, C1 and the bidi controls escaped:
     the same JSON value (such characters can stand only inside strings), nothing a terminal obeys."""
     return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _RAW_IN_JSON.search(text) else text
