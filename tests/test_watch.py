@@ -23,12 +23,12 @@ def watching(vault):
     mem = Memory.open(vault, lock_timeout=0.5)
     mem.refresh()
     batches: queue.Queue = queue.Queue()
-    stop = threading.Event()
+    stop, ready = threading.Event(), threading.Event()
     thread = threading.Thread(target=watch, args=(mem,), kwargs={
-        "debounce": 0.15, "on_batch": batches.put, "stop": stop,
+        "debounce": 0.15, "on_batch": batches.put, "stop": stop, "on_ready": ready.set,
     })
     thread.start()
-    time.sleep(0.3)  # let the observer start
+    assert ready.wait(30), "the observer never started"
     yield vault, batches
     stop.set()
     thread.join(timeout=10)
@@ -128,7 +128,7 @@ def test_cli_watch_stops_cleanly_on_ctrl_c(vault):
         line = ""
         while "watching" not in line and time.monotonic() < deadline:
             line = proc.stderr.readline()
-        time.sleep(0.5)
+        assert "watching" in line  # said once the observer runs: the next edit is seen
         (vault / "memory" / "from-cli.md").write_text("hello from the watcher test\n")
         deadline = time.monotonic() + 15
         while "1 added" not in line and time.monotonic() < deadline:
@@ -140,3 +140,23 @@ def test_cli_watch_stops_cleanly_on_ctrl_c(vault):
         proc.kill()
     assert proc.returncode == 0, err
     assert "stopped" in err and "Traceback" not in err
+
+
+def test_an_edit_made_before_the_observer_runs_is_indexed_at_start(vault):
+    mem = Memory.open(vault, lock_timeout=0.5)
+    mem.refresh()
+    (vault / "memory" / "early.md").write_text("The okapi arrived before the watcher.\n")
+    batches: queue.Queue = queue.Queue()
+    stop, ready = threading.Event(), threading.Event()
+    thread = threading.Thread(target=watch, args=(mem,), kwargs={
+        "debounce": 0.15, "on_batch": batches.put, "stop": stop, "on_ready": ready.set})
+    thread.start()
+    try:
+        assert ready.wait(30)
+        batch = batches.get_nowait()  # reported before "ready": nothing to wait for
+        assert batch.error is None and batch.result.added == 1 and batch.paths == ()
+        assert search_paths(vault, "okapi") == ["memory/early.md"]
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        mem.close()

@@ -333,8 +333,8 @@ def watch(
             )
 
     with _memory(vault) as mem:
-        render.message(f"watching {mem.root} (Ctrl-C to stop)")
-        run(mem, debounce=debounce, on_batch=report)
+        run(mem, debounce=debounce, on_batch=report,
+            on_ready=lambda: render.message(f"watching {mem.root} (Ctrl-C to stop)"))
         render.message("stopped")
 
 

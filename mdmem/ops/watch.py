@@ -6,6 +6,10 @@ has been quiet for ``debounce`` seconds, then one stat-based refresh indexes
 the batch. Atomic saves (a rename onto the note) and vim's backup-rename
 saves arrive as moves whose destination is the note, which pass the filter.
 A failing batch is reported and the watch goes on; Ctrl-C stops it cleanly.
+
+``on_ready`` is called once the observer runs and a catch-up refresh has indexed what changed before it
+did: from then on no edit is missed, which is when ``mdmem watch`` says "watching" (it said so before the
+observer started, and an edit made at once after that line could go unseen until the next one).
 """
 
 from __future__ import annotations
@@ -44,8 +48,10 @@ def watch(
     debounce: float = 0.3,
     on_batch: Callable[[Batch], None] | None = None,
     stop: threading.Event | None = None,
+    on_ready: Callable[[], None] | None = None,
 ) -> None:
-    """Run until ``stop`` is set or Ctrl-C; call ``on_batch`` after each refresh."""
+    """Run until ``stop`` is set or Ctrl-C; call ``on_ready`` once every change is seen, ``on_batch``
+    after each refresh that changed something."""
     from watchdog.events import FileSystemEventHandler
     from watchdog.observers import Observer
 
@@ -67,7 +73,20 @@ def watch(
     observer = Observer()
     observer.schedule(Handler(), root, recursive=True)
     observer.start()
+
+    def index(batch: tuple[str, ...]) -> None:
+        try:
+            result = mem.refresh()
+            if on_batch and (result.added or result.changed or result.removed):
+                on_batch(Batch(batch, result))
+        except Exception as e:  # one bad batch never stops the watch
+            if on_batch:
+                on_batch(Batch(batch, None, f"{type(e).__name__}: {e}"))
+
     try:
+        index(())  # what changed before the observer ran
+        if on_ready:
+            on_ready()
         while not stop.is_set():
             if not wake.wait(0.2):
                 continue
@@ -78,13 +97,7 @@ def watch(
             with lock:
                 batch = tuple(sorted(pending))
                 pending.clear()
-            try:
-                result = mem.refresh()
-                if on_batch and (result.added or result.changed or result.removed):
-                    on_batch(Batch(batch, result))
-            except Exception as e:  # one bad batch never stops the watch
-                if on_batch:
-                    on_batch(Batch(batch, None, f"{type(e).__name__}: {e}"))
+            index(batch)
     except KeyboardInterrupt:
         pass
     finally:
