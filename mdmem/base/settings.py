@@ -45,10 +45,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mdmem.base.errors import ConfigError
 from mdmem.base.layout import STATE_DIR
+
+T = TypeVar("T")
 
 CONFIG_NAME = "config.toml"
 SIMILAR = 0.8  # Jaccard similarity of word 5-grams from which two notes are near-duplicates
@@ -185,23 +187,31 @@ class CheckSettings:
 CHECK_KEYS = tuple(f.name for f in fields(CheckSettings))
 
 
-def _check(config: dict, where: object, flags: dict[str, Any]) -> CheckSettings:
-    section = _section(config, "check", where)
-    unknown = sorted(set(section) - set(CHECK_KEYS))
+def _numbers(config: dict, name: str, cls: type[T], where: object, flags: dict[str, Any] | None = None) -> T:
+    """The ``[name]`` section of numbers read into the dataclass ``cls`` (its fields say which keys exist
+    and which are whole numbers; its ``__post_init__`` the ranges), with ``flags`` on top (None: not given)."""
+    section = _section(config, name, where)
+    kinds = {f.name: (int if f.type in ("int", int) else float) for f in fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(section) - set(kinds))
     if unknown:
-        raise ConfigError(f"unknown [check] key in {where}: {', '.join(unknown)} (known: {', '.join(CHECK_KEYS)})")
-    kinds = {f.name: (int if f.type in ("int", int) else float) for f in fields(CheckSettings)}
+        raise ConfigError(f"unknown [{name}] key in {where}: {', '.join(unknown)} (known: {', '.join(kinds)})")
     values: dict[str, Any] = {}
     for key, value in section.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (
                 kinds[key] is int and not float(value).is_integer()):
-            raise ConfigError(f"bad [check] value in {where}: {key} = {value!r} (wants a number)")
+            wants = "a whole number" if kinds[key] is int else "a number"
+            raise ConfigError(f"bad [{name}] value in {where}: {key} = {value!r} (wants {wants})")
         values[key] = kinds[key](value)
-    values.update({k: v for k, v in flags.items() if v is not None})
+    given = {k: v for k, v in (flags or {}).items() if v is not None}
+    values.update(given)
     try:
-        return CheckSettings(**values)
+        return cls(**values)
     except ValueError as e:
-        raise ConfigError(f"bad [check] settings ({where} or flags): {e}") from None
+        raise ConfigError(f"bad [{name}] settings ({where}{' or flags' if given else ''}): {e}") from None
+
+
+def _check(config: dict, where: object, flags: dict[str, Any]) -> CheckSettings:
+    return _numbers(config, "check", CheckSettings, where, flags)
 
 
 # ----------------------------------------------------------------------------- digest
@@ -218,25 +228,8 @@ class DigestSettings:
             raise ValueError(f"archive_daily_after_days = {self.archive_daily_after_days!r} is out of range")
 
 
-DIGEST_KEYS = ("archive_daily_after_days",)
-
-
 def _digest(config: dict, where: object) -> DigestSettings:
-    section = _section(config, "digest", where)
-    unknown = sorted(set(section) - set(DIGEST_KEYS))
-    if unknown:
-        raise ConfigError(f"unknown [digest] key in {where}: {', '.join(unknown)} "
-                          f"(known: {', '.join(DIGEST_KEYS)})")
-    values: dict[str, Any] = {}
-    for key, value in section.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not float(value).is_integer():
-            raise ConfigError(f"bad [digest] value in {where}: {key} = {value!r} "
-                              "(wants a whole number of days)")
-        values[key] = int(value)
-    try:
-        return DigestSettings(**values)
-    except ValueError as e:
-        raise ConfigError(f"bad [digest] settings in {where}: {e}") from None
+    return _numbers(config, "digest", DigestSettings, where)
 
 
 # ----------------------------------------------------------------------------- all of them
