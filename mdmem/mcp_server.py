@@ -116,7 +116,11 @@ class Session:
             self._open()
         if not self.fresh or self.changes.changed():
             self.fresh = False
-            if self._mem.refresh(strict=False).stale:
+            result = self._mem.refresh(strict=False)
+            if result.why == "no room":
+                log.warning("the index could not be updated (disk full, or .mdmem/ not writable); results "
+                            "may be behind the files")
+            elif result.stale:
                 log.warning("another process is updating the index; results may be a moment behind")
             else:
                 self.fresh = True

@@ -219,9 +219,15 @@ def scan(root: Path) -> Scan:
                     st = entry.stat()
                     if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block a read
                         broken[rel(entry.path)] = Problem("unreadable", "not a regular file")
+                    elif name.isascii():
+                        notes[base + name] = (st.st_mtime_ns, st.st_size)
                     else:
-                        notes[base + (name if name.isascii() else normalize("NFC", name))] = \
-                            (st.st_mtime_ns, st.st_size)
+                        key = base + normalize("NFC", name)
+                        # NFC/NFD twins (two files on Linux, `check`'s NAME TWINS): the NFC-named one is the
+                        # one read, so its stat is kept whichever comes first; taking the other's made
+                        # every refresh see the note "changed" and index it again
+                        if key not in notes or normalize("NFC", name) == name:
+                            notes[key] = (st.st_mtime_ns, st.st_size)
                 else:
                     files.append(base + (name if name.isascii() else normalize("NFC", name)))
             except OSError as e:

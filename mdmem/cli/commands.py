@@ -528,7 +528,7 @@ def _save(
 
     body = _body(text, file)
     tag_list = [t for given in tags or () for t in given.split(",")]
-    with _memory(vault) as mem:
+    with _memory(vault, write=True) as mem:
         result = capture.save(mem, body, type, name, description, tag_list, new=new,
                               chosen=chosen, rejected=rejected or [], allow_secret=allow_secret)
     render.emit_json(result) if json else render.saved(result)
@@ -550,7 +550,7 @@ def forget(
     from mdmem.cli import render
     from mdmem.ops import capture
 
-    with _memory(vault) as mem:
+    with _memory(vault, write=True) as mem:
         result = capture.forget(mem, query, dry_run, yes)
     render.emit_json(result) if json else render.forgotten(result)
 
@@ -607,7 +607,7 @@ def edit(
         append = sys.stdin.read()
     if replace == "-":
         replace = sys.stdin.read()
-    with _memory(vault) as mem:
+    with _memory(vault, write=True) as mem:
         result = run(mem, note, expected=expected, append=append, section=section, replace=replace,
                      set_keys=values, unset=[u.strip() for u in unset or ()], today=_date(today, "--today"))
     render.emit_json(result) if json else render.edited(result)
@@ -628,6 +628,6 @@ def move(
     from mdmem.cli import render
     from mdmem.ops.edit import move as run
 
-    with _memory(vault) as mem:
+    with _memory(vault, write=True) as mem:
         result = run(mem, note, new, dry_run)
     render.emit_json(result) if json else render.moved(result)

@@ -111,15 +111,19 @@ def _params() -> dict:
 
 
 @contextmanager
-def _memory(vault: Path | None, refresh: bool = True, progress: bool = False):
-    """Open the vault and bring it up to date (read commands tolerate a busy writer)."""
+def _memory(vault: Path | None, refresh: bool = True, progress: bool = False, write: bool = False):
+    """Open the vault and bring it up to date. Commands tolerate a busy writer; read commands also a full
+    disk (they answer from the index there is); a ``write`` command then fails with the disk's one line."""
     from mdmem.cli.render import message
     from mdmem.engine.memory import Memory
 
     with _errors(), Memory(_vault_root(vault)) as mem:
         if refresh:
-            result = mem.refresh(strict=False)
-            if result.stale:
+            result = mem.refresh(strict=False, no_room_ok=not write)
+            if result.why == "no room":
+                message("mdmem: the index could not be updated (is the disk full, or .mdmem/ not writable?); "
+                        "results may be behind the files")
+            elif result.stale:
                 message("mdmem: another process is updating the index; results may be a moment behind")
         yield mem
 

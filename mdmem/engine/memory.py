@@ -36,7 +36,7 @@ from mdmem.base.files import write_lock
 from mdmem.base.models import Link, Note, Problem
 from mdmem.base.settings import Fusion, Recency, Settings
 from mdmem.engine.index import INDEX_VERSION, Filters, IndexDamaged, SearchHit, SearchIndex, SearchResult
-from mdmem.engine.store import CacheDamaged, Diff, Store
+from mdmem.engine.store import CacheDamaged, Diff, Store, no_room
 from mdmem.text.parse import parse_note, problem_note, snippet_text
 from mdmem.text.resolve import Resolver
 
@@ -56,7 +56,8 @@ class RefreshResult:
     removed: int
     seconds: float
     rebuilt: bool = False
-    stale: bool = False  # the lock could not be had in time: results may be behind the files
+    stale: bool = False  # the index could not be brought up to date: results may be behind the files
+    why: str = ""  # why it is stale: "busy" (another writer held the lock) or "no room" (the disk said no)
     stages: dict[str, float] = field(default_factory=dict)
     vectors: Any = None  # semantic.SyncResult when the vectors were brought up to date too
 
@@ -194,6 +195,7 @@ class Memory:
         progress: Callable[[int, int], None] | None = None,
         strict: bool = True,
         semantic: bool = False,
+        no_room_ok: bool = True,
     ) -> RefreshResult:
         """Bring the notes cache and the index up to date with the files.
 
@@ -204,12 +206,24 @@ class Memory:
 
         When search by meaning is on (vectors exist, ``[semantic] enabled``, or
         ``semantic=True``: ``mdmem index --semantic``) and its extra is
-        installed, the vectors are brought up to date in the same locked step."""
+        installed, the vectors are brought up to date in the same locked step.
+
+        A full disk (or a read-only ``.mdmem/``) is not a reason to refuse a read: with ``strict=False``,
+        ``no_room_ok`` and an index to answer from, the failed update is dropped (SQLite rolls its transaction back,
+        Whoosh's writer is cancelled) and the result says ``stale=True, why="no room"``; the files are
+        untouched, and the next refresh with room catches up."""
         try:
-            return self._refresh(rebuild, progress, strict, semantic)
-        except CacheDamaged:
-            self.store.reset()
-            return self._refresh(True, progress, strict, semantic)
+            try:
+                return self._refresh(rebuild, progress, strict, semantic)
+            except CacheDamaged:
+                self.store.reset()
+                return self._refresh(True, progress, strict, semantic)
+        except Exception as e:
+            if strict or not no_room_ok or not no_room(e) or not self._healthy():
+                raise
+            self.index.refresh()
+            scan = self.scan
+            return RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, 0.0, stale=True, why="no room")
 
     def _vectors_wanted(self, asked: bool) -> bool:
         from mdmem.engine import vectors as sem
@@ -259,7 +273,7 @@ class Memory:
         except LockTimeout:
             if strict:
                 raise
-            return RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, _since(t0), stale=True)
+            return RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, _since(t0), stale=True, why="busy")
         self.index.refresh()
         return result
 

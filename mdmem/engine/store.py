@@ -11,6 +11,7 @@ and rebuilt; it is derived state.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import functools
 import json
 import os
@@ -59,6 +60,15 @@ class Diff:
         return bool(self.added or self.changed or self.removed)
 
 
+def no_room(e: BaseException) -> bool:
+    """The disk is full or the state folder cannot be written: not a bug, not a damaged cache."""
+    if isinstance(e, OSError):
+        return e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM)
+    text = str(e).lower()
+    return isinstance(e, sqlite3.OperationalError) and (
+        "disk is full" in text or "disk i/o error" in text or "readonly" in text)
+
+
 class Store:
     def __init__(self, state_dir: Path):
         state_dir.mkdir(parents=True, exist_ok=True)
@@ -68,8 +78,10 @@ class Store:
         with Lock(state_dir / "store.lock", 30.0):
             try:
                 self._db = self._open()
-            except sqlite3.OperationalError:
-                raise  # busy or locked by another process: never throw its files away under it
+            except sqlite3.OperationalError as e:  # busy or locked: never throw its files away under it
+                if not (no_room(e) and self.path.is_file()):
+                    raise
+                self._db = self._open_frozen()  # a full disk: read the cache as it is, writes will fail
             except sqlite3.DatabaseError:  # corrupt or not a database: it is derived, start over
                 self._discard()
                 self._db = self._open()
@@ -98,6 +110,19 @@ class Store:
                 db.execute("DELETE FROM meta")
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('epoch', ?)", (uuid.uuid4().hex,))
+        return db
+
+    def _open_frozen(self) -> sqlite3.Connection:
+        """The cache opened read-only and ``immutable`` (no ``-wal``/``-shm`` files made, which a full disk
+        refuses): reads see what the last writer checkpointed, and every write fails as "readonly"."""
+        from urllib.parse import quote
+
+        db = sqlite3.connect(f"file:{quote(str(self.path))}?immutable=1", uri=True, timeout=30,
+                             isolation_level=None, check_same_thread=False)
+        row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if row is None or row[0] != SCHEMA_VERSION:
+            db.close()
+            raise sqlite3.OperationalError("disk is full and the notes cache is from another version")
         return db
 
     def _discard(self) -> None:
