@@ -9,7 +9,10 @@ with Obsidian's rules, to another note. Resolution depends on the whole vault's 
 later can capture a bare ``[[name]]``), so the table is redone from ``claims`` at every write of the
 cache that has any claim, inside that write's transaction (:func:`relink`): computed once per refresh,
 never per query, and never out of step with the notes. A vault without any claim pays one
-``SELECT`` per write. A note superseded by itself is not superseded (``check`` reports it).
+``SELECT`` per write. Measured on the generated 10k vault (2 cores, under load, medians of 5): the
+vault's resolver costs 10.8 ms to build (reused when the refresh already has one) and re-resolving 200
+claims 1.4 ms, so a write of a vault with claims costs ~12 ms more; :func:`hidden`, what a reader
+pays, 0.12 ms. A note superseded by itself is not superseded (``check`` reports it).
 
 Readers get a whole view in one query (:func:`standing`, :func:`hidden`): the prompt hook reads it with
 nothing but ``sqlite3``, so this module imports only the standard library at its top.
