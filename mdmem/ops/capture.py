@@ -332,7 +332,8 @@ def save(
     if status == "created" or index_changed:
         mem.refresh()
     return SaveResult(status, rel, kind, title, desc, note.tokens, section, line, index_changed,
-                      warnings(mem, body, rel) if status == "created" else [], reason, [p for p, _ in old])
+                      warnings(mem, body, rel) if status == "created" else [], reason,
+                      [p for p, _ in old] if status == "created" else [])
 
 
 def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:
