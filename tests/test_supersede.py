@@ -164,6 +164,19 @@ def test_a_list_of_links_supersedes_each(vault: Path, cli):
     assert [found[f"memory/references/x{i}.md"]["superseded_by"] for i in (1, 2)] == [["memory/references/x3.md"]] * 2
 
 
+def test_recall_of_a_time_window_leaves_the_superseded_notes_entries_out(vault: Path, cli):
+    write(vault, "memory/references/wallaby.md", note("reference", "Wallaby budget is 5k.", created="2026-11-17",
+                                                      description="wallaby budget approved"))
+    write(vault, "memory/references/wallaby-2.md", note("reference", "Wallaby budget is 7k.", created="2026-11-18",
+                                                        description="wallaby budget raised",
+                                                        supersedes='"[[wallaby]]"'))
+    cli("index", "--vault", vault)
+    out = cli.json("recall", "wallaby last week", "--vault", vault, "--today", TODAY)
+    assert (out["window"]["start"], out["window"]["end"]) == ("2026-11-16", "2026-11-22")
+    assert [e["path"] for e in out["entries"]] == ["memory/references/wallaby-2.md"]
+    assert "memory/references/wallaby.md" not in out["markdown"]
+
+
 def test_an_expired_note_is_recalled_through_its_day_and_marked_after(vault: Path, cli):
     write(vault, "memory/references/promo.md", note("reference", "The quokka promo code gives 20% off.",
                                                     valid_until="2026-11-25"))
