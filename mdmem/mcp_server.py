@@ -337,13 +337,14 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
     ) -> str:
         """Ranked search of the memory notes: full text by default (BM25, title and aliases weigh more, recent
         notes a little more), or by meaning / both fused when the vault has vectors. Returns each hit's path,
-        title, score, date and a snippet with the matched words in **bold**. Use read_note on a hit for its
-        whole text."""
+        title, score, date and a snippet with the matched words in **bold**; a note that no longer holds is
+        kept but marked: `superseded_by` (the notes that replace it) or `expired` (past its `valid_until`).
+        Use read_note on a hit for its whole text."""
         from mdmem.engine.index import Filters
         from mdmem.ops.search import search as run
 
         filters = Filters(type, tag, folder, _day(after, "after"), _day(before, "before", end=True), include_index)
-        return state.call("search", lambda mem: run(mem, query, limit, filters, mode=mode))
+        return state.call("search", lambda mem: run(mem, query, limit, filters, mode=mode, today=_today()))
 
     @read_only
     def recall(
@@ -436,6 +437,10 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         allow_secret: Annotated[bool, Field(description="Save even though the text looks like it holds a secret (a "
                                                         "key, a token, a password): only when it is not one.")]
         = False,
+        supersedes: Annotated[list[str] | str | None, Field(
+            description="Notes this memory replaces (path, file name or title; a list or one): written as its "
+                        "`supersedes: \"[[old note]]\"`; the old note is left as it is, and recall, context and "
+                        "the prompt hook leave it out (search marks it).")] = None,
     ) -> str:
         """Save a durable memory: a new note in its type's folder plus its line in MEMORY.md. The same content saved
         again changes nothing; a near-duplicate is refused and named (update that note instead, or pass new=true).
@@ -443,8 +448,9 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         from mdmem.ops import capture
 
         tag_list = [t for given in ([tags] if isinstance(tags, str) else tags or ()) for t in given.split(",")]
+        old = [supersedes] if isinstance(supersedes, str) else list(supersedes or ())
         return state.call("save", lambda mem: capture.save(mem, text, type, name, description, tag_list, new=new,
-                                                           allow_secret=allow_secret), writes=True)
+                                                           allow_secret=allow_secret, supersedes=old), writes=True)
 
     @adds
     def daily_add(
@@ -455,9 +461,9 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
     ) -> str:
         """Append a timestamped `## HH:MM` entry to today's daily note (memory/daily/YYYY-MM-DD.md, created when
         missing). Append-only."""
-        from mdmem.ops import capture
+        from mdmem.ops import daily
 
-        return state.call("daily_add", lambda mem: capture.daily_add(mem, text, at, allow_secret=allow_secret),
+        return state.call("daily_add", lambda mem: daily.daily_add(mem, text, at, allow_secret=allow_secret),
                           writes=True)
 
     @read_only
@@ -520,10 +526,10 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
     ) -> str:
         """Forget a note: move it to memory/.archive/ (out of search and recall, nothing deleted) and remove its
         MEMORY.md line. Takes one note, named exactly."""
-        from mdmem.ops import capture
+        from mdmem.ops.forget import forget as run
 
         def work(mem):
-            return capture.forget(mem, mem.resolve_note(note), dry_run)
+            return run(mem, mem.resolve_note(note), dry_run)
 
         return state.call("forget", work)
 

@@ -127,7 +127,7 @@ def test_save_writes_the_note_and_its_line(vault, cli):
     assert out == {"status": "created", "path": "memory/people/Priya review style.md", "type": "person",
                    "name": "Priya review style", "description": "prefers async reviews", "tokens": tokens,
                    "section": "People", "index_line": line, "index_changed": True, "warnings": [],
-                   "type_reason": "given"}
+                   "type_reason": "given", "supersedes": []}
     after = (vault / "MEMORY.md").read_text()
     assert after.splitlines()[0] == before.splitlines()[0]  # the budget comment is untouched
     assert _sections(after)["People"] == _sections(before)["People"] + [line]
@@ -367,8 +367,8 @@ def test_save_the_same_content_under_another_name_changes_nothing(vault, cli):
 def test_save_refuses_a_near_duplicate_unless_new(vault, cli):
     r = cli("save", "Lead with the answer", "-t", "user", "--name", "Answer first!", "--vault", vault, code=1)
     assert r.stderr == ("mdmem: memory/people/answer-first.md would be a near-duplicate of "
-                        "memory/feedback/answer-first.md (the same name); update that note, or pass --new to "
-                        "save a second one\n")
+                        "memory/feedback/answer-first.md (the same name); update that note, pass --supersedes "
+                        "memory/feedback/answer-first.md if this one replaces it, or --new to save a second one\n")
     assert not (vault / "memory/people/answer-first.md").exists()
     body = (vault / "memory/feedback/answer-first.md").read_text().split("---\n", 2)[2]
     reworded = body.replace("Long explanations are fine", "Longer explanations are welcome")

@@ -583,11 +583,28 @@ def memory_protocol() -> str:
     return text()
 
 
-def save_card(vault, cwd, text: str, budget: int = CARD_BUDGET, fp: str | None = None) -> None:
-    """Keep the index-mode card for the SessionStart hook, with what it was made from."""
+def save_card(vault, cwd, text: str, budget: int = CARD_BUDGET, fp: str | None = None,
+              day: str | None = None, through: str | None = None) -> None:
+    """Keep the index-mode card for the SessionStart hook, with what it was made from: the notes'
+    fingerprint, the ``day`` it was made for and the last day it stays right (``through``: the next
+    ``valid_until`` to pass, :func:`mdmem.engine.supersede.valid_through`; None: none will)."""
     vault, cwd = str(vault), str(cwd)
     os.makedirs(os.path.dirname(_card_path(vault)), exist_ok=True)
-    write_state(_card_path(vault), {"fingerprint": fp or fingerprint(vault, cwd), "budget": budget, "text": text})
+    write_state(_card_path(vault), {"fingerprint": fp or fingerprint(vault, cwd), "budget": budget, "text": text,
+                                    "day": day or today(), "through": through})
+
+
+def today() -> str:
+    """Today as YYYY-MM-DD: ``MDMEM_TODAY`` when set (as every command's ``--today``), else the local date."""
+    return os.environ.get("MDMEM_TODAY") or time.strftime("%Y-%m-%d", time.localtime(now()))
+
+
+def _card_current(card: dict, fp: str, budget: int, day: str) -> bool:
+    """Was the kept card made from these notes, at this budget, and does it hold on ``day`` (no note it
+    lists has expired since it was made)?"""
+    made, through = card.get("day"), card.get("through")
+    return (card.get("fingerprint") == fp and card.get("budget") == budget and isinstance(card.get("text"), str)
+            and isinstance(made, str) and made <= day and (not isinstance(through, str) or day <= through))
 
 
 def session_start(vault: str, payload: dict, opts: dict) -> str:
@@ -600,7 +617,8 @@ def session_start(vault: str, payload: dict, opts: dict) -> str:
     budget = int(opts.get("budget", CARD_BUDGET))
     fp = fingerprint(vault, cwd)
     card = read_state(_card_path(vault))
-    if card.get("fingerprint") == fp and card.get("budget") == budget and isinstance(card.get("text"), str):
+    day = today()
+    if _card_current(card, fp, budget, day):
         text = card["text"]
     else:
         from pathlib import Path
@@ -610,8 +628,9 @@ def session_start(vault: str, payload: dict, opts: dict) -> str:
 
         with Memory.open(vault) as mem:
             mem.refresh(strict=False)
-            text = context(mem, "index", budget, cwd=Path(cwd), protocol=memory_protocol()).text
-        save_card(vault, cwd, text, budget, fp)
+            text = context(mem, "index", budget, cwd=Path(cwd), protocol=memory_protocol(), today=day).text
+            through = mem.store.valid_through(day)
+        save_card(vault, cwd, text, budget, fp, day, through)
         log(vault, f"session-start source={payload.get('source', '?')}: card made again ({len(text)} characters)")
     text = _cut(text, CARD_MAX)
     session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None

@@ -24,6 +24,9 @@ no note has weighing most: "write a haiku about autumn" is about haikus, not abo
 write"). Notes under half the best one's
 relevance are left out; with a time phrase the bar is halved but the note must be dated in the window. The figures were
 set on sample-vault and the generated 10k vault (``scripts/bench.py`` prints what a few prompts get).
+Notes that no longer hold are never injected: superseded by another note's ``supersedes``, or expired
+(``valid_until`` before today, ``MDMEM_TODAY`` when set): one query on the notes cache's ``superseded``
+and ``claims`` tables (:func:`mdmem.engine.supersede.hidden`), standard library only.
 
 Cost: the standard library only (``sqlite3``) unless the vault changed since it was indexed. Every run
 scans the vault (the one walker, ``stat`` of every note) and compares the scan's digest with the one
@@ -120,6 +123,11 @@ def window(text: str):
     return parse(text, today)
 
 
+def _today() -> str:
+    """Today as YYYY-MM-DD (``MDMEM_TODAY`` when set), without importing datetime."""
+    return os.environ.get("MDMEM_TODAY") or time.strftime("%Y-%m-%d")
+
+
 # ----------------------------------------------------------------------------- finding notes
 
 
@@ -133,8 +141,9 @@ class Found:
         self.score, self.strong, self.terms = 0.0, False, []
 
 
-def relevant(db, words: list[str], span=None) -> list[Found]:
-    """Notes of the quick index relevant to ``words`` (and dated in ``span`` when given), best first."""
+def relevant(db, words: list[str], span=None, gone: set[str] | frozenset = frozenset()) -> list[Found]:
+    """Notes of the quick index relevant to ``words`` (and dated in ``span`` when given), best first;
+    the paths in ``gone`` (superseded, expired) never."""
     from mdmem.engine import quick
 
     total = db.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
@@ -160,6 +169,8 @@ def relevant(db, words: list[str], span=None) -> list[Found]:
     keys = [_key(w) for w in words]
     out = []
     for rid, row in rows.items():
+        if row[0] in gone:
+            continue
         hits = best[rid]
         found = Found(rid, row)
         found.score = round(scores[rid], 3)
@@ -197,12 +208,12 @@ def named(names: str, keys: list[str]) -> float:
     return best
 
 
-def in_window(db, span) -> list[Found]:
+def in_window(db, span, gone: set[str] | frozenset = frozenset()) -> list[Found]:
     """The notes dated in the window, daily notes first, newest first (a prompt that is only a time)."""
     from mdmem.engine import quick
 
     rows = quick.dated(db, span.start.isoformat(), span.end.isoformat(), limit=50)
-    out = [Found(r[0], r[1:]) for r in rows]
+    out = [Found(r[0], r[1:]) for r in rows if r[1] not in gone]
     out.sort(key=lambda f: (f.type != "daily", -int((f.date or "0").replace("-", "") or 0), f.path))
     return out
 
@@ -335,7 +346,7 @@ def _record(vault: str, digest: str) -> None:
 def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
     """The UserPromptSubmit hook (see the module's docstring)."""
     from mdmem.agents.hooks import log, read_state
-    from mdmem.engine import quick
+    from mdmem.engine import quick, supersede
 
     text = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
     text = text[:20_000]
@@ -352,7 +363,8 @@ def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
         log(vault, "prompt: the notes cache has no quick index (run `mdmem index`)")
         return None
     try:
-        found = relevant(db, words, span) if words else in_window(db, span)
+        gone = supersede.hidden(db, _today())  # superseded or expired: before the relative cut
+        found = relevant(db, words, span, gone) if words else in_window(db, span, gone)
     finally:
         db.close()
     found = [f for f in found if "s" not in f.flags and "i" not in f.flags]

@@ -57,10 +57,14 @@ def context(
     with _memory(vault) as mem:
         from mdmem.agents.hooks import CARD_BUDGET, memory_protocol, save_card
 
-        result = run(mem, mode, budget, query, paths or [], include_sensitive, today=_date(today, "--today"),
+        day = _date(today, "--today")
+        result = run(mem, mode, budget, query, paths or [], include_sensitive, today=day,
                      protocol=memory_protocol())
         if mode == "index" and budget == CARD_BUDGET and not paths and not include_sensitive:
-            save_card(mem.root, Path.cwd(), result.text)
+            from mdmem.ops.search import iso_day
+
+            save_card(mem.root, Path.cwd(), result.text, day=iso_day(day),
+                      through=mem.store.valid_through(iso_day(day)))
     render.emit_json(result) if json else (render.text(result.text) if result.text else None)
 
 

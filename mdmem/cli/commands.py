@@ -96,9 +96,11 @@ def search(
     explain: Annotated[bool, typer.Option("--explain", help="Show each signal's rank and score for every hit.")] = False,
     include_index: Annotated[bool, typer.Option("--include-index", help="Include index notes (MEMORY.md, notes "
                                                 "with `index: true`), left out of hits by default.")] = False,
+    today: TodayOpt = None,
     json: JsonOpt = False,
 ) -> None:
-    """Ranked search with snippets: BM25F full text (lexical), by meaning (semantic), or both fused (hybrid)."""
+    """Ranked search with snippets: BM25F full text (lexical), by meaning (semantic), or both fused (hybrid).
+    A note another note supersedes, or past its valid_until, is shown marked."""
     from mdmem.base.settings import OFF
     from mdmem.cli import render
     from mdmem.engine.index import Filters
@@ -107,7 +109,8 @@ def search(
     filters = Filters(type, tag, folder, _date(after, "--after"), _date(before, "--before", end=True),
                       include_index)
     with _memory(vault) as mem:
-        result = run(mem, query, limit, filters, None if recency else OFF, mode, explain)
+        result = run(mem, query, limit, filters, None if recency else OFF, mode, explain,
+                     today=_date(today, "--today"))
     render.emit_json(result) if json else render.search(result)
 
 
@@ -473,11 +476,11 @@ def daily_add(
 ) -> None:
     """Append a `## HH:MM` entry to today's daily note."""
     from mdmem.cli import render
-    from mdmem.ops import capture
+    from mdmem.ops import daily
 
     body = _body(text, file)
     with _memory(vault, refresh=False) as mem:
-        result = capture.daily_add(mem, body, at, _date(date, "--date"), allow_secret=allow_secret)
+        result = daily.daily_add(mem, body, at, _date(date, "--date"), allow_secret=allow_secret)
     render.emit_json(result) if json else render.daily_added(result)
 
 
@@ -491,10 +494,10 @@ def daily_show(
 ) -> None:
     """Show the daily notes of a day or of the last week."""
     from mdmem.cli import render
-    from mdmem.ops import capture
+    from mdmem.ops import daily
 
     with _memory(vault, refresh=False) as mem:
-        result = capture.daily_show(mem, when, _date(today, "--today"))
+        result = daily.daily_show(mem, when, _date(today, "--today"))
     render.emit_json(result) if json else render.daily_view(result)
 
 
@@ -518,6 +521,10 @@ def _save(
                                                   show_default=False)] = None,
     rejected: Annotated[Optional[list[str]], typer.Option("--rejected", help="A decision: an option given up "
                                                           "(repeat).", show_default=False)] = None,
+    supersedes: Annotated[Optional[list[str]], typer.Option(
+        "--supersedes", help="A note this one replaces (path, file name or title; repeat): written as "
+        "supersedes: \"[[NOTE]]\"; the old note is left as it is, and recall and context leave it out.",
+        show_default=False)] = None,
     allow_secret: SecretOpt = False,
     json: JsonOpt = False,
 ) -> None:
@@ -530,7 +537,8 @@ def _save(
     tag_list = [t for given in tags or () for t in given.split(",")]
     with _memory(vault, write=True) as mem:
         result = capture.save(mem, body, type, name, description, tag_list, new=new,
-                              chosen=chosen, rejected=rejected or [], allow_secret=allow_secret)
+                              chosen=chosen, rejected=rejected or [], allow_secret=allow_secret,
+                              supersedes=supersedes or [])
     render.emit_json(result) if json else render.saved(result)
 
 
@@ -548,10 +556,10 @@ def forget(
 ) -> None:
     """Archive notes into memory/.archive/ and remove their MEMORY.md lines (nothing is deleted)."""
     from mdmem.cli import render
-    from mdmem.ops import capture
+    from mdmem.ops.forget import forget as run
 
     with _memory(vault, write=True) as mem:
-        result = capture.forget(mem, query, dry_run, yes)
+        result = run(mem, query, dry_run, yes)
     render.emit_json(result) if json else render.forgotten(result)
 
 

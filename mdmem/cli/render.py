@@ -90,6 +90,9 @@ def search(result) -> None:
         return
     for i, hit in enumerate(result.results, 1):
         out.print(f"[bold]{i}. {_escape(hit.title)}[/]  [dim]{_escape(hit.path)} · {hit.score:.4g}[/]")
+        standing = standing_marks(hit)
+        if standing:
+            out.print("   [yellow]" + _escape(standing) + "[/]")
         if hit.signals:
             parts = [f"{name} #{s['rank']} {s['score']:.4g}" for name, s in hit.signals.items() if "rank" in s]
             if "fused" in hit.signals:
@@ -97,6 +100,18 @@ def search(result) -> None:
             out.print("   [dim]" + _escape(" · ".join(parts)) + "[/]")
         if hit.snippet:
             out.print("   " + marked(hit.snippet))
+
+
+def standing_marks(hit) -> str:
+    """``superseded by [[new]]`` / ``expired YYYY-MM-DD`` for a hit that no longer holds, else ""."""
+    from posixpath import basename
+
+    marks = []
+    if getattr(hit, "superseded_by", None):
+        marks.append("superseded by " + ", ".join(f"[[{basename(p)[:-3]}]]" for p in hit.superseded_by))
+    if getattr(hit, "expired", False):
+        marks.append(f"expired {hit.valid_until}")
+    return " · ".join(marks)
 
 
 def refresh(result) -> None:
@@ -357,6 +372,8 @@ def saved(result) -> None:
         return
     why = "" if result.type_reason == "given" else f"; type inferred: {result.type_reason}"
     message(f"saved {_line(result.path)} ({result.type}, ~{result.tokens}tk{why})")
+    for old in getattr(result, "supersedes", ()):
+        message(f"supersedes {_line(old)} (left as it is; recall and context leave it out)")
     if result.index_changed:
         message(f"MEMORY.md ## {result.section}: {_line(result.index_line)}")
 

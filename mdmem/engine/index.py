@@ -110,6 +110,9 @@ class SearchHit:
     snippet: str
     date: str | None = None
     signals: dict | None = None  # --explain: each signal's rank and score (lexical, semantic, fused)
+    superseded_by: list[str] | None = None  # the notes whose ``supersedes`` names this one (set by ops.search)
+    valid_until: str | None = None  # its frontmatter ``valid_until`` (ISO), when it has one
+    expired: bool = False  # valid_until is before today
 
 
 @dataclass(frozen=True)

@@ -294,7 +294,8 @@ class Memory:
         )
         stages["read_parse_index"] = _since(t)
         t = time.perf_counter()
-        self.store.replace_all(rows, scan, {"index_version": INDEX_VERSION, "index_ok": "1"})
+        self.store.replace_all(rows, scan, {"index_version": INDEX_VERSION, "index_ok": "1"},
+                               resolver=lambda: self.resolver)
         stages["store"] = _since(t)
         return RefreshResult(total, total, 0, 0, _since(t0), rebuilt=True, stages=stages)
 
@@ -309,7 +310,7 @@ class Memory:
         self.index.update(notes, diff.removed, timeout=self.lock_timeout)
         stages["index"] = _since(t)
         t = time.perf_counter()
-        self.store.apply(notes, diff.removed, scan)
+        self.store.apply(notes, diff.removed, scan, resolver=lambda: self.resolver)
         stages["store"] = _since(t)
         if progress:
             progress(len(notes), len(notes))

@@ -24,10 +24,11 @@ from pathlib import Path
 
 from mdmem.base.files import Lock, Scan, digest
 from mdmem.base.models import Heading, Link, Note, Problem
-from mdmem.engine import quick
+from mdmem.engine import quick, supersede
 
-SCHEMA_VERSION = "4"  # 3: the quick index (FTS5, :mod:`mdmem.engine.quick`) and the scan digest;
-# 4: notes stored as JSON arrays (no pickle). Older caches are rebuilt.
+SCHEMA_VERSION = "5"  # 3: the quick index (FTS5, :mod:`mdmem.engine.quick`) and the scan digest;
+# 4: notes stored as JSON arrays (no pickle); 5: the claims and superseded tables
+# (:mod:`mdmem.engine.supersede`). Older caches are rebuilt.
 
 
 class CacheDamaged(Exception):
@@ -101,10 +102,12 @@ class Store:
         # the change log lets derived views (the link graph) catch up incrementally
         db.execute("CREATE TABLE IF NOT EXISTS changes (gen INTEGER, path TEXT)")
         quick.create(db)
+        supersede.create(db)
         row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if row is None or row[0] != SCHEMA_VERSION:
             with _tx(db):
                 quick.clear(db)
+                supersede.clear(db)
                 db.execute("DELETE FROM notes")
                 db.execute("DELETE FROM changes")
                 db.execute("DELETE FROM meta")
@@ -219,25 +222,43 @@ class Store:
 
     # writing (hold write_lock) ---------------------------------------------
     @staticmethod
-    def row(note: Note) -> tuple[str, int, int, str, tuple]:
-        """A note as a cache row: its stat and its JSON (:func:`dumps`), without the body text, and its
-        quick-index row (made from the text, which is then dropped)."""
-        return note.path, note.mtime_ns, note.size, dumps(note), quick.row(note)
+    def row(note: Note) -> tuple[str, int, int, str, tuple, tuple | None]:
+        """A note as a cache row: its stat and its JSON (:func:`dumps`), without the body text, its
+        quick-index row (made from the text, which is then dropped) and its claim row
+        (:func:`mdmem.engine.supersede.row`: ``supersedes``, ``valid_until``; None for most notes)."""
+        return note.path, note.mtime_ns, note.size, dumps(note), quick.row(note), supersede.row(note)
 
     def apply(
         self, notes: Iterable[Note], removed: Iterable[str], scan: Scan | None = None,
-        meta: dict[str, str] | None = None,
+        meta: dict[str, str] | None = None, resolver=None,
     ) -> None:
         """Store parsed notes (without their text), forget removed paths and set
-        ``meta``, in one transaction."""
-        self._write([self.row(n) for n in notes], removed, scan, meta, clear=False)
+        ``meta``, in one transaction. ``resolver()`` gives the vault's
+        :class:`~mdmem.text.resolve.Resolver` when ``supersedes`` links need resolving
+        (default: one made from ``scan``)."""
+        self._write([self.row(n) for n in notes], removed, scan, meta, clear=False, resolver=resolver)
 
-    def replace_all(self, rows: list[tuple], scan: Scan, meta: dict[str, str]) -> None:
+    def replace_all(self, rows: list[tuple], scan: Scan, meta: dict[str, str], resolver=None) -> None:
         """After a full build: the cache becomes exactly ``rows``, in one transaction."""
-        self._write(rows, (), scan, meta, clear=True)
+        self._write(rows, (), scan, meta, clear=True, resolver=resolver)
+
+    # who supersedes whom (:mod:`mdmem.engine.supersede`) --------------------
+    @_guard
+    def standing(self) -> tuple[dict[str, list[str]], dict[str, str]]:
+        """``({old path: [the notes superseding it]}, {path: valid_until})``."""
+        return supersede.standing(self._db)
 
     @_guard
-    def _write(self, rows, removed, scan, meta, clear: bool) -> None:
+    def hidden(self, today: str) -> set[str]:
+        """The notes superseded or expired (``valid_until`` before ``today``, ISO)."""
+        return supersede.hidden(self._db, today)
+
+    @_guard
+    def valid_through(self, today: str) -> str | None:
+        return supersede.valid_through(self._db, today)
+
+    @_guard
+    def _write(self, rows, removed, scan, meta, clear: bool, resolver=None) -> None:
         removed = list(removed)
         with _tx(self._db):
             if clear:
@@ -257,6 +278,19 @@ class Store:
             self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?)", [r[:4] for r in rows])
             self._db.executemany("DELETE FROM notes WHERE path=?", [(p,) for p in removed])
             quick.put(self._db, [r[4] for r in rows], removed, fresh=clear)
+            if clear:
+                supersede.clear(self._db)
+            supersede.put(self._db, [r[0] for r in rows], [r[5] for r in rows], removed, fresh=clear)
+            if (rows or removed) and supersede.claimed(self._db):
+                if resolver is None:
+                    from mdmem.text.resolve import Resolver
+
+                    paths = [*scan.notes, *scan.broken, *scan.files] if scan is not None else \
+                        [p for (p,) in self._db.execute("SELECT path FROM notes")]
+                    resolve = Resolver(paths).resolve
+                else:
+                    resolve = resolver().resolve
+                supersede.relink(self._db, resolve)
             if scan is not None:
                 problems = [(p, pr.code, pr.message) for p, pr in scan.problems]
                 self._db.execute(

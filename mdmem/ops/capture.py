@@ -1,5 +1,6 @@
-"""Writing memory: daily entries, saved notes with their MEMORY.md line, and
-forgetting (archiving) notes. Returns frozen dataclasses, never prints.
+"""Writing memory: saved notes with their MEMORY.md line, and the rules every write of memory
+shares (the daily log is :mod:`mdmem.ops.daily`, archiving :mod:`mdmem.ops.forget`). Returns frozen
+dataclasses, never prints.
 
 Every write goes through :func:`mdmem.base.files.write_atomic` with the
 ``(mtime_ns, size)`` seen when the file was read, under the vault's
@@ -26,9 +27,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mdmem.base import files as fs
-from mdmem.base.errors import MdmemError, NoteNotFound, UsageError
-from mdmem.base.layout import DAILY_DIR, INDEX_NAME, INDEX_SECTIONS, MEMORY_DIR, TYPE_FOLDERS
-from mdmem.ops.check import index_line
+from mdmem.base.errors import MdmemError, UsageError
+from mdmem.base.layout import INDEX_NAME, INDEX_SECTIONS, MEMORY_DIR, TYPE_FOLDERS
+from mdmem.ops.budget import index_line
 from mdmem.text.classify import WARNINGS, classify, decision_note
 from mdmem.text.similar import SIMILAR, name_key, shingles, similarity
 
@@ -37,45 +38,15 @@ if TYPE_CHECKING:
 
 FOLDERS = TYPE_FOLDERS
 SECTIONS = INDEX_SECTIONS
-_TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 _SLUG_DROP = re.compile(r"[^\w\s-]")
 _SLUG_GAP = re.compile(r"[\s_-]+")
 _SECTION = re.compile(r"^##\s+(.*?)\s*#*\s*$")
 MAX_TEXT = 1 << 20  # characters of one saved memory or daily entry (OVERSIZED warns at ~13 KB already)
 TEMP_AGE = 3600.0  # seconds: a temp file older than this was left by a killed writer
-_HEADING = re.compile(r"^ {0,3}#{1,2}(?=[ \t]|$)")  # an ATX heading that would end a daily entry
-_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")  # a setext underline (text + === / --- is a heading)
 
 
 class SecretRefused(MdmemError):
     """The text holds what looks like a secret; nothing was written."""
-
-
-# ----------------------------------------------------------------------------- results
-
-
-@dataclass(frozen=True)
-class DailyEntry:
-    path: str
-    date: str
-    time: str
-    text: str
-    created: bool  # the day's file was created by this entry
-
-
-@dataclass(frozen=True)
-class DailyDay:
-    date: str
-    path: str
-    body: str  # the file's text after its frontmatter
-
-
-@dataclass(frozen=True)
-class DailyView:
-    period: str
-    start: str
-    end: str
-    days: list[DailyDay]
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -97,13 +68,19 @@ def _copy(day: dt.date) -> dt.date:
     return dt.date(day.year, day.month, day.day)
 
 
+class Wikilink(str):
+    """A frontmatter value written as Obsidian writes a link property: double-quoted, ``"[[Old note]]"``."""
+
+
 def _dump(meta: dict, body: str) -> bytes:
     import frontmatter
+    import yaml
 
-    return (frontmatter.dumps(frontmatter.Post(body, **meta), sort_keys=False) + "\n").encode("utf-8")
+    class Dumper(yaml.SafeDumper):
+        pass
 
-
-# ----------------------------------------------------------------------------- daily
+    Dumper.add_representer(Wikilink, lambda d, v: d.represent_scalar("tag:yaml.org,2002:str", str(v), style='"'))
+    return (frontmatter.dumps(frontmatter.Post(body, **meta), sort_keys=False, Dumper=Dumper) + "\n").encode("utf-8")
 
 
 def _bounded(text: str, what: str) -> None:
@@ -126,88 +103,10 @@ def refuse_secrets(text: str, what: str = "text", extra: dict[str, str] | None =
             "save it with --allow-secret (allow_secret=true over MCP)")
 
 
-def escape_entry(text: str) -> str:
-    """A daily entry's text with every line that would start a new entry (a ``#``/``##`` heading, a
-    setext underline after a line of text) escaped with a backslash: shown as written, parsed as text."""
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
-        if _HEADING.match(line) or (i and lines[i - 1].strip() and _UNDERLINE.match(line)):
-            stripped = line.lstrip(" ")
-            lines[i] = line[: len(line) - len(stripped)] + "\\" + stripped
-    return "\n".join(lines)
-
-
 def _clean(*folders: Path) -> None:
     """Remove what a killed writer left in ``folders`` (mdmem's own hidden ``.tmp`` files, old ones only)."""
     for folder in folders:
         fs.clean_temp(folder, TEMP_AGE)
-
-
-def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date | None = None,
-              allow_secret: bool = False) -> DailyEntry:
-    """Append a ``## HH:MM`` entry to ``memory/daily/YYYY-MM-DD.md`` (created
-    with ``type: daily`` frontmatter when missing). Append-only. Heading lines
-    of the text are escaped (:func:`escape_entry`): one call, one entry."""
-    from mdmem.text.daily import entries
-
-    _bounded(text, "entry")
-    text = text.strip()
-    if not text:
-        raise UsageError("nothing to add: the entry is empty")
-    if not allow_secret:
-        refuse_secrets(text, "entry")
-    text = escape_entry(text)
-    if len(entries(f"## 00:00\n{text}\n")) != 1:  # what the escaping did not foresee: refuse, never split
-        raise UsageError("the entry would split into several daily entries; remove its heading lines")
-    now = dt.datetime.now()
-    day = _day(date, now.date())
-    when = at if at is not None else now.strftime("%H:%M")
-    if not _TIME.match(when):
-        raise UsageError(f"wants a time as HH:MM, not {when!r}")
-    rel = f"{DAILY_DIR}/{day.isoformat()}.md"
-    path = mem.root / rel
-    _inside(mem.root, path)  # memory/daily may be a symlink to somewhere else: never write there
-    entry = f"## {when}\n{text}\n"
-    with fs.write_lock(mem.state_dir, mem.lock_timeout):
-        _clean(path.parent, mem.state_dir)
-        data, seen = fs.read_stat(mem.root, path)
-        if data is None:
-            meta = {"name": day.isoformat(), "description": f"Daily log {day.isoformat()}", "type": "daily",
-                    "tags": ["daily"], "created": day, "updated": _copy(day)}
-            fs.write_new(path, _dump(meta, f"# {day.isoformat()} ({day.strftime('%A')})\n\n{entry}"))
-        else:
-            sep = b"" if not data else (b"\n" if data.endswith(b"\n") else b"\n\n")
-            fs.write_atomic(path, data + sep + entry.encode("utf-8"), expected=seen)
-    mem.refresh()
-    return DailyEntry(rel, day.isoformat(), when, text, data is None)
-
-
-def daily_show(mem: Memory, when: str = "today", today: str | dt.date | None = None) -> DailyView:
-    """The daily notes of ``today``, ``yesterday``, ``week`` (the last 7 days) or a YYYY-MM-DD."""
-    from mdmem.text.parse import decode, split_frontmatter
-
-    ref = _day(today)
-    if when == "today":
-        start = end = ref
-    elif when == "yesterday":
-        start = end = ref - dt.timedelta(days=1)
-    elif when == "week":
-        start, end = ref - dt.timedelta(days=6), ref
-    else:
-        try:
-            start = end = dt.date.fromisoformat(when)
-        except ValueError:
-            raise UsageError(f"choose today, yesterday, week or a YYYY-MM-DD, not {when!r}") from None
-    days = []
-    day = start
-    while day <= end:
-        rel = f"{DAILY_DIR}/{day.isoformat()}.md"
-        data, _ = fs.read_stat(mem.root, mem.root / rel)
-        if data is not None:
-            body = split_frontmatter(decode(data)[0])[1]
-            days.append(DailyDay(day.isoformat(), rel, body.strip("\n") + "\n"))
-        day += dt.timedelta(days=1)
-    return DailyView(when, start.isoformat(), end.isoformat(), days)
 
 
 # ----------------------------------------------------------------------------- save
@@ -226,6 +125,8 @@ class SaveResult:
     index_changed: bool  # MEMORY.md got the line (False when it was there already)
     warnings: list[str] = field(default_factory=list)
     type_reason: str = "given"  # why this type: "given", or the rule that inferred it
+    supersedes: list[str] = field(default_factory=list)  # the notes it replaces (vault paths), as its
+    # frontmatter ``supersedes`` says
 
 
 def slug(name: str) -> str:
@@ -322,6 +223,7 @@ def save(
     paths: list[str] | tuple[str, ...] = (),
     name_as_file: bool = True,
     allow_secret: bool = False,
+    supersedes: list[str] | tuple[str, ...] = (),
 ) -> SaveResult:
     """Write a note into its type's folder and add its line to MEMORY.md under
     the type's section (created when missing; the budget comment is never
@@ -345,7 +247,11 @@ def save(
     ``chosen``/``rejected`` frontmatter and its four sections
     (:func:`decision_note`); a protocol may carry ``paths:`` globs. Reads the
     notes cache: refresh first. A text holding a secret is refused
-    (:class:`SecretRefused`, nothing written) unless ``allow_secret``."""
+    (:class:`SecretRefused`, nothing written) unless ``allow_secret``.
+
+    ``supersedes``: notes this one replaces (each a path, file name or title, as ``show`` takes it;
+    :func:`replaced`), written as its frontmatter ``supersedes: "[[old note]]"`` (a list for several).
+    The old notes are never touched; being replaced, they are not near-duplicates of it."""
     from mdmem.text.parse import parse_note
 
     _bounded(text, "text")
@@ -383,13 +289,19 @@ def save(
         meta.update(extra)
     if paths:
         meta["paths"] = list(dict.fromkeys(paths))
+    old = replaced(mem, supersedes, rel)
+    if old:
+        links = [Wikilink(link) for _, link in old]
+        meta = {**{k: v for k, v in meta.items() if k not in ("created", "updated")},
+                "supersedes": links[0] if len(links) == 1 else links, "created": meta["created"],
+                "updated": meta["updated"]}
     section = SECTIONS[kind]
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
         _clean(path.parent, mem.root, mem.state_dir)
         index_data, index_seen = fs.read_stat(mem.root, mem.root / INDEX_NAME)
         data = _dump(meta, body + "\n")
         existing, _ = fs.read_stat(mem.root, path)
-        twin = _twin(mem, rel, title, body) if existing is None else None
+        twin = _twin(mem, rel, title, body, {p for p, _ in old}) if existing is None else None
         if twin is not None and twin[1] is None:  # the same content under another name
             note = parse_note(twin[0], fs.read_stat(mem.root, mem.root / twin[0])[0] or b"")
             got = note.frontmatter.get("description")
@@ -398,7 +310,7 @@ def save(
                               note.tokens, SECTIONS.get(note.type), index_line(note), False, [], reason)
         if twin is not None and not new:
             raise MdmemError(f"{rel} would be a near-duplicate of {twin[0]} ({twin[1]}); update that note, "
-                             f"or pass --new to save a second one")
+                             f"pass --supersedes {twin[0]} if this one replaces it, or --new to save a second one")
         if existing is not None:
             if _same_content(existing, body):  # already saved: say so, change nothing
                 note = parse_note(rel, existing)
@@ -420,7 +332,55 @@ def save(
     if status == "created" or index_changed:
         mem.refresh()
     return SaveResult(status, rel, kind, title, desc, note.tokens, section, line, index_changed,
-                      warnings(mem, body, rel) if status == "created" else [], reason)
+                      warnings(mem, body, rel) if status == "created" else [], reason,
+                      [p for p, _ in old] if status == "created" else [])
+
+
+def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:
+    """``(path, link)`` for each note ``refs`` names, to be superseded by the note at ``rel``: resolved
+    like ``show``'s NOTE (:meth:`Memory.resolve_note`; ``[[...]]`` around it is taken off), and ``link`` the
+    wikilink that reaches it from ``rel`` with Obsidian's rules: ``[[file name]]`` when that resolves to it,
+    else ``[[vault/path]]``. A name that is nowhere is :class:`~mdmem.base.errors.NoteNotFound` (exit 1); a
+    bare file name several notes share, or the note itself, a usage error (exit 2)."""
+    import unicodedata
+
+    from mdmem.text.links import parse_wikilink
+    from mdmem.text.resolve import Resolver
+
+    if isinstance(refs, str):
+        refs = [refs]
+    scan = mem.scan
+    notes = [*scan.notes, *scan.broken]
+    resolver = Resolver([*notes, *scan.files, rel])
+    out: list[tuple[str, str]] = []
+    for given in refs:
+        ref = given.strip()
+        if ref.startswith("[[") and ref.endswith("]]"):
+            ref = parse_wikilink(ref[2:-2])[0]
+        if not ref:
+            raise UsageError("--supersedes wants a note (its path, file name or title)")
+        path = mem.resolve_note(ref)
+        bare = unicodedata.normalize("NFC", ref).casefold().removesuffix(".md")
+        if "/" not in bare:
+            same = sorted(p for p in notes if _stem(p) == bare)
+            if len(same) > 1 and path in same:
+                raise UsageError(f"--supersedes {given!r} is ambiguous: {len(same)} notes have that name ("
+                                 + ", ".join(same) + "); give its path")
+        if path == rel:
+            raise UsageError(f"a note cannot supersede itself ({rel})")
+        stem = path.rsplit("/", 1)[-1][:-3]
+        link = stem if resolver.resolve(stem, rel) == path else path[:-3]
+        if resolver.resolve(link, rel) != path:
+            link = "/" + path
+        if path not in (p for p, _ in out):
+            out.append((path, f"[[{link}]]"))
+    return out
+
+
+def _stem(path: str) -> str:
+    import unicodedata
+
+    return unicodedata.normalize("NFC", path.rsplit("/", 1)[-1]).casefold().removesuffix(".md")
 
 
 def _inside(root: Path, path: Path) -> None:
@@ -519,15 +479,16 @@ def _body_of(data: bytes) -> str:
     return split_frontmatter(decode(data)[0])[1]
 
 
-def _twin(mem: Memory, rel: str, title: str, body: str) -> tuple[str, str | None] | None:
+def _twin(mem: Memory, rel: str, title: str, body: str, replaces=frozenset()) -> tuple[str, str | None] | None:
     """The memory note this one would repeat: ``(path, None)`` for the same
-    content, ``(path, reason)`` for a near-duplicate, else None."""
+    content, ``(path, reason)`` for a near-duplicate, else None. The notes it ``replaces`` are not compared."""
     flat = " ".join(body.split())
     keys = {k for k in (name_key(title), name_key(rel.rsplit("/", 1)[-1][:-3])) if k}
     mine = shingles(body)
     near = None
     for note in mem.notes():
-        if note.path == rel or not note.path.startswith(MEMORY_DIR + "/") or note.type == "daily":
+        if note.path == rel or not note.path.startswith(MEMORY_DIR + "/") or note.type == "daily" \
+                or note.path in replaces:
             continue
         try:
             other = _body_of(fs.read_bytes(mem.root, note.path))
@@ -565,94 +526,3 @@ def warnings(mem: Memory, body: str, rel: str | None = None) -> list[str]:
         if any(ln in text for ln in lines):
             found.append(f"{name} already says this" + ("" if name == "CLAUDE.md" else " (a protocol)"))
     return found
-
-
-# ----------------------------------------------------------------------------- forget
-
-
-@dataclass(frozen=True)
-class Forgotten:
-    path: str
-    archived_to: str
-    index_lines: list[str]  # the MEMORY.md lines removed (or, in a dry run, to remove)
-
-
-@dataclass(frozen=True)
-class ForgetResult:
-    query: str
-    dry_run: bool
-    notes: list[Forgotten]
-
-
-class AmbiguousQuery(MdmemError):
-    """The query matched several notes by search and ``--yes`` was not given."""
-
-    def __init__(self, query: str, paths: list[str]):
-        self.paths = paths
-        super().__init__(
-            f"{query!r} is no note's path, file name or title, and {len(paths)} notes match it by search:\n"
-            + "".join(f"  {p}\n" for p in paths)
-            + "name one of them, or pass --yes to forget them all"
-        )
-
-
-def forget(
-    mem: Memory, query: str, dry_run: bool = False, yes: bool = False, limit: int = 20
-) -> ForgetResult:
-    """Move the notes QUERY names into ``memory/.archive/`` (same relative path)
-    and remove their MEMORY.md lines. QUERY is a note (path, file name, title);
-    failing that, the search matches, several of them only with ``yes``.
-    Nothing is deleted; ``dry_run`` changes nothing."""
-    try:
-        paths = [mem.resolve_note(query)]
-    except NoteNotFound:
-        hits = mem.search(query, limit).results
-        paths = list(dict.fromkeys(hit.path for hit in hits if hit.path != INDEX_NAME))
-        if not paths:
-            raise NoteNotFound(f"no note matches {query!r} in {mem.root}") from None
-        if len(paths) > 1 and not yes:
-            raise AmbiguousQuery(query, paths) from None
-    flat = not (mem.root / MEMORY_DIR).is_dir()  # Claude Code's flat memory folder: every note is a memory
-    for rel in paths:
-        if rel == INDEX_NAME or not rel.lower().endswith(".md") or (not flat and not rel.startswith(MEMORY_DIR + "/")):
-            raise UsageError(f"refusing to forget {rel}: only memory notes (under {MEMORY_DIR}/) can be "
-                             "archived; move or delete other files yourself")
-    with fs.write_lock(mem.state_dir, mem.lock_timeout):
-        _clean(mem.root, mem.state_dir)
-        resolve = _resolver_for(mem)
-        index_data, index_seen = fs.read_stat(mem.root, mem.root / INDEX_NAME)
-        from mdmem.text.parse import decode
-
-        index_text = decode(index_data)[0] if index_data is not None else ""
-        links = _index_links(index_text, resolve) if index_data is not None else {}
-        lines = index_text.splitlines()
-        drop = {i for i, targets in links.items() if targets & set(paths)}
-        plan = []
-        for rel in paths:
-            if not (mem.root / rel).is_file():
-                raise NoteNotFound(f"{rel} is gone from disk; nothing was moved")
-            target = fs.archive_target(mem.root, rel)
-            removed = [lines[i] for i in sorted(drop) if rel in links[i]]
-            plan.append(Forgotten(rel, target, removed))
-        if dry_run:
-            return ForgetResult(query, True, plan)
-        if drop:
-            _check_unchanged(mem.root / INDEX_NAME, index_seen)
-        moved = []
-        for item in plan:
-            src, dst = mem.root / item.path, mem.root / item.archived_to
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            if dst.exists():
-                raise MdmemError(f"{item.archived_to} appeared meanwhile; nothing more was moved")
-            os.rename(src, dst)
-            moved.append(item)
-        if drop:
-            nl = "\r\n" if "\r\n" in index_text else "\n"
-            bom = "\ufeff" if index_data.startswith(b"\xef\xbb\xbf") else ""
-            kept = [ln for i, ln in enumerate(lines) if i not in drop]
-            fs.write_atomic(mem.root / INDEX_NAME, (bom + nl.join(kept) + nl).encode("utf-8"),
-                            expected=index_seen)
-    mem.refresh()
-    return ForgetResult(query, False, moved)
-
-

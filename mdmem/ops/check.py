@@ -73,6 +73,9 @@ STALE                 info      not modified for >= ``stale_days``: frontmatter
 NO ENTRIES            info      no file of a core type (user, feedback, project,
                                 reference, decision)
 ====================  ========  ==================================================
+
+Facts that supersede or expire add SUPERSEDES and VALID UNTIL (warning), SUPERSEDE? and EXPIRED (info):
+:mod:`mdmem.ops.check_facts`; a pair where one note supersedes the other is no DUPLICATE.
 """
 
 from __future__ import annotations
@@ -89,8 +92,12 @@ from typing import TYPE_CHECKING
 from mdmem.base.layout import INDEX_NAME, MEMORY_DIR, sync_conflicts
 from mdmem.base.models import Note
 from mdmem.base.settings import CheckSettings
+from mdmem.ops.budget import budget_comment, index_line, percent_of, update_budget, with_budget_comment
+from mdmem.ops.check_facts import issues as facts_issues
+from mdmem.ops.check_facts import pairs_declared
 from mdmem.text.parse import decode, split_frontmatter, tokens_for
 from mdmem.text.similar import near_duplicates
+from mdmem.text.validity import supersedes
 
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
@@ -106,7 +113,7 @@ SEVERITIES = ("info", "warning", "error")
 KINDS = (
     "MISSING FOLDER", "NO INDEX", "BUDGET WARNING", "SECRET", "NAME TWINS", "LOAD LIMIT", "BROKEN LINK",
     "INVALID FRONTMATTER", "PARSE PROBLEM", "SYNC CONFLICT", "ORPHAN", "DANGLING", "DUPLICATE", "OVERSIZED",
-    "MISSING TYPE", "STALE", "NO ENTRIES",
+    "SUPERSEDES", "VALID UNTIL", "MISSING TYPE", "SUPERSEDE?", "EXPIRED", "STALE", "NO ENTRIES",
 )
 PROBLEM_SEVERITY = {
     "invalid_yaml": "error", "frontmatter_not_mapping": "error", "unreadable": "error",
@@ -115,7 +122,6 @@ PROBLEM_SEVERITY = {
 }
 FRONTMATTER_PROBLEMS = ("invalid_yaml", "frontmatter_not_mapping")
 
-_COMMENT = re.compile(r"^\s*<!--\s*budget:.*?-->\s*$")
 _YAML_LINE = re.compile(r"line (\d+), column")
 
 
@@ -190,48 +196,6 @@ class CheckReport:
         """Is there an issue at or above ``severity``?"""
         rank = SEVERITIES.index(severity)
         return any(SEVERITIES.index(i.severity) >= rank for i in self.issues)
-
-
-# ----------------------------------------------------------------- index lines and the budget comment
-
-
-def percent_of(tokens: int, cap: int) -> int:
-    """Whole percent, rounded half up, in integer arithmetic."""
-    return (tokens * 200 + cap) // (2 * cap)
-
-
-def budget_comment(tokens: int, cap: int, day: dt.date) -> str:
-    return f"<!-- budget: ~{tokens}tk / {cap}tk ({percent_of(tokens, cap)}%) | updated: {day.isoformat()} -->"
-
-
-def with_budget_comment(data: bytes, comment: str) -> bytes:
-    """MEMORY.md's bytes with ``comment`` as the first line: an existing budget
-    comment there is replaced, else the comment is inserted. Every other byte
-    (a BOM, the line ending, the rest of the file) stays as it was."""
-    bom = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
-    rest = data[len(bom):]
-    end = rest.find(b"\n")
-    first, tail = (rest, b"") if end < 0 else (rest[:end], rest[end:])
-    new = comment.encode("utf-8")
-    if _COMMENT.match(first.decode("utf-8", "replace")):
-        if first.endswith(b"\r"):
-            new += b"\r"
-        return bom + new + tail
-    newline = b"\r\n" if first.endswith(b"\r") else b"\n"
-    return bom + new + newline + rest
-
-
-def _url(path: str) -> str:
-    return path.replace("%", "%25").replace(" ", "%20").replace("(", "%28").replace(")", "%29") \
-        .replace("<", "%3C").replace(">", "%3E")
-
-
-def index_line(note: Note) -> str:
-    """The MEMORY.md line for a note: ``- [file.md](path) — description `~NNNtk```."""
-    name = posixpath.basename(note.path)
-    desc = note.frontmatter.get("description")
-    desc = " ".join(desc.split()) if isinstance(desc, str) and desc.strip() else note.title
-    return f"- [{name}]({_url(note.path)}) — {desc} `~{note.tokens}tk`"
 
 
 # --------------------------------------------------------------------------- the audit
@@ -338,7 +302,9 @@ def _audit(memory: list[Note], index: Note | None, resolver: Resolver, read, set
     issues += _budget_issues(total, settings)
     issues += _index_issues(memory, index, resolver, read, settings)
     issues += _note_issues(checked, index, resolver, read, settings, today)
-    issues += _duplicates(checked, read, settings.duplicate_similarity)
+    pairs = near_duplicates([n for n in checked if n.type not in JOURNAL_TYPES], read, settings.duplicate_similarity)
+    issues += _duplicates(pairs, pairs_declared(checked, resolver))
+    issues += facts_issues(checked, resolver, pairs, today)
     present = {n.type for n in memory}
     issues += [
         Issue("NO ENTRIES", ".", f"no memory of type {t!r}",
@@ -494,7 +460,7 @@ def _note_issues(memory, index, resolver: Resolver, read, s: CheckSettings, toda
             issues.append(Issue("ORPHAN", note.path, f"no line of {INDEX_NAME} links to it",
                                 f"add to {INDEX_NAME}: {index_line(note)}", "warning"))
         if note.type != "digest":
-            issues += _dangling(note, resolver)
+            issues += _dangling(note, resolver, supersedes(note.frontmatter))
         if note.tokens > oversized:
             issues.append(Issue(
                 "OVERSIZED", note.path, f"~{note.tokens}tk is {note.tokens * 100 / s.cap:.1f}% of the "
@@ -522,10 +488,12 @@ def _note_issues(memory, index, resolver: Resolver, read, s: CheckSettings, toda
     return issues
 
 
-def _dangling(note: Note, resolver: Resolver) -> list[Issue]:
+def _dangling(note: Note, resolver: Resolver, reported=()) -> list[Issue]:
+    """DANGLING for each missing link target (not the ``reported`` ones: supersedes links, SUPERSEDES's)."""
     missing: dict[str, list] = {}
     for link in note.links:
-        if link.target and not resolver.exists(link.target, note.path):
+        if link.target and not resolver.exists(link.target, note.path) \
+                and not (link.kind == "frontmatter" and link.target in reported):
             missing.setdefault(unicodedata.normalize("NFC", link.target).lower(), []).append(link)
     out = []
     for links in missing.values():
@@ -582,35 +550,13 @@ def _updated_line(data: bytes | None) -> int | None:
     return None
 
 
-def _duplicates(memory: list[Note], read, threshold: float) -> list[Issue]:
+def _duplicates(pairs: list[tuple[str, str, str]], declared: set[tuple[str, str]]) -> list[Issue]:
+    """DUPLICATE for each near-duplicate pair, but a pair where one note supersedes the other."""
     return [
         Issue("DUPLICATE", a, f"near-duplicate of {b}: {why}",
               "merge the two into one note and archive the other (mdmem forget)", "warning")
-        for a, b, why in near_duplicates([n for n in memory if n.type not in JOURNAL_TYPES], read, threshold)
+        for a, b, why in pairs if (a, b) not in declared
     ]
-
-
-def update_budget(mem: Memory, report: CheckReport, today: dt.date) -> tuple[str, CheckReport]:
-    """Rewrite MEMORY.md's budget comment (the audit's only write): atomically,
-    under the vault's write lock, and never over a file that changed since it
-    was read (:class:`~mdmem.base.errors.WriteConflict`). Returns ``"updated"``,
-    ``"unchanged"`` or ``"missing"`` (no MEMORY.md: nothing is created) and the
-    report with MEMORY.md's new token count."""
-
-    from mdmem.base import files as fs
-    from mdmem.base.files import write_lock
-
-    path = mem.root / INDEX_NAME
-    comment = budget_comment(report.budget.tokens, report.budget.cap, today)
-    with write_lock(mem.state_dir, mem.lock_timeout):
-        data, seen = fs.read_stat(mem.root, INDEX_NAME)
-        if data is None:
-            return "missing", report
-        new = with_budget_comment(data, comment)
-        if new != data:
-            fs.write_atomic(path, new, expected=seen)
-    budget = replace(report.budget, index_tokens=tokens_for(len(new)))
-    return ("updated" if new != data else "unchanged"), replace(report, budget=budget)
 
 
 __all__ = [

@@ -25,7 +25,11 @@ The budget counts UTF-8 bytes, not characters: Claude Code cuts a hook's
 injection at 10,000 bytes, and a byte budget is also a character budget.
 Notes marked sensitive (``sensitive: true`` or a ``sensitive`` tag) never
 appear unless ``include_sensitive``; index notes (MEMORY.md, ``index: true``)
-are not memories and never listed.
+are not memories and never listed; nor are notes that no longer hold (another
+note ``supersedes`` them, or their ``valid_until`` is before ``today``:
+:mod:`mdmem.text.validity`), so the card depends on the date only through
+``valid_until`` (:func:`mdmem.engine.supersede.valid_through` says until when
+a card stays right).
 """
 
 from __future__ import annotations
@@ -154,12 +158,13 @@ class _Builder:
         return "".join(self.parts)
 
 
-def _notes(mem: Memory, include_sensitive: bool) -> list:
+def _notes(mem: Memory, include_sensitive: bool, today: dt.date | str | None = None) -> list:
     from mdmem.base.layout import is_index_note
-    from mdmem.ops.search import without_conflicts
+    from mdmem.ops.search import standing, without_conflicts
 
     notes = without_conflicts(mem, mem.notes())  # a sync conflict copy is not a memory until resolved
-    return sorted((n for n in notes if (include_sensitive or not is_sensitive(n))
+    gone = standing(mem, today).hidden  # superseded or expired
+    return sorted((n for n in notes if (include_sensitive or not is_sensitive(n)) and n.path not in gone
                    and not is_index_note(n.path, n.frontmatter)), key=lambda n: n.path)
 
 
@@ -181,7 +186,8 @@ def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, quer
             continue
         if text:
             b.add(f"bootstrap {name}", f"## {name}\n\n{text}", str(file))
-    notes = _notes(mem, include_sensitive)
+    day = dt.date.fromisoformat(today) if isinstance(today, str) else (today or dt.date.today())
+    notes = _notes(mem, include_sensitive, day)
     protocol = (memory_protocol() if protocol is None else protocol).strip()
     _protocols(mem, b, notes, paths, mode)
     if mode == "index":
@@ -192,7 +198,6 @@ def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, quer
         else:
             b.omitted.append("card")
     else:
-        day = dt.date.fromisoformat(today) if isinstance(today, str) else (today or dt.date.today())
         _full(mem, b, notes, query, day, include_sensitive, protocol)
     text = b.text()
     assert size(text) <= budget
@@ -408,10 +413,10 @@ def _full(mem: Memory, b: _Builder, notes: list, query: str | None, today: dt.da
 
         room = b.budget - b.used - 1
         if room >= 300:
-            r = recall(mem, query, budget=room, include_sensitive=include_sensitive)
+            r = recall(mem, query, budget=room, include_sensitive=include_sensitive, today=today)
             if r.ranked or r.related:
                 if not b.add("relevant notes", r.markdown):  # recall counts characters: bytes may be more
-                    r = recall(mem, query, budget=room // 2, include_sensitive=include_sensitive)
+                    r = recall(mem, query, budget=room // 2, include_sensitive=include_sensitive, today=today)
                     b.omitted.remove("relevant notes") if b.add("relevant notes", r.markdown) else None
                 shown |= {i.path for i in r.ranked + r.related}
     decisions = _by_date([n for n in notes if n.type == "decision"])
@@ -429,7 +434,7 @@ def _full(mem: Memory, b: _Builder, notes: list, query: str | None, today: dt.da
                 first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
                 lines.append(f"- {n.title}{' ' + time if time else ''}: {first}")
         b.add("daily", "\n".join(lines))
-    related = _related(mem, users[:1] + active, shown, include_sensitive)
+    related = _related(mem, users[:1] + active, shown, include_sensitive, {n.path for n in notes})
     if related:
         b.add("related", "## Related\n" + "\n".join(related))
     digests = sorted((n for n in notes if n.type == "digest"), key=lambda n: (n.date or "", n.path), reverse=True)
@@ -447,14 +452,17 @@ def _listed(b: _Builder, name: str, head: str, lines: list[str], more: str, tota
         b.omitted.append(name)
 
 
-def _related(mem: Memory, around: list, shown: set[str], include_sensitive: bool, limit: int = 10) -> list[str]:
+def _related(mem: Memory, around: list, shown: set[str], include_sensitive: bool, current: set[str],
+             limit: int = 10) -> list[str]:
+    """Notes linked with ``around``, strongest first, among the ``current`` ones (neither superseded nor
+    expired)."""
     if not around:
         return []
     graph = mem.graph()
     seen: dict[str, float] = {}
     for note in around:
         for nb in graph.neighbors(note.path, depth=1):  # index notes are never neighbours
-            if nb.path not in shown:
+            if nb.path not in shown and nb.path in current:
                 seen[nb.path] = seen.get(nb.path, 0) + nb.weight
     lines = []
     for path in sorted(seen, key=lambda p: (-seen[p], p)):

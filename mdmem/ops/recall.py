@@ -10,7 +10,9 @@ A time phrase in the query ("what did we decide last week", "em abril", see
 come first, the search is limited to notes dated in it, and when the other
 words match nothing the window's entries are the answer; a window with nothing
 dated in it says so and names the latest dated day before it. Notes marked
-sensitive never appear unless ``include_sensitive``.
+sensitive never appear unless ``include_sensitive``; notes that no longer hold (another note
+``supersedes`` them, or their ``valid_until`` is before ``today``: :mod:`mdmem.text.validity`) never
+appear, neither as hits nor as related notes nor as dated entries.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def recall(
     """Ranked notes for ``query``, their linked notes, and a time phrase's dated entries, within ``budget``
     characters. ``recency``, ``mode`` and ``fusion`` default to the vault's ``[search]`` settings."""
     from mdmem.engine.index import Filters
-    from mdmem.ops.search import conflicts, search
+    from mdmem.ops.search import conflicts, search, standing
     from mdmem.ops.timeline import TimelineEntry, collect, is_sensitive
     from mdmem.text import temporal
     from mdmem.text.query import check_query
@@ -67,14 +69,16 @@ def recall(
     span = temporal.parse(query, day)
     words = span.rest if span else query
     entries: list[TimelineEntry] = []
+    gone = standing(mem, day).hidden  # superseded or expired: not memory any more
     if span:
-        entries = collect(mem, span.start, span.end, words, include_sensitive)
-        if not entries and words.strip():
-            entries = collect(mem, span.start, span.end, "", include_sensitive)  # the words match nothing there
+        entries = [e for e in collect(mem, span.start, span.end, words, include_sensitive) if e.path not in gone]
+        if not entries and words.strip():  # the words match nothing there
+            entries = [e for e in collect(mem, span.start, span.end, "", include_sensitive) if e.path not in gone]
         filters = Filters(after=span.start.isoformat(), before=span.end.isoformat())
-        hits = search(mem, words, limit * 3, filters, recency, mode, fusion=fusion).results if words.strip() else []
+        hits = search(mem, words, limit * 3, filters, recency, mode, fusion=fusion, current=True,
+                      today=day).results if words.strip() else []
     else:
-        hits = search(mem, query, limit * 3, recency=recency, mode=mode, fusion=fusion).results
+        hits = search(mem, query, limit * 3, recency=recency, mode=mode, fusion=fusion, current=True, today=day).results
     if not include_sensitive:
         hits = [h for h in hits if not ((n := mem.store.get(h.path)) is not None and is_sensitive(n))]
     hits = hits[:limit]
@@ -87,7 +91,8 @@ def recall(
         if graph.is_index(hit.path):
             continue  # an index (asked for by --include-index) relates nothing: it links everything
         for nb in graph.neighbors(hit.path, depth=1):  # index notes are never neighbours
-            if nb.path in shown or nb.path in copies:  # a sync conflict copy is not a memory until resolved
+            if nb.path in shown or nb.path in copies or nb.path in gone:  # a sync conflict copy is not a
+                # memory until resolved; a superseded note is linked from the one superseding it
                 continue
             weight[nb.path] += nb.weight / rank
             verb = {"out": "linked from", "in": "links to", "both": "linked with"}[nb.direction]

@@ -6,11 +6,21 @@ A copy a sync tool left beside a note (``x (conflicted copy 2024-05-01).md``,
 is :func:`mdmem.base.layout.sync_conflicts`) is a second, diverging version of a memory: it stays out of
 search, recall, context and timeline until someone resolves it, and ``check`` reports it
 (``SYNC CONFLICT``). It is still a note: ``show``, ``read_note`` and ``forget`` reach it by its path.
+
+Facts that no longer hold (:mod:`mdmem.text.validity`): a note another note ``supersedes``, or one whose
+``valid_until`` is before today. ``search`` keeps them, in the order they score, marked (``superseded_by``,
+``valid_until``, ``expired`` on the hit; ``superseded by [[new]]`` / ``expired YYYY-MM-DD`` in the
+text): search is where a person looks up what the vault says, old facts included, and the new note
+that replaces an old one usually matches the same words and is shown beside it. They are not ranked
+lower, so the order of hits stays the scorer's alone. Recall, context and the prompt hook ask for
+current notes only (``current=True``) and never see them. Who supersedes whom is derived once per
+refresh in the notes cache (:mod:`mdmem.engine.supersede`), so this costs one small query.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import datetime as dt
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from mdmem.base.layout import sync_conflicts
@@ -30,15 +40,60 @@ def conflicts(mem: Memory) -> dict[str, tuple[str, str]]:
     return _CACHE[1]
 
 
+@dataclass(frozen=True)
+class Standing:
+    """Which notes still hold on ``today``: ``superseded_by`` (old path -> the notes superseding it) and
+    ``valid_until`` (path -> ISO date) for the notes that declare one."""
+
+    today: str
+    superseded_by: dict[str, list[str]]
+    valid_until: dict[str, str]
+
+    def expired(self, path: str) -> bool:
+        return self.valid_until.get(path, self.today) < self.today
+
+    def holds(self, path: str) -> bool:
+        """Neither superseded nor expired."""
+        return path not in self.superseded_by and not self.expired(path)
+
+    @property
+    def hidden(self) -> set[str]:
+        return set(self.superseded_by) | {p for p in self.valid_until if self.expired(p)}
+
+
+def iso_day(today: dt.date | str | None = None) -> str:
+    """``today`` as YYYY-MM-DD (None: the real today)."""
+    return today if isinstance(today, str) else (today or dt.date.today()).isoformat()
+
+
+def standing(mem: Memory, today: dt.date | str | None = None) -> Standing:
+    """The vault's :class:`Standing` on ``today`` (from the notes cache: one query)."""
+    by, until = mem.store.standing()
+    return Standing(iso_day(today), by, until)
+
+
+def mark(hit, known: Standing):
+    """A search hit with its ``superseded_by`` / ``valid_until`` / ``expired`` set (unchanged when it has none)."""
+    by, until = known.superseded_by.get(hit.path), known.valid_until.get(hit.path)
+    if by is None and until is None:
+        return hit
+    return replace(hit, superseded_by=list(by) if by else None, valid_until=until, expired=known.expired(hit.path))
+
+
 def search(mem: Memory, query: str, limit: int = 10, filters: Filters | None = None, recency=None,
-           mode: str | None = None, explain: bool = False, fusion=None) -> SearchResult:
-    """:meth:`Memory.search` without sync conflict copies (asking for as many more hits as there are
-    copies, so ``limit`` still fills)."""
+           mode: str | None = None, explain: bool = False, fusion=None, *, current: bool = False,
+           today: dt.date | str | None = None) -> SearchResult:
+    """:meth:`Memory.search` without sync conflict copies, each superseded or expired note marked; with
+    ``current`` without them either (recall, context). More hits are asked for, as many as are left out,
+    so ``limit`` still fills."""
     from mdmem.engine.index import Filters
 
     hidden = conflicts(mem)
+    known = standing(mem, today)
+    if current and (known.superseded_by or known.valid_until):
+        hidden = {**hidden, **dict.fromkeys(known.hidden, None)}
     result = mem.search(query, limit + min(len(hidden), 100), filters or Filters(), recency, mode, explain, fusion)
-    hits = [h for h in result.results if h.path not in hidden][:limit]
+    hits = [mark(h, known) for h in result.results if h.path not in hidden][:limit]
     return replace(result, results=hits)
 
 

@@ -1,0 +1,128 @@
+"""The daily log: ``## HH:MM`` entries appended to ``memory/daily/YYYY-MM-DD.md`` (created with
+``type: daily`` frontmatter when missing), and the days shown back. Append-only; written under the
+rules every memory write shares (:mod:`mdmem.ops.capture`: atomic, under the vault's lock, never over
+a file changed since read, secrets refused, at most :data:`~mdmem.ops.capture.MAX_TEXT` characters).
+A daily entry cannot start another entry: its heading lines are escaped (:func:`escape_entry`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from mdmem.base import files as fs
+from mdmem.base.errors import UsageError
+from mdmem.base.layout import DAILY_DIR
+from mdmem.ops.capture import _bounded, _clean, _copy, _day, _dump, _inside, refuse_secrets
+
+if TYPE_CHECKING:
+    from mdmem.engine.memory import Memory
+
+_TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
+_HEADING = re.compile(r"^ {0,3}#{1,2}(?=[ \t]|$)")  # an ATX heading that would end a daily entry
+_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")  # a setext underline (text + === / --- is a heading)
+
+
+@dataclass(frozen=True)
+class DailyEntry:
+    path: str
+    date: str
+    time: str
+    text: str
+    created: bool  # the day's file was created by this entry
+
+
+@dataclass(frozen=True)
+class DailyDay:
+    date: str
+    path: str
+    body: str  # the file's text after its frontmatter
+
+
+@dataclass(frozen=True)
+class DailyView:
+    period: str
+    start: str
+    end: str
+    days: list[DailyDay]
+
+
+
+def escape_entry(text: str) -> str:
+    """A daily entry's text with every line that would start a new entry (a ``#``/``##`` heading, a
+    setext underline after a line of text) escaped with a backslash: shown as written, parsed as text."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if _HEADING.match(line) or (i and lines[i - 1].strip() and _UNDERLINE.match(line)):
+            stripped = line.lstrip(" ")
+            lines[i] = line[: len(line) - len(stripped)] + "\\" + stripped
+    return "\n".join(lines)
+
+
+def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date | None = None,
+              allow_secret: bool = False) -> DailyEntry:
+    """Append a ``## HH:MM`` entry to ``memory/daily/YYYY-MM-DD.md`` (created
+    with ``type: daily`` frontmatter when missing). Append-only. Heading lines
+    of the text are escaped (:func:`escape_entry`): one call, one entry."""
+    from mdmem.text.daily import entries
+
+    _bounded(text, "entry")
+    text = text.strip()
+    if not text:
+        raise UsageError("nothing to add: the entry is empty")
+    if not allow_secret:
+        refuse_secrets(text, "entry")
+    text = escape_entry(text)
+    if len(entries(f"## 00:00\n{text}\n")) != 1:  # what the escaping did not foresee: refuse, never split
+        raise UsageError("the entry would split into several daily entries; remove its heading lines")
+    now = dt.datetime.now()
+    day = _day(date, now.date())
+    when = at if at is not None else now.strftime("%H:%M")
+    if not _TIME.match(when):
+        raise UsageError(f"wants a time as HH:MM, not {when!r}")
+    rel = f"{DAILY_DIR}/{day.isoformat()}.md"
+    path = mem.root / rel
+    _inside(mem.root, path)  # memory/daily may be a symlink to somewhere else: never write there
+    entry = f"## {when}\n{text}\n"
+    with fs.write_lock(mem.state_dir, mem.lock_timeout):
+        _clean(path.parent, mem.state_dir)
+        data, seen = fs.read_stat(mem.root, path)
+        if data is None:
+            meta = {"name": day.isoformat(), "description": f"Daily log {day.isoformat()}", "type": "daily",
+                    "tags": ["daily"], "created": day, "updated": _copy(day)}
+            fs.write_new(path, _dump(meta, f"# {day.isoformat()} ({day.strftime('%A')})\n\n{entry}"))
+        else:
+            sep = b"" if not data else (b"\n" if data.endswith(b"\n") else b"\n\n")
+            fs.write_atomic(path, data + sep + entry.encode("utf-8"), expected=seen)
+    mem.refresh()
+    return DailyEntry(rel, day.isoformat(), when, text, data is None)
+
+
+def daily_show(mem: Memory, when: str = "today", today: str | dt.date | None = None) -> DailyView:
+    """The daily notes of ``today``, ``yesterday``, ``week`` (the last 7 days) or a YYYY-MM-DD."""
+    from mdmem.text.parse import decode, split_frontmatter
+
+    ref = _day(today)
+    if when == "today":
+        start = end = ref
+    elif when == "yesterday":
+        start = end = ref - dt.timedelta(days=1)
+    elif when == "week":
+        start, end = ref - dt.timedelta(days=6), ref
+    else:
+        try:
+            start = end = dt.date.fromisoformat(when)
+        except ValueError:
+            raise UsageError(f"choose today, yesterday, week or a YYYY-MM-DD, not {when!r}") from None
+    days = []
+    day = start
+    while day <= end:
+        rel = f"{DAILY_DIR}/{day.isoformat()}.md"
+        data, _ = fs.read_stat(mem.root, mem.root / rel)
+        if data is not None:
+            body = split_frontmatter(decode(data)[0])[1]
+            days.append(DailyDay(day.isoformat(), rel, body.strip("\n") + "\n"))
+        day += dt.timedelta(days=1)
+    return DailyView(when, start.isoformat(), end.isoformat(), days)
