@@ -250,7 +250,8 @@ def test_the_gate_lets_through_every_piece_of_evidence_in_the_labelled_corpora()
                 continue
             m = messages[e.index]
             users = [m] if m.speaker == "user" else [x for x in messages[e.index + 1:e.index + 3] if x.speaker == "user"]
-            assert hooks.gate(users, [m] + users), (path.name, e.dimension, e.quote)
+            assert hooks.gate(users, [m] + users, messages[max(0, e.index - 2):e.index]), \
+                (path.name, e.dimension, e.quote)
             checked += 1
     assert checked > 150, checked
     plain = [transcript.Message(0, "user", t) for t in ("pushed", "verify", "fix the failing test in parser.py",
@@ -273,3 +274,39 @@ def test_a_quiet_stop_imports_only_what_it_needs(vault: Path, tmp_path: Path):
              "pathlib", "mdmem.base.settings", "mdmem.base.models"}
     assert not imported & heavy, sorted(imported & heavy)
     assert state(vault)["tools"] == 2
+
+# --- an interview: every turn ends by asking the user ------------------------------------------
+
+OFFER = ("There are three ways to time the summaries:\n\n"
+         "| Option | Trade-off |\n|---|---|\n"
+         "| **A. At commit time** | Only committed work is summarised. |\n"
+         "| **B. At every checkpoint** | More expensive, available earlier. |\n"
+         "| **C. On demand** | Generated when viewing a checkpoint. |\n\n"
+         "I recommend A. Which timing model do you want?\n")
+
+
+def test_an_interview_fires_after_two_turns_that_ask(vault: Path, tmp_path: Path):
+    """Every turn of a brainstorming interview ends by asking the user; the answers are the
+    decisions. A due checkpoint waits while at most two turns in a row ended by asking, then fires
+    (without the bound such a real session stayed silent through all its 12 stops)."""
+    s = Session(tmp_path / "s.jsonl")
+    s.user("brainstorm: summaries of checkpoints").tools(2).say(OFFER)
+    assert run(vault, payload(s.path)).stdout == ""  # nothing said yet; this turn asked (1)
+    s.user("A.").tools(1).say("Good. Should failures block the commit?")
+    assert run(vault, payload(s.path), now=T0 + 60).stdout == ""  # the pick is due, but the turn asks (2)
+    assert list(state(vault)["pending"]) == ["4"] and state(vault)["asked"] == 2
+    s.user("no, log and go on").tools(1).say("Noted. Which scope do you prefer, manual or both?")
+    reason = fired(run(vault, payload(s.path), now=T0 + 120))  # a third turn that asks: an interview
+    assert reason is not None and '- ④ msg 4 (user): "A." [picked option A of 3]' in reason  # tool calls count
+    assert state(vault)["triggers"] == 1 and state(vault)["asked"] == 3
+
+
+def test_a_turn_that_does_not_ask_ends_the_deferral(vault: Path, tmp_path: Path):
+    s = Session(tmp_path / "s.jsonl")
+    s.user("brainstorm: summaries of checkpoints").tools(2).say(OFFER)
+    run(vault, payload(s.path))
+    s.user("A.").tools(1).say("Good. Should failures block the commit?")
+    assert run(vault, payload(s.path), now=T0 + 60).stdout == "" and state(vault)["asked"] == 2
+    s.user("let me think about it").say("Sure, take your time.")
+    reason = fired(run(vault, payload(s.path), now=T0 + 120))  # the turn ends without a question: due
+    assert reason is not None and state(vault)["asked"] == 0

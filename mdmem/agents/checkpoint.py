@@ -136,6 +136,7 @@ _FILLER = re.compile(
     r"let'?s(?: also)?(?: make sure)?(?: that)?|make sure(?: that)?|instead|rule|e|também|por favor|acho que|"
     r"lembre(?:-se)?(?: de| que)?|importante|regra|obs)\b[\s,:;.!-]*)+", re.I)
 _PLEASE = re.compile(r"[\s,]+(?:please|pls|thanks|por favor|obrigad[oa])[.!]*$", re.I)
+_SMILEY = re.compile(r"\s*(?:[:;=]-?[)(DPp3]|[\U0001F600-\U0001F64F\U0001F300-\U0001F5FF\u2600-\u27BF])+\s*$")
 _END_WORDS = frozenset("a an the of to and or with for in on at by from that which is are was be as than but so "
                        "its their your our my this these those into onto via per not no any every all "
                        "o a os as de do da dos das e ou com para pra em no na nos nas que por se é um uma "
@@ -166,7 +167,7 @@ def title(text: str, limit: int = NAME_MAX) -> str:
     dropped, the first sentence, at most ``limit`` characters (a clause or whole words),
     capitalised, no trailing punctuation."""
     flat = _FILLER.sub("", clean(text)) or clean(text)
-    first = _PLEASE.sub("", re.split(r"(?<=[.!?])\s+", flat, maxsplit=1)[0].rstrip(" .!"))
+    first = _PLEASE.sub("", _SMILEY.sub("", re.split(r"(?<=[.!?])\s+", flat, maxsplit=1)[0]).rstrip(" .!"))
     name = _trim(first, limit)
     name = re.sub(r"[/\\]", " ", name)  # a note name, not a path
     name = " ".join(name.split())
@@ -174,7 +175,7 @@ def title(text: str, limit: int = NAME_MAX) -> str:
 
 
 def one_line(text: str, limit: int = DESCRIPTION_MAX) -> str:
-    return _trim(_PLEASE.sub("", clean(text)), limit)
+    return _trim(_PLEASE.sub("", _SMILEY.sub("", clean(text))), limit)
 
 
 # ----------------------------------------------------------------------------- offline candidates
@@ -191,6 +192,15 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
     paths: list[str] = []
     line = None
     subject = detail.get("clause") or best.quote
+    if detail.get("kind") == "lesson":  # the same failure twice in one session (agents/rules.lessons)
+        name = title(("Lição: " if pt else "Lesson: ") + clean(subject))
+        desc = one_line(("Falhou duas vezes na sessão: " if pt else "Failed twice in one session: ") + clean(best.quote))
+        body = (f"{'Primeira vez' if pt else 'First'}: {clean(detail.get('practice') or '')}\n\n"
+                f"{'De novo' if pt else 'Again'}: {clean(best.quote)}\n\n"
+                f"{'Por quê: a mesma falha voltou; confira isto antes da próxima vez' if pt else 'Why: the same failure came back; check for it next time'}."
+                f"\n\n{said}")
+        return Candidate(number, kind, dim, MARKS[dim], name or NAMES[dim].capitalize(), desc, body.strip() + "\n",
+                         evidence[:3], None, [], list(detail.get("paths") or []), None)
     if dim == 1:
         summary = detail.get("summary") or best.quote
         name = title(summary)
@@ -216,6 +226,14 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
         chosen = detail.get("chosen")
         rejected = [r for r in detail.get("rejected") or [] if r]
         why = _BECAUSE.search(clean(best.quote)) or re.search(r":\s+(.+)", clean(best.quote))
+        if best.signal.startswith("picked option"):  # an answer to offered options (agents/decisions.picks)
+            name = title(f"Escolhemos {chosen}" if pt else f"Chose {chosen}")
+            desc = one_line(f"{chosen} {'em vez de' if pt else 'over'} {', '.join(rejected)}")
+            body = (f"{'Escolhido' if pt else 'Chosen'}: {clean(detail.get('clause') or chosen)}\n\n"
+                    f"{'Descartado' if pt else 'Rejected'}: {'; '.join(clean(r) for r in rejected)}\n\n"
+                    f"{'Resposta do usuário' if pt else 'The user answered'}: {clean(best.quote)}\n\n{said}")
+            return Candidate(number, kind, dim, MARKS[dim], name, desc, body + "\n", evidence[:1], chosen, rejected,
+                             [], None)
         if chosen and rejected:
             name = title(f"Escolhemos {chosen} em vez de {rejected[0]}" if pt else f"Chose {chosen} over {rejected[0]}")
             desc = one_line(f"{chosen} {'em vez de' if pt else 'over'} {rejected[0]}" + (f": {why.group(1)}" if why else ""))

@@ -11,6 +11,7 @@ from mdmem.agents.evidence import (
     _first,
     _lower,
     _no_plan,
+    _re,
     _rx,
     clause,
     is_question,
@@ -170,3 +171,72 @@ def decisions(messages: Sequence[Message]) -> list[Evidence]:
             found.append(Evidence(4, m.index, m.speaker, quote(s), signal, strength, m.offset,
                                   {"chosen": chosen, "rejected": rejected, "clause": clause(s, at)}))
     return found
+
+
+# ----------------------------------------------------------------------------- ④ a pick among offered options
+
+# an option the assistant offers, one a line: "A) ...", "**B.** ...", "- Option 2: ...", "### Option C — ..."
+_OPTION = _re(r"^[ \t]*(?:[-*•][ \t]*)?(?:#{1,4}[ \t]*)?(?:\*\*)?(?:option[ \t]+|opção[ \t]+)?([A-H]|[1-9])(?:[.):]|\*\*)"
+              r"(?:\*\*)?[ \t]*(?:[-—–:][ \t]*)?(\S.{2,200})$|"
+              # a table row whose first cell is the option: "| **A. After commit** | ... |"
+              r"^[ \t]*\|[ \t]*(?:\*\*)?(?:option[ \t]+|opção[ \t]+)?([A-H]|[1-9])[.):][ \t]*([^|]{2,120}?)(?:\*\*)?[ \t]*\|"
+              r"([^|\n]{0,160})", re.M | re.I)
+# the question that closes the offer asks the user to choose (a "?" or a "would you like me to:" before the list)
+_CHOOSE = _rx(r"\b(?:which|prefer|option|approach|choose|pick|would you like|do you want|or|qual|quais|prefere|"
+              r"opção|escolhe)\b[^\n]{0,120}(?:\?|:[ \t]*$)", re.I | re.M)
+# the user's answer opens with one of the labels: "A.", "B, nested in ...", "I think B", "option 2", "go with C"
+_PICK = _re(r"^\W*(?i:(?:i think|i'?d (?:go with|say|pick|choose)|let'?s (?:go with|do)|go with|i (?:prefer|choose|pick)|"
+            r"option|opção|acho que|vamos de|prefiro|escolho)[ \t]+)?\(?(?:([A-H])(?![\w'’])|([a-h])(?=[.):]|\s*$)|"
+            r"([1-9])(?![\w'’.]\w|\.\d))[).:,]?(?:\s|$)")  # a capital, or a small letter alone: "a)", not "a quick"
+
+
+def picks(messages: Sequence[Message]) -> list[Evidence]:
+    """④ The user picks one of the options the assistant offered ("A.", "I think B, nested in
+    strategy options - it leaves room to customise later") in reply to a message that lists at
+    least two labelled options and ends by asking which: a decision with the other options
+    rejected, made in an interview where nobody says "we chose". Said in the user's words (the
+    answer), with the options' text as chosen/rejected."""
+    found: list[Evidence] = []
+    offer: dict[str, str] = {}
+    for m in messages:
+        if m.speaker == "assistant":
+            if m.text and m.kind != "prompt":
+                found_options = [((o.group(1) or o.group(3)).upper(),
+                                  o.group(2) or (o.group(4).strip(" *_`") + ": " + o.group(5).strip()))
+                                 for o in _OPTION.finditer(m.text)]
+                # the options closest to the question: the labels of the last one's kind (letters or digits)
+                digits = bool(found_options) and found_options[-1][0].isdigit()
+                options: dict[str, str] = {}
+                for label, text in found_options:
+                    if label.isdigit() == digits:
+                        options.setdefault(label, text.strip(" :"))
+                offer = options if len(options) >= 2 and _CHOOSE.search(m.text[-1500:]) else {}
+            continue
+        if not offer or not m.text or len(m.text) > 1500:
+            offer = {}
+            continue
+        hit = _PICK.match(m.text)
+        label = (hit.group(1) or hit.group(2) or hit.group(3)).upper() if hit else None
+        if label is None:  # answered in the option's own words: "keep it local!" for "1. **Keep it local**"
+            low = m.text.lower()
+            said = [k for k, v in offer.items() if len((head := _head(v)).split()) >= 2 and head in low]
+            label = said[0] if len(said) == 1 else None
+        if label in offer:
+            chosen = offer[label]
+            rejected = [v for k, v in offer.items() if k != label]
+            first = (sentences(m.text) or [m.text.strip()])[0]
+            found.append(Evidence(4, m.index, m.speaker, quote(first), f"picked option {label} of {len(offer)}", 0.8,
+                                  m.offset, {"chosen": _head(chosen, keep_case=True),
+                                             "rejected": [_head(r, keep_case=True) for r in rejected],
+                                             "clause": quote(chosen)}))
+        offer = {}
+    return found
+
+
+def _head(option: str, keep_case: bool = False) -> str:
+    """An option's title: its bold lead, else the words before a dash, colon or parenthesis
+    (lower-cased to compare with an answer, unless ``keep_case``)."""
+    bold = re.match(r"\*\*(.+?)\*\*", option.lstrip(" _`"))
+    text = bold.group(1) if bold else re.split(r"\s[-—–(]|:\s|\.\s", option, maxsplit=1)[0]
+    text = " ".join(text.strip(" *_`.").split())
+    return text if keep_case else text.lower()

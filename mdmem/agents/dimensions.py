@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import re
 
-from mdmem.agents.decisions import decisions
+from mdmem.agents.decisions import decisions, picks
 from mdmem.agents.evidence import (  # noqa: F401  (the detectors' shared names, used from here)
     _FENCE,
     HIT,
@@ -66,7 +66,7 @@ from mdmem.agents.evidence import (  # noqa: F401  (the detectors' shared names,
     sentences,
     unwrap,
 )
-from mdmem.agents.rules import calibration, rules
+from mdmem.agents.rules import calibration, lessons, rules
 from mdmem.agents.transcript import Message, turns
 
 TYPE_CHECKING = False
@@ -308,7 +308,8 @@ _FRAMEWORK = _rx(r"\b(?:framework|model|principles?|checklist|matrix|heuristics?
                  r"camadas|padrões|pilares|dimensões|roteiro)\b")
 _TAKE_UP = _rx(r"\b(?:great|excellent|awesome|brilliant|love (?:it|this|that)|this is (?:great|useful|gold|"
                r"exactly|perfect|helpful)|very (?:useful|helpful)|super (?:useful|helpful)|helpful|useful|"
-               r"let'?s (?:use|go with|adopt|apply|follow|keep) (?:this|that|it|these|the)|save (?:this|that|it)|"
+               r"let'?s (?:use|go with|adopt|apply|follow|keep) (?:this|that|it|these|the)(?! (?:simple|short|small|minimal|lean|"
+               r"light|local|focused|tight|as is)\b)|save (?:this|that|it)|"
                r"keep (?:this|that) (?:framework|model|list)|makes (?:a lot of )?sense|i like (?:this|that|it)|"
                r"perfect|we'?ll use|going to use (?:this|that)|ótimo|otimo|excelente|adorei|gostei|muito bom|"
                r"muito útil|faz (?:todo o )?sentido|vamos (?:usar|seguir|aplicar|adotar)|salva (?:isso|isto)|"
@@ -342,7 +343,7 @@ def analysis(messages: Sequence[Message]) -> list[Evidence]:
     return found
 
 
-DETECTORS = (task_closure, rules, decisions, milestones, calibration, analysis)
+DETECTORS = (task_closure, rules, decisions, picks, milestones, calibration, lessons, analysis)
 
 
 def detect(messages: Sequence[Message]) -> list[Evidence]:

@@ -80,6 +80,11 @@ from mdmem.base.layout import HOOKS_DIR, bootstrap_candidates, mdmem_home, safe_
 CARRY = 2          # messages carried from one evidence scan to the next, for context
 SEEN = 400         # evidence keys remembered per session, so a message is not counted twice
 PENDING = 5        # the strongest pieces of evidence kept per dimension until the next trigger
+# turns in a row that may end by asking the user and still defer a due checkpoint: an interview (a
+# brainstorming skill asking "Which timing model do you want?" at every turn, the user answering "A.")
+# ends every turn with a question, and its answers are the decisions worth keeping; measured on the
+# replay of the real sessions, deferring without a bound kept such a session silent through all 12 stops
+ASK_DEFER = 2
 TOPIC = 80         # words of the recent requests kept, for topic changes and the scan prompt
 LOCK_WAIT = 5.0    # seconds to wait for another hook holding the session's state
 CARD_MAX = 10_000  # bytes (UTF-8): the most the SessionStart hook ever prints; Claude Code cuts larger ones
@@ -110,7 +115,7 @@ vamos ficamos fechamos fomos but mas no nope nah não nao stop quit wait espera 
 remove forget because since porque pois devido reason motivo argument overkill yagni keep perfect exactly precisely
 love useful helpful great excellent awesome brilliant sensacional adorei gostei ótimo otimo excelente perfeito
 exatamente trust believe instead rather style estilo format padrão decision decisão merged released deployed shipped
-published launched tagged production subiu subimos liberamos entregamos useful
+published launched tagged production subiu subimos liberamos entregamos useful again novamente
 """.split())
 _GATE_STEMS = (
     "prefer", "perfer", "prefiro", "preferên", "decid", "decis", "chose", "chosen", "escolh", "switch", "standardi",
@@ -141,7 +146,7 @@ _GATE_PHRASES = (
     "no ar", "em produção", "play store", "app store", "sounds good", "go ahead", "not allowed", "vamos de",
     "e não", "em detrimento", "passa a usar", "fica n", "fica c", "continua n", "vai pr", "we use", "will use",
     "gets a", "goes to", "go to", "go on", "stays", "moves to", "in future", "hold off", "hold on", "cut a release",
-    "cut the release")
+    "cut the release", "de novo", "outra vez", "same error", "same issue", "same problem", "came back")
 _GATE_PAIRS = (frozenset("go goes belong belongs live lives stay stays sit sits ficam fica vão vai".split()),
                frozenset("not never rather não nunca".split()))
 _GATE_ASSISTANT_WORDS = frozenset("merged released deployed shipped published launched tagged production subiu "
@@ -153,7 +158,12 @@ _GATE_ASSISTANT_STEMS = ("decid", "decis", "chose", "chosen", "pick", "settl", "
 _GATE_ASSISTANT_PHRASES = ("went with", "going with", "go with", "moved to", "moving off", "the choice", "the call",
                            "ficamos", "fechamos", "vamos", "fomos de", "went live", "went out", "is live",
                            "now live", "been live", "is out", "are out", "pro ar", "para o ar", "no ar",
-                           "em produção", "play store", "app store", "cut a release", "cut the release")
+                           "em produção", "play store", "app store", "cut a release", "cut the release",
+                           # a failure said to be back (agents/rules.lessons)
+                           "failed again", "fails again", "failing again", "broke again", "broken again",
+                           "crashed again", "errored again", "again failed", "again fails", "again broke",
+                           "same error", "same issue", "same problem", "same failure", "came back", "de novo",
+                           "outra vez", "novamente", "mesmo erro", "mesmo problema")
 _PUNCT = str.maketrans({c: " " for c in ".,;:!?()[]{}\"'`*_#>|/\\<=+~^$%&@\n\t\r…—–-"})
 _ASK_HINTS = ("consolid", "sediment", "checkpoint", "memory", "memories", "memória", "remember", "review",
               "summari", "recap", "wrap up", "resuma", "revise", "revisa", "recapitule", "for later", "next time")
@@ -163,10 +173,28 @@ def _words(low: str) -> list[str]:
     return low.translate(_PUNCT).split()
 
 
-def gate(users: list, new: list) -> bool:
+_OPTION_HEADS = frozenset(f"{x}{p}" for x in "ABCDEFGH123456789" for p in ".):*")
+
+
+def offers(text: str) -> bool:
+    """The message (its last 2,000 characters) lists two or more labelled options ("A.", "1)",
+    "| **B.") and asks something: the user's next message may pick one (④, whatever its words)."""
+    tail = text[-2000:]
+    if "?" not in tail and ":\n" not in tail:
+        return False
+    heads = sum(1 for ln in tail.split("\n") if ln.lstrip(" -*•|#").lstrip("*").replace("Option ", "")[:2]
+                in _OPTION_HEADS)
+    return heads >= 2
+
+
+def gate(users: list, new: list, before: list = ()) -> bool:
     """Whether the new text could hold evidence that fires: a user message with a word some
-    detector needs, or an assistant message with a decision phrase (④ needs one, or the user's
-    approval) or a release (⑤). Sets and substrings only (see :data:`_GATE_WORDS`)."""
+    detector needs, an answer to an assistant message (``before``: the messages carried from
+    the last stop, or ``new``) that offered options, or an assistant message with a decision
+    phrase (④ needs one, or the user's approval) or a release (⑤). Sets and substrings only
+    (see :data:`_GATE_WORDS`)."""
+    if users and any(m.speaker == "assistant" and m.text and offers(m.text) for m in (*before, *new)):
+        return True
     for m in users:
         low = m.text.lower()
         words = _words(low)
@@ -176,6 +204,8 @@ def gate(users: list, new: list) -> bool:
             return True
         if _GATE_PAIRS[0].intersection(words) and _GATE_PAIRS[1].intersection(words):
             return True
+        if words and (len(words[0]) == 1 or words[0] in ("option", "opção") or words[:2] == ["i", "think"]):
+            return True  # perhaps a pick among offered options ("A.", "option 2", "I think B": ④)
     for m in new:
         if m.speaker != "assistant" or not m.text:
             continue
@@ -379,8 +409,10 @@ def _signals(state: dict, scan: dict, cfg: dict, t: float) -> str | None:
     state["tools"] = state.get("tools", 0) + scan["tools"]
     if scan["ask"]:
         return "the user asked to consolidate"
-    if scan["asks_user"]:
-        return None  # the turn ends by asking the user something: they answer first
+    if scan["asks_user"] is not None:
+        state["asked"] = state.get("asked", 0) + 1 if scan["asks_user"] else 0
+    if scan["asks_user"] and state["asked"] <= ASK_DEFER:
+        return None  # the turn ends by asking the user something: they answer first (an interview: see ASK_DEFER)
     last = state.get("last_trigger") or 0
     if last and t - last < cfg["min_interval_minutes"] * 60:
         return None
@@ -465,8 +497,8 @@ def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, dete
                  "")
     ask = _asked(users)
     found = []
-    asks = False
-    if detectors or ask or _worth_detecting(state, users, new, cfg, t):
+    asks = None  # not looked at (the detectors did not run: this stop cannot fire)
+    if detectors or ask or _worth_detecting(state, users, new, cfg, t, carry):
         from mdmem.agents.dimensions import asks_user, detect
 
         seen = set(state.get("seen", []))
@@ -493,7 +525,7 @@ def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, dete
             "delivered": any(e.dimension == 1 and e.index >= base for e in found), "topic_changed": changed}
 
 
-def _worth_detecting(state: dict, users: list, new: list, cfg: dict, t: float) -> bool:
+def _worth_detecting(state: dict, users: list, new: list, cfg: dict, t: float, before: list = ()) -> bool:
     """Whether this stop could fire, so the detectors must run: evidence is pending from
     an earlier stop, the cadence fallback is due, the new user text holds a word some
     detector needs, or the new assistant text speaks of a release."""
@@ -502,7 +534,7 @@ def _worth_detecting(state: dict, users: list, new: list, cfg: dict, t: float) -
     if state["since"] >= cfg["min_stops"] and t - (state.get("last_trigger") or state["first"]) >= \
             cfg["min_minutes"] * 60:
         return True
-    return gate(users, new)
+    return gate(users, new, before)
 
 
 _COMMON = frozenset("this that with from have what when will would could should there their about please "

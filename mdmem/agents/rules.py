@@ -70,10 +70,21 @@ _PREFER = [
     ("precedence", _rx(r"\bwhen (?:the two|they|these|those|both|the sources?) (?:disagree|conflict|differ)\b|"
                        r"\b(?:trust|believe|prefer) (?:the )?[\w-]+(?: [\w-]+)? over\b|"
                        r"\bquando (?:os dois|eles|elas|as fontes) (?:divergirem|discordarem|conflitarem)\b")),
+    # a standing safeguard ("make sure you do not lose my data", "make sure you never push to main")
+    ("make sure you don't", _rx(r"\bmake sure (?:that )?(?:you|we|nothing)\b(?:'re| are)?\s*(?:do not|don'?t|never|"
+                                r"won'?t|aren'?t|are not|(?:is|are) never)\s+\w+|\bcertifique-se de (?:que )?(?:não|nunca)\b|"
+                                r"\bcuidado para (?:não|nunca)\b")),
+    # a spelling or language convention ("please use the british spelling", "use US English")
+    ("spelling convention", _rx(r"\b(?:use|using|write|writing|in|stick (?:to|with)|switch to)\s+(?:the\s+)?"
+                                r"(?:british|american|uk|us|canadian|australian|brazilian|european|oxford)\s+"
+                                r"(?:english\s+)?(?:spelling|english|portuguese|conventions?)\b|"
+                                r"\b(?:português|portugues) (?:do brasil|brasileiro|europeu|de portugal)\b")),
     ("instead, I'd like", _rx(r"^\W*instead,?\s+(?:i'?d like|i want|let'?s|please|use|we should|you should)\b|"
                               r"\blet'?s instead\b|\bem vez disso,?\s+(?:quero|prefiro|vamos|use)\b")),
 ]
 # a task instruction phrased as a preference ("instead, I'd like…") is a rule only with a tool, file type or path
+# what a rule names that makes it about the project, not the assistant (③ rather than ②)
+_PROJECT_RULES = frozenset({"spelling convention"})
 _PREFER_STRENGTH = {"follows the convention": 0.7, "instead, I'd like": 0.75}
 # what makes a preference about a project, domain, tool or file type (③ rather than ②)
 _PROJECT = _rx(r"\b(?:everywhere|in (?:this|the|our) (?:repo|repository|codebase|project|code)|across the "
@@ -105,7 +116,7 @@ _TOOLS = (r"git|github|gitlab|npm|npx|yarn|pnpm|bun|pip|pipx|uv|poetry|pytest|je
           r"test suite|arquivos? de teste|linter|formatter|\.env|gh|homebrew|brew|ty|imports?|modules?|"
           r"methods?|functions?|classes|docstrings?|type hints?|assertions?|asserts?|tests?|commits?|"
           r"commit messages?|branch(?:es)?|ci|changelog|readme|dependenc(?:y|ies)|"
-          r"testes?|migraç(?:ão|ões)|dependências")
+          r"databases?|db|testes?|migraç(?:ão|ões)|dependências|banco de dados")
 _ANCHOR = [
     ("file type", _rx(r"(?:^|[\s(`'\"*])(?:\*\*/)?\*?(\.[A-Za-z][A-Za-z0-9]{0,5})\b(?:\s+files?|\s+arquivos?)?")),
     ("path", _rx(r"(?:^|[\s(`'\"])((?:[\w.-]+/)+[\w.*-]*)")),
@@ -170,7 +181,7 @@ def rules(messages: Sequence[Message]) -> list[Evidence]:
             if _THIRD_PARTY.search(after) and not _SECOND_PERSON.search(s):
                 continue  # "from now on every review will follow these sections": not a rule for the assistant
             anchor = next(((a, x) for a, x in _ANCHOR if x.search(s)), None)
-            scope = _PROJECT.search(s)
+            scope = _PROJECT.search(s) or name in _PROJECT_RULES
             if name == "we should use TOOL" and not anchor:
                 continue  # "we should use a dict here": a task step, not a standing rule
             if anchor or scope:
@@ -253,4 +264,67 @@ def calibration(messages: Sequence[Message]) -> list[Evidence]:
                                       m.offset, {"kind": "confirmation", "practice": practice,
                                                  "what": quote(rest) if len(rest.split()) >= 3 else None}))
         previous_assistant = None
+    return found
+
+
+# ----------------------------------------------------------------------------- a lesson learnt twice
+
+_FAILED = _rx(r"\b(?:error|errors|failed|fails|failing|failure|exception|traceback|could(?: not|n'?t) (?:run|apply|"
+              r"find|connect|load|parse|start)|can(?:not|'t) (?:run|apply|find|connect|load|parse)|broke|crash(?:ed|es)?|"
+              r"falhou|falha|erro|quebrou)\b")
+_AGAIN = _rx(r"\b(?:again|same (?:error|issue|problem|failure|mistake|bug)|(?:this|that|it) (?:happened|broke|came) "
+             r"(?:before|back)|(?:has )?come back|de novo|outra vez|novamente|mesmo (?:erro|problema)|voltou a)\b")
+# said by the assistant: "again" only next to the failure ("the migration failed again"), not "let me run it again"
+_AGAIN_SAID = _rx(r"\b(?:(?:failed|fails|failing|broke|broken|crashed|errored) again|again (?:failed|fails|broke)|"
+                  r"same (?:error|issue|problem|failure)|came back|de novo|outra vez|novamente|mesmo (?:erro|problema))\b")
+LESSON = "the same failure twice in the session"
+# 0.7: hits its dimension and is a hint for the model, but does not fire the Stop hook alone (a CI loop that
+# "failed again" is debugging, not yet a lesson: the replay of tests/data/checkpoint-real, session 15)
+_LESSON_WORDS = frozenset("error errors failed fails failing failure exception traceback again same this that with "
+                          "from have when because could would should there their which the and for not was were "
+                          "been into also still again erro falhou falha mesmo outra novamente".split())
+
+
+def _subject(sentence: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z][\w-]{3,}", sentence.lower()) if w not in _LESSON_WORDS}
+
+
+def lessons(messages: Sequence[Message]) -> list[Evidence]:
+    """A lesson learnt twice in one session (issue 13: "a generated migration the database could
+    not run", fixed, then the same failure again): the assistant reports a failure in one turn and
+    the same failure (two or more subject words in common) again in a later turn, said to be
+    "again" / "the same error" by the assistant or by the user who opened that turn. ③ (a protocol)
+    when it names a tool, file type or path, else ⑥ (feedback); quoted from the second report, the
+    first in ``detail["practice"]``."""
+    found: list[Evidence] = []
+    earlier: list[tuple[int, set[str], str]] = []  # (turn, subject words, quote)
+    turn, opener, said = 0, "", set()
+    for m in messages:
+        if m.speaker == "user":
+            if m.kind != "queued":
+                turn, opener = turn + 1, m.text
+            continue
+        if not m.text or m.kind == "prompt" or not _FAILED.search(m.text):
+            continue
+        for s in sentences(m.text):
+            hit = _FAILED.search(s)
+            if not hit or is_question(s) or planned(s, hit.start()):
+                continue
+            words = _subject(s)
+            if len(words) < 2:
+                continue
+            again = _AGAIN_SAID.search(s) or _AGAIN.search(opener[:500])
+            first = next((q for t, w, q in earlier if t < turn and len(words & w) >= 2), None)
+            if again and first and turn not in said:
+                said.add(turn)
+                anchor = next(((a, x) for a, x in _ANCHOR if x.search(s) or x.search(first)), None)
+                dim = 3 if anchor else 6
+                lesson = f"{first} → {quote(s)}"
+                detail = ({"paths": _paths(s), "rule": quote(lesson), "clause": quote(s), "kind": "lesson",
+                           "practice": first} if dim == 3 else
+                          {"kind": "lesson", "practice": first, "clause": quote(s)})
+                found.append(Evidence(dim, m.index, m.speaker, quote(s), LESSON, 0.7,
+                                      m.offset, detail))
+            earlier.append((turn, words, quote(s)))
+            del earlier[:-200]
     return found
