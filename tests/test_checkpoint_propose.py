@@ -209,3 +209,47 @@ def test_memory_protocol_is_short_and_byte_stable():
 def test_titles_say_the_subject_in_whole_words(text: str, name: str):
     got = cp.title(text)
     assert got == name and len(got) <= 60 and "…" not in got and "<" not in got
+
+
+def test_scan_prompt_in_portuguese_is_bounded_and_byte_stable(vault: Path):
+    from mdmem.agents.dimensions import Evidence
+
+    known = cp.Known.read(vault)
+    evidence = [Evidence(3, 7, "user", "x" * 400, "always/never + tool 'ruff'", 0.85)] * 40
+    args = dict(known=known, evidence=evidence, topic=["centavos inteiros dinheiro"], run="mdmem",
+                why="a rule, decision or correction was said, 16 tool calls since the last checkpoint")
+    pt = cp.scan_prompt("sess", vault, lang="pt", **args)
+    assert pt == cp.scan_prompt("sess", vault, lang="pt", **(args | {"known": cp.Known.read(vault)}))  # same bytes
+    assert len(pt) <= cp.PROMPT_MAX
+    assert pt.startswith("[mdmem checkpoint] Antes de parar, revise esta conversa pelas sete dimensões abaixo")
+    assert "| 4 | Decisão de arquitetura | uma escolha não óbvia" in pt and "Não salve: padrões de código" in pt
+    assert "Regras: 0-1 dimensão atingida → não faça nada e não diga nada (apenas pare)." in pt
+    assert "Memória existente (não duplique; as mais relacionadas primeiro):\n- " in pt and "\n(e mais " in pt
+    assert "Pistas do mdmem (msg = a contagem de mensagens da sessão feita pelo mdmem):\n- ③ msg 7 (user)" in pt
+    assert "Por que agora: foi dita uma regra, decisão ou correção, 16 chamadas de ferramenta desde o último " \
+           "checkpoint." in pt
+    assert "mdmem checkpoint propose --session sess --vault " in pt and " --lang pt <<'JSON'" in pt
+    assert "`mdmem checkpoint skip --session sess --vault " in pt
+    for english in ("Before you stop", "Existing memory", "mdmem's hints", "Why now", "Do not save"):
+        assert english not in pt
+    # the English prompt is unchanged by the option, and the answer part can be left out (for --model)
+    en = cp.scan_prompt("sess", vault, **args)
+    assert en.startswith("[mdmem checkpoint] Before you stop") and "Why now: a rule, decision or correction" in en
+    bare = cp.scan_prompt("sess", vault, lang="pt", answer=False, **args)
+    assert "checkpoint propose" not in bare and pt.startswith(bare)
+
+
+def test_the_model_command_speaks_portuguese(cli, vault: Path, tmp_path: Path):
+    """A Portuguese conversation: `checkpoint --model` hands the command the Portuguese scan prompt
+    (the Stop hook's: tests/test_hook_signals.py)."""
+    model = tmp_path / "model.py"
+    seen = tmp_path / "seen.txt"
+    model.write_text(f"import sys\nopen({str(seen)!r}, 'w').write(sys.stdin.read())\n"
+                     "print('{\"dimensions\": [], \"candidates\": []}')\n")
+    talk = tmp_path / "conversa.md"
+    talk.write_text("User: A partir de agora, rode o pytest antes de cada commit.\n"
+                    "Assistant: Optamos por Postgres em vez de MongoDB porque precisamos de transações.\n")
+    cli("checkpoint", talk, "--vault", vault, "--model", f"{sys.executable} {model}")
+    prompt = seen.read_text()
+    assert prompt.startswith("[mdmem checkpoint] Antes de parar") and "checkpoint propose" not in prompt
+    assert "Responda só com JSON, sem texto:" in prompt and "\n\n--- A conversa ---\n\n[msg 0 · " in prompt

@@ -310,3 +310,14 @@ def test_a_turn_that_does_not_ask_ends_the_deferral(vault: Path, tmp_path: Path)
     s.user("let me think about it").say("Sure, take your time.")
     reason = fired(run(vault, payload(s.path), now=T0 + 120))  # the turn ends without a question: due
     assert reason is not None and state(vault)["asked"] == 0
+
+
+def test_a_portuguese_conversation_gets_the_portuguese_scan_prompt(vault: Path, tmp_path: Path):
+    s = Session(tmp_path / "s.jsonl")
+    s.user("a partir de agora, rode o pytest antes de cada commit, por favor").tools(2)
+    s.say("Feito: rodei o pytest e todos os testes passam.")
+    reason = fired(run(vault, payload(s.path)))
+    assert reason.startswith("[mdmem checkpoint] Antes de parar, revise esta conversa pelas sete dimensões")
+    assert "\n\nPor que agora: foi dita uma regra, decisão ou correção, um resultado foi entregue.\n\n" in reason
+    assert " --lang pt <<'JSON'" in reason and len(reason) <= 6000
+    assert "Before you stop" not in reason and "Why now" not in reason

@@ -536,6 +536,10 @@ _MODEL_ANSWER = """\
 Answer with JSON only, no prose: {"dimensions": [the dimension numbers hit], "candidates": [{"type", "dimension", \
 "name", "description", "body", "chosen", "rejected", "paths"}]}, or {"dimensions": [], "candidates": []} when fewer \
 than 2 dimensions hit."""
+_MODEL_ANSWER_PT = """\
+Responda só com JSON, sem texto: {"dimensions": [os números das dimensões atingidas], "candidates": [{"type", \
+"dimension", "name", "description", "body", "chosen", "rejected", "paths"}]}, ou {"dimensions": [], "candidates": []} \
+quando menos de 2 dimensões forem atingidas. Escreva name, description e body em português."""
 
 
 # ----------------------------------------------------------------------------- text
@@ -678,10 +682,11 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
     evidence = detect(tr.messages)
     if model:
         known = Known.read(vault, claude_md, sid)
-        prompt = scan_prompt(None, None, known=known, evidence=evidence, lang=chosen,
+        prompt = scan_prompt(None, None, known=known, evidence=evidence, lang=chosen, answer=False,
                              topic=[m.text[:2000] for m in tr.messages if m.speaker == "user"][-20:])
-        prompt = prompt[:prompt.index("If 2 or more dimensions hit")] + _MODEL_ANSWER
-        answer = run_model(model, prompt + "\n\n--- The conversation ---\n\n" + conversation_text(tr.messages), timeout)
+        prompt = prompt + "\n\n" + (_MODEL_ANSWER_PT if chosen == "pt" else _MODEL_ANSWER)
+        head = "--- A conversa ---" if chosen == "pt" else "--- The conversation ---"
+        answer = run_model(model, prompt + f"\n\n{head}\n\n" + conversation_text(tr.messages), timeout)
         result = propose(vault, answer, session=sid, lang=chosen, transcript=transcript, extra_claude_md=claude_md,
                          today=today, store_result=store_result)
         return Checkpoint(result.session, transcript, result.lang, result.dimensions, result.candidates,
