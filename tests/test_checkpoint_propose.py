@@ -253,3 +253,58 @@ def test_the_model_command_speaks_portuguese(cli, vault: Path, tmp_path: Path):
     prompt = seen.read_text()
     assert prompt.startswith("[mdmem checkpoint] Antes de parar") and "checkpoint propose" not in prompt
     assert "Responda só com JSON, sem texto:" in prompt and "\n\n--- A conversa ---\n\n[msg 0 · " in prompt
+
+
+KEY = "AKIA" + "QM7RZ2LK9TW4XB8N"  # a made-up value of the AWS access key ID's documented shape
+WITH_KEY = {"dimensions": [3, 6], "candidates": [
+    {"type": "reference", "dimension": 3, "name": "Staging deploy key", "description": "The key the staging deploy uses",
+     "body": f"The staging deploy signs in with {KEY} (a throwaway sandbox key)."},
+    {"type": "feedback", "dimension": 6, "name": "Say which files changed, not the diff",
+     "description": "No whole diffs pasted back", "body": "List the changed files."}]}
+
+
+def test_accept_refuses_a_secret_says_how_and_allow_secret_saves_it(cli, vault: Path):
+    propose(cli, vault, WITH_KEY, "--session", "k1")
+    refused = json.loads(cli("checkpoint", "accept", "1,2", "--vault", vault, "--json", code=1).stdout)
+    first, second = refused["accepted"]
+    assert (first["status"], second["status"]) == ("refused", "created")
+    assert first["message"] == (
+        "the text holds what looks like a secret (line 1: an AWS access key ID); nothing was written. If it is not "
+        "a secret, or to keep it knowingly: `checkpoint accept 1 --allow-secret` (allow_secret=true over MCP); the "
+        "checkpoint stays pending")
+    assert KEY not in first["message"] and not any(KEY in p.read_text() for p in (vault / "memory").rglob("*.md"))
+    assert json.loads((vault / ".mdmem" / "checkpoints" / "k1.json").read_text())["status"] == "pending"
+    text = cli("checkpoint", "accept", "1", "--vault", vault, code=1).stderr
+    assert "`checkpoint accept 1 --allow-secret`" in text
+    # knowingly: saved, and the checkpoint is done
+    ok = cli.json("checkpoint", "accept", "1,2", "--allow-secret", "--vault", vault)
+    assert [a["status"] for a in ok["accepted"]] == ["created", "unchanged"]
+    assert KEY in (vault / ok["accepted"][0]["path"]).read_text()
+    assert json.loads((vault / ".mdmem" / "checkpoints" / "k1.json").read_text())["status"] == "accepted"
+    # the flag goes with accept only
+    assert "--allow-secret goes with accept" in cli("checkpoint", "skip", "--allow-secret", "--vault", vault,
+                                                    code=2).stderr
+    assert "--allow-secret goes with accept" in cli("checkpoint", "x.jsonl", "--allow-secret", "--vault", vault,
+                                                    code=2).stderr
+
+
+def test_mcp_checkpoint_accept_allow_secret(vault: Path):
+    import anyio
+    from mcp import Client
+
+    from mdmem.mcp_server import build_server
+
+    async def go():
+        async with Client(build_server(vault), mode="legacy") as client:
+            schema = {t.name: t for t in (await client.list_tools()).tools}["checkpoint_accept"].input_schema
+            assert schema["properties"]["allow_secret"]["default"] is False
+            await client.call_tool("checkpoint_propose", {"candidates": WITH_KEY["candidates"], "session": "k2",
+                                                          "dimensions": [3, 6]})
+            first = json.loads((await client.call_tool("checkpoint_accept", {"numbers": "1", "session": "k2"}))
+                               .content[0].text)["accepted"][0]
+            assert first["status"] == "refused" and "allow_secret=true over MCP" in first["message"]
+            again = json.loads((await client.call_tool("checkpoint_accept", {"numbers": "1", "session": "k2",
+                                                                             "allow_secret": True})).content[0].text)
+            assert again["accepted"][0]["status"] == "created"
+
+    anyio.run(go)

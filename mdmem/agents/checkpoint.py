@@ -719,10 +719,14 @@ class AcceptResult:
     skipped: list[int]   # candidate numbers not chosen
 
 
-def accept(mem, spec: str, session: str | None = None, today: str | None = None) -> AcceptResult:
+def accept(mem, spec: str, session: str | None = None, today: str | None = None,
+           allow_secret: bool = False) -> AcceptResult:
     """Save the chosen candidates through :func:`mdmem.ops.capture.save` (each on its
-    own: one refused near-duplicate does not stop the others)."""
-    from mdmem.ops.capture import save
+    own: one refused near-duplicate does not stop the others). A candidate whose text looks
+    like it holds a secret is refused (nothing written), the refusal says how to save it
+    knowingly (``accept N --allow-secret``), and the checkpoint stays pending for that;
+    ``allow_secret`` saves it."""
+    from mdmem.ops.capture import SecretRefused, save
 
     data = load(mem.root, session)
     items = data.get("candidates", [])
@@ -730,6 +734,7 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None)
         raise MdmemError("no pending checkpoint")
     chosen = numbers(spec, len(items))
     done: list[Accepted] = []
+    secret = False
     for n in chosen:
         c = items[n - 1]
         kind = c["type"]
@@ -740,13 +745,21 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None)
         try:
             r = save(mem, c["body"], kind, c["name"], c["description"], tags=["checkpoint"], today=today,
                      chosen=c.get("chosen"), rejected=c.get("rejected") or [], paths=c.get("paths") or [],
-                     name_as_file=False)  # a suggested title, not a file name someone chose
+                     name_as_file=False, allow_secret=allow_secret)  # a suggested title, not a file name
+        except SecretRefused as e:
+            secret = True
+            found = str(e).split("; nothing was written", 1)[0].removeprefix("refusing to save: ")
+            done.append(Accepted(n, c["dimension"], kind, c["name"], "refused", None,
+                                 f"{found}; nothing was written. If it is not a secret, or to keep it knowingly: "
+                                 f"`checkpoint accept {n} --allow-secret` (allow_secret=true over MCP); the "
+                                 f"checkpoint stays pending"))
+            continue
         except MdmemError as e:
             done.append(Accepted(n, c["dimension"], kind, c["name"], "refused", None, str(e)))
             continue
         done.append(Accepted(n, c["dimension"], kind, c["name"], r.status, r.path,
                              "saved" if r.status == "created" else "already saved: nothing changed", r.index_line))
-    mark(mem.root, data, "accepted", [asdict(a) for a in done])
+    mark(mem.root, data, "pending" if secret else "accepted", [asdict(a) for a in done])
     return AcceptResult(data["session"], done, [i for i in range(1, len(items) + 1) if i not in chosen])
 
 

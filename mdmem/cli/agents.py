@@ -85,6 +85,8 @@ def checkpoint(
                                                  "'claude -p', 'llm -m MODEL'); without it, mdmem's own "
                                                  "detectors (no model).", show_default=False)] = None,
     subagents: Annotated[bool, typer.Option("--subagents", help="Read subagent transcripts too.")] = False,
+    allow_secret: Annotated[bool, typer.Option("--allow-secret", help="With accept: save a suggestion even though "
+                                               "it looks like it holds a secret (you keep it knowingly).")] = False,
     json: JsonOpt = False,
 ) -> None:
     """Look back over a conversation for memories worth keeping (seven dimensions) and
@@ -95,6 +97,8 @@ def checkpoint(
 
     if target in ("accept", "skip"):
         if target == "skip":
+            if allow_secret:
+                raise typer.BadParameter("--allow-secret goes with accept", param_hint="--allow-secret")
             if numbers is not None:
                 raise typer.BadParameter("skip takes no numbers", param_hint="skip")
             with _errors():
@@ -105,11 +109,13 @@ def checkpoint(
         if not numbers:
             raise typer.BadParameter("which candidates? e.g. `mdmem checkpoint accept 1,3`", param_hint="accept")
         with _memory(vault) as mem:
-            result = cp.accept(mem, numbers, session)
+            result = cp.accept(mem, numbers, session, allow_secret=allow_secret)
         render.emit_json(result) if json else render.accepted(result)
         if any(a.status == "refused" for a in result.accepted):
             raise typer.Exit(1)
         return
+    if allow_secret:
+        raise typer.BadParameter("--allow-secret goes with accept", param_hint="--allow-secret")
     if numbers is not None:
         raise typer.BadParameter(f"unexpected {numbers!r} after the {'command' if target == 'propose' else 'transcript'}")
     with _errors():
