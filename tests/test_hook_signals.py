@@ -261,7 +261,9 @@ def test_the_gate_lets_through_every_piece_of_evidence_in_the_labelled_corpora()
 
 def test_a_quiet_stop_imports_only_what_it_needs(vault: Path, tmp_path: Path):
     """The quiet path's budget is twice a bare interpreter: no detectors, no dataclasses, typing or
-    pathlib (each measured at 5-15 ms), when the new text needs no detector."""
+    pathlib (each measured at 5-15 ms), when the new text needs no detector; and not json, re, enum
+    or signal either (under load `import json` alone measured 0.8x a bare `python -c pass`: it
+    imports re, which imports enum), nor the SessionStart card's module."""
     s = Session(tmp_path / "s.jsonl")
     s.user("why does the build fail on CI?").tools(2).say("The cache key changed.")
     environ = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_")}
@@ -269,9 +271,10 @@ def test_a_quiet_stop_imports_only_what_it_needs(vault: Path, tmp_path: Path):
                           input=json.dumps(payload(s.path)), capture_output=True, text=True, env=environ, timeout=60)
     assert proc.returncode == 0 and proc.stdout == ""
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
-    assert "mdmem.agents.transcript" in imported and "mdmem.agents.hooks" in imported  # the stop was read
+    assert "mdmem.agents.transcript" in imported and "mdmem.agents.stop" in imported  # the stop was read
     heavy = {"mdmem.agents.dimensions", "mdmem.agents.checkpoint", "mdmem.agents.scan", "dataclasses", "typing",
-             "pathlib", "mdmem.base.settings", "mdmem.base.models"}
+             "pathlib", "mdmem.base.settings", "mdmem.base.models", "json", "re", "enum", "signal",
+             "mdmem.agents.hooks", "mdmem.base.terminal"}
     assert not imported & heavy, sorted(imported & heavy)
     assert state(vault)["tools"] == 2
 
@@ -321,3 +324,26 @@ def test_a_portuguese_conversation_gets_the_portuguese_scan_prompt(vault: Path, 
     assert "\n\nPor que agora: foi dita uma regra, decisão ou correção, um resultado foi entregue.\n\n" in reason
     assert " --lang pt <<'JSON'" in reason and len(reason) <= 6000
     assert "Before you stop" not in reason and "Why now" not in reason
+
+
+def test_fastjson_reads_and_writes_as_json_does():
+    """The quiet path's JSON (`_json`'s C scanner and encoder, without `import json`): the same
+    values, the same refusals, the same text as json.dumps(ensure_ascii=False, separators=(",", ":"))."""
+    from mdmem.agents import fastjson, hooks
+    from mdmem.cli import hook
+
+    for text in ['{"a": [1, 2.5, null, true, "é\\u00e9"], "b": {}}', " [1] \n", '"x"', "-0.0", "1e400", "NaN",
+                 '{"k": "\\ud83d\\ude00"}']:
+        assert repr(fastjson.loads(text)) == repr(json.loads(text)), text
+        assert repr(fastjson.loads(text.encode())) == repr(json.loads(text.encode())), text
+    assert fastjson.loads(b'\xef\xbb\xbf{"bom": 1}') == {"bom": 1}  # as json.loads reads bytes
+    for bad in ["", "{", "[1] x", '{"a":1}{}', "nul", '{"a": "\x01"}', b"\xff{}"]:
+        with pytest.raises(ValueError):
+            fastjson.loads(bad)
+        with pytest.raises(ValueError):
+            json.loads(bad)
+    value = {"a": ["é", 1, 2.5, None, True, {"x": 'y\n"\x1b'}], "n": float("inf"), "": []}
+    assert fastjson.dumps(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    with pytest.raises(TypeError):
+        fastjson.dumps({"p": Path("/")})
+    assert hook.CARD_MAX == hooks.CARD_MAX
