@@ -314,13 +314,13 @@ def install_claude(
     """Register `mdmem mcp` with Claude Code, install mdmem's hooks and its skills (/memory-check,
     /consolidate, the memory skill); all idempotent, every other setting, server and skill kept, the old
     file backed up; `mdmem uninstall claude` undoes it)."""
-    from mdmem.agents import claude_settings
+    from mdmem.agents import claude_mcp
     from mdmem.cli import render
 
     if scope not in ("project", "user"):
         raise typer.BadParameter("choose project or user", param_hint="--scope")
     with _errors():
-        result = claude_settings.install_claude(scope, _vault_root(vault), project, dry_run=dry_run, prompt=prompt)
+        result = claude_mcp.install_claude(scope, _vault_root(vault), project, dry_run=dry_run, prompt=prompt)
     if json:
         render.emit_json(result)
     else:
@@ -346,13 +346,13 @@ def uninstall_claude(
 ) -> None:
     """Undo `mdmem install claude`: remove mdmem's MCP server, hooks and skills (every other setting,
     server and skill is kept; a file that held only mdmem's entries is removed)."""
-    from mdmem.agents import claude_settings
+    from mdmem.agents import claude_mcp
     from mdmem.cli import render
 
     if scope not in ("project", "user"):
         raise typer.BadParameter("choose project or user", param_hint="--scope")
     with _errors():
-        result = claude_settings.uninstall_claude(scope, project, dry_run=dry_run)
+        result = claude_mcp.uninstall_claude(scope, project, dry_run=dry_run)
     render.emit_json(result) if json else render.text(render.claude_uninstall_text(result))
     for warning in getattr(result.skills, "warnings", ()):
         render.message(f"mdmem: warning: {warning}")
