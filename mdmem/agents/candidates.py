@@ -243,10 +243,10 @@ _BECAUSE = re.compile(r"\b(?:because|since|as|so that|given that|porque|pois|já
 
 
 def _secret(text: str) -> str | None:
-    """Hook point for the secret detector of issue 12 (``save`` refusing secrets): when the
-    vault layer gains one, call it here so ``propose`` drops a candidate holding a secret
-    before it is ever stored. ``accept`` saves through ``capture.save``, which will refuse
-    secrets on its own; until then this finds nothing."""
+    """Why ``propose`` drops a candidate for a secret: never, on purpose. A candidate that looks
+    like it holds one is kept and shown, and ``accept`` refuses it (nothing written, the reason
+    and ``accept N --allow-secret`` in its message, the checkpoint left pending), so the user
+    decides knowingly rather than never seeing it (:func:`mdmem.agents.checkpoint.accept`)."""
     return None
 
 
