@@ -92,3 +92,30 @@ def test_keeping_it_simple_is_no_take_up_of_an_analysis():
                            f"and write down the trade-off for the team.\n" for i in range(1, 6)))
     assert {e.dimension for e in evidence(framework + "User: let's keep it simple for now\n", 7)} == set()
     assert [e.dimension for e in evidence(framework + "User: let's use this framework for the API\n", 7)] == [7]
+
+
+def test_a_subagent_prompt_is_never_the_user_confirming(tmp_path: Path):
+    """Issue 13's false alarm: Claude's own prompt to a subagent ("Exactly, keep doing that: ...")
+    read as the user confirming a practice (⑥) or picking an option (④). With subagents read, it is
+    assistant text (kind "prompt"); the same words typed by the user do count."""
+    import json
+
+    from mdmem.agents import transcript
+
+    def record(kind: str, text: str, **extra) -> str:
+        return json.dumps({"type": kind, "message": {"role": kind, "content": text if kind == "user" else
+                                                     [{"type": "text", "text": text}], "id": extra.pop("id", None)},
+                           "sessionId": "s", **extra})
+
+    offer = OFFER.removeprefix("Assistant: ")
+    lines = [record("user", "compare the summary timings"), record("assistant", offer, id="a1"),
+             record("user", "A. Exactly, keep doing that: one table per question.", isSidechain=True),
+             record("assistant", "Noted.", id="s1", isSidechain=True)]
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    messages = transcript.read(path, subagents=True).messages
+    assert [m.kind for m in messages if m.text.startswith("A. Exactly")] == ["prompt"]
+    assert {e.dimension for e in dimensions.detect(messages)} & {4, 6} == set()
+    typed = path.read_text().replace(', "isSidechain": true', "", 1)
+    path.write_text(typed)
+    assert {e.dimension for e in dimensions.detect(transcript.read(path).messages)} & {4, 6} == {4, 6}
