@@ -26,7 +26,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from mdmem.agents.claude_env import find_project, runner, user_config_dir
+from mdmem.agents.claude_env import find_project, hook_runner, user_config_dir
 from mdmem.base.errors import MdmemError
 from mdmem.base.files import write_atomic
 
@@ -46,7 +46,8 @@ BACKUP_SUFFIX = ".mdmem-backup"
 # shlex-quoted script path ('/my bin/mdmem' hook stop) is recognised too.
 # mdmem's own entries: `mdmem hook <any sub-command>`, so an event added to HOOKS (or one an older
 # mdmem wrote) is recognised without touching this pattern
-OWN_COMMAND = re.compile(r"(^|[\s/])mdmem['\"]?(\s|$).*\bhook [a-z][a-z-]*\b| -m mdmem hook [a-z][a-z-]*\b")
+OWN_COMMAND = re.compile(r"(^|[\s/])mdmem['\"]?(\s|$).*\bhook [a-z][a-z-]*\b| -m mdmem hook [a-z][a-z-]*\b|"
+                         r" -c ['\"]?from mdmem\.__main__ import main; main\(\)['\"]? hook [a-z][a-z-]*\b")
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,9 @@ def settings_path(scope: str, project: str | os.PathLike | None = None) -> Path:
 
 
 def hook_command(subcommand: str, vault: str | os.PathLike, exe: str | None = None) -> str:
-    return f"{exe or runner()} hook {subcommand} --vault {shlex.quote(str(Path(vault).absolute()))}"
+    """The command of one hook: ``exe`` when given, else :func:`~mdmem.agents.claude_env.hook_runner`
+    (this interpreter with ``-P -c``: the hooks' start-up without the console script's imports)."""
+    return f"{exe or hook_runner()} hook {subcommand} --vault {shlex.quote(str(Path(vault).absolute()))}"
 
 
 def is_mdmem_hook(entry: object) -> bool:
