@@ -119,3 +119,55 @@ def test_a_subagent_prompt_is_never_the_user_confirming(tmp_path: Path):
     typed = path.read_text().replace(', "isSidechain": true', "", 1)
     path.write_text(typed)
     assert {e.dimension for e in dimensions.detect(transcript.read(path).messages)} & {4, 6} == {4, 6}
+
+
+def test_kept_compiled_patterns_match_as_re_compile_does(tmp_path: Path):
+    """The Stop hook keeps the detectors' compiled patterns between processes (evidence.load_codes /
+    save_codes, the code `_sre` compiles): a pattern from the kept code matches exactly as
+    `re.compile`'s; a damaged file or one from another Python is ignored."""
+    import marshal
+    import re
+
+    from mdmem.agents import decisions, evidence, rules
+
+    def lazy(value):
+        if isinstance(value, evidence._Lazy):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                yield from lazy(item)
+
+    patterns = {(x.pattern, int(x.flags)) for module in (evidence, dimensions, rules, decisions)
+                for value in vars(module).values() for x in lazy(value)}
+    assert len(patterns) > 100
+    text = (OFFER + TWICE + "User: A partir de agora, rode o pytest. Always run ruff on *.py files; we chose "
+            "Postgres over MySQL because of JSONB.\n├── src/\n| a | ✅ |\n```py\nx = 1\n```\n")
+    saved = dict(evidence._CODES), set(evidence._CODES_LOADED)
+    try:
+        evidence._CODES.clear()
+        evidence._CODES_LOADED.clear()
+        for pattern, flags in patterns:
+            evidence._compile(pattern, flags)
+        path = str(tmp_path / "cache" / "patterns.marshal")
+        evidence.save_codes(path)
+        evidence._CODES.clear()
+        evidence.load_codes(path)
+        assert set(evidence._CODES) == patterns
+        for pattern, flags in patterns:
+            kept, fresh = evidence._compile(pattern, flags), re.compile(pattern, flags)
+            assert [m.span() for m in kept.finditer(text)] == [m.span() for m in fresh.finditer(text)], pattern
+            assert kept.groupindex == fresh.groupindex and kept.groups == fresh.groups
+        # damaged, or another Python's: ignored, and compiled again
+        for content in (b"garbage", marshal.dumps(((0, 0), {("x", 0): (0, [1, 2], 0, {}, ())}))):
+            evidence._CODES.clear()
+            evidence._CODES_LOADED.clear()
+            (tmp_path / "other.marshal").write_bytes(content)
+            evidence.load_codes(str(tmp_path / "other.marshal"))
+            assert evidence._CODES == {}
+        evidence._CODES[("a+", 0)] = (0, [999999], 0, {}, ())  # code _sre refuses: compiled again instead
+        assert evidence._compile("a+", 0).fullmatch("aaa")
+    finally:
+        evidence._CODES.clear()
+        evidence._CODES.update(saved[0])
+        evidence._CODES_LOADED.clear()
+        evidence._CODES_LOADED.update(saved[1])
