@@ -19,8 +19,9 @@ only the transcript bytes appended since the last one (a regular file only, at m
 ``max_transcript_mb`` of them), carrying the previous two messages for context. Policies:
 
 - ``signals`` (the default): the seed's signals, from the appended bytes, summed into a score
-  that fires at 1.0, at the end of a turn only (never when the turn ends by asking the user
-  something, since the user is about to answer), at most every ``min_interval_minutes``:
+  that fires at 1.0, at the end of a turn only (not when the turn ends by asking the user
+  something, since the user is about to answer, for at most :data:`ASK_DEFER` turns in a row:
+  an interview asks at every turn), at most every ``min_interval_minutes``:
 
   =====================================================  =====
   the user asks to consolidate / review / summarise      fires
