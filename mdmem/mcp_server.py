@@ -538,13 +538,17 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         numbers: Annotated[str, Field(min_length=1, description="The suggestions to save: \"1,3\" or \"all\".")],
         session: Annotated[str | None, Field(description="The checkpoint's session id; default: the newest pending "
                                                          "one.")] = None,
+        allow_secret: Annotated[bool, Field(description="Save a suggestion even though it looks like it holds a "
+                                                        "secret: only when the user chose that knowingly.")] = False,
     ) -> str:
         """Save suggestions of the pending memory checkpoint (proposed by mdmem's Stop hook or `mdmem checkpoint`),
         each through `save`; returns each one's status (created, unchanged, refused with the reason, or a CLAUDE.md
-        line for the user to add) and the ones not chosen."""
+        line for the user to add) and the ones not chosen. One that looks like it holds a secret is refused unless
+        allow_secret (the checkpoint then stays pending)."""
         from mdmem.agents import checkpoint as cp
 
-        return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session), writes=True)
+        return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session, allow_secret=allow_secret),
+                          writes=True)
 
     @adds
     def checkpoint_propose(

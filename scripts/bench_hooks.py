@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Hook and checkpoint figures for mdmem (not a test); also a section of ``scripts/bench.py``.
 
-    python scripts/bench_hooks.py [--runs 15] [--mb 2.7] [--out hooks.json]
+    python scripts/bench_hooks.py [--runs 15] [--mb 2.7] [--out hooks.json] [--runner installed|console]
+
+Hooks are started as ``mdmem hook install`` writes them (``python -P -c`` mdmem's entry point;
+``--runner console``: through the console script, which imports ``re`` before mdmem runs).
 
 1. detector quality: every labelled conversation in ``tests/data/checkpoint/``
    (written blind to the detectors: ``dims:`` in a Markdown file's frontmatter,
@@ -110,6 +113,19 @@ def _compiled() -> None:
     compileall.compile_dir(str(REPO / "mdmem"), quiet=1)
 
 
+RUNNER = "installed"  # how the hooks are started: as `mdmem hook install` writes them, or "console" (the script)
+
+
+def hook_cmd(mdmem: str, *args: str) -> list[str]:
+    """A hook's command line: as installed (this interpreter, ``-P -c`` mdmem's entry point: the
+    console script pip writes imports ``re`` first), or through the console script ``mdmem``."""
+    if RUNNER == "installed":
+        from mdmem.agents.claude_env import HOOK_CODE
+
+        return [sys.executable, "-P", "-c", HOOK_CODE, "hook", *args]
+    return [mdmem, "hook", *args]
+
+
 def _time(cmd: list[str], stdin: bytes, env: dict) -> tuple[float, subprocess.CompletedProcess]:
     t = time.perf_counter()
     proc = subprocess.run(cmd, input=stdin, capture_output=True, env=env, timeout=120)
@@ -161,9 +177,9 @@ def measure(mdmem: str, runs: int = 15, mb: float = 2.7, work: Path | None = Non
         shutil.copytree(REPO / "sample-vault", vault, ignore=shutil.ignore_patterns(".mdmem"))
         big = work / "big.jsonl"
         gen_transcript.generate(big, mb=mb, seed=11, lang="mix")
-        hook = [mdmem, "hook", "stop", "--vault", str(vault)]
+        hook = hook_cmd(mdmem, "stop", "--vault", str(vault))
         bare = [sys.executable, "-c", "pass"]
-        env = _env(MDMEM_NOW="1790000000")
+        env = _env(MDMEM_NOW="1790000000", MDMEM_HOME=str(work / "home"))  # its own pattern cache (stop.patterns_path)
 
         def payload(path: Path, session: str) -> bytes:
             return json.dumps({"session_id": session, "transcript_path": str(path), "cwd": str(work),
@@ -190,13 +206,16 @@ def measure(mdmem: str, runs: int = 15, mb: float = 2.7, work: Path | None = Non
             return {"ms": med(quiet), "cpu_ms": med(qcpu), "bare_ms": med(base), "bare_cpu_ms": med(bcpu),
                     "ratio": med(ratios), "cpu_ratio": med(cratios)}
 
-        # 1b. the floor: the same hook exiting as soon as it has read its input (stop_hook_active)
-        floor, fratios = [], []
+        # 1b. the floor: the same hook exiting as soon as it has read its input (stop_hook_active); and what
+        #     the console script pip writes costs before mdmem runs at all (it imports re, hence enum)
+        floor, fratios, sratios = [], [], []
         for _ in range(runs):
             a, ac, _ = _cpu(hook, b'{"stop_hook_active": true}', env)
             b, bc, _ = _cpu(bare, b"", env)
+            s, sc, _ = _cpu([sys.executable, "-c", "import re, sys"], b"", env)
             floor.append(a * 1000)
             fratios.append(a / b)
+            sratios.append(s / b)
         # 2. not firing: a turn whose prompt holds no word any detector needs (most terse prompts:
         #    "pushed", "fix the failing test in parser.py"): the detectors are not even imported
         plain = work / "plain.jsonl"
@@ -230,7 +249,7 @@ def measure(mdmem: str, runs: int = 15, mb: float = 2.7, work: Path | None = Non
             if proc.returncode:
                 raise RuntimeError(proc.stderr)
             step.append(t * 1000)
-        return {"floor_ms": med(floor), "floor_ratio": med(fratios), "quiet": quiet, "detecting": detecting, "quiet_ms": quiet["ms"], "bare_ms": quiet["bare_ms"],
+        return {"runner": RUNNER, "floor_ms": med(floor), "floor_ratio": med(fratios), "script_ratio": med(sratios), "quiet": quiet, "detecting": detecting, "quiet_ms": quiet["ms"], "bare_ms": quiet["bare_ms"],
                 "quiet_ratio": quiet["ratio"], "fire_ms": med(fire), "fire_cpu_ms": med(fire_cpu),
                 "fire_bytes": big.stat().st_size, "prompt_chars": chars, "step_ms": med(step),
                 "grown_bytes": grow.stat().st_size}
@@ -243,7 +262,7 @@ def measure_session_start(mdmem: str, vault: Path, runs: int = 9) -> dict:
     """``mdmem hook session-start`` on ``vault``: with its card fresh (paired with ``python -c
     pass``), and right after a one-note edit (the card made again: refresh + context)."""
     env = _env()
-    hook = [mdmem, "hook", "session-start", "--vault", str(vault)]
+    hook = hook_cmd(mdmem, "session-start", "--vault", str(vault))
     stdin = json.dumps({"hook_event_name": "SessionStart", "source": "startup", "cwd": str(vault)}).encode()
     _time(hook, stdin, env)
     fresh, bare, ratios, stale = [], [], [], []
@@ -283,7 +302,7 @@ def measure_prompt(mdmem: str, vault: Path, runs: int = 15) -> dict:
              "unrelated": "please refactor this function so that it returns early",
              "greeting": "hi"}
     env = _env()
-    hook = [mdmem, "hook", "prompt", "--vault", str(vault)]
+    hook = hook_cmd(mdmem, "prompt", "--vault", str(vault))
 
     def payload(text: str, session: str) -> bytes:
         return json.dumps({"session_id": session, "transcript_path": "/dev/null", "cwd": str(vault),
@@ -429,9 +448,12 @@ def render(quality: dict, timing: dict | None, title: str = "the tuned corpus (t
         def span(m: dict) -> str:
             return f"{m['median']:.0f} [{m['min']:.0f}-{m['max']:.0f}]"
 
-        lines.append("hooks (whole processes, ms, median [min-max]; the ratio pair by pair against python -c pass)")
+        lines.append("hooks (whole processes, ms, median [min-max]; the ratio pair by pair against python -c pass; "
+                     f"started {'as installed: python -P -c' if q.get('runner', 'installed') == 'installed' else 'through the console script'})")
         lines.append(f"   hook stop, the floor (stop_hook_active: exits after reading stdin) {span(q['floor_ms'])}; "
-                     f"ratio {q['floor_ratio']['median']:.2f}x")
+                     f"ratio {q['floor_ratio']['median']:.2f}x"
+                     + (f"; a console script's own `import re`: {q['script_ratio']['median']:.2f}x" if "script_ratio" in q
+                        else ""))
         for key, what in (("quiet", "not firing, no detector needed"), ("detecting", "not firing, detectors ran")):
             m = q[key]
             lines.append(f"   hook stop, {what:<30} {span(m['ms'])} (CPU {m['cpu_ms']['median']:.0f}); python -c pass "
@@ -456,6 +478,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quality-only", action="store_true", help="only the detectors' precision and recall")
     ap.add_argument("--mdmem", default=str(Path(sys.executable).parent / "mdmem"))
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--runner", choices=("installed", "console"), default="installed",
+                    help="start the hooks as `mdmem hook install` writes them (default) or through the console script")
     ap.add_argument("--mcp", action="store_true", help="also time warm search/recall calls of the MCP server")
     ap.add_argument("--mcp-vault", type=Path, metavar="DIR",
                     help="with --mcp: this vault too (a 10k-note one is generated there when it holds no notes)")
@@ -463,6 +487,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="time `mdmem hook prompt` on this indexed vault (repeat); with --prompt-only nothing else")
     ap.add_argument("--prompt-only", action="store_true")
     args = ap.parse_args(argv)
+    global RUNNER
+    RUNNER = args.runner
     prompt = {str(v): measure_prompt(args.mdmem, v, args.runs) for v in args.prompt_vault or ()}
     if args.prompt_only:
         print("\n".join(render_prompt(prompt)))

@@ -209,3 +209,102 @@ def test_memory_protocol_is_short_and_byte_stable():
 def test_titles_say_the_subject_in_whole_words(text: str, name: str):
     got = cp.title(text)
     assert got == name and len(got) <= 60 and "…" not in got and "<" not in got
+
+
+def test_scan_prompt_in_portuguese_is_bounded_and_byte_stable(vault: Path):
+    from mdmem.agents.dimensions import Evidence
+
+    known = cp.Known.read(vault)
+    evidence = [Evidence(3, 7, "user", "x" * 400, "always/never + tool 'ruff'", 0.85)] * 40
+    args = dict(known=known, evidence=evidence, topic=["centavos inteiros dinheiro"], run="mdmem",
+                why="a rule, decision or correction was said, 16 tool calls since the last checkpoint")
+    pt = cp.scan_prompt("sess", vault, lang="pt", **args)
+    assert pt == cp.scan_prompt("sess", vault, lang="pt", **(args | {"known": cp.Known.read(vault)}))  # same bytes
+    assert len(pt) <= cp.PROMPT_MAX
+    assert pt.startswith("[mdmem checkpoint] Antes de parar, revise esta conversa pelas sete dimensões abaixo")
+    assert "| 4 | Decisão de arquitetura | uma escolha não óbvia" in pt and "Não salve: padrões de código" in pt
+    assert "Regras: 0-1 dimensão atingida → não faça nada e não diga nada (apenas pare)." in pt
+    assert "Memória existente (não duplique; as mais relacionadas primeiro):\n- " in pt and "\n(e mais " in pt
+    assert "Pistas do mdmem (msg = a contagem de mensagens da sessão feita pelo mdmem):\n- ③ msg 7 (user)" in pt
+    assert "Por que agora: foi dita uma regra, decisão ou correção, 16 chamadas de ferramenta desde o último " \
+           "checkpoint." in pt
+    assert "mdmem checkpoint propose --session sess --vault " in pt and " --lang pt <<'JSON'" in pt
+    assert "`mdmem checkpoint skip --session sess --vault " in pt
+    for english in ("Before you stop", "Existing memory", "mdmem's hints", "Why now", "Do not save"):
+        assert english not in pt
+    # the English prompt is unchanged by the option, and the answer part can be left out (for --model)
+    en = cp.scan_prompt("sess", vault, **args)
+    assert en.startswith("[mdmem checkpoint] Before you stop") and "Why now: a rule, decision or correction" in en
+    bare = cp.scan_prompt("sess", vault, lang="pt", answer=False, **args)
+    assert "checkpoint propose" not in bare and pt.startswith(bare)
+
+
+def test_the_model_command_speaks_portuguese(cli, vault: Path, tmp_path: Path):
+    """A Portuguese conversation: `checkpoint --model` hands the command the Portuguese scan prompt
+    (the Stop hook's: tests/test_hook_signals.py)."""
+    model = tmp_path / "model.py"
+    seen = tmp_path / "seen.txt"
+    model.write_text(f"import sys\nopen({str(seen)!r}, 'w').write(sys.stdin.read())\n"
+                     "print('{\"dimensions\": [], \"candidates\": []}')\n")
+    talk = tmp_path / "conversa.md"
+    talk.write_text("User: A partir de agora, rode o pytest antes de cada commit.\n"
+                    "Assistant: Optamos por Postgres em vez de MongoDB porque precisamos de transações.\n")
+    cli("checkpoint", talk, "--vault", vault, "--model", f"{sys.executable} {model}")
+    prompt = seen.read_text()
+    assert prompt.startswith("[mdmem checkpoint] Antes de parar") and "checkpoint propose" not in prompt
+    assert "Responda só com JSON, sem texto:" in prompt and "\n\n--- A conversa ---\n\n[msg 0 · " in prompt
+
+
+KEY = "AKIA" + "QM7RZ2LK9TW4XB8N"  # a made-up value of the AWS access key ID's documented shape
+WITH_KEY = {"dimensions": [3, 6], "candidates": [
+    {"type": "reference", "dimension": 3, "name": "Staging deploy key", "description": "The key the staging deploy uses",
+     "body": f"The staging deploy signs in with {KEY} (a throwaway sandbox key)."},
+    {"type": "feedback", "dimension": 6, "name": "Say which files changed, not the diff",
+     "description": "No whole diffs pasted back", "body": "List the changed files."}]}
+
+
+def test_accept_refuses_a_secret_says_how_and_allow_secret_saves_it(cli, vault: Path):
+    propose(cli, vault, WITH_KEY, "--session", "k1")
+    refused = json.loads(cli("checkpoint", "accept", "1,2", "--vault", vault, "--json", code=1).stdout)
+    first, second = refused["accepted"]
+    assert (first["status"], second["status"]) == ("refused", "created")
+    assert first["message"] == (
+        "the text holds what looks like a secret (line 1: an AWS access key ID); nothing was written. If it is not "
+        "a secret, or to keep it knowingly: `checkpoint accept 1 --allow-secret` (allow_secret=true over MCP); the "
+        "checkpoint stays pending")
+    assert KEY not in first["message"] and not any(KEY in p.read_text() for p in (vault / "memory").rglob("*.md"))
+    assert json.loads((vault / ".mdmem" / "checkpoints" / "k1.json").read_text())["status"] == "pending"
+    text = cli("checkpoint", "accept", "1", "--vault", vault, code=1).stderr
+    assert "`checkpoint accept 1 --allow-secret`" in text
+    # knowingly: saved, and the checkpoint is done
+    ok = cli.json("checkpoint", "accept", "1,2", "--allow-secret", "--vault", vault)
+    assert [a["status"] for a in ok["accepted"]] == ["created", "unchanged"]
+    assert KEY in (vault / ok["accepted"][0]["path"]).read_text()
+    assert json.loads((vault / ".mdmem" / "checkpoints" / "k1.json").read_text())["status"] == "accepted"
+    # the flag goes with accept only
+    assert "--allow-secret goes with accept" in cli("checkpoint", "skip", "--allow-secret", "--vault", vault,
+                                                    code=2).stderr
+    assert "--allow-secret goes with accept" in cli("checkpoint", "x.jsonl", "--allow-secret", "--vault", vault,
+                                                    code=2).stderr
+
+
+def test_mcp_checkpoint_accept_allow_secret(vault: Path):
+    import anyio
+    from mcp import Client
+
+    from mdmem.mcp_server import build_server
+
+    async def go():
+        async with Client(build_server(vault), mode="legacy") as client:
+            schema = {t.name: t for t in (await client.list_tools()).tools}["checkpoint_accept"].input_schema
+            assert schema["properties"]["allow_secret"]["default"] is False
+            await client.call_tool("checkpoint_propose", {"candidates": WITH_KEY["candidates"], "session": "k2",
+                                                          "dimensions": [3, 6]})
+            first = json.loads((await client.call_tool("checkpoint_accept", {"numbers": "1", "session": "k2"}))
+                               .content[0].text)["accepted"][0]
+            assert first["status"] == "refused" and "allow_secret=true over MCP" in first["message"]
+            again = json.loads((await client.call_tool("checkpoint_accept", {"numbers": "1", "session": "k2",
+                                                                             "allow_secret": True})).content[0].text)
+            assert again["accepted"][0]["status"] == "created"
+
+    anyio.run(go)

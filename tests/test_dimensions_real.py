@@ -40,6 +40,12 @@ def found(text: str) -> dict[int, float]:
     ("User: Do not use it with any repositories other than acme/widgets", {3: 0.8, 6: 0.85}),
     ("User: let's make sure we're using US English everywhere please", {3: 0.8}),
     ("User: also please remember always UK english not US english.", {2: 0.85}),
+    # a standing safeguard, a spelling convention (③: about the project's text)
+    ("User: fix the scroll bug. make sure you do not lose my data in the database", {3: 0.8}),
+    ("User: make sure you never push straight to main", {2: 0.8}),  # no tool named: a rule of behaviour
+    ("User: make sure the tests pass before you commit", {}),  # a task step, not a safeguard
+    ("User: please use the british spelling in the docs :)", {3: 0.8}),
+    ("User: the british spelling of colour differs", {}),
     # hard-wrapped text is one sentence, not fragments
     ("User: I wrote this in my editor and it wraps\nat seventy columns, so please always run\nthe linter before "
      "you commit anything.", {3: 0.7}),

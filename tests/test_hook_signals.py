@@ -250,7 +250,8 @@ def test_the_gate_lets_through_every_piece_of_evidence_in_the_labelled_corpora()
                 continue
             m = messages[e.index]
             users = [m] if m.speaker == "user" else [x for x in messages[e.index + 1:e.index + 3] if x.speaker == "user"]
-            assert hooks.gate(users, [m] + users), (path.name, e.dimension, e.quote)
+            assert hooks.gate(users, [m] + users, messages[max(0, e.index - 2):e.index]), \
+                (path.name, e.dimension, e.quote)
             checked += 1
     assert checked > 150, checked
     plain = [transcript.Message(0, "user", t) for t in ("pushed", "verify", "fix the failing test in parser.py",
@@ -260,7 +261,9 @@ def test_the_gate_lets_through_every_piece_of_evidence_in_the_labelled_corpora()
 
 def test_a_quiet_stop_imports_only_what_it_needs(vault: Path, tmp_path: Path):
     """The quiet path's budget is twice a bare interpreter: no detectors, no dataclasses, typing or
-    pathlib (each measured at 5-15 ms), when the new text needs no detector."""
+    pathlib (each measured at 5-15 ms), when the new text needs no detector; and not json, re, enum
+    or signal either (under load `import json` alone measured 0.8x a bare `python -c pass`: it
+    imports re, which imports enum), nor the SessionStart card's module."""
     s = Session(tmp_path / "s.jsonl")
     s.user("why does the build fail on CI?").tools(2).say("The cache key changed.")
     environ = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_")}
@@ -268,8 +271,94 @@ def test_a_quiet_stop_imports_only_what_it_needs(vault: Path, tmp_path: Path):
                           input=json.dumps(payload(s.path)), capture_output=True, text=True, env=environ, timeout=60)
     assert proc.returncode == 0 and proc.stdout == ""
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
-    assert "mdmem.agents.transcript" in imported and "mdmem.agents.hooks" in imported  # the stop was read
+    assert "mdmem.agents.transcript" in imported and "mdmem.agents.stop" in imported  # the stop was read
     heavy = {"mdmem.agents.dimensions", "mdmem.agents.checkpoint", "mdmem.agents.scan", "dataclasses", "typing",
-             "pathlib", "mdmem.base.settings", "mdmem.base.models"}
+             "pathlib", "mdmem.base.settings", "mdmem.base.models", "json", "re", "enum", "signal",
+             "mdmem.agents.hooks", "mdmem.base.terminal"}
     assert not imported & heavy, sorted(imported & heavy)
     assert state(vault)["tools"] == 2
+
+# --- an interview: every turn ends by asking the user ------------------------------------------
+
+OFFER = ("There are three ways to time the summaries:\n\n"
+         "| Option | Trade-off |\n|---|---|\n"
+         "| **A. At commit time** | Only committed work is summarised. |\n"
+         "| **B. At every checkpoint** | More expensive, available earlier. |\n"
+         "| **C. On demand** | Generated when viewing a checkpoint. |\n\n"
+         "I recommend A. Which timing model do you want?\n")
+
+
+def test_an_interview_fires_after_two_turns_that_ask(vault: Path, tmp_path: Path):
+    """Every turn of a brainstorming interview ends by asking the user; the answers are the
+    decisions. A due checkpoint waits while at most two turns in a row ended by asking, then fires
+    (without the bound such a real session stayed silent through all its 12 stops)."""
+    s = Session(tmp_path / "s.jsonl")
+    s.user("brainstorm: summaries of checkpoints").tools(2).say(OFFER)
+    assert run(vault, payload(s.path)).stdout == ""  # nothing said yet; this turn asked (1)
+    s.user("A.").tools(1).say("Good. Should failures block the commit?")
+    assert run(vault, payload(s.path), now=T0 + 60).stdout == ""  # the pick is due, but the turn asks (2)
+    assert list(state(vault)["pending"]) == ["4"] and state(vault)["asked"] == 2
+    s.user("no, log and go on").tools(1).say("Noted. Which scope do you prefer, manual or both?")
+    reason = fired(run(vault, payload(s.path), now=T0 + 120))  # a third turn that asks: an interview
+    assert reason is not None and '- ④ msg 4 (user): "A." [picked option A of 3]' in reason  # tool calls count
+    assert state(vault)["triggers"] == 1 and state(vault)["asked"] == 3
+
+
+def test_a_turn_that_does_not_ask_ends_the_deferral(vault: Path, tmp_path: Path):
+    s = Session(tmp_path / "s.jsonl")
+    s.user("brainstorm: summaries of checkpoints").tools(2).say(OFFER)
+    run(vault, payload(s.path))
+    s.user("A.").tools(1).say("Good. Should failures block the commit?")
+    assert run(vault, payload(s.path), now=T0 + 60).stdout == "" and state(vault)["asked"] == 2
+    s.user("let me think about it").say("Sure, take your time.")
+    reason = fired(run(vault, payload(s.path), now=T0 + 120))  # the turn ends without a question: due
+    assert reason is not None and state(vault)["asked"] == 0
+
+
+def test_a_portuguese_conversation_gets_the_portuguese_scan_prompt(vault: Path, tmp_path: Path):
+    s = Session(tmp_path / "s.jsonl")
+    s.user("a partir de agora, rode o pytest antes de cada commit, por favor").tools(2)
+    s.say("Feito: rodei o pytest e todos os testes passam.")
+    reason = fired(run(vault, payload(s.path)))
+    assert reason.startswith("[mdmem checkpoint] Antes de parar, revise esta conversa pelas sete dimensões")
+    assert "\n\nPor que agora: foi dita uma regra, decisão ou correção, um resultado foi entregue.\n\n" in reason
+    assert " --lang pt <<'JSON'" in reason and len(reason) <= 6000
+    assert "Before you stop" not in reason and "Why now" not in reason
+
+
+def test_fastjson_reads_and_writes_as_json_does():
+    """The quiet path's JSON (`_json`'s C scanner and encoder, without `import json`): the same
+    values, the same refusals, the same text as json.dumps(ensure_ascii=False, separators=(",", ":"))."""
+    from mdmem.agents import fastjson, hooks
+    from mdmem.cli import hook
+
+    for text in ['{"a": [1, 2.5, null, true, "é\\u00e9"], "b": {}}', " [1] \n", '"x"', "-0.0", "1e400", "NaN",
+                 '{"k": "\\ud83d\\ude00"}']:
+        assert repr(fastjson.loads(text)) == repr(json.loads(text)), text
+        assert repr(fastjson.loads(text.encode())) == repr(json.loads(text.encode())), text
+    assert fastjson.loads(b'\xef\xbb\xbf{"bom": 1}') == {"bom": 1}  # as json.loads reads bytes
+    for bad in ["", "{", "[1] x", '{"a":1}{}', "nul", '{"a": "\x01"}', b"\xff{}"]:
+        with pytest.raises(ValueError):
+            fastjson.loads(bad)
+        with pytest.raises(ValueError):
+            json.loads(bad)
+    value = {"a": ["é", 1, 2.5, None, True, {"x": 'y\n"\x1b'}], "n": float("inf"), "": []}
+    assert fastjson.dumps(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    with pytest.raises(TypeError):
+        fastjson.dumps({"p": Path("/")})
+    assert hook.CARD_MAX == hooks.CARD_MAX
+
+
+def test_a_detecting_stop_keeps_the_compiled_patterns_for_the_next(vault: Path, tmp_path: Path):
+    """The first stop that runs the detectors keeps their compiled patterns in ~/.mdmem/cache/ (the
+    user's, not the vault's); the next process uses them and decides the same."""
+    cache = Path.home() / ".mdmem" / "cache" / "patterns.marshal"
+    assert not cache.exists()
+    reasons = []
+    for n in range(2):
+        s = Session(tmp_path / f"s{n}.jsonl")
+        s.user("build the export page. and whenever you build those sheets, put the region and the season on top")
+        s.tools(3).say("Done: the export page is built and its tests pass.")
+        reasons.append(fired(run(vault, payload(s.path, f"k{n}"))))
+        assert cache.is_file()
+    assert reasons[0] is not None and reasons[0] == reasons[1].replace("--session k1", "--session k0")

@@ -21,6 +21,7 @@ pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from mdmem.agents.claude_env import HOOK_CODE
 from mdmem.mcp_server import MAX_CHARS, Session, build_server, fit
 
 pytestmark = pytest.mark.anyio
@@ -366,7 +367,7 @@ def claude_hooks(vault: Path) -> dict:
     """The "hooks" object `mdmem install claude` writes: Stop, SessionStart, UserPromptSubmit, PreCompact and
     SessionEnd groups, in that order."""
     def command(sub: str) -> str:
-        return f"{shlex.quote(sys.executable)} -m mdmem hook {sub} --vault {shlex.quote(str(vault))}"
+        return f"{shlex.quote(sys.executable)} -P -c {shlex.quote(HOOK_CODE)} hook {sub} --vault {shlex.quote(str(vault))}"
 
     def plain(sub: str) -> list:
         return [{"hooks": [{"type": "command", "command": command(sub), "timeout": 10}]}]

@@ -186,6 +186,75 @@ Then run `{run} checkpoint accept 1,3 {tail}` with their numbers, or `{run} chec
 candidate is a line for the user to add to CLAUDE.md; mdmem does not write it."""
 
 
+# the same prompt in Portuguese (the hook and `checkpoint --model` choose by the conversation's language, as
+# the rest of the checkpoint's output does); the JSON keys, types and commands stay as they are
+_DIMENSION_TABLE_PT = """\
+| # | dimensão | sinal | tipo de memória |
+|---|---|---|---|
+| 1 | Fechamento de tarefa | uma tarefa foi do pedido à entrega | project (marco) |
+| 2 | Atualização do CLAUDE.md | uma nova regra geral de comportamento para o assistente | claude-md |
+| 3 | Sedimentação de regra | uma regra sobre um domínio, ferramenta ou tipo de arquivo | protocol |
+| 4 | Decisão de arquitetura | uma escolha não óbvia de ferramenta, solução técnica ou estratégia, com o que foi descartado \
+| decision |
+| 5 | Marco do projeto | o projeto avançou de forma substancial (release, funcionalidade-chave pronta) | project |
+| 6 | Calibração da colaboração | o usuário corrigiu uma prática ou confirmou uma não óbvia | feedback |
+| 7 | Análise de alto valor | um framework de análise, insight ou modelo reutilizável | reference ou user |"""
+
+_PROMPT_HEAD_PT = """\
+[mdmem checkpoint] Antes de parar, revise esta conversa pelas sete dimensões abaixo e veja o que vale lembrar \
+entre sessões. Julgue pela própria conversa; as pistas do mdmem no fim são palpites.
+
+{table}
+
+Não salve: padrões de código ou caminhos de arquivo (o código já mostra), histórico do git, receitas de \
+depuração, estado passageiro de tarefa ou retratos de status, segredos, nada que já esteja no CLAUDE.md ou na \
+memória abaixo.
+Regras: 0-1 dimensão atingida → não faça nada e não diga nada (apenas pare). No máximo 3 candidatas, qualidade \
+acima de quantidade. Não escreva arquivos de memória você mesmo: o usuário escolhe."""
+
+_PROMPT_ANSWER_PT = """\
+Se 2 ou mais dimensões forem atingidas, passe suas candidatas ao mdmem em JSON:
+{run} checkpoint propose {tail} <<'JSON'
+{{"dimensions": [3, 4], "candidates": [{{"type": "protocol", "dimension": 3, "name": "...", "description": "...", \
+"body": "...", "paths": ["**/*.py"]}}, {{"type": "decision", "dimension": 4, "name": "...", "description": "...", \
+"body": "...", "chosen": "...", "rejected": ["..."]}}]}}
+JSON
+type: um de project, claude-md, protocol, decision, feedback, reference, user. name: o assunto em até 60 \
+caracteres (não uma citação da conversa). description: uma linha. body: poucas linhas: o fato, por quê, como \
+aplicar. paths (protocol, opcional): globs a que se aplica. Escreva name, description e body em português.
+O mdmem imprime uma lista numerada: mostre-a ao usuário como está e pergunte quais salvar; não salve nada antes \
+da resposta. Depois rode `{run} checkpoint accept 1,3 {tail}` com os números dele, ou \
+`{run} checkpoint skip {tail}`. Uma candidata claude-md é uma linha para o usuário pôr no CLAUDE.md; o mdmem \
+não a escreve."""
+
+_LABELS = {
+    "en": {"memory": "Existing memory (do not duplicate; most related first):", "none": "Existing memory: none yet.",
+           "more": "(and {n} more)", "proposed": "proposed earlier in this session: {name}",
+           "hints": "mdmem's hints (msg = mdmem's count of the session's messages):", "why": "Why now: {why}."},
+    "pt": {"memory": "Memória existente (não duplique; as mais relacionadas primeiro):",
+           "none": "Memória existente: nenhuma ainda.", "more": "(e mais {n})",
+           "proposed": "já proposta nesta sessão: {name}",
+           "hints": "Pistas do mdmem (msg = a contagem de mensagens da sessão feita pelo mdmem):",
+           "why": "Por que agora: {why}."},
+}
+# the Stop hook's reasons (agents/hooks.py), said in Portuguese
+_WHY_PT = ((r"the user asked to consolidate", "o usuário pediu para consolidar"),
+           (r"a rule, decision or correction was said", "foi dita uma regra, decisão ou correção"),
+           (r"a milestone", "um marco"), (r"a result was delivered", "um resultado foi entregue"),
+           (r"(\d+) tool calls since the last checkpoint", r"\1 chamadas de ferramenta desde o último checkpoint"),
+           (r"the topic changed", "o assunto mudou"),
+           (r"(\d+) stops since the last checkpoint", r"\1 paradas desde o último checkpoint"),
+           (r"(\d+) dimensions hit since the last checkpoint", r"\1 dimensões atingidas desde o último checkpoint"))
+
+
+def _why(why: str, lang: str) -> str:
+    if lang != "pt":
+        return why
+    for english, portuguese in _WHY_PT:
+        why = re.sub(english, portuguese, why)
+    return why
+
+
 def _tail(session: str | None, vault, lang: str | None = None) -> str:
     import shlex
 
@@ -218,32 +287,38 @@ def hint_lines(evidence: Sequence[Evidence], limit: int = 900) -> list[str]:
 
 
 def scan_prompt(session: str | None, vault, *, known: Known | None = None, evidence: Sequence[Evidence] = (),
-                topic: Sequence[str] = (), lang: str = "en", run: str = "mdmem", why: str = "") -> str:
+                topic: Sequence[str] = (), lang: str = "en", run: str = "mdmem", why: str = "",
+                answer: bool = True) -> str:
     """The block ``reason`` the Stop hook hands the model (at most :data:`PROMPT_MAX`
     characters): the seven dimensions with their signals and memory types, the do-not-save
     list and the rules (the seed's scan prompt, /work/shared/checkpoint-scan-prompt.md), the
     memory it must not duplicate (MEMORY.md lines and note names, most related first, at most
     1,500 characters), mdmem's hints with message numbers (at most 900), and how to answer
-    (``checkpoint propose`` with JSON on stdin, then ``accept``/``skip``)."""
-    parts = [_PROMPT_HEAD.format(table=_DIMENSION_TABLE)]
+    (``checkpoint propose`` with JSON on stdin, then ``accept``/``skip``; left out with
+    ``answer=False``, for a model command that answers on stdout). In English, or in Portuguese
+    with ``lang="pt"`` (same parts and bounds; JSON keys, types and commands unchanged). The same
+    inputs give the same bytes: nothing in it depends on the clock or on dict or set order."""
+    pt = lang == "pt"
+    words = _LABELS["pt" if pt else "en"]
+    parts = [(_PROMPT_HEAD_PT if pt else _PROMPT_HEAD).format(table=_DIMENSION_TABLE_PT if pt else _DIMENSION_TABLE)]
     if known is not None:
-        words = frozenset().union(*(key_words(t) for t in topic)) if topic else frozenset()
-        words |= frozenset().union(*(key_words(e.quote) for e in evidence)) if evidence else frozenset()
-        items, left = known.related(words)
+        topic_words = frozenset().union(*(key_words(t) for t in topic)) if topic else frozenset()
+        topic_words |= frozenset().union(*(key_words(e.quote) for e in evidence)) if evidence else frozenset()
+        items, left = known.related(topic_words)
         if known.proposed_names:
-            items = [f"proposed earlier in this session: {n}" for n in known.proposed_names[-5:]] + items
+            items = [words["proposed"].format(name=n) for n in known.proposed_names[-5:]] + items
         if items:
-            parts.append("Existing memory (do not duplicate; most related first):\n"
-                         + "\n".join(f"- {i.lstrip('-* ')}" for i in items)
-                         + (f"\n(and {left} more)" if left else ""))
+            parts.append(words["memory"] + "\n" + "\n".join(f"- {i.lstrip('-* ')}" for i in items)
+                         + ("\n" + words["more"].format(n=left) if left else ""))
         else:
-            parts.append("Existing memory: none yet.")
+            parts.append(words["none"])
     hints = hint_lines(evidence)
     if hints:
-        parts.append("mdmem's hints (msg = mdmem's count of the session's messages):\n" + "\n".join(hints))
+        parts.append(words["hints"] + "\n" + "\n".join(hints))
     if why:
-        parts.append(f"Why now: {why}.")
-    parts.append(_PROMPT_ANSWER.format(run=run, tail=_tail(session, vault, lang)))
+        parts.append(words["why"].format(why=_why(why, lang)))
+    if answer:
+        parts.append((_PROMPT_ANSWER_PT if pt else _PROMPT_ANSWER).format(run=run, tail=_tail(session, vault, lang)))
     text = "\n\n".join(parts)
     while len(text) > PROMPT_MAX and len(parts) > 2:  # never: the parts are bounded; kept as a guard
         parts.pop(1)

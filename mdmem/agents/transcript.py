@@ -45,10 +45,9 @@ inside the Claude Code Stop hook at every agent turn.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 
+from mdmem.agents.fastjson import loads
 from mdmem.base import files
 from mdmem.base.errors import MdmemError
 
@@ -60,21 +59,26 @@ _WRAPPERS = ("<command-", "<local-command-")
 # string value quotes are escaped): such lines are skipped without being parsed.
 _FAST_SKIP = ((b'"type":"progress"', "progress"), (b'"type":"file-history-snapshot"', "file-history-snapshot"),
               (b'"type":"tool_result"', "tool-result"))  # in this order: progress records nest tool results
-_ARGS = (r"<command-args>(.*?)</command-args>", re.S)
+_ARGS = (r"<command-args>(.*?)</command-args>", "S")  # flags by name: `re` is imported on first use
 _NOISE_TEXT = ("Stop hook feedback:", "[Request interrupted by user", "Caveat: The messages below were generated",
                "<task-notification>", "<system-reminder>", "<bash-input>", "<bash-stdout>", "<user-prompt-submit-hook>")
 
 _NAMES = r"(user|human|you|usuário|usuario|assistant|claude|ai|assistente)"
 _SPEAKER = (
     r"^[ \t]{0,3}(?:#{1,6}[ \t]*" + _NAMES + r"[ \t]*:?[ \t]*$\n?"   # "## User" on its own line
-    r"|(?:\*\*|__)?" + _NAMES + r"(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]*)", re.I | re.M)
+    r"|(?:\*\*|__)?" + _NAMES + r"(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]*)", "IM")
 _COMPILED: dict = {}
 
 
 def _rx(pattern: tuple):
     """A pattern compiled on first use: the Stop hook reads JSONL, never needing the text format's."""
     if pattern not in _COMPILED:
-        _COMPILED[pattern] = re.compile(*pattern)
+        import re
+
+        flags = 0
+        for name in pattern[1]:
+            flags |= getattr(re, name)
+        _COMPILED[pattern] = re.compile(pattern[0], flags)
     return _COMPILED[pattern]
 
 
@@ -86,7 +90,7 @@ def _slash(text: str) -> bool:
     """A bare slash command such as "/exit"."""
     text = text.strip()
     return text.startswith("/") and len(text) > 1 and not any(c.isspace() for c in text)
-_TOOL_LINE = (r"^[ \t]*\[tool:\s*([^\]]+)\].*$\n?", re.I | re.M)
+_TOOL_LINE = (r"^[ \t]*\[tool:\s*([^\]]+)\].*$\n?", "IM")
 _USER_NAMES = {"user", "human", "you", "usuário", "usuario"}
 
 
@@ -285,7 +289,7 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
             skipped[fast] = skipped.get(fast, 0) + 1
             continue
         try:
-            rec = json.loads(line)
+            rec = loads(line)
         except ValueError:
             malformed += 1
             continue
@@ -376,7 +380,7 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
 
 def _complete(line: bytes) -> bool:
     try:
-        return isinstance(json.loads(line), dict)
+        return isinstance(loads(line), dict)
     except ValueError:
         return False
 
@@ -508,6 +512,8 @@ def latest_for(cwd: str | os.PathLike):
     from pathlib import Path
 
     projects = claude_projects_dir()
+    import re
+
     name = re.sub(r"[^A-Za-z0-9]", "-", str(Path(cwd).resolve()))
     folder = projects / name
     found = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime_ns) if folder.is_dir() else []

@@ -89,6 +89,8 @@ def checkpoint(
                                                  "'claude -p', 'llm -m MODEL'); without it, mdmem's own "
                                                  "detectors (no model).", show_default=False)] = None,
     subagents: Annotated[bool, typer.Option("--subagents", help="Read subagent transcripts too.")] = False,
+    allow_secret: Annotated[bool, typer.Option("--allow-secret", help="With accept: save a suggestion even though "
+                                               "it looks like it holds a secret (you keep it knowingly).")] = False,
     json: JsonOpt = False,
 ) -> None:
     """Look back over a conversation for memories worth keeping (seven dimensions) and
@@ -99,6 +101,8 @@ def checkpoint(
 
     if target in ("accept", "skip"):
         if target == "skip":
+            if allow_secret:
+                raise typer.BadParameter("--allow-secret goes with accept", param_hint="--allow-secret")
             if numbers is not None:
                 raise typer.BadParameter("skip takes no numbers", param_hint="skip")
             with _errors():
@@ -109,11 +113,13 @@ def checkpoint(
         if not numbers:
             raise typer.BadParameter("which candidates? e.g. `mdmem checkpoint accept 1,3`", param_hint="accept")
         with _memory(vault) as mem:
-            result = cp.accept(mem, numbers, session)
+            result = cp.accept(mem, numbers, session, allow_secret=allow_secret)
         render.emit_json(result) if json else render.accepted(result)
         if any(a.status == "refused" for a in result.accepted):
             raise typer.Exit(1)
         return
+    if allow_secret:
+        raise typer.BadParameter("--allow-secret goes with accept", param_hint="--allow-secret")
     if numbers is not None:
         raise typer.BadParameter(f"unexpected {numbers!r} after the {'command' if target == 'propose' else 'transcript'}")
     with _errors():
@@ -312,13 +318,13 @@ def install_claude(
     """Register `mdmem mcp` with Claude Code, install mdmem's hooks and its skills (/memory-check,
     /consolidate, the memory skill); all idempotent, every other setting, server and skill kept, the old
     file backed up; `mdmem uninstall claude` undoes it)."""
-    from mdmem.agents import claude_settings
+    from mdmem.agents import claude_mcp
     from mdmem.cli import render
 
     if scope not in ("project", "user"):
         raise typer.BadParameter("choose project or user", param_hint="--scope")
     with _errors():
-        result = claude_settings.install_claude(scope, _vault_root(vault), project, dry_run=dry_run, prompt=prompt)
+        result = claude_mcp.install_claude(scope, _vault_root(vault), project, dry_run=dry_run, prompt=prompt)
     if json:
         render.emit_json(result)
     else:
@@ -344,13 +350,13 @@ def uninstall_claude(
 ) -> None:
     """Undo `mdmem install claude`: remove mdmem's MCP server, hooks and skills (every other setting,
     server and skill is kept; a file that held only mdmem's entries is removed)."""
-    from mdmem.agents import claude_settings
+    from mdmem.agents import claude_mcp
     from mdmem.cli import render
 
     if scope not in ("project", "user"):
         raise typer.BadParameter("choose project or user", param_hint="--scope")
     with _errors():
-        result = claude_settings.uninstall_claude(scope, project, dry_run=dry_run)
+        result = claude_mcp.uninstall_claude(scope, project, dry_run=dry_run)
     render.emit_json(result) if json else render.text(render.claude_uninstall_text(result))
     for warning in getattr(result.skills, "warnings", ()):
         render.message(f"mdmem: warning: {warning}")

@@ -11,7 +11,6 @@ A hook fails open: any error exits 0, with the message on stderr and in ``.mdmem
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -21,24 +20,26 @@ CHOICES = {"policy": ("signals", "cadence", "evidence"), "output": ("block", "co
 
 
 def main(argv: list[str]) -> int:
-    from mdmem.agents import hooks
-
     command, rest = argv[0], argv[1:]
-    if command == "prompt":
+    if command == "stop":  # the Stop policy alone: the card's module is not needed at every turn
+        from mdmem.agents.hookstate import DEFAULTS, arm
+        from mdmem.agents.stop import stop as hook
+
+        arm(DEFAULTS["timeout_seconds"])  # a hostile transcript_path or a stdin never closed cannot hold the turn
+    elif command == "prompt":
         from mdmem.agents.prompt import prompt as hook
     else:
-        hook = {"stop": hooks.stop, "session-start": hooks.session_start, "pre-compact": hooks.pre_compact,
+        from mdmem.agents import hooks
+
+        hook = {"session-start": hooks.session_start, "pre-compact": hooks.pre_compact,
                 "session-end": hooks.session_end}[command]
-    if command == "stop":  # a hostile transcript_path or a stdin never closed cannot hold the agent's turn
-        hooks.arm(hooks.DEFAULTS["timeout_seconds"])
     return run(hook, rest)
 
 
 def run(hook, args: list[str]) -> int:
     """Run a hook fail-open: its JSON (if any) on stdout, errors on stderr and in the log, exit 0."""
-    from mdmem.agents.hooks import log
+    from mdmem.agents.hookstate import disarm, log
     from mdmem.base.errors import MdmemError
-    from mdmem.base.terminal import json_safe, visible
 
     given = args[args.index("--vault") + 1] if "--vault" in args[:-1] else None
     vault = os.path.abspath(given) if given and os.path.isdir(given) else None  # where to log from the start
@@ -47,28 +48,35 @@ def run(hook, args: list[str]) -> int:
         payload = read_payload(sys.stdin)
         vault = vault or locate(opts.get("vault"), payload.get("cwd"))
         out = hook(vault, payload, opts)
-        from mdmem.agents.hooks import disarm
-
         disarm()  # the answer is printed whole, never cut by the time bound
     except Exception as e:
         message = str(e) if isinstance(e, MdmemError) else f"{type(e).__name__}: {e}"
-        from mdmem.agents.hooks import disarm
-
         disarm()
+        from mdmem.base.terminal import visible
+
         sys.stderr.write(visible(f"mdmem hook {hook.__name__.replace('_', '-')}: {message}") + "\n")
         log(vault, f"{hook.__name__} error: {message}")
         return 0
+    if out is None or out == "":
+        return 0  # the quiet path: nothing printed (and `json`, `re` and the terminal module never imported)
+    from mdmem.base.terminal import json_safe, visible
+
     if isinstance(out, str):
         out = visible(out)  # the card holds titles and descriptions from the vault
-        sys.stdout.write(out if out.endswith("\n") or not out else out + "\n")
-    elif out is not None:
+        sys.stdout.write(out if out.endswith("\n") else out + "\n")
+    else:
+        import json
+
         sys.stdout.write(json_safe(json.dumps(out, ensure_ascii=False)) + "\n")
     sys.stdout.flush()
     return 0
 
 
+CARD_MAX = 10_000  # = mdmem.agents.hooks.CARD_MAX (the card's module is not imported for a stop)
+
+
 def parse_options(args: list[str]) -> dict:
-    from mdmem.agents.hooks import CARD_MAX, HookError
+    from mdmem.agents.hookstate import HookError
 
     opts: dict = {}
     it = iter(args)
@@ -88,11 +96,11 @@ def parse_options(args: list[str]) -> dict:
 
 
 def read_payload(stream) -> dict:
-    from mdmem.agents.hooks import HookError
+    from mdmem.agents.hookstate import HookError, loads
 
     raw = stream.read(4 * 1024 * 1024)  # Claude Code's payload is a few KB: never read without a bound
     try:
-        payload = json.loads(raw) if raw.strip() else {}
+        payload = loads(raw) if raw.strip() else {}
     except ValueError as e:
         raise HookError(f"stdin is not JSON ({e})") from None
     if not isinstance(payload, dict):

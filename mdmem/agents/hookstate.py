@@ -1,0 +1,133 @@
+"""What every Claude Code hook shares: the fail-open errors, the time bound, the clock
+(``MDMEM_NOW``), the ``[hook]`` settings, the log, and the per-session state files read and
+written as JSON.
+
+On the Stop hook's quiet path (most stops), so standard library only, and not even ``json``,
+``re``, ``signal`` or ``enum``: measured under load, ``import json`` alone costs 0.8x a bare
+``python -c pass`` (it imports ``re``, which imports ``enum``), ``import signal`` 0.4x, against a
+budget of 2x for the whole quiet hook. JSON goes through :mod:`mdmem.agents.fastjson` and the
+timer through ``_signal``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from mdmem.agents.fastjson import dumps, loads
+from mdmem.base import files
+from mdmem.base.errors import MdmemError
+from mdmem.base.layout import HOOKS_DIR, mdmem_home
+
+LOCK_WAIT = 5.0    # seconds to wait for another hook holding the session's state
+# the [hook] defaults: the same as mdmem.base.settings.HOOK_DEFAULTS (a test keeps them equal); kept
+# here so a vault without a config.toml never imports the settings module (~10 ms of a quiet hook)
+DEFAULTS = {"policy": "signals", "min_stops": 20, "min_minutes": 30.0, "min_dimensions": 2,
+            "min_interval_minutes": 10.0, "min_tool_calls": 15, "max_transcript_mb": 8.0,
+            "timeout_seconds": 2.0, "output": "block"}
+
+
+# ----------------------------------------------------------------------------- errors, time bound, clock
+
+class HookError(MdmemError):
+    """A hook's input or state is unusable; the hook fails open (exit 0, message on stderr and in the log)."""
+
+
+class HookTimeout(HookError):
+    """The hook ran past its time bound (``timeout_seconds``): it gives up, exit 0."""
+
+
+_STARTED = time.monotonic()
+
+
+def _on_alarm(signum, frame):
+    raise HookTimeout(f"gave up after the hook's time bound ({time.monotonic() - _STARTED:.1f} s)")
+
+
+def arm(seconds: float) -> None:
+    """Bound the rest of this process's hook run to ``seconds`` (0: no bound): past it,
+    :class:`HookTimeout` is raised wherever the hook is (reading stdin, a transcript, the
+    vault), and the fail-open path exits 0. Main thread only (a signal timer)."""
+    import _signal as signal  # not `signal`: it imports enum (see the module's docstring)
+
+    if not hasattr(signal, "setitimer"):
+        return
+    signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, max(0.0, float(seconds)))
+
+
+def disarm() -> None:
+    import _signal as signal
+
+    if hasattr(signal, "setitimer") and signal.getsignal(signal.SIGALRM) is _on_alarm:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _rearm(seconds: float) -> None:
+    """The configured bound, counted from the process's start, when :func:`arm` set one
+    (in-process callers such as a replay are never interrupted)."""
+    import _signal as signal
+
+    if hasattr(signal, "setitimer") and signal.getsignal(signal.SIGALRM) is _on_alarm:
+        left = float(seconds) - (time.monotonic() - _STARTED)
+        signal.setitimer(signal.ITIMER_REAL, max(0.01, left) if float(seconds) > 0 else 0)
+
+
+def now() -> float:
+    given = os.environ.get("MDMEM_NOW")
+    if not given:
+        return time.time()
+    try:
+        return float(given)
+    except ValueError:
+        import datetime as dt
+
+        moment = dt.datetime.fromisoformat(given)
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=dt.UTC)
+        return moment.timestamp()
+
+
+def settings(vault: str, opts: dict) -> dict:
+    """``[hook]`` of the vault's config over its defaults, then the flags (read only when the file exists:
+    the settings module costs ~10 ms to import, a tenth of a quiet hook's budget)."""
+    if not os.path.isfile(os.path.join(vault, ".mdmem", "config.toml")):
+        return DEFAULTS | {k: v for k, v in opts.items() if k in ("policy", "output")}
+    from mdmem.base.settings import hook_settings
+
+    return hook_settings(vault, opts)
+
+
+def log(vault: str | None, line: str) -> None:
+    """Append to ``<vault>/.mdmem/hooks/hook.log`` (or ``~/.mdmem/hook.log``), kept under 1 MB."""
+    try:
+        folder = os.path.join(vault, HOOKS_DIR) if vault is not None else mdmem_home()
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, "hook.log")
+        if os.path.exists(path) and os.path.getsize(path) > 1_000_000:
+            os.replace(path, path + ".1")
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime())
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"{stamp} {line}\n")
+    except OSError:
+        pass
+
+
+# ----------------------------------------------------------------------------- state
+
+
+def read_state(path: str) -> dict:
+    try:
+        with open(path, "rb") as f:
+            state = loads(f.read(4 * 1024 * 1024))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError):
+        return {}  # damaged state is derived state: start the session's count again
+    return state if isinstance(state, dict) else {}
+
+
+def write_state(path: str, state: dict) -> None:
+    """Atomic, not durable: derived state (a lost update restarts a session's counts)."""
+    files.write_atomic(path, dumps(state).encode(), durable=False)
+
