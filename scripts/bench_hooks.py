@@ -179,7 +179,7 @@ def measure(mdmem: str, runs: int = 15, mb: float = 2.7, work: Path | None = Non
         gen_transcript.generate(big, mb=mb, seed=11, lang="mix")
         hook = hook_cmd(mdmem, "stop", "--vault", str(vault))
         bare = [sys.executable, "-c", "pass"]
-        env = _env(MDMEM_NOW="1790000000", MDMEM_HOME=str(work / "home"))  # its own pattern cache (stop.patterns_path)
+        env = _env(MDMEM_NOW="1790000000")
 
         def payload(path: Path, session: str) -> bytes:
             return json.dumps({"session_id": session, "transcript_path": str(path), "cwd": str(work),

@@ -347,18 +347,3 @@ def test_fastjson_reads_and_writes_as_json_does():
     with pytest.raises(TypeError):
         fastjson.dumps({"p": Path("/")})
     assert hook.CARD_MAX == hooks.CARD_MAX
-
-
-def test_a_detecting_stop_keeps_the_compiled_patterns_for_the_next(vault: Path, tmp_path: Path):
-    """The first stop that runs the detectors keeps their compiled patterns in ~/.mdmem/cache/ (the
-    user's, not the vault's); the next process uses them and decides the same."""
-    cache = Path.home() / ".mdmem" / "cache" / "patterns.marshal"
-    assert not cache.exists()
-    reasons = []
-    for n in range(2):
-        s = Session(tmp_path / f"s{n}.jsonl")
-        s.user("build the export page. and whenever you build those sheets, put the region and the season on top")
-        s.tools(3).say("Done: the export page is built and its tests pass.")
-        reasons.append(fired(run(vault, payload(s.path, f"k{n}"))))
-        assert cache.is_file()
-    assert reasons[0] is not None and reasons[0] == reasons[1].replace("--session k1", "--session k0")

@@ -9,7 +9,6 @@ reaches a fraction of them. Standard library only (the Stop hook imports this).
 from __future__ import annotations
 
 import functools
-import os
 import re
 
 from mdmem.agents.transcript import Frozen
@@ -55,97 +54,10 @@ class _Lazy:
         self.pattern, self.flags = pattern, flags
 
     def __getattr__(self, name: str):
-        compiled = _compile(self.pattern, self.flags)
+        compiled = re.compile(self.pattern, self.flags)
         for method in ("search", "match", "finditer", "findall", "sub", "split", "fullmatch"):
             setattr(self, method, getattr(compiled, method))
         return getattr(compiled, name)
-
-
-# ----------------------------------------------------------------------------- compiled patterns, kept
-
-# (pattern, flags) -> what CPython's `re._compiler.compile` hands `_sre.compile` (flags, code, groups,
-# groupindex, indexgroup), kept between processes by the Stop hook (:func:`load_codes`, :func:`save_codes`).
-# Why: a stop whose new text holds a word the detectors need compiles ~60 of these patterns, which was
-# ~90% of its time (profiled: 63 of 68 ms); `_sre.compile` from the kept code skips the parsing and the
-# code generation. The code is checked by `_sre` itself; any failure (another Python, a damaged file)
-# falls back to `re.compile`. Keyed by the interpreter's version and the SRE engine's magic number.
-_CODES: dict = {}
-_CODES_LOADED: set = set()
-_CODES_NEW = False
-
-
-def _key() -> tuple:
-    import _sre
-    import sys
-
-    return (sys.hexversion, _sre.MAGIC)
-
-
-def _compile(pattern: str, flags: int):
-    global _CODES_NEW
-    flags = int(flags)  # plain ints (not re.RegexFlag, not the opcodes' named ints): marshal keeps only those
-    entry = _CODES.get((pattern, flags))
-    if entry is not None:
-        try:
-            import _sre
-
-            return _sre.compile(pattern, *entry)
-        except Exception:  # another engine's code, a damaged file: compile it again
-            _CODES.pop((pattern, flags), None)
-    try:
-        import _sre
-        from re import _compiler, _parser
-
-        parsed = _parser.parse(pattern, flags)
-        code = _compiler._code(parsed, flags)
-        groupindex = dict(parsed.state.groupdict)
-        indexgroup = [None] * parsed.state.groups
-        for k, i in groupindex.items():
-            indexgroup[i] = k
-        entry = (int(flags | parsed.state.flags), [int(c) for c in code], parsed.state.groups - 1, groupindex,
-                 tuple(indexgroup))
-        compiled = _sre.compile(pattern, *entry)
-    except Exception:  # not CPython's engine as expected: the public way
-        return re.compile(pattern, flags)
-    _CODES[(pattern, flags)] = entry
-    _CODES_NEW = True
-    return compiled
-
-
-def load_codes(path: str) -> None:
-    """Take the compiled patterns kept in ``path`` (marshal; ignored when missing, damaged or
-    written by another Python)."""
-    import marshal
-
-    if path in _CODES_LOADED:
-        return
-    _CODES_LOADED.add(path)
-    try:
-        with open(path, "rb") as f:
-            key, codes = marshal.loads(f.read(8 * 1024 * 1024))
-    except (OSError, ValueError, EOFError, TypeError):
-        return
-    if key == _key() and isinstance(codes, dict):
-        for k, v in codes.items():
-            _CODES.setdefault(k, v)
-
-
-def save_codes(path: str) -> None:
-    """Keep the compiled patterns in ``path`` when some were compiled since (atomic; errors ignored:
-    a cache)."""
-    global _CODES_NEW
-    if not _CODES_NEW:
-        return
-    import marshal
-
-    from mdmem.base.files import write_atomic
-
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_atomic(path, marshal.dumps((_key(), dict(_CODES))), durable=False)
-        _CODES_NEW = False
-    except (OSError, ValueError):
-        pass
 
 
 def _rx(pattern: str, flags: int = re.I) -> _Lazy:

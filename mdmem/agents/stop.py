@@ -85,7 +85,7 @@ from mdmem.agents.hookstate import (
     write_state,
 )
 from mdmem.base import files
-from mdmem.base.layout import HOOKS_DIR, mdmem_home, safe_session
+from mdmem.base.layout import HOOKS_DIR, safe_session
 
 CARRY = 2          # messages carried from one evidence scan to the next, for context
 SEEN = 400         # evidence keys remembered per session, so a message is not counted twice
@@ -400,11 +400,8 @@ def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, dete
     found = []
     asks = None  # not looked at (the detectors did not run: this stop cannot fire)
     if detectors or ask or _worth_detecting(state, users, new, cfg, t, carry):
-        from mdmem.agents import evidence
         from mdmem.agents.dimensions import asks_user, detect
 
-        codes = patterns_path()
-        evidence.load_codes(codes)  # the detectors' patterns, compiled by an earlier stop
         seen = set(state.get("seen", []))
         for e in detect(messages):
             k = f"{e.dimension}:{e.quote}"
@@ -413,7 +410,6 @@ def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, dete
                 found.append(e)
         state["seen"] = list(seen)[-SEEN:]
         asks = bool(final) and asks_user(final)
-        evidence.save_codes(codes)
         state["detected"] = state.get("detected", 0) + 1
     words = _topic_words(" ".join(m.text[:2000] for m in users if m.kind != "queued"))
     old_words = set(state.get("topic", []))
@@ -428,13 +424,6 @@ def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, dete
                         **({"cut": tr.cut} if tr.cut else {})}
     return {"found": found, "tools": sum(len(m.tools) for m in new), "ask": ask, "asks_user": asks,
             "delivered": any(e.dimension == 1 and e.index >= base for e in found), "topic_changed": changed}
-
-
-def patterns_path() -> str:
-    """Where the Stop hook keeps the detectors' compiled patterns between processes
-    (:func:`mdmem.agents.evidence.load_codes`): ``~/.mdmem/cache/`` (``MDMEM_HOME``), the user's own,
-    never the vault's (a vault may be shared)."""
-    return os.path.join(mdmem_home(), "cache", "patterns.marshal")
 
 
 def _worth_detecting(state: dict, users: list, new: list, cfg: dict, t: float, before: list = ()) -> bool:
