@@ -199,7 +199,7 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
         if best.signal.startswith("picked option"):  # an answer to offered options (agents/decisions.picks)
             name = title(f"Escolhemos {chosen}" if pt else f"Chose {chosen}")
             desc = one_line(f"{chosen} {'em vez de' if pt else 'over'} {', '.join(rejected)}")
-            body = (f"{'Escolhido' if pt else 'Chosen'}: {clean(detail.get('clause') or chosen)}\n\n"
+            body = (f"{'Escolhido' if pt else 'Chosen'}: {clean(str(detail.get('clause') or chosen))}\n\n"
                     f"{'Descartado' if pt else 'Rejected'}: {'; '.join(clean(r) for r in rejected)}\n\n"
                     f"{'Resposta do usuário' if pt else 'The user answered'}: {clean(best.quote)}\n\n{said}")
             return Candidate(number, kind, dim, MARKS[dim], name, desc, body + "\n", evidence[:1], chosen, rejected,
@@ -226,8 +226,8 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
         else:
             name = title(subject)
             desc = one_line(("O usuário corrigiu: " if pt else "The user corrected: ") + _FILLER.sub("", clean(subject)))
-            why = "Por quê: o usuário corrigiu esta prática" if pt else "Why: the user corrected this practice"
-            body = (f"- {_FILLER.sub('', clean(best.quote)) or clean(best.quote)}\n\n{why}"
+            because = "Por quê: o usuário corrigiu esta prática" if pt else "Why: the user corrected this practice"
+            body = (f"- {_FILLER.sub('', clean(best.quote)) or clean(best.quote)}\n\n{because}"
                     + (f" ({'depois de' if pt else 'after'}: {clean(practice)})" if practice else "") + f".\n\n{said}")
     else:
         kind = "user" if detail.get("about_user") else "reference"

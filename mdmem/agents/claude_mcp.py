@@ -27,6 +27,10 @@ from mdmem.agents.claude_settings import (
 from mdmem.base.errors import MdmemError
 from mdmem.base.files import state_dir, write_atomic
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mdmem.agents.skills import SkillsResult
+
 # --- the MCP server ---------------------------------------------------------
 # `mdmem install claude` registers `mdmem mcp` with Claude Code and installs the hooks.
 #
@@ -134,6 +138,7 @@ def register_mcp(scope: str, vault: str | os.PathLike, project: str | os.PathLik
     key = _project_key(project) if scope == "local" else None
     settings = _load(mcp_config_path(scope, project), _check_servers_in(scope, key))
     servers = _servers_of(settings.data, scope, key, create=True)
+    assert servers is not None  # made when absent (create=True)
     want = mcp_entry(vault, exe, relative)
     entry = servers.get(MCP_NAME)
     if entry is None:
@@ -229,7 +234,7 @@ class ClaudeInstall:
     hooks: InstallResult
     gitignore: str | None = None  # the .claude/.gitignore written (or, in a dry run, to write)
     replaced: InstallResult | None = None  # mdmem's entry taken out of the other project scope
-    skills: object = None  # skills.SkillsResult: the /memory-check, /consolidate and memory skills
+    skills: SkillsResult | None = None  # the /memory-check, /consolidate and memory skills
 
 
 def install_claude(scope: str, vault: str | os.PathLike, project: str | os.PathLike | None = None, *,
@@ -280,7 +285,7 @@ def install_claude(scope: str, vault: str | os.PathLike, project: str | os.PathL
 class ClaudeUninstall:
     results: list[InstallResult]  # the MCP server's scopes, then the hooks
     gitignore: str | None = None  # the .claude/.gitignore removed (it held only mdmem's lines)
-    skills: object = None  # skills.SkillsResult: mdmem's skills removed
+    skills: SkillsResult | None = None  # mdmem's skills removed
 
 
 def uninstall_claude(scope: str, project: str | os.PathLike | None = None, *,

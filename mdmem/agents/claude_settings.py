@@ -82,7 +82,7 @@ class ScopeStatus:
 class StatusResult:
     scopes: list[ScopeStatus]
     warnings: list[str]
-    skills: list = None  # skills.SkillAction per skill and folder: installed, not mdmem's, absent
+    skills: list | None = None  # skills.SkillAction per skill and folder: installed, not mdmem's, absent
     session: dict | None = None  # the current session's stop count, next checkpoint, pending checkpoint
 
 
@@ -128,7 +128,10 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     data = dict(pairs)
     if len(data) != len(pairs):
         seen: set[str] = set()
-        raise ValueError(f"duplicate key {next(k for k, _ in pairs if k in seen or seen.add(k))!r}")
+        for k, _ in pairs:
+            if k in seen:
+                raise ValueError(f"duplicate key {k!r}")
+            seen.add(k)
     return data
 
 
@@ -224,9 +227,8 @@ def install(scope: str, vault: str | os.PathLike, project: str | os.PathLike | N
         groups = events.setdefault(event, [])
         found = [(g, e) for g in groups for e in g.get("hooks", []) if is_mdmem_hook(e)]
         if not found:
-            group = {} if matcher is None else {"matcher": matcher}
-            group["hooks"] = [{"type": "command", "command": want, "timeout": TIMEOUT}]
-            groups.append(group)
+            hook = [{"type": "command", "command": want, "timeout": TIMEOUT}]
+            groups.append({"hooks": hook} if matcher is None else {"matcher": matcher, "hooks": hook})
             actions[event] = "added"
             continue
         (home, entry), extra = found[0], found[1:]
@@ -322,8 +324,8 @@ def status(project: str | os.PathLike | None = None, *,
             events[event] = EventStatus(command is not None, command, named, exists)
         scopes.append(ScopeStatus(scope, str(path), path.exists(), error, events))
     if vault is None:
-        named = [ev.vault for sc in scopes for ev in sc.events.values() if ev.vault and ev.vault_exists]
-        vault = named[0] if named else None
+        found = [ev.vault for sc in scopes for ev in sc.events.values() if ev.vault and ev.vault_exists]
+        vault = found[0] if found else None
     info = hook_logic.session_status(str(Path(vault).absolute()), session) if vault else None
     return StatusResult(scopes, warnings, skills.status(project), info)
 

@@ -10,6 +10,10 @@ them); the pure-Python :mod:`json` when ``_json`` is missing (not CPython).
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class _Context:
     """What ``_json.make_scanner`` reads from a decoder: :mod:`json`'s defaults."""
@@ -26,7 +30,7 @@ class _Context:
         return {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}[name]
 
 
-_SCANNER = None
+_SCANNER: Any = None  # _json.make_scanner(...) or a stand-in: (text, at) -> (value, end)
 _ENCODER = None
 _SPACE = " \t\n\r"
 
@@ -45,10 +49,9 @@ def loads(data: bytes | str):
         except ImportError:  # not CPython
             import json
 
-            def _SCANNER(s: str, at: int):
-                return json.JSONDecoder().raw_decode(s, at)
+            _SCANNER = json.JSONDecoder().raw_decode
         else:
-            _SCANNER = make_scanner(_Context())
+            _SCANNER = make_scanner(_Context())  # type: ignore[arg-type]  # any object with a decoder's attributes
     start = len(text) - len(text.lstrip(_SPACE))
     try:
         value, end = _SCANNER(text, start)

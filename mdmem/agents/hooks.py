@@ -22,16 +22,22 @@ from mdmem.agents.hookstate import (  # noqa: F401  (re-exported: the hooks' pub
     arm,
     disarm,
     dumps,
+    folder_field,
     loads,
     log,
     now,
     read_state,
     settings,
+    text_field,
     write_state,
 )
 from mdmem.agents.stop import gate, offers, stop  # noqa: F401
 from mdmem.base import files
 from mdmem.base.layout import HOOKS_DIR, bootstrap_candidates, safe_session
+
+TYPE_CHECKING = False  # the card stays on the standard library
+if TYPE_CHECKING:
+    from mdmem.agents.checkpoint import Checkpoint
 
 CARD_MAX = 10_000  # bytes (UTF-8): the most the SessionStart hook ever prints; Claude Code cuts larger ones
 CARD_BUDGET = 8000  # bytes: the card's default budget, leaving room for a pending checkpoint
@@ -100,8 +106,7 @@ def session_start(vault: str, payload: dict, opts: dict) -> str:
     else made again (refreshing the notes cache); then, when a checkpoint is pending (kept by the
     Stop, PreCompact or SessionEnd hook and not yet accepted or skipped), its suggestions and how to
     accept them. At most :data:`CARD_MAX` bytes in all."""
-    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) and os.path.isdir(payload["cwd"]) \
-        else os.getcwd()
+    cwd = folder_field(payload) or os.getcwd()
     budget = int(opts.get("budget", CARD_BUDGET))
     fp = fingerprint(vault, cwd)
     card = read_state(_card_path(vault))
@@ -121,7 +126,7 @@ def session_start(vault: str, payload: dict, opts: dict) -> str:
         save_card(vault, cwd, text, budget, fp, day, through)
         log(vault, f"session-start source={payload.get('source', '?')}: card made again ({len(text)} characters)")
     text = _cut(text, CARD_MAX)
-    session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
+    session = text_field(payload, "session_id") or None
     found = pending(vault, session if payload.get("source") == "compact" else None, prefer=session)
     if found:
         room = CARD_MAX - len(text.encode("utf-8")) - 2
@@ -151,8 +156,9 @@ def pending(vault: str, session: str | None = None, prefer: str | None = None) -
     ``prefer``'s if pending, else the newest pending one of any session saved in the last
     :data:`PENDING_DAYS` days. Read as plain JSON (the card stays on the standard library)."""
     folder = _checkpoints(vault)
-    if session is not None or prefer is not None:
-        data = read_state(os.path.join(folder, safe_session(session or prefer) + ".json"))
+    chosen = session or prefer
+    if chosen:
+        data = read_state(os.path.join(folder, safe_session(chosen) + ".json"))
         if data.get("status") == "pending" and data.get("candidates"):
             return data
         if session is not None:
@@ -201,13 +207,14 @@ def pending_text(vault: str, data: dict, room: int) -> str:
     marker = read_state(os.path.join(vault, HOOKS_DIR, "pending-" + safe_session(session) + ".json"))
     pt = data.get("lang") == "pt"
     why = {"PreCompact": "antes da compactação" if pt else "before the conversation was compacted",
-           "SessionEnd": "no fim da sessão" if pt else "when the session ended"}.get(marker.get("event"))
+           "SessionEnd": "no fim da sessão" if pt else "when the session ended"}.get(str(marker.get("event")))
     head = ((f"## Checkpoint pendente (sessão {session}{', ' + why if why else ''})\n"
              "Memórias sugeridas, ainda não salvas:") if pt else
             (f"## Pending memory checkpoint (session {session}{', kept ' + why if why else ''})\n"
              "Suggested memories, not saved yet:"))
     tail = instructions(data.get("lang", "en"), session, vault)
-    lines, used = [], len(head.encode()) + 1 + len(tail.encode()) + 1
+    lines: list[str] = []
+    used = len(head.encode()) + 1 + len(tail.encode()) + 1
     for c in data.get("candidates", []):
         if not isinstance(c, dict):
             continue
@@ -278,12 +285,11 @@ def session_status(vault: str, session: str | None = None) -> dict:
                   "prompt_notes": len(shown)}
 
 
-def _capture(vault: str, payload: dict, event: str) -> dict | None:
+def _capture(vault: str, payload: dict, event: str) -> Checkpoint:
     """PreCompact and SessionEnd: the offline checkpoint on the transcript as it stands
     (:func:`mdmem.agents.checkpoint.analyze`), kept as the session's pending checkpoint when it has
     suggestions. Nothing is written to memory: the next card shows them and the user chooses."""
-    session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
-    transcript = payload.get("transcript_path") if isinstance(payload.get("transcript_path"), str) else ""
+    session, transcript = text_field(payload, "session_id"), text_field(payload, "transcript_path")
     if not session:
         raise HookError("no session_id in the hook's input")
     if not transcript or not os.path.isfile(transcript):
@@ -292,7 +298,7 @@ def _capture(vault: str, payload: dict, event: str) -> dict | None:
 
     from mdmem.agents import checkpoint as cp
 
-    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) and os.path.isdir(payload["cwd"]) else None
+    cwd = folder_field(payload)
     folder = os.path.join(vault, HOOKS_DIR)
     os.makedirs(folder, exist_ok=True)
     base = os.path.join(folder, "pending-" + safe_session(session))

@@ -19,12 +19,16 @@ from mdmem.base import files
 from mdmem.base.errors import MdmemError
 from mdmem.base.layout import HOOKS_DIR, mdmem_home
 
+TYPE_CHECKING = False  # not `from typing import`: the quiet stop imports as little as it can
+if TYPE_CHECKING:
+    from typing import Any
+
 LOCK_WAIT = 5.0    # seconds to wait for another hook holding the session's state
 # the [hook] defaults: the same as mdmem.base.settings.HOOK_DEFAULTS (a test keeps them equal); kept
 # here so a vault without a config.toml never imports the settings module (~10 ms of a quiet hook)
-DEFAULTS = {"policy": "signals", "min_stops": 20, "min_minutes": 30.0, "min_dimensions": 2,
-            "min_interval_minutes": 10.0, "min_tool_calls": 15, "max_transcript_mb": 8.0,
-            "timeout_seconds": 2.0, "output": "block"}
+DEFAULTS: dict[str, Any] = {"policy": "signals", "min_stops": 20, "min_minutes": 30.0, "min_dimensions": 2,
+                             "min_interval_minutes": 10.0, "min_tool_calls": 15, "max_transcript_mb": 8.0,
+                             "timeout_seconds": 2.0, "output": "block"}
 
 
 # ----------------------------------------------------------------------------- errors, time bound, clock
@@ -86,6 +90,19 @@ def now() -> float:
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=dt.UTC)
         return moment.timestamp()
+
+
+def text_field(payload: dict, key: str) -> str:
+    """A string field of the hook's input; "" when absent or not a string (Claude Code's fields are
+    read this way everywhere: an unknown shape is ignored, never trusted)."""
+    value = payload.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def folder_field(payload: dict, key: str = "cwd") -> str | None:
+    """A field naming an existing folder (``cwd``), else None."""
+    value = text_field(payload, key)
+    return value if value and os.path.isdir(value) else None
 
 
 def settings(vault: str, opts: dict) -> dict:

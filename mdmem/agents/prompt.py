@@ -43,6 +43,7 @@ import os
 import re
 import time
 
+from mdmem.agents.hookstate import text_field
 from mdmem.base import files
 from mdmem.base.layout import HOOKS_DIR, STATE_DIR, safe_session
 
@@ -138,7 +139,8 @@ class Found:
     def __init__(self, rowid: int, row: tuple):
         self.rowid = rowid
         self.path, self.title, self.description, self.type, self.date, self.flags, self.name = row
-        self.score, self.strong, self.terms = 0.0, False, []
+        self.score, self.strong = 0.0, False
+        self.terms: list[str] = []
 
 
 def relevant(db, words: list[str], span=None, gone: set[str] | frozenset = frozenset()) -> list[Found]:
@@ -348,8 +350,7 @@ def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
     from mdmem.agents.hooks import log, read_state
     from mdmem.engine import quick, supersede
 
-    text = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
-    text = text[:20_000]
+    text = text_field(payload, "prompt")[:20_000]
     span = window(text)
     words = content_words(span.rest if span else text)
     if not words and not span:
@@ -370,14 +371,15 @@ def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
     found = [f for f in found if "s" not in f.flags and "i" not in f.flags]
     if not found:
         return None
-    session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
+    session = text_field(payload, "session_id")
     if session:
         folder = os.path.join(vault, HOOKS_DIR)
         os.makedirs(folder, exist_ok=True)
         base = os.path.join(folder, "prompt-" + safe_session(session))
         with files.Lock(base + ".lock", LOCK_WAIT):
             state = read_state(base + ".json")
-            seen = state.get("shown") if isinstance(state.get("shown"), list) else []
+            shown = state.get("shown")
+            seen: list[str] = shown if isinstance(shown, list) else []
             found = [f for f in found if f.path not in seen][:MAX_NOTES]
             if not found:
                 return None

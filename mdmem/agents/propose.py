@@ -84,6 +84,11 @@ def _globs(value) -> list[str]:
     return [v for v in out if v][:10]
 
 
+def _text(item: dict, key: str) -> str:
+    value = item.get(key)
+    return value if isinstance(value, str) else ""
+
+
 def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", transcript: str | None = None,
             extra_claude_md: Sequence[Path] = (), today: str | None = None, store_result: bool = True) -> Checkpoint:
     """Candidates a model proposes (JSON: ``{"dimensions": [...], "candidates": [{type,
@@ -127,7 +132,7 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
         kind = {"milestone": "project", "protocolo": "protocol", "decisão": "decision", "claude.md": "claude-md",
                 "claude_md": "claude-md"}.get((kind or "").strip().lower(), (kind or "").strip().lower())
         dim = _dimension_of(item, kind) or 0
-        raw_name = item.get("name") if isinstance(item.get("name"), str) else ""
+        raw_name = _text(item, "name")
         name = title(raw_name) if raw_name else ""
         if kind not in KINDS:
             dropped.append(Dropped(name or f"#{n}", dim, f"unknown type {item.get('type')!r} (one of {', '.join(KINDS)})"))
@@ -135,9 +140,8 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
         if not name:
             dropped.append(Dropped(f"#{n}", dim, "no name"))
             continue
-        body = item.get("body") if isinstance(item.get("body"), str) else ""
-        body = _TAGS.sub("", body).strip()[:BODY_MAX]
-        desc_raw = item.get("description") if isinstance(item.get("description"), str) else ""
+        body = _TAGS.sub("", _text(item, "body")).strip()[:BODY_MAX]
+        desc_raw = _text(item, "description")
         description = one_line(desc_raw or body.split("\n", 1)[0])
         if not body and not description:
             dropped.append(Dropped(name, dim, "no body or description"))

@@ -82,10 +82,15 @@ from mdmem.agents.hookstate import (
     now,
     read_state,
     settings,
+    text_field,
     write_state,
 )
 from mdmem.base import files
 from mdmem.base.layout import HOOKS_DIR, safe_session
+
+TYPE_CHECKING = False  # not `from typing import`: the quiet stop imports as little as it can
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 CARRY = 2          # messages carried from one evidence scan to the next, for context
 SEEN = 400         # evidence keys remembered per session, so a message is not counted twice
@@ -188,7 +193,7 @@ def offers(text: str) -> bool:
     return heads >= 2
 
 
-def gate(users: list, new: list, before: list = ()) -> bool:
+def gate(users: list, new: list, before: Sequence = ()) -> bool:
     """Whether the new text could hold evidence that fires: a user message with a word some
     detector needs, an answer to an assistant message (``before``: the messages carried from
     the last stop, or ``new``) that offered options, or an assistant message with a decision
@@ -242,8 +247,7 @@ def _rx(name: str):
 def stop(vault: str, payload: dict, opts: dict) -> dict | None:
     if payload.get("stop_hook_active") is True:
         return None  # Claude is already continuing because of a Stop hook: never loop
-    session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
-    transcript = payload.get("transcript_path") if isinstance(payload.get("transcript_path"), str) else ""
+    session, transcript = text_field(payload, "session_id"), text_field(payload, "transcript_path")
     if not session:
         raise HookError("no session_id in the hook's input")
     cfg = settings(vault, opts)
@@ -262,8 +266,8 @@ def stop(vault: str, payload: dict, opts: dict) -> dict | None:
         if transcript and state.get("transcript") not in (None, transcript):
             state.update(offset=0, trigger_offset=0, count=0, carry=[])  # a new file for this session
         state["transcript"] = transcript or state.get("transcript")
-        if isinstance(payload.get("cwd"), str):
-            state["cwd"] = payload["cwd"]
+        if text_field(payload, "cwd"):
+            state["cwd"] = text_field(payload, "cwd")
         why = None
         if cfg["policy"] == "cadence":
             last = state.get("last_trigger") or state["first"]
@@ -381,9 +385,9 @@ def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, dete
     fresh = [Message(base + i, m.speaker, m.text, m.tools, m.offset, m.id, m.kind) for i, m in enumerate(tr.messages)]
     if carry and fresh and fresh[0].id and carry[-1].id == fresh[0].id:
         # the rest of a message whose first records the last scan read: one message again
-        old, new = carry[-1], fresh.pop(0)
-        carry[-1] = Message(old.index, old.speaker, "\n".join(t for t in (old.text, new.text) if t),
-                            old.tools + new.tools, old.offset, old.id, old.kind)
+        head, rest = carry[-1], fresh.pop(0)
+        carry[-1] = Message(head.index, head.speaker, "\n".join(t for t in (head.text, rest.text) if t),
+                            head.tools + rest.tools, head.offset, head.id, head.kind)
         fresh = [Message(m.index - 1, m.speaker, m.text, m.tools, m.offset, m.id, m.kind) for m in fresh]
     messages = carry + fresh
     last = payload.get("last_assistant_message")
@@ -426,7 +430,7 @@ def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, dete
             "delivered": any(e.dimension == 1 and e.index >= base for e in found), "topic_changed": changed}
 
 
-def _worth_detecting(state: dict, users: list, new: list, cfg: dict, t: float, before: list = ()) -> bool:
+def _worth_detecting(state: dict, users: list, new: list, cfg: dict, t: float, before: Sequence = ()) -> bool:
     """Whether this stop could fire, so the detectors must run: evidence is pending from
     an earlier stop, the cadence fallback is due, the new user text holds a word some
     detector needs, or the new assistant text speaks of a release."""

@@ -144,7 +144,7 @@ class Scan:
         self.folders = folders or {}  # every folder walked -> its mtime_ns, taken before it was listed
 
 
-def scan(root: Path) -> Scan:
+def scan(root: str | os.PathLike) -> Scan:
     """Walk the vault with ``os.scandir``: the one walker. Follows a symlink only when its
     target lies inside the vault, never in a loop.
 
@@ -222,12 +222,12 @@ def scan(root: Path) -> Scan:
                     elif name.isascii():
                         notes[base + name] = (st.st_mtime_ns, st.st_size)
                     else:
-                        key = base + normalize("NFC", name)
+                        nfc_path = base + normalize("NFC", name)
                         # NFC/NFD twins (two files on Linux, `check`'s NAME TWINS): the NFC-named one is the
                         # one read, so its stat is kept whichever comes first; taking the other's made
                         # every refresh see the note "changed" and index it again
-                        if key not in notes or normalize("NFC", name) == name:
-                            notes[key] = (st.st_mtime_ns, st.st_size)
+                        if nfc_path not in notes or normalize("NFC", name) == name:
+                            notes[nfc_path] = (st.st_mtime_ns, st.st_size)
                 else:
                     files.append(base + (name if name.isascii() else normalize("NFC", name)))
             except OSError as e:
@@ -278,7 +278,7 @@ def _stat(path: str) -> tuple[int, int] | None:
     return st.st_mtime_ns, st.st_size
 
 
-def inside(root: Path, rel: str | os.PathLike) -> str:
+def inside(root: str | os.PathLike, rel: str | os.PathLike) -> str:
     """The real path of ``root / rel`` when it lies inside the vault; raises :class:`OutsideVault`."""
     real_root = os.path.realpath(root)
     real = os.path.realpath(os.path.join(real_root, rel))
@@ -311,7 +311,7 @@ def read_fd(fd: int, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_bytes(root: Path, rel: str, limit: int = MAX_READ) -> bytes:
+def read_bytes(root: str | os.PathLike, rel: str | os.PathLike, limit: int = MAX_READ) -> bytes:
     """Read one vault file within the vault's bounds: a regular file inside the root, at most
     ``limit`` bytes. Raises OSError (:class:`OutsideVault`, :class:`NotRegular`, ...): the caller
     turns it into a Problem or a message."""
@@ -322,7 +322,8 @@ def read_bytes(root: Path, rel: str, limit: int = MAX_READ) -> bytes:
         os.close(fd)
 
 
-def read_stat(root: Path, rel: str, limit: int = MAX_READ) -> tuple[bytes | None, tuple[int, int] | None]:
+def read_stat(root: str | os.PathLike, rel: str | os.PathLike,
+              limit: int = MAX_READ) -> tuple[bytes | None, tuple[int, int] | None]:
     """A vault file's bytes and the (mtime_ns, size) they were read at; (None, None) if absent."""
     try:
         fd = open_regular(inside(root, rel))

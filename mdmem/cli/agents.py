@@ -11,7 +11,18 @@ from typing import Annotated, Optional
 import typer
 
 from mdmem.cli import commands  # noqa: F401  (the vault's commands register first: the order of --help)
-from mdmem.cli.common import JsonOpt, SensitiveOpt, TodayOpt, VaultOpt, _date, _errors, _memory, _vault_root, app
+from mdmem.cli.common import (
+    JsonOpt,
+    SensitiveOpt,
+    TodayOpt,
+    VaultOpt,
+    _date,
+    _day,
+    _errors,
+    _memory,
+    _vault_root,
+    app,
+)
 
 
 @app.command()
@@ -106,16 +117,16 @@ def checkpoint(
             if numbers is not None:
                 raise typer.BadParameter("skip takes no numbers", param_hint="skip")
             with _errors():
-                result = cp.skip(_vault_root(vault), session)
-            render.emit_json(result) if json else render.message(
-                f"discarded {result.discarded} suggestion(s) of session {result.session}")
+                skipped = cp.skip(_vault_root(vault), session)
+            render.emit_json(skipped) if json else render.message(
+                f"discarded {skipped.discarded} suggestion(s) of session {skipped.session}")
             return
         if not numbers:
             raise typer.BadParameter("which candidates? e.g. `mdmem checkpoint accept 1,3`", param_hint="accept")
         with _memory(vault) as mem:
-            result = cp.accept(mem, numbers, session, allow_secret=allow_secret)
-        render.emit_json(result) if json else render.accepted(result)
-        if any(a.status == "refused" for a in result.accepted):
+            accepted = cp.accept(mem, numbers, session, allow_secret=allow_secret)
+        render.emit_json(accepted) if json else render.accepted(accepted)
+        if any(a.status == "refused" for a in accepted.accepted):
             raise typer.Exit(1)
         return
     if allow_secret:
@@ -329,7 +340,7 @@ def install_claude(
         render.emit_json(result)
     else:
         render.text(render.claude_text(result))
-    for warning in result.skills.warnings:
+    for warning in result.skills.warnings if result.skills else ():
         render.message(f"mdmem: warning: {warning}")
 
 
@@ -373,16 +384,11 @@ def digest(
     json: JsonOpt = False,
 ) -> None:
     """Write weekly and monthly digests of the daily notes (finished periods only; hand edits are kept)."""
-    import datetime as dt
 
     from mdmem.cli import render
     from mdmem.ops.digest import digest as run_digest
 
-    day = None
-    if today:
-        if len(today) != 10:
-            raise typer.BadParameter(f"wants a date as YYYY-MM-DD, not {today!r}", param_hint="--today")
-        day = dt.date.fromisoformat(_date(today, "--today"))
+    day = _day(today)
     with _memory(vault, refresh=False) as mem:
         result = run_digest(mem, day, mem.settings.digest, dry_run)
     render.emit_json(result) if json else render.digest(result)

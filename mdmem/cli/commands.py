@@ -17,6 +17,7 @@ from mdmem.cli.common import (
     TodayOpt,
     VaultOpt,
     _date,
+    _day,
     _errors,
     _memory,
     _tty,
@@ -381,11 +382,7 @@ def check(
     severities = ("info", "warning", "error")
     if fail_on is not None and fail_on not in severities:
         raise typer.BadParameter("choose info, warning or error", param_hint="--fail-on")
-    day = None
-    if today:
-        if len(today) != 10:
-            raise typer.BadParameter(f"wants a date as YYYY-MM-DD, not {today!r}", param_hint="--today")
-        day = dt.date.fromisoformat(_date(today, "--today"))
+    day = _day(today)
     flags = dict(cap=cap, warn_percent=warn_percent, stale_days=stale_days, oversized_percent=oversized_percent,
                  load_lines=load_lines, load_bytes=load_bytes)
     given = vault if vault is not None else os.environ.get("MDMEM_VAULT") or None

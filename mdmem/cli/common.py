@@ -140,6 +140,17 @@ def _date(value: str | None, name: str, end: bool = False) -> str | None:
         raise typer.BadParameter(str(e), param_hint=name) from None
 
 
+def _day(value: str | None, name: str = "--today"):
+    """A ``YYYY-MM-DD`` option as a ``datetime.date`` (None when not given)."""
+    if not value:
+        return None
+    import datetime as dt
+
+    if len(value) != 10:
+        raise typer.BadParameter(f"wants a date as YYYY-MM-DD, not {value!r}", param_hint=name)
+    return dt.date.fromisoformat(_date(value, name) or value)
+
+
 def _tty() -> bool:
     import sys
 

@@ -14,6 +14,10 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False  # not `from typing import`: the hook fast path imports as little as it can
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 FAST = ("stop", "session-start", "prompt", "pre-compact", "session-end")
 OPTIONS = ("--vault", "--policy", "--output", "--budget")
 CHOICES = {"policy": ("signals", "cadence", "evidence"), "output": ("block", "context")}
@@ -21,6 +25,7 @@ CHOICES = {"policy": ("signals", "cadence", "evidence"), "output": ("block", "co
 
 def main(argv: list[str]) -> int:
     command, rest = argv[0], argv[1:]
+    hook: Callable[[str, dict, dict], object]
     if command == "stop":  # the Stop policy alone: the card's module is not needed at every turn
         from mdmem.agents.hookstate import DEFAULTS, arm
         from mdmem.agents.stop import stop as hook

@@ -26,7 +26,7 @@ _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
 
 def _plain(value: Any) -> Any:
-    if dataclasses.is_dataclass(value):
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.asdict(value)
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
@@ -34,7 +34,7 @@ def _plain(value: Any) -> Any:
 
 
 def to_json(result: Any) -> str:
-    data = dataclasses.asdict(result) if dataclasses.is_dataclass(result) else result
+    data = dataclasses.asdict(result) if dataclasses.is_dataclass(result) and not isinstance(result, type) else result
     return json_safe(json.dumps(data, ensure_ascii=False, indent=2, default=_plain))
 
 
@@ -316,8 +316,8 @@ def check(report) -> None:
     out.print(f"[bold]{len(report.issues):,} issues[/] ({summary})")
     from itertools import groupby
 
-    for (severity, kind), group in groupby(report.issues, key=lambda i: (i.severity, i.kind)):
-        group = list(group)
+    for (severity, kind), same in groupby(report.issues, key=lambda i: (i.severity, i.kind)):
+        group = list(same)
         style = _SEVERITY_STYLE.get(severity, "")
         for issue in group[:CHECK_ISSUES_PER_KIND]:
             where = issue.path + (f":{issue.line}" if issue.line else "")

@@ -278,7 +278,7 @@ def _report(memory, index, settings, today, issues, layout) -> CheckReport:
              for t in (*KNOWN_TYPES, "other") if t not in OPTIONAL_TYPES or by_type[t]}
     largest = sorted(memory, key=lambda n: (-n.size, n.path))[:5]
     top = [TopFile(n.path, n.type, n.tokens, round(n.tokens * 100 / settings.cap, 1)) for n in largest]
-    buckets = {7: [], 30: []}
+    buckets: dict[int, list] = {7: [], 30: []}
     for note in memory:
         age = _age(_mtime_date(note), today)
         if age <= 7:

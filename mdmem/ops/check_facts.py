@@ -104,7 +104,7 @@ def issues(notes: list[Note], resolver: Resolver, pairs: list[tuple[str, str, st
 
 def pairs_declared(notes: list[Note], resolver: Resolver) -> set[tuple[str, str]]:
     """The (a, b) pairs, sorted, where one note supersedes the other."""
-    return {tuple(sorted((new, old))) for new, olds in declared(notes, resolver).items() for old in olds}
+    return {(min(new, old), max(new, old)) for new, olds in declared(notes, resolver).items() for old in olds}
 
 
 def _reaches(edges: dict[str, set[str]], start: str, goal: str) -> bool:

@@ -97,7 +97,7 @@ def forget(
             moved.append(item)
         if drop:
             nl = "\r\n" if "\r\n" in index_text else "\n"
-            bom = "\ufeff" if index_data.startswith(b"\xef\xbb\xbf") else ""
+            bom = "\ufeff" if index_data and index_data.startswith(b"\xef\xbb\xbf") else ""
             kept = [ln for i, ln in enumerate(lines) if i not in drop]
             fs.write_atomic(mem.root / INDEX_NAME, (bom + nl.join(kept) + nl).encode("utf-8"),
                             expected=index_seen)

@@ -88,10 +88,10 @@ def search(mem: Memory, query: str, limit: int = 10, filters: Filters | None = N
     so ``limit`` still fills."""
     from mdmem.engine.index import Filters
 
-    hidden = conflicts(mem)
+    hidden = set(conflicts(mem))
     known = standing(mem, today)
     if current and (known.superseded_by or known.valid_until):
-        hidden = {**hidden, **dict.fromkeys(known.hidden, None)}
+        hidden |= set(known.hidden)
     result = mem.search(query, limit + min(len(hidden), 100), filters or Filters(), recency, mode, explain, fusion)
     hits = [mark(h, known) for h in result.results if h.path not in hidden][:limit]
     return replace(result, results=hits)

@@ -59,4 +59,4 @@ def valid_until(fm: dict[str, Any]) -> tuple[str | None, str | None]:
 
 def expired(until: str | None, today: str) -> bool:
     """Is a note valid through ``until`` (ISO) expired on ``today`` (ISO)? From the day after."""
-    return bool(until) and until < today
+    return until is not None and until != "" and until < today
