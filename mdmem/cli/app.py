@@ -12,16 +12,33 @@ from mdmem.cli.common import app
 
 __all__ = ["app", "run"]
 
+LONG_RUNNING = ("mcp", "watch")  # servers keep Python's cyclic garbage collector on
+
 
 def run() -> None:
     import sys
 
     os.environ.setdefault("TYPER_USE_RICH", "0")
-    _only(sys.argv[1] if len(sys.argv) > 1 else "")
+    name = sys.argv[1] if len(sys.argv) > 1 else ""
+    _only(name)
+    if name and not name.startswith("-") and name not in LONG_RUNNING:
+        _no_cycle_collection()
     try:
         app()
     finally:
         _skip_exit_collection()
+
+
+def _no_cycle_collection() -> None:
+    """Turn Python's cyclic garbage collector off for a command that ends (all but :data:`LONG_RUNNING`):
+    a `search` process ran ~100 collections (imports, then the 10k-entry scan and notes-cache dicts while
+    young), 13-18 ms of CPU of a ~300 ms process, measured with ``gc.callbacks`` on the generated 10k
+    vault. mdmem's work makes next to no cyclic garbage (15 unreachable objects after parsing and
+    indexing 1,000 notes with the collector off), so memory does not grow without it; reference
+    counting still frees everything else at once. Build workers are forked and inherit it."""
+    import gc
+
+    gc.disable()
 
 
 def _skip_exit_collection() -> None:
