@@ -30,40 +30,48 @@ from typing import TypeVar
 
 
 def _import_whoosh_lean() -> None:
-    """Import Whoosh-Reloaded without two imports it never uses on our paths, measured at ~36 ms of a
+    """Import Whoosh-Reloaded without three imports it never uses on our paths, measured at ~45 ms of a
     ~480 ms search process: ``whoosh.compat`` imports ``urllib.request`` (http.client, email: ~23 ms)
-    for a ``urlretrieve`` nothing calls, and ``whoosh.reading`` imports the ``cached_property``
-    package, which imports asyncio (~13 ms), for what ``functools.cached_property`` does. A stand-in
-    ``urllib.request`` exists only while ``whoosh.compat`` is imported (its ``urlretrieve`` imports the
-    real one if ever called) and is removed at once, so any later ``import urllib.request`` is real."""
+    for a ``urlretrieve`` nothing calls; ``whoosh.reading`` imports the ``cached_property``
+    package, which imports asyncio (~13 ms), for what ``functools.cached_property`` does; and
+    ``whoosh.query.terms`` imports ``whoosh.lang.morph_en`` (~25 large regexes compiled at import:
+    ~8-10 ms CPU, 20 interleaved runs under load) for the ``Variations`` query mdmem never builds. A
+    stand-in for each module exists only while Whoosh is imported (its one function imports the real
+    module if ever called) and is removed at once, so any later import of it is real."""
     import functools
+    import importlib
     import sys
     import types
 
-    if "whoosh.compat" in sys.modules:
-        return
     if "cached_property" not in sys.modules:
         shim = types.ModuleType("cached_property")
         shim.cached_property = functools.cached_property  # type: ignore[attr-defined]
         sys.modules["cached_property"] = shim
-    if "urllib.request" in sys.modules:
-        import whoosh.compat
-        return
-    stand_in = types.ModuleType("urllib.request")
 
-    def urlretrieve(*args, **kwargs):  # pragma: no cover - whoosh never calls it here
-        sys.modules.pop("urllib.request", None)
-        from urllib.request import urlretrieve as real
+    def stand_in(name: str, function: str) -> types.ModuleType:
+        module = types.ModuleType(name)
 
-        return real(*args, **kwargs)
+        def call(*args, **kwargs):  # pragma: no cover - whoosh never calls it here
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+            return getattr(importlib.import_module(name), function)(*args, **kwargs)
 
-    stand_in.urlretrieve = urlretrieve  # type: ignore[attr-defined]
-    sys.modules["urllib.request"] = stand_in
+        setattr(module, function, call)
+        return module
+
+    stand_ins = {}
+    if "whoosh.compat" not in sys.modules and "urllib.request" not in sys.modules:
+        stand_ins["urllib.request"] = stand_in("urllib.request", "urlretrieve")
+    if "whoosh.query" not in sys.modules and "whoosh.lang.morph_en" not in sys.modules:
+        stand_ins["whoosh.lang.morph_en"] = stand_in("whoosh.lang.morph_en", "variations")
+    sys.modules.update(stand_ins)
     try:
-        import whoosh.compat  # noqa: F401
+        import whoosh.compat
+        import whoosh.query  # noqa: F401
     finally:
-        if sys.modules.get("urllib.request") is stand_in:
-            del sys.modules["urllib.request"]
+        for name, module in stand_ins.items():
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
 
 
 class _View:
