@@ -13,7 +13,7 @@ import yaml
 
 from mdmem.text.parse import decode, parse_note, split_frontmatter
 from mdmem.text.simple_yaml import load
-from tests.support import FIXTURES, SAMPLE
+from support import FIXTURES, SAMPLE
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
