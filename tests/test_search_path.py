@@ -79,7 +79,7 @@ def test_the_in_place_reader_reads_as_bytesio_does():
                 n = rng.choice([-1, None, 0, 1, 4, 100, 5000])
                 assert view.read(n) == ref.read(n)
             elif op == "readline":
-                n = rng.choice([-1, 3, 50])
+                n = rng.choice([-1, 3, 50, 5000])
                 assert view.readline(n) == ref.readline(n)
             elif op == "readinto":
                 a = bytearray(rng.randint(0, 40))
@@ -95,6 +95,16 @@ def test_the_in_place_reader_reads_as_bytesio_does():
                 step = rng.randint(0, 20)
                 assert view.seek(step, 1) == ref.seek(step, 1)
             assert view.tell() == ref.tell()
+    long_line = b"y" * 10_000 + b"\n" + b"z" * 9_000
+    view, ref = _View(memoryview(long_line)), io.BytesIO(long_line)
+    assert [view.readline(), view.readline(), view.readline()] == [ref.readline(), ref.readline(), ref.readline()]
+    for bad in (-1, -len(data) - 1):
+        try:
+            _View(memoryview(data)).seek(bad, 0 if bad == -1 else 2)
+        except ValueError:
+            pass
+        else:
+            raise AssertionError(f"seek to {bad} was allowed")
     view = _View(memoryview(data))
     assert pickle.load(view) == {"a": [1, 2, 3], "b": "x" * 300}
     assert list(view)[:2] == [b"line one\n", b"line two\n"]

@@ -101,20 +101,29 @@ class _View:
     def readline(self, size: int | None = -1) -> bytes:
         pos = self._pos
         end = self._len if size is None or size < 0 else min(pos + size, self._len)
-        data = self._mv[pos:end].tobytes()
-        cut = data.find(b"\n")
-        if cut >= 0:
-            data = data[:cut + 1]
-        self._pos = pos + len(data)
-        return data
+        parts = []
+        while pos < end:  # a few KB at a time: never a copy of the whole rest of the segment
+            chunk = self._mv[pos:min(pos + 4096, end)].tobytes()
+            cut = chunk.find(b"\n")
+            if cut >= 0:
+                chunk = chunk[:cut + 1]
+            parts.append(chunk)
+            pos += len(chunk)
+            if cut >= 0:
+                break
+        self._pos = max(self._pos, pos)
+        return b"".join(parts)
 
     def __iter__(self):
         while line := self.readline():
             yield line
 
     def seek(self, pos: int, whence: int = 0) -> int:
-        self._pos = pos + (self._pos if whence == 1 else self._len if whence == 2 else 0)
-        return self._pos
+        pos += self._pos if whence == 1 else self._len if whence == 2 else 0
+        if pos < 0:
+            raise ValueError(f"negative seek value {pos}")
+        self._pos = pos
+        return pos
 
     def tell(self) -> int:
         return self._pos
