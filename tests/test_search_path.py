@@ -106,7 +106,9 @@ def test_the_in_place_reader_reads_as_bytesio_does():
         else:
             raise AssertionError(f"seek to {bad} was allowed")
     view = _View(memoryview(data))
+    assert view.peek(1)[:3] == data[:3] and view.tell() == 0  # a window, not a move
     assert pickle.load(view) == {"a": [1, 2, 3], "b": "x" * 300}
+    assert view.tell() == len(pickle.dumps({"a": [1, 2, 3], "b": "x" * 300}))  # exactly past the pickle
     assert list(view)[:2] == [b"line one\n", b"line two\n"]
 
 
