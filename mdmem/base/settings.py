@@ -67,15 +67,19 @@ def read(vault: Path | str | None) -> dict[str, Any]:
     if vault is None:
         return {}
     path = config_path(vault)
+    try:
+        f = open(path, "rb")
+    except FileNotFoundError:
+        return {}  # the usual case: tomllib is not even imported (~1-3 ms of every command)
+    except OSError as e:
+        raise ConfigError(f"cannot read {path}: {e}") from None
     import tomllib
 
-    try:
-        with open(path, "rb") as f:
+    with f:
+        try:
             return tomllib.load(f)
-    except FileNotFoundError:
-        return {}
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise ConfigError(f"cannot read {path}: {e}") from None
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise ConfigError(f"cannot read {path}: {e}") from None
 
 
 def _section(config: dict, name: str, where: object) -> dict:

@@ -212,13 +212,24 @@ class Store:
 
     @_guard
     def diff(self, scan: Scan) -> Diff:
+        """What changed since the cache was written. One pass finds the paths whose stat differs (the
+        added among them); the removed are looked for only when the counts say some are gone: 14 -> 11
+        ms at 10k notes (median of 15 in one process, under load), where three passes and a copy of
+        the scan's dict cost more than reading the rows."""
         cached = self.stats()
-        current = dict(scan.notes)
-        current.update({p: (0, 0) for p in scan.broken})
-        added = sorted(p for p in current if p not in cached)
-        changed = sorted(p for p, st in current.items() if p in cached and cached[p] != st)
-        removed = sorted(p for p in cached if p not in current)
-        return Diff(tuple(added), tuple(changed), tuple(removed))
+        current = scan.notes
+        if scan.broken:
+            current = dict(current)
+            current.update({p: (0, 0) for p in scan.broken})
+        get = cached.get
+        differ = [p for p, st in current.items() if get(p) != st]
+        added = [p for p in differ if p not in cached]
+        if added:
+            fresh = set(added)
+            differ = [p for p in differ if p not in fresh]
+        gone = len(cached) - (len(current) - len(added))
+        removed = [p for p in cached if p not in current] if gone else []
+        return Diff(tuple(sorted(added)), tuple(sorted(differ)), tuple(sorted(removed)))
 
     # writing (hold write_lock) ---------------------------------------------
     @staticmethod
