@@ -1,8 +1,7 @@
 """Text in, :class:`~mdmem.base.models.Note` out. Pure: no file system, no clock.
 
 Frontmatter is split the way Obsidian does (``---`` on the first line and a
-closing ``---`` line) and read by :mod:`mdmem.text.simple_yaml` when it holds only the common
-simple forms, else loaded with PyYAML's C loader when available (the same result); the
+closing ``---`` line) and loaded with PyYAML's C loader when available; the
 body goes through markdown-it-py with the Obsidian rules of ``links.py``.
 Bad input is recorded as a :class:`~mdmem.base.models.Problem` and the note still
 loads.
@@ -57,11 +56,6 @@ def decode(data: bytes) -> tuple[str, list[Problem]]:
 
 
 def _yaml_load(text: str) -> Any:
-    from mdmem.text.simple_yaml import load
-
-    simple = load(text)  # the common forms without importing PyYAML (see simple_yaml)
-    if simple is not None:
-        return simple
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
