@@ -212,13 +212,14 @@ def summarise(records: list[dict], modes: list[str]) -> dict:
             "latency_ms": {"p50": round(pct(lat, 0.5), 2), "p95": round(pct(lat, 0.95), 2),
                            "first_query_p50": round(pct(cold, 0.5), 2)} if rows else {},
         }
-    builds = [r["build_s"] for r in records]
-    vecs = [r["vectors_s"] for r in records if r.get("vectors_s") is not None]
-    chunks = sum(r.get("chunks") or 0 for r in records if r.get("vectors_s") is not None)
+    built = [r for r in records if not r.get("shared_vault")]  # REALTALK: one vault a conversation
+    builds = [r["build_s"] for r in built]
+    vecs = [r["vectors_s"] for r in built if r.get("vectors_s") is not None]
+    chunks = sum(r.get("chunks") or 0 for r in built if r.get("vectors_s") is not None)
     out["build"] = {
-        "vaults": len(records),
-        "sessions_mean": round(statistics.fmean(r["sessions"] for r in records), 1) if records else 0,
-        "notes_mean": round(statistics.fmean(r.get("notes", r["sessions"]) for r in records), 1) if records else 0,
+        "vaults": len(built),
+        "sessions_mean": round(statistics.fmean(r["sessions"] for r in built), 1) if built else 0,
+        "notes_mean": round(statistics.fmean(r.get("notes", r["sessions"]) for r in built), 1) if built else 0,
         "lexical_build_s": {"p50": round(pct(builds, 0.5), 3), "p95": round(pct(builds, 0.95), 3),
                             "total": round(sum(builds), 1)} if builds else {},
         "vectors_s": {"p50": round(pct(vecs, 0.5), 3), "p95": round(pct(vecs, 0.95), 3), "total": round(sum(vecs), 1),

@@ -187,3 +187,16 @@ def test_flat_vector_scores_do_not_reorder_the_lexical_list():
     assert [p for p, _ in fuse(lexical, spread, Fusion())][:2] == ["a.md", "d.md"]
     # a note BM25F never matched does not tie with the lexical list's last hit
     assert [p for p, _ in fuse([("x.md", 4.0), ("y.md", 3.9)], spread, Fusion())][:2] == ["x.md", "y.md"]
+
+
+def test_the_default_mode_is_hybrid_once_the_vault_has_vectors(cli, vault: Path):
+    assert cli.json("search", "card payments", "--vault", vault)["mode"] == "lexical"  # no vectors yet
+    cli("index", "--vault", vault, "--semantic")
+    got = cli.json("search", "card payments", "--vault", vault, "--explain")
+    assert got["mode"] == "hybrid" and "fused" in got["results"][0]["signals"]
+    assert cli.json("search", "card payments", "--vault", vault, "--mode", "lexical")["mode"] == "lexical"
+    (vault / ".mdmem" / "config.toml").write_text('[search]\nmode = "lexical"\n')
+    assert cli.json("search", "card payments", "--vault", vault)["mode"] == "lexical"
+    (vault / ".mdmem" / "config.toml").write_text('[search]\nfusion = "blend"\n')
+    assert "[search] fusion must be one of calibrated, scores, rrf" in cli("search", "x", "--vault", vault,
+                                                                          code=1).stderr

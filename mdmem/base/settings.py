@@ -8,7 +8,8 @@ per :class:`~mdmem.engine.memory.Memory` (``Memory.settings``), so the CLI, the 
 
 ```toml
 [search]
-mode = "lexical"              # default of --mode: lexical, semantic or hybrid
+mode = "auto"                 # default of --mode: auto (hybrid where the vault has vectors, else lexical),
+                              # lexical, semantic or hybrid
 recency_half_life_days = 30   # 0 turns the recency lift off
 recency_weight = 0.25         # a note edited today scores x1.25, 30 days ago x1.125
 fusion = "calibrated"         # hybrid: "calibrated" (per-query z-scores), "scores" or "rrf"
@@ -117,14 +118,14 @@ class Fusion:
 
 @dataclass(frozen=True)
 class SearchSettings:
-    mode: str = "lexical"
+    mode: str = "auto"
     recency: Recency = Recency()
     fusion: Fusion = Fusion()
 
 
 def _search(config: dict, where: object) -> SearchSettings:
     section = _section(config, "search", where)
-    mode = section.get("mode", "lexical")
+    mode = section.get("mode", SearchSettings.mode)
     if mode not in MODES:
         raise ConfigError(f"bad [search] mode in {where}: {mode!r} (lexical, semantic, hybrid or auto)")
     try:
