@@ -409,8 +409,6 @@ def main(argv: list[str] | None = None) -> int:
                     help="also keep each question's raw lexical and semantic lists (for scripts/tune_fusion.py)")
     ap.add_argument("--embed-cache", type=Path,
                     help="SQLite file of embeddings by (model, sha1 of text): re-runs embed nothing already seen")
-    ap.add_argument("--query", default="",
-                    help="question weighting to try, e.g. coord=0.9,drop=1,names=1.5 (mdmem.engine.index.QUERY)")
     ap.add_argument("--json", action="store_true", help="print every figure as JSON")
     ap.add_argument("--quiet", action="store_true", help="no per-question progress on stderr")
     args = ap.parse_args(argv)
@@ -432,12 +430,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.embed_cache:
         cache_embeddings(args.embed_cache)
-    if args.query:
-        from mdmem.engine import index
 
-        for item in args.query.split(","):
-            key, value = item.split("=")
-            setattr(index.QUERY, key, type(getattr(index.QUERY, key))(float(value)))
     recency = None
     if args.no_recency:
         from mdmem.base.settings import Recency

@@ -200,3 +200,5 @@ def test_the_default_mode_is_hybrid_once_the_vault_has_vectors(cli, vault: Path)
     (vault / ".mdmem" / "config.toml").write_text('[search]\nfusion = "blend"\n')
     assert "[search] fusion must be one of calibrated, scores, rrf" in cli("search", "x", "--vault", vault,
                                                                           code=1).stderr
+    (vault / ".mdmem" / "config.toml").write_text('[search]\nhybrid_flat_spread = -0.1\n')
+    assert "hybrid_flat_spread must be >= 0" in cli("search", "x", "--vault", vault, code=1).stderr

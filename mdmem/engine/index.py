@@ -383,13 +383,9 @@ class SearchIndex:
 
     def parse_query(self, text: str):
         check_query(text)  # the parser's time grows faster than the query (text/query.py)
-        group = OrGroup.factory(QUERY.coord) if QUERY.coord else OrGroup
-        parser = MultifieldParser(_DEFAULT_FIELDS, self._open().schema, group=group)
+        parser = MultifieldParser(_DEFAULT_FIELDS, self._open().schema, group=OrGroup)
         parser.replace_plugin(FieldsPlugin(remove_unknown=True))
-        parsed = parser.parse(_QUESTION_MARKS.sub(" ", text))
-        if QUERY.drop or QUERY.names != 1.0:
-            parsed = _weigh(parsed, _names(text) if QUERY.names != 1.0 else set())
-        return _union_matchers(_lift_nots(parsed))
+        return _union_matchers(_lift_nots(parser.parse(_QUESTION_MARKS.sub(" ", text))))
 
     def search(
         self,
@@ -537,42 +533,6 @@ def _index_shard(job):
     return writer._finalize_segment(), kept
 
 
-@dataclass
-class QueryWeighting:
-    coord: float = 0.0        # OrGroup.factory(coord): lift notes that match more of the distinct words
-    drop: bool = False        # leave out question-form words (:data:`QUESTION_TERMS`) when other words remain
-    names: float = 1.0        # boost of capitalised words inside the question (names)
-
-
-QUERY = QueryWeighting()
-QUESTION_TERMS = frozenset(term(w) for w in """ago day days first last long many much name number often
-recently remember tell told mention mentioned kind type time total happen happened""".split())
-_NAME = re.compile(r"(?<![.?!]\s)(?<!^)\b[A-Z][\w'’]+")
-
-
-def _names(text: str) -> set[str]:
-    return {t for t in (term(m.group()) for m in _NAME.finditer(text.strip())) if t}
-
-
-def _weigh(query, names: set[str]):
-    """Question weighting on a parsed plain-words query (fields and phrases are left as written)."""
-    if not isinstance(query, q.Or):
-        return query
-    kids = list(query.subqueries)
-
-    def words(kid) -> set[str]:
-        return {t for f, t in kid.iter_all_terms() if f in ("title", "aliases", "body")}
-
-    if QUERY.drop:
-        kept = [k for k in kids if not (words(k) and words(k) <= QUESTION_TERMS)]
-        kids = kept or kids
-    if names:
-        for k in kids:
-            if words(k) & names:
-                k.boost *= QUERY.names
-    return type(query)(kids, boost=query.boost, scale=getattr(query, "scale", None)) if kids else query
-
-
 def _union_matchers(query):
     """Score OR queries with Whoosh's tree of union matchers, which can skip
     blocks that cannot reach the top N, instead of the "preload every match"
@@ -588,10 +548,8 @@ def _union_matchers(query):
 def _lift_nots(query):
     """With OR as the default operator, ``a NOT b`` parses as ``a OR (NOT b)``,
     which matches nearly everything; make it ``a ANDNOT b`` as people mean it."""
-    if isinstance(query, q.Or):
-        query = q.Or([_lift_nots(c) for c in query.subqueries], boost=query.boost, scale=query.scale)
-    elif isinstance(query, q.And):
-        query = q.And([_lift_nots(c) for c in query.subqueries], boost=query.boost)
+    if isinstance(query, (q.And, q.Or)):
+        query = type(query)([_lift_nots(c) for c in query.subqueries], boost=query.boost)
     if isinstance(query, q.Or):
         keep = [c for c in query.subqueries if not isinstance(c, q.Not)]
         drop = [c.query for c in query.subqueries if isinstance(c, q.Not)]

@@ -100,7 +100,8 @@ def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recen
     if mode == "semantic":
         hits = [_hit(mem, m.path, m.score, terms, m.chunk) for m in near[:limit]]
         if explain:
-            hits = [replace(h, signals={"semantic": {"rank": i, "score": near[i - 1].score}})
+            hits = [replace(h, signals={"semantic": {"rank": i, "score": near[i - 1].score,
+                                                     "passage": near[i - 1].chunk}})
                     for i, h in enumerate(hits, 1)]
         return SearchResult(query, hits, mode)
     lexical = mem.lexical(query, pool, filters, recency, snippets=False)
@@ -116,7 +117,8 @@ def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recen
             if path in lex_rank:
                 signals["lexical"] = {"rank": lex_rank[path][0], "score": lex_rank[path][1].score}
             if path in sem_rank:
-                signals["semantic"] = {"rank": sem_rank[path][0], "score": sem_rank[path][1].score}
+                signals["semantic"] = {"rank": sem_rank[path][0], "score": sem_rank[path][1].score,
+                                       "passage": sem_rank[path][1].chunk}
             hit = replace(hit, signals=signals)
         hits.append(hit)
     return SearchResult(query, hits, mode)
