@@ -248,8 +248,8 @@ def search(mem: Memory, query: str, limit: int, allowed=None) -> list[Match]:
     note): on REALTALK dev (289 questions, session notes of ~800 words) semantic Hit@1 was 0.512 with max
     alone, 0.516 / 0.533 / 0.540 with a share of 0.1 / 0.25 / 0.5, and hybrid 0.671 / 0.682 / 0.678 /
     0.671; 0.1 lifts a note that two passages match without letting a long note with many middling
-    passages pass a short exact one. The notes are ranked by their best passage first (a pool three
-    times ``limit``), then by this score."""
+    passages pass a short exact one. Notes are visited by their best passage, and the visit stops once no
+    note left can reach the ``limit``-th score (each visit may read the notes cache for ``allowed``)."""
     import numpy as np
 
     from mdmem.base.errors import MdmemError
@@ -266,9 +266,13 @@ def search(mem: Memory, query: str, limit: int, allowed=None) -> list[Match]:
     starts = np.fromiter((g[1] for g in groups), dtype=np.int64, count=len(groups))
     best_per_note = np.maximum.reduceat(scores, starts)
     found: dict[str, Match] = {}
-    pool = limit * 3
     for g in np.argsort(-best_per_note, kind="stable"):
         path, lo, hi = groups[g]
+        if len(found) >= limit:  # a note's score is at most best + SECOND x max(best, 0): stop once none can enter
+            best_here = float(best_per_note[g])
+            kth = sorted((m.score for m in found.values()), reverse=True)[limit - 1]
+            if best_here + SECOND * max(best_here, 0.0) < kth:
+                break
         if path in found or (allowed is not None and not allowed(path)):
             continue
         rows = scores[lo:hi]
@@ -276,20 +280,28 @@ def search(mem: Memory, query: str, limit: int, allowed=None) -> list[Match]:
         best = [float(rows[i]) for i in top]
         found[path] = Match(path, round(best[0] + SECOND * (best[1] if len(best) > 1 else 0.0), 4),
                             vectors.chunks[lo + int(top[0])], tuple(round(b, 4) for b in best))
-        if len(found) >= pool:
-            break
     return sorted(found.values(), key=lambda m: (-m.score, m.path))[:limit]
 
 
 def best_passage(mem: Memory, path: str, number: int) -> str:
     """The plain text of passage ``number`` of a note ("" when the note changed and has no such passage)."""
     from mdmem.base.files import read_bytes
+    from mdmem.text.parse import decode, plain_text, split_frontmatter
+    from mdmem.text.passages import passages
 
     try:
-        texts = passage_texts(read_bytes(mem.root, path, READ_LIMIT * 4))
+        data = read_bytes(mem.root, path, READ_LIMIT * 4)
     except OSError:
         return ""
-    return texts[number] if 0 <= number < len(texts) else ""
+    text, _ = decode(data[:READ_LIMIT * 2])
+    _, body, _ = split_frontmatter(text)
+    seen = -1
+    for p in passages(body[:READ_LIMIT]):  # numbered as passage_texts numbers them: empty ones skipped
+        plain = " ".join(plain_text(p.text).split())
+        seen += bool(plain)
+        if plain and seen == number:
+            return plain
+    return ""
 
 
 def _z(ranked: list[tuple[str, float]], missing: float | None = None) -> tuple[dict[str, float], float]:
