@@ -37,6 +37,11 @@ else in ``test`` (about 40 / 60; stable, needs no file).
 that follow it) instead of one per session, asks search for 100 notes and ranks each
 session by its best note: passage-level retrieval simulated with the index as it is.
 
+``--data`` may also be REALTALK (a folder of ``Chat_*.json``, ``scripts/realtalk.py``): one vault per
+conversation, shared by its questions. ``--candidates`` keeps each question's raw BM25F and vector lists
+(re-scored by ``scripts/tune_fusion.py``); ``--embed-cache FILE`` keeps embeddings by (model, text sha1).
+``--granularity window`` writes one note per ~90 words of consecutive turns (passage-level BM25F simulated).
+
 ``--records FILE`` appends one JSON line per question as it finishes, and
 ``--resume`` skips the questions already in that file (and counts them in the
 figures), so a long run can be split into several.
