@@ -80,9 +80,10 @@ NoteRef = Annotated[str, Field(min_length=1, description="The note: a vault path
 Query = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS,
                              description="Plain words or a question; \"quoted phrase\", AND, NOT and "
                                          "field:value (type:decision, tags:x) work too.")]
-Mode = Annotated[Literal["lexical", "semantic", "hybrid"] | None, Field(
-    description="lexical (full text, the default), semantic (by meaning; needs the vault's vectors: "
-                "`mdmem index --semantic`) or hybrid (both fused).")]
+Mode = Annotated[Literal["lexical", "semantic", "hybrid", "auto"] | None, Field(
+    description="lexical (full text), semantic (by meaning; needs the vault's vectors: "
+                "`mdmem index --semantic`), hybrid (both fused) or auto (hybrid where the vault has vectors, "
+                "else lexical); default: the vault's [search] mode.")]
 Day = Annotated[str | None, Field(description="YYYY-MM-DD or YYYY-MM (inclusive).")]
 MemoryType = Literal["user", "person", "project", "protocol", "decision", "reference", "feedback"]
 

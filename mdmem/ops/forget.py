@@ -55,7 +55,7 @@ def forget(
     try:
         paths = [mem.resolve_note(query)]
     except NoteNotFound:
-        hits = mem.search(query, limit).results
+        hits = mem.search(query, limit, mode="lexical").results  # what to archive: the words, never "near" notes
         paths = list(dict.fromkeys(hit.path for hit in hits if hit.path != INDEX_NAME))
         if not paths:
             raise NoteNotFound(f"no note matches {query!r} in {mem.root}") from None

@@ -293,10 +293,14 @@ def snippet_text(data: bytes, limit: int = 20_000) -> str:
     parser (``Note.text``); snippets only need to read well."""
     text, _ = decode(data[: limit * 2])
     _, body, _ = split_frontmatter(text)
-    body = body[:limit]
+    return plain_text(body[:limit])
+
+
+def plain_text(markdown: str) -> str:
+    """``markdown`` without the syntax a reader would not want to see (snippets, embedded passages)."""
     for pattern, repl in _SNIP_RULES:
-        body = pattern.sub(repl, body)
-    return body
+        markdown = pattern.sub(repl, markdown)
+    return markdown
 
 
 def problem_note(path: str, problem: Problem, mtime_ns: int = 0, size: int = 0) -> Note:
