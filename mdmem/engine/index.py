@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 
 def _import_whoosh_lean() -> None:
@@ -304,7 +304,7 @@ def schema():
 
 
 def _ancestors(parts: Iterable[str]) -> list[str]:
-    out = []
+    out: list[str] = []
     for part in parts:
         bits = part.split("/")
         out.extend("/".join(bits[: i + 1]) for i in range(len(bits)))
@@ -592,7 +592,7 @@ def _build_sharded(folder: Path, paths, load, keep, procs: int, progress):
     return [segment for segment, _ in results], [k for _, shard in results for k in shard]
 
 
-_COUNTER = None
+_COUNTER: Any = None  # a multiprocessing.Value shared with the build's workers
 _PARENT = 0
 
 

@@ -32,7 +32,7 @@ import io
 import json
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mdmem.base.files import write_atomic
 from mdmem.base.settings import Fusion
@@ -70,7 +70,7 @@ class Vectors:
     paths: list[str] = field(default_factory=list)    # one per row
     chunks: list[int] = field(default_factory=list)   # one per row
     hashes: dict[str, str] = field(default_factory=dict)  # path -> content hash
-    matrix: object = None                             # numpy float16 (rows, DIM)
+    matrix: Any = None                                # numpy float16 (rows, DIM)
 
     @classmethod
     def load(cls, mem: Memory) -> Vectors | None:
@@ -141,7 +141,7 @@ def sync(mem: Memory, rebuild: bool = False) -> SyncResult:
     t0 = time.perf_counter()
     name = mem.settings.semantic.model
     DIM, MODEL_ID = DIMS[name], IDS[name]
-    m = None  # loaded only when a text needs embedding (~1.5 s)
+    m: Any = None  # loaded only when a text needs embedding (~1.5 s)
     epoch, gen, pruned = mem.store.state()
     current = {n.path for n in mem.store.notes() if n.path != "MEMORY.md"}
     old = None if rebuild else Vectors.load(mem)
@@ -188,7 +188,7 @@ def sync(mem: Memory, rebuild: bool = False) -> SyncResult:
             texts += pieces
             new_paths += [path] * len(pieces)
             new_chunks += [number] * len(pieces)
-    if reuse:
+    if reuse and old is not None:  # (reuse is only ever filled from old vectors)
         rows = [i for p in reuse for i in unchanged_rows[p]]
         base = np.concatenate([base, old.matrix[rows]]) if len(base) else old.matrix[rows]
         base_paths += [old.paths[i] for i in rows]
