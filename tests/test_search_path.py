@@ -21,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mdmem.engine.index import _View
+from mdmem.engine.whoosh_load import _View
 
 NEVER = {"networkx", "rich", "numpy", "onnxruntime", "frontmatter", "asyncio", "http.client", "email",
          "urllib.request", "whoosh.lang.morph_en", "cached_property"}

@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from mdmem.cli import commands  # noqa: F401  (the vault's commands register first: the order of --help)
+from mdmem.cli import commands, writes  # noqa: F401  (the vault's commands register first: the order of --help)
 from mdmem.cli.common import (
     JsonOpt,
     SensitiveOpt,

@@ -1,0 +1,252 @@
+"""The commands that write notes: daily add/show, save (and its per-type shortcuts), forget, edit, move.
+Registered after :mod:`mdmem.cli.commands` (the order of ``--help``); the agents' side is
+:mod:`mdmem.cli.agents`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from mdmem.cli.common import (
+    JsonOpt,
+    NoteArg,
+    TodayOpt,
+    VaultOpt,
+    _date,
+    _errors,
+    _memory,
+    app,
+)
+
+daily_app = typer.Typer(help="The daily log: append-only timestamped entries in memory/daily/.",
+                        no_args_is_help=True)
+app.add_typer(daily_app, name="daily")
+
+
+def _body(text: str | None, file: Path | None) -> str:
+    """The text from the argument, ``--file F`` or stdin (``-``): a regular file (never a FIFO or a
+    device: ``/dev/zero`` would never end) or stdin, at most ``MAX_TEXT`` characters, UTF-8; else one
+    line on stderr and exit 2."""
+    import sys
+
+    from mdmem.base.errors import UsageError
+    from mdmem.ops.capture import MAX_TEXT
+
+    if file is not None and text not in (None, "-"):
+        raise typer.BadParameter("give the text or --file, not both", param_hint="--file")
+    too_long = f"is longer than {MAX_TEXT:,} characters, the most a memory may be"
+    with _errors():
+        if file is not None:
+            from mdmem.base.files import read_outside
+
+            try:
+                data = read_outside(file, 4 * MAX_TEXT + 4)  # UTF-8: at most 4 bytes a character
+            except OSError as e:
+                raise UsageError(f"cannot read {file}: {e.strerror}") from None
+            try:
+                body = data.decode("utf-8")
+            except UnicodeDecodeError:
+                raise UsageError(f"{file} is not UTF-8 text") from None
+            if len(body) > MAX_TEXT:
+                raise UsageError(f"{file} {too_long}")
+            return body
+        if text is None or text == "-":
+            if sys.stdin.isatty():  # a person at a terminal: say what is awaited rather than wait in silence
+                from mdmem.cli.render import message
+
+                message("mdmem: reading the text from the terminal; end it with Ctrl-D on a line of its own "
+                        "(or give the text as an argument, or --file F)")
+            body = sys.stdin.read(MAX_TEXT + 1)
+            if len(body) > MAX_TEXT:
+                raise UsageError(f"the text on stdin {too_long}")
+            return body
+    return text
+
+
+SecretOpt = Annotated[bool, typer.Option("--allow-secret", help="Save even though the text looks like it holds a "
+                                         "secret (a key, a token, a password): only when it is not one.")]
+
+
+TextArg = Annotated[Optional[str], typer.Argument(help="The text; - (or nothing) reads stdin.", show_default=False)]
+FileOpt = Annotated[Optional[Path], typer.Option("--file", help="Read the text from this file.", show_default=False)]
+
+
+@daily_app.command("add")
+def daily_add(
+    text: TextArg = None,
+    vault: VaultOpt = None,
+    file: FileOpt = None,
+    at: Annotated[Optional[str], typer.Option("--at", help="The entry's time, HH:MM (default: now).",
+                                              show_default=False)] = None,
+    date: Annotated[Optional[str], typer.Option("--date", help="The day, YYYY-MM-DD (default: today).",
+                                                show_default=False)] = None,
+    allow_secret: SecretOpt = False,
+    json: JsonOpt = False,
+) -> None:
+    """Append a `## HH:MM` entry to today's daily note."""
+    from mdmem.cli import render
+    from mdmem.ops import daily
+
+    body = _body(text, file)
+    with _memory(vault, refresh=False) as mem:
+        result = daily.daily_add(mem, body, at, _date(date, "--date"), allow_secret=allow_secret)
+    render.emit_json(result) if json else render.daily_added(result)
+
+
+@daily_app.command("show")
+def daily_show(
+    when: Annotated[str, typer.Argument(help="today, yesterday, week or YYYY-MM-DD.")] = "today",
+    vault: VaultOpt = None,
+    today: Annotated[Optional[str], typer.Option("--today", envvar="MDMEM_TODAY",
+                                                 help="Take this YYYY-MM-DD as today.", show_default=False)] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Show the daily notes of a day or of the last week."""
+    from mdmem.cli import render
+    from mdmem.ops import daily
+
+    with _memory(vault, refresh=False) as mem:
+        result = daily.daily_show(mem, when, _date(today, "--today"))
+    render.emit_json(result) if json else render.daily_view(result)
+
+
+def _save(
+    text: TextArg = None,
+    vault: VaultOpt = None,
+    type: Annotated[Optional[str], typer.Option(
+        "--type", "-t", help="user, person, project, protocol, decision, reference or feedback.",
+        show_default=False)] = None,
+    name: Annotated[Optional[str], typer.Option(
+        "--name", help="The note's name; a plain one (letters, digits, spaces, at most 60 characters) is its file "
+        "name as written, so [[NAME]] links to it (default: the first line's subject, in kebab-case).",
+        show_default=False)] = None,
+    description: Annotated[Optional[str], typer.Option(
+        "--description", "-d", help="One line for MEMORY.md (default: the first line).", show_default=False)] = None,
+    tags: Annotated[Optional[list[str]], typer.Option("--tags", help="A tag (repeat, or comma-separated).",
+                                                      show_default=False)] = None,
+    file: FileOpt = None,
+    new: Annotated[bool, typer.Option("--new", help="Save even when a near-duplicate exists.")] = False,
+    chosen: Annotated[Optional[str], typer.Option("--chosen", help="A decision: what was chosen.",
+                                                  show_default=False)] = None,
+    rejected: Annotated[Optional[list[str]], typer.Option("--rejected", help="A decision: an option given up "
+                                                          "(repeat).", show_default=False)] = None,
+    supersedes: Annotated[Optional[list[str]], typer.Option(
+        "--supersedes", help="A note this one replaces (path, file name or title; repeat): written as "
+        "supersedes: \"[[NOTE]]\"; the old note is left as it is, and recall and context leave it out.",
+        show_default=False)] = None,
+    allow_secret: SecretOpt = False,
+    json: JsonOpt = False,
+) -> None:
+    """Save a memory: a note in its type's folder plus its line in MEMORY.md
+    (without --type, the type is inferred and the reason shown)."""
+    from mdmem.cli import render
+    from mdmem.ops import capture
+
+    body = _body(text, file)
+    tag_list = [t for given in tags or () for t in given.split(",")]
+    with _memory(vault, write=True) as mem:
+        result = capture.save(mem, body, type, name, description, tag_list, new=new,
+                              chosen=chosen, rejected=rejected or [], allow_secret=allow_secret,
+                              supersedes=supersedes or [])
+    render.emit_json(result) if json else render.saved(result)
+
+
+app.command("save")(_save)
+app.command("remember", help="Alias of save.")(_save)
+
+
+@app.command()
+def forget(
+    query: Annotated[str, typer.Argument(help="A note (path, file name, title), else search words.")],
+    vault: VaultOpt = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would move; change nothing.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Forget every search match, not just one.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Archive notes into memory/.archive/ and remove their MEMORY.md lines (nothing is deleted)."""
+    from mdmem.cli import render
+    from mdmem.ops.forget import forget as run
+
+    with _memory(vault, write=True) as mem:
+        result = run(mem, query, dry_run, yes)
+    render.emit_json(result) if json else render.forgotten(result)
+
+
+def _value(text: str):
+    """``--set KEY=VALUE``'s value read as YAML (``3``, ``true``, ``[a, b]``), else kept as text."""
+    import yaml
+
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    import datetime as dt
+
+    if isinstance(value, (dt.date, dt.datetime)):
+        return text
+    return value if isinstance(value, (str, int, float, bool, list)) or value is None else text
+
+
+@app.command()
+def edit(
+    note: NoteArg,
+    vault: VaultOpt = None,
+    append: Annotated[Optional[str], typer.Option("--append", help="Add this text at the end of the note (- reads "
+                                                  "stdin).", show_default=False)] = None,
+    section: Annotated[Optional[str], typer.Option("--section", help="The heading of the section to replace "
+                                                   "(\"Status\" or \"## Status\").", show_default=False)] = None,
+    replace: Annotated[Optional[str], typer.Option("--replace", help="With --section: the section's new text (- "
+                                                   "reads stdin).", show_default=False)] = None,
+    set_: Annotated[Optional[list[str]], typer.Option("--set", help="KEY=VALUE: set a frontmatter key (the value "
+                                                      "read as YAML; repeat).", show_default=False)] = None,
+    unset: Annotated[Optional[list[str]], typer.Option("--unset", help="KEY: remove a frontmatter key (repeat).",
+                                                       show_default=False)] = None,
+    expected: Annotated[Optional[str], typer.Option("--version", help="Refuse unless the note is still this "
+                                                    "version (from `read_note` or an earlier edit).",
+                                                    show_default=False)] = None,
+    today: TodayOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Edit a note: append text, replace one section, set or remove frontmatter keys (atomic, under the
+    lock; the rest of the note, frontmatter formatting included, is kept byte for byte)."""
+    import sys
+
+    from mdmem.cli import render
+    from mdmem.ops.edit import edit as run
+
+    values = {}
+    for item in set_ or ():
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise typer.BadParameter(f"wants KEY=VALUE, not {item!r}", param_hint="--set")
+        values[key.strip()] = _value(value)
+    if append == "-":
+        append = sys.stdin.read()
+    if replace == "-":
+        replace = sys.stdin.read()
+    with _memory(vault, write=True) as mem:
+        result = run(mem, note, expected=expected, append=append, section=section, replace=replace,
+                     set_keys=values, unset=[u.strip() for u in unset or ()], today=_date(today, "--today"))
+    render.emit_json(result) if json else render.edited(result)
+
+
+@app.command()
+def move(
+    note: NoteArg,
+    new: Annotated[str, typer.Argument(help="The new name (same folder), a vault path (memory/x/new.md) or a "
+                                       "folder ending in / (keeps the name).", show_default=False)],
+    vault: VaultOpt = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would move and which links would be "
+                                          "rewritten; change nothing.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Rename or move a note and rewrite every link to it in the vault, as Obsidian does (aliases,
+    headings, block ids and embeds kept)."""
+    from mdmem.cli import render
+    from mdmem.ops.edit import move as run
+
+    with _memory(vault, write=True) as mem:
+        result = run(mem, note, new, dry_run)
+    render.emit_json(result) if json else render.moved(result)
