@@ -291,7 +291,7 @@ def scan_prompt(session: str | None, vault, *, known: Known | None = None, evide
                 answer: bool = True) -> str:
     """The block ``reason`` the Stop hook hands the model (at most :data:`PROMPT_MAX`
     characters): the seven dimensions with their signals and memory types, the do-not-save
-    list and the rules (the seed's scan prompt, /work/shared/checkpoint-scan-prompt.md), the
+    list and the rules (the seed's scan prompt, the project's checkpoint-scan-prompt.md), the
     memory it must not duplicate (MEMORY.md lines and note names, most related first, at most
     1,500 characters), mdmem's hints with message numbers (at most 900), and how to answer
     (``checkpoint propose`` with JSON on stdin, then ``accept``/``skip``; left out with
