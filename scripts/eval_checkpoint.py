@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""The checkpoint on real conversations: tests/data/checkpoint-real/ (15 real Claude Code sessions,
-hand-labelled per dimension; read its SOURCES.md), split tune (10) / holdout (5), reported apart.
+"""The checkpoint on real conversations: tests/data/checkpoint-real/ (20 real Claude Code sessions,
+hand-labelled per dimension; read its SOURCES.md), split tune (10) / holdout (5, read while fixing the
+detectors) / holdout2 (5, labelled after the last change and never tuned on), reported apart.
 
-    python scripts/eval_checkpoint.py [--split tune|holdout|both] [--show] [--json OUT]
+    python scripts/eval_checkpoint.py [--split tune|holdout|holdout2|both] [--show] [--json OUT]
 
 1. The offline path (``mdmem checkpoint TRANSCRIPT``, no model) against the labels:
    - gold = the **firm** items. A suggestion is right when its dimension is the item's and its
@@ -321,7 +322,7 @@ def render(report: dict, show: bool = False) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--split", choices=("tune", "holdout", "both"), default="tune")
+    ap.add_argument("--split", choices=("tune", "holdout", "holdout2", "both"), default="tune")
     ap.add_argument("--policy", help="the hook policy to replay (default: the installed default)")
     ap.add_argument("--show", action="store_true", help="list every suggestion and its verdict")
     ap.add_argument("--json", type=Path, help="write the whole report here")
