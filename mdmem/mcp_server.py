@@ -199,9 +199,7 @@ def to_json(value: Any) -> str:
 
 
 def _default(value: Any) -> Any:
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    return str(value)  # dates in frontmatter, paths
+    return list(value) if isinstance(value, (set, frozenset, tuple)) else str(value)  # dates in frontmatter, paths
 
 
 def fit(payload: dict, limit: int = MAX_CHARS) -> str:
