@@ -394,8 +394,8 @@ def world(tmp_path, monkeypatch):
     return home, project
 
 
-GITIGNORE = ("# written by mdmem: personal Claude Code settings and mdmem's backups stay out of git\n"
-             "settings.local.json\n*.mdmem-backup\n")
+GITIGNORE = ("# written by mdmem: personal Claude Code settings, mdmem's skills and backups stay out of git\n"
+             "settings.local.json\n*.mdmem-backup\nskills/memory-check/\nskills/consolidate/\nskills/mdmem-memory/\n")
 
 
 @pytest.fixture
@@ -421,7 +421,8 @@ def test_install_claude_project_scope_writes_a_portable_mcp_json(cli, world, ins
     assert out.startswith(f"mcpServers.mdmem: added\nwrote {project / '.mcp.json'}\n"
                           + "".join(f"{e}: added\n" for e in EVENTS)
                           + f"wrote {project / '.claude' / 'settings.local.json'}\n"
-                          f"wrote {project / '.claude' / '.gitignore'} (settings.local.json and backups stay out of git)\n")
+                          f"wrote {project / '.claude' / '.gitignore'} (settings.local.json, mdmem's skills and backups stay "
+                          "out of git)\n")
     assert out.endswith("Claude Code asks once, in this project, to approve the servers of .mcp.json "
                         "(commit it to share)\n")
     before = {p: p.read_bytes() for p in (project / ".mcp.json", project / ".claude" / "settings.local.json",
@@ -562,3 +563,32 @@ def test_uninstall_claude_undoes_install_claude(cli, world, inside):
     cli("uninstall", "claude", "--scope", "user")
     assert json.loads((home / ".claude.json").read_text()) == {"mcpServers": {}}
     assert json.loads((home / ".claude" / "settings.json").read_text()) == {}
+
+
+def test_install_claude_keeps_the_machine_specific_skills_out_of_git(cli, vault, tmp_path, monkeypatch):
+    """The skills' commands hold this machine's interpreter and vault paths: in a real git repository nothing
+    mdmem writes under .claude/ shows as untracked, while a skill of the team's still does. An older
+    .gitignore (without the skill lines) gets them on the next install and still goes with uninstall."""
+    home, project = tmp_path / "home", tmp_path / "proj"
+    home.mkdir()
+    project.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".claude").mkdir()
+    (project / ".claude" / ".gitignore").write_text(
+        "# written by mdmem: personal Claude Code settings and mdmem's backups stay out of git\n"
+        "settings.local.json\n*.mdmem-backup\n")  # what an earlier mdmem wrote
+    team = project / ".claude" / "skills" / "deploy" / "SKILL.md"
+    team.parent.mkdir(parents=True)
+    team.write_text("---\nname: deploy\ndescription: the team's\n---\n")
+    cli("install", "claude", "--vault", vault, "--project", project)
+    skill = project / ".claude" / "skills" / "memory-check" / "SKILL.md"
+    assert str(vault.absolute()) in skill.read_text()  # a machine path: why it must stay out of git
+    status = subprocess.run(["git", "-C", str(project), "status", "--porcelain", "--untracked-files=all"],
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    assert sorted(status) == ["?? .claude/.gitignore", "?? .claude/skills/deploy/SKILL.md"], status
+    assert (project / ".claude" / ".gitignore").read_text().endswith(
+        "skills/memory-check/\nskills/consolidate/\nskills/mdmem-memory/\n")
+    cli("uninstall", "claude", "--project", project)
+    assert not (project / ".claude" / ".gitignore").exists() and team.exists()

@@ -24,6 +24,7 @@ from mdmem.agents.claude_settings import (
     install,
     uninstall,
 )
+from mdmem.agents.skills import NAMES as SKILL_NAMES
 from mdmem.base.errors import MdmemError
 from mdmem.base.files import state_dir, write_atomic
 
@@ -43,7 +44,9 @@ if TYPE_CHECKING:
 # instead: projects["<project>"].mcpServers of ~/.claude.json (or $CLAUDE_CONFIG_DIR/.claude.json), which
 # is this user's, on this machine, for this project; the output says which and why. The hooks always go
 # to .claude/settings.local.json (they hold this machine's paths), and .claude/.gitignore gets
-# `settings.local.json` and `*.mdmem-backup` so neither shows as untracked in git.
+# `settings.local.json`, `*.mdmem-backup` and mdmem's three skill folders (their commands hold this
+# machine's interpreter and vault paths: committed, they would break for whoever clones the project) so
+# none shows as untracked in git.
 #
 # user scope: the server in the top-level "mcpServers" of ~/.claude.json, the hooks in
 # ~/.claude/settings.json (both this machine's, so absolute paths are right there).
@@ -54,8 +57,10 @@ if TYPE_CHECKING:
 
 HOOK_SCOPE = {"project": "local", "user": "user"}
 MCP_SCOPES = ("project", "local", "user")
-CLAUDE_GITIGNORE = ("settings.local.json", "*" + BACKUP_SUFFIX)  # lines of <project>/.claude/.gitignore
-GITIGNORE_HEAD = "# written by mdmem: personal Claude Code settings and mdmem's backups stay out of git"
+CLAUDE_GITIGNORE = ("settings.local.json", "*" + BACKUP_SUFFIX,  # lines of <project>/.claude/.gitignore
+                    *(f"skills/{name}/" for name in SKILL_NAMES))
+GITIGNORE_HEAD = "# written by mdmem: personal Claude Code settings, mdmem's skills and backups stay out of git"
+OLD_HEADS = ("# written by mdmem: personal Claude Code settings and mdmem's backups stay out of git",)
 
 
 def claude_state_path() -> Path:
@@ -213,7 +218,7 @@ def _ungitignore(project: str | os.PathLike | None, dry_run: bool) -> str | None
         return None
     if any(path.parent.glob("*" + BACKUP_SUFFIX)):
         return None
-    if {ln.strip() for ln in text.splitlines() if ln.strip()} <= {GITIGNORE_HEAD, *CLAUDE_GITIGNORE}:
+    if {ln.strip() for ln in text.splitlines() if ln.strip()} <= {GITIGNORE_HEAD, *OLD_HEADS, *CLAUDE_GITIGNORE}:
         if not dry_run:
             path.unlink()
         return str(path)

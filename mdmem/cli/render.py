@@ -500,8 +500,8 @@ def claude_text(result) -> str:
         text += "\n" + install_text(result.replaced).replace(
             "mcpServers.mdmem: removed", "mcpServers.mdmem: removed from the local scope (it would win over .mcp.json)")
     if result.gitignore:
-        text += f"\n{'would write' if result.mcp.dry_run else 'wrote'} {result.gitignore} (settings.local.json " \
-                "and backups stay out of git)"
+        text += f"\n{'would write' if result.mcp.dry_run else 'wrote'} {result.gitignore} (settings.local.json, " \
+                "mdmem's skills and backups stay out of git)"
     if result.skills is not None:
         text += "\n" + skills_text(result.skills)
     added = result.mcp.actions[f"mcpServers.{claude_settings.MCP_NAME}"] in ("added", "updated")
