@@ -37,12 +37,18 @@ def modules() -> list[tuple[str, Path]]:
     return out
 
 
-def imports(path: Path, module: str) -> list[tuple[int, str]]:
-    """Every module an ``import`` statement names, anywhere in the file (absolute form)."""
+def imports(path: Path, module: str, runtime: bool = False) -> list[tuple[int, str]]:
+    """Every module an ``import`` statement names, anywhere in the file (absolute form); with ``runtime``,
+    not those under ``if TYPE_CHECKING:`` (annotations only: never imported when the code runs)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    typing_only = {id(n) for block in ast.walk(tree) if runtime and isinstance(block, ast.If)
+                   and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"
+                   for n in ast.walk(block)}
     found = []
     for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -91,3 +97,21 @@ def test_the_checker_sees_a_function_level_import(tmp_path: Path) -> None:
     fake.write_text("def f():\n    from mdmem.ops.capture import save\n    from ..engine import memory\n")
     found = [t for _, t in imports(fake, "mdmem.base.mod")]
     assert "mdmem.ops.capture" in found and "mdmem.engine" in found
+
+
+def test_no_import_cycle_between_modules() -> None:
+    """Within a layer, imports form no cycle either (a function-level import counts: it is a way back; one
+    under ``if TYPE_CHECKING:`` does not, it only names a type), so every module can be read after the ones
+    it uses. A module importing its own package's ``__init__`` (the re-exports) is left out."""
+    import networkx as nx
+
+    names = {name for name, _ in modules()}
+    graph = nx.DiGraph()
+    for module, path in modules():
+        for _, target in imports(path, module, runtime=True):
+            while target and target not in names:  # `from mdmem.base.files import x` -> mdmem.base.files
+                target = target.rpartition(".")[0]
+            if target and target != module and not module.startswith(target + "."):
+                graph.add_edge(module, target)
+    cycles = sorted(sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1)
+    assert not cycles, "import cycles:\n" + "\n".join(", ".join(c) for c in cycles)

@@ -23,6 +23,18 @@ class Problem:
 
 
 @dataclass(frozen=True)
+class Issue:
+    """One finding of ``mdmem check`` (:mod:`mdmem.ops.check`, :mod:`mdmem.ops.check_facts`)."""
+
+    kind: str
+    path: str  # vault-relative; "MEMORY.md" for index-level issues, "." for the vault
+    detail: str
+    action: str
+    severity: str  # info, warning or error
+    line: int | None = None
+
+
+@dataclass(frozen=True)
 class Heading:
     level: int
     text: str

@@ -90,7 +90,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mdmem.base.layout import INDEX_NAME, MEMORY_DIR, sync_conflicts
-from mdmem.base.models import Note
+from mdmem.base.models import Issue, Note
 from mdmem.base.settings import CheckSettings
 from mdmem.ops.budget import budget_comment, index_line, percent_of, update_budget, with_budget_comment
 from mdmem.ops.check_facts import issues as facts_issues
@@ -163,16 +163,6 @@ class Growth:
 
     last_7_days: GrowthBucket
     days_8_to_30: GrowthBucket
-
-
-@dataclass(frozen=True)
-class Issue:
-    kind: str
-    path: str  # vault-relative; "MEMORY.md" for index-level issues, "." for the vault
-    detail: str
-    action: str
-    severity: str  # info, warning or error
-    line: int | None = None
 
 
 @dataclass(frozen=True)

@@ -32,11 +32,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING
 
-from mdmem.base.models import Note
+from mdmem.base.models import Issue, Note
 from mdmem.text.validity import supersedes, valid_until
 
 if TYPE_CHECKING:
-    from mdmem.ops.check import Issue
     from mdmem.text.resolve import Resolver
 
 
@@ -59,8 +58,6 @@ def _line(note: Note, target: str) -> int | None:
 def issues(notes: list[Note], resolver: Resolver, pairs: list[tuple[str, str, str]], today: dt.date) -> list[Issue]:
     """SUPERSEDES, VALID UNTIL, SUPERSEDE? and EXPIRED for ``notes`` (the memory files checked one by one);
     ``pairs``: the near-duplicate pairs ``(a, b, why)`` of :func:`mdmem.text.similar.near_duplicates`."""
-    from mdmem.ops.check import Issue
-
     found: list[Issue] = []
     edges = declared(notes, resolver)
     for note in notes:
