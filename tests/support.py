@@ -38,6 +38,18 @@ class Cli:
         return json.loads(self(*args, "--json", env=env).stdout)
 
 
+def script(name: str):
+    """A script of ``scripts/`` loaded as a module (once per test session), to test what it computes."""
+    import importlib.util
+
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
 def run_process(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     """``python -m mdmem ARGS`` as a separate process."""
     return subprocess.run(

@@ -4,14 +4,11 @@ is reported by scripts/eval_checkpoint.py, never asserted on here: it is not tun
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import pytest
 
 from mdmem.agents import dimensions
 from mdmem.agents.transcript import parse
-from support import ROOT
+from support import script
 
 
 def found(text: str) -> dict[int, float]:
@@ -66,11 +63,7 @@ def test_what_real_people_write(text: str, expected: dict[int, float]):
 
 
 def _eval():
-    spec = importlib.util.spec_from_file_location("eval_checkpoint", ROOT / "scripts" / "eval_checkpoint.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("eval_checkpoint", module)
-    spec.loader.exec_module(module)
-    return module
+    return script("eval_checkpoint")
 
 
 def test_tune_split_offline_and_replay():

@@ -3,7 +3,6 @@ bound), and its fire/silent decision on a replay of real Claude Code sessions.""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from support import ROOT
+from support import ROOT, script
 
 T0 = 1_790_000_000.0
 PROMPT = "[mdmem checkpoint] Before you stop, scan this conversation"
@@ -199,11 +198,7 @@ def test_only_the_last_megabytes_are_read(vault: Path, tmp_path: Path):
 
 
 def _eval():
-    spec = importlib.util.spec_from_file_location("eval_checkpoint", ROOT / "scripts" / "eval_checkpoint.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("eval_checkpoint", module)
-    spec.loader.exec_module(module)
-    return module
+    return script("eval_checkpoint")
 
 
 @pytest.mark.parametrize("name, fires", [("02-entire-gitignore-correction", True),

@@ -171,13 +171,18 @@ state or status snapshots, secrets, anything already in CLAUDE.md or in the memo
 Rules: 0-1 dimensions hit → do nothing and say nothing (just stop). At most 3 candidates, quality over quantity. \
 Write no memory files yourself: the user chooses."""
 
-_PROMPT_ANSWER = """\
-If 2 or more dimensions hit, pipe your candidates to mdmem as JSON:
+# how to answer: the same command and JSON in both languages (its keys, types and commands are mdmem's)
+_ANSWER_JSON = """\
 {run} checkpoint propose {tail} <<'JSON'
 {{"dimensions": [3, 4], "candidates": [{{"type": "protocol", "dimension": 3, "name": "...", "description": "...", \
 "body": "...", "paths": ["**/*.py"]}}, {{"type": "decision", "dimension": 4, "name": "...", "description": "...", \
 "body": "...", "chosen": "...", "rejected": ["..."]}}]}}
 JSON
+"""
+
+_PROMPT_ANSWER = """\
+If 2 or more dimensions hit, pipe your candidates to mdmem as JSON:
+""" + _ANSWER_JSON + """\
 type: one of project, claude-md, protocol, decision, feedback, reference, user. name: the subject in at most 60 \
 characters (not a quote of the chat). description: one line. body: a few lines: the fact, why, how to apply. \
 paths (protocol, optional): globs it applies to.
@@ -214,11 +219,7 @@ acima de quantidade. Não escreva arquivos de memória você mesmo: o usuário e
 
 _PROMPT_ANSWER_PT = """\
 Se 2 ou mais dimensões forem atingidas, passe suas candidatas ao mdmem em JSON:
-{run} checkpoint propose {tail} <<'JSON'
-{{"dimensions": [3, 4], "candidates": [{{"type": "protocol", "dimension": 3, "name": "...", "description": "...", \
-"body": "...", "paths": ["**/*.py"]}}, {{"type": "decision", "dimension": 4, "name": "...", "description": "...", \
-"body": "...", "chosen": "...", "rejected": ["..."]}}]}}
-JSON
+""" + _ANSWER_JSON + """\
 type: um de project, claude-md, protocol, decision, feedback, reference, user. name: o assunto em até 60 \
 caracteres (não uma citação da conversa). description: uma linha. body: poucas linhas: o fato, por quê, como \
 aplicar. paths (protocol, opcional): globs a que se aplica. Escreva name, description e body em português.

@@ -266,8 +266,9 @@ def stop(vault: str, payload: dict, opts: dict) -> dict | None:
         if transcript and state.get("transcript") not in (None, transcript):
             state.update(offset=0, trigger_offset=0, count=0, carry=[])  # a new file for this session
         state["transcript"] = transcript or state.get("transcript")
-        if text_field(payload, "cwd"):
-            state["cwd"] = text_field(payload, "cwd")
+        cwd = text_field(payload, "cwd")
+        if cwd:
+            state["cwd"] = cwd
         why = None
         if cfg["policy"] == "cadence":
             last = state.get("last_trigger") or state["first"]
