@@ -3,7 +3,10 @@
 hand-labelled per dimension; read its SOURCES.md), split tune (10) / holdout (5, read while fixing the
 detectors) / holdout2 (5, labelled after the last change and never tuned on), reported apart.
 
-    python scripts/eval_checkpoint.py [--split tune|holdout|holdout2|both] [--show] [--json OUT]
+    python scripts/eval_checkpoint.py [--split tune|holdout|holdout2|dev|holdout3|both] [--show] [--json OUT]
+
+``dev`` is every session except holdout3: since 2026-12-01 (evening) holdout and holdout2 have been read
+and are tuned on with tune; holdout3 (41-) was labelled blind to the detectors and is never tuned on.
 
 1. The offline path (``mdmem checkpoint TRANSCRIPT``, no model) against the labels:
    - gold = the **firm** items. A suggestion is right when its dimension is the item's and its
@@ -54,7 +57,7 @@ def sessions(split: str) -> list[tuple[Path, dict]]:
     out = []
     for labels in sorted(DATA.glob("*.labels.json")):
         data = json.loads(labels.read_text("utf-8"))
-        if split in ("both", data["split"]):
+        if split in ("both", data["split"]) or (split == "dev" and data["split"] != "holdout3"):
             out.append((labels.with_name(labels.name.replace(".labels.json", ".jsonl")), data))
     return out
 
@@ -322,12 +325,12 @@ def render(report: dict, show: bool = False) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--split", choices=("tune", "holdout", "holdout2", "both"), default="tune")
+    ap.add_argument("--split", choices=("tune", "holdout", "holdout2", "dev", "holdout3", "both"), default="tune")
     ap.add_argument("--policy", help="the hook policy to replay (default: the installed default)")
     ap.add_argument("--show", action="store_true", help="list every suggestion and its verdict")
     ap.add_argument("--json", type=Path, help="write the whole report here")
     args = ap.parse_args(argv)
-    splits = ("tune", "holdout") if args.split == "both" else (args.split,)
+    splits = ("dev", "holdout3") if args.split == "both" else (args.split,)
     reports = [run(s, args.policy) for s in splits]
     for report in reports:
         print("\n".join(render(report, args.show)))
