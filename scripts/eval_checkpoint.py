@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The checkpoint on real conversations: tests/data/checkpoint-real/ (20 real Claude Code sessions,
-hand-labelled per dimension; read its SOURCES.md), split tune (10) / holdout (5, read while fixing the
-detectors) / holdout2 (5, labelled after the last change and never tuned on), reported apart.
+"""The checkpoint on real conversations: tests/data/checkpoint-real/ (42 real Claude Code sessions,
+hand-labelled per dimension; read its SOURCES.md), split tune (24) / holdout (5) / holdout2 (5) / holdout3 (8,
+labelled blind to the detectors, never tuned on), reported apart.
 
     python scripts/eval_checkpoint.py [--split tune|holdout|holdout2|dev|holdout3|both] [--show] [--json OUT]
 
