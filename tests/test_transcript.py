@@ -179,6 +179,45 @@ def test_queued_text_is_the_user_and_subagent_prompts_are_not(tmp_path: Path):
         ("assistant", "prompt", "Research the CSS options."), ("assistant", "", "Found three.")]
 
 
+@pytest.mark.parametrize("compact", [True, False])  # Claude Code writes compact JSON: a faster path reads it
+def test_the_reason_a_user_gives_for_rejecting_a_tool_call_is_theirs(tmp_path: Path, compact: bool):
+    """Claude Code puts the words a user types when rejecting a tool call inside the call's tool_result
+    (is_error); they are the user's, typed mid-turn: a queued user message. A rejection without words,
+    AskUserQuestion's "clarify" boilerplate and a subagent's rejection are not."""
+    said = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file "
+            "edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\n")
+
+    def rejected(text, **extra):
+        return _record("user", [{"type": "tool_result", "tool_use_id": "t1", "is_error": True, "content": text}],
+                       **extra)
+
+    lines = [
+        _record("user", "Add the field."),
+        _record("assistant", [{"type": "tool_use", "id": "t1", "name": "Edit", "input": {}}], id="a1"),
+        rejected(said + "break it out into its own type, this one is divergent (don't be lazy!)"),
+        rejected("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a "
+                 "file edit, the new_string was NOT written to the file). STOP what you are doing and wait."),
+        rejected(said + "The user wants to clarify these questions.\n    This means they may have more context."),
+        rejected([{"type": "text", "text": said + "use the uuid library"}]),
+        rejected(said + "not this one", isSidechain=True),
+        _record("user", [{"type": "tool_result", "tool_use_id": "t2", "content": "ok: the user said: fine"}]),
+        _record("assistant", [{"type": "text", "text": "Done."}], id="a2"),
+    ]
+    if compact:
+        lines = [json.dumps(json.loads(line), separators=(",", ":")) for line in lines]
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    tr = transcript.read(path)
+    assert [(m.speaker, m.kind, m.text) for m in tr.messages] == [
+        ("user", "", "Add the field."), ("assistant", "", ""),
+        ("user", "queued", "break it out into its own type, this one is divergent (don't be lazy!)"),
+        ("user", "queued", "use the uuid library"), ("assistant", "", "Done.")]
+    # the subagent's line is skipped as a tool result by the compact path, as a subagent's record otherwise
+    assert tr.skipped["tool-result"] + tr.skipped.get("subagent", 0) == 4
+    (turn,) = transcript.turns(tr.messages)  # the rejection's words join the running turn
+    assert turn.request == 0 and turn.final == 4
+
+
 def test_a_transcript_that_is_not_a_regular_file_is_one_line_exit_1(tmp_path: Path, cli, vault: Path):
     fifo = tmp_path / "fifo.jsonl"
     os.mkfifo(fifo)

@@ -59,6 +59,15 @@ _WRAPPERS = ("<command-", "<local-command-")
 # string value quotes are escaped): such lines are skipped without being parsed.
 _FAST_SKIP = ((b'"type":"progress"', "progress"), (b'"type":"file-history-snapshot"', "file-history-snapshot"),
               (b'"type":"tool_result"', "tool-result"))  # in this order: progress records nest tool results
+# A tool call the user rejected with a reason: Claude Code answers the call with a tool_result (is_error)
+# "The user doesn't want to proceed with this tool use. … To tell you how to proceed, the user said:\n<reason>".
+# The reason is typed by the user mid-turn and is often the session's clearest correction ("break out into a
+# separate type … (don't be lazy!)"; 5 of the 14 tune sessions 21-34 hold such records), so it is read as a
+# queued user message. AskUserQuestion's "clarify" answer comes through the same words and is Claude Code's
+# boilerplate, not the user's: left out.
+_REJECTED = b"the user said:"
+_REJECTED_TEXT = "the user said:\n"
+_REJECTED_BOILERPLATE = ("The user wants to clarify these questions",)
 _ARGS = (r"<command-args>(.*?)</command-args>", "S")  # flags by name: `re` is imported on first use
 _NOISE_TEXT = ("Stop hook feedback:", "[Request interrupted by user", "Caveat: The messages below were generated",
                "<task-notification>", "<system-reminder>", "<bash-input>", "<bash-stdout>", "<user-prompt-submit-hook>")
@@ -265,6 +274,35 @@ def _queued_text(rec: dict) -> str:
     return text
 
 
+def _rejection(line: bytes) -> str:
+    """The reason a user gave when rejecting a tool call (see :data:`_REJECTED`), or ""."""
+    try:
+        rec = loads(line)
+    except ValueError:
+        return ""
+    return _rejection_of(rec) if isinstance(rec, dict) else ""
+
+
+def _rejection_of(rec: dict) -> str:
+    msg = rec.get("message")
+    if rec.get("type") != "user" or rec.get("isSidechain") or not isinstance(msg, dict):
+        return ""
+    content = msg.get("content")
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict) or block.get("type") != "tool_result":
+            continue
+        body = block.get("content")
+        if isinstance(body, list):
+            body = "\n".join(b["text"] for b in body if isinstance(b, dict) and isinstance(b.get("text"), str))
+        if not isinstance(body, str) or not body.startswith("The user doesn't want to proceed"):
+            continue
+        at = body.find(_REJECTED_TEXT)
+        text = body[at + len(_REJECTED_TEXT):].strip() if at >= 0 else ""
+        if text and not text.startswith(_REJECTED_BOILERPLATE) and not _wrapper(text):
+            return text
+    return ""
+
+
 def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcript:
     cut = data.rfind(b"\n") + 1
     if cut == 0 and data and not data.endswith(b"\n"):
@@ -284,6 +322,12 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
         if not line.strip():
             continue
         fast = next((kind for marker, kind in _FAST_SKIP if marker in line), None)
+        if fast == "tool-result" and _REJECTED in line:
+            text = _rejection(line)
+            if text:
+                records += 1
+                messages.append(Message(len(messages), "user", text, (), here, None, "queued"))
+                continue
         if fast is not None:  # most of a transcript's bytes: skipped without parsing them
             records += 1
             skipped[fast] = skipped.get(fast, 0) + 1
@@ -331,7 +375,11 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
         text, tools, results = _content(msg.get("content"))
         if kind == "user":
             if results and not text:
-                skipped["tool-result"] = skipped.get("tool-result", 0) + 1
+                text = _rejection_of(rec) if not side else ""
+                if text:
+                    messages.append(Message(len(messages), "user", text, (), here, None, "queued"))
+                else:
+                    skipped["tool-result"] = skipped.get("tool-result", 0) + 1
                 continue
             if text and _wrapper(text):  # a slash command: keep only what the user typed after it
                 args = _rx(_ARGS).search(text)
