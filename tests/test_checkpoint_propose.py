@@ -94,6 +94,22 @@ def test_propose_validates_and_cleans(cli, vault: Path):
     }
 
 
+def test_task_state_is_read_in_the_claim_not_in_the_reasons(cli, vault: Path):
+    """A model's body says why a rule matters ("… in this session"): that is no task state; a name or
+    description that is ("fixing … right now") is."""
+    items = [{"type": "protocol", "name": "Pack rocks with --destructive-mode on CI runners",
+              "description": "LXD is not usable on hosted runners",
+              "body": "Use sudo --destructive-mode.\nWhy: each of these cost a failed CI round trip in this session."},
+             {"type": "feedback", "name": "Fixing the flaky test right now", "body": "Rerun it."},
+             {"type": "feedback", "name": "The flaky login test", "description": "half done: rerun it next",
+              "body": "Rerun it."}]
+    got = json.loads(propose(cli, vault, {"candidates": items}, "--session", "t", "--json").stdout)
+    assert [c["name"] for c in got["candidates"]] == ["Pack rocks with --destructive-mode on CI runners"]
+    assert {d["name"]: d["reason"] for d in got["dropped"]} == {
+        "Fixing the flaky test right now": "it is task state (do not save: stale by the next session)",
+        "The flaky login test": "it is task state (do not save: stale by the next session)"}
+
+
 def test_propose_reads_json_inside_prose_and_refuses_garbage(cli, vault: Path):
     wrapped = "Here are my candidates:\n```json\n" + json.dumps(GOOD) + "\n```\nLet me know."
     assert len(json.loads(propose(cli, vault, wrapped, "--json").stdout)["candidates"]) == 3
@@ -123,6 +139,9 @@ def test_model_command_answers_through_propose(cli, vault: Path, tmp_path: Path)
         open({str(seen)!r}, "w").write(text)
         assert text.startswith("[mdmem checkpoint] Before you stop")
         assert "Answer with JSON only" in text and "checkpoint propose" not in text
+        # the answer line says what "say nothing" is and what each field holds
+        assert 'means answering {{"dimensions": [], "candidates": []}}' in text
+        assert "name: the subject in at most 60 characters" in text and "chosen, rejected (decision only)" in text
         assert "[msg 5 · user]" in text and "don't paste the whole diff" in text
         print("Sure! " + json.dumps({{"dimensions": [4, 6], "candidates": [
             {{"type": "decision", "dimension": 4, "name": "Sync queue: SQS over Redis",
@@ -252,7 +271,7 @@ def test_the_model_command_speaks_portuguese(cli, vault: Path, tmp_path: Path):
     cli("checkpoint", talk, "--vault", vault, "--model", f"{sys.executable} {model}")
     prompt = seen.read_text()
     assert prompt.startswith("[mdmem checkpoint] Antes de parar") and "checkpoint propose" not in prompt
-    assert "Responda só com JSON, sem texto:" in prompt and "\n\n--- A conversa ---\n\n[msg 0 · " in prompt
+    assert "Responda só com JSON, sem texto. \"Não faça nada" in prompt and "\n\n--- A conversa ---\n\n[msg 0 · " in prompt
 
 
 KEY = "AKIA" + "QM7RZ2LK9TW4XB8N"  # a made-up value of the AWS access key ID's documented shape

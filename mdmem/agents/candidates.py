@@ -250,12 +250,17 @@ def _secret(text: str) -> str | None:
     return None
 
 
-def _do_not_save(text: str, dim: int, code_ok: bool = True) -> str | None:
+def _do_not_save(text: str, dim: int, code_ok: bool = True, claim: str | None = None) -> str | None:
+    """Why a candidate must not be saved, or None. ``claim`` (a model's name and description) is what
+    the task-state test reads when given, not the whole body: a model's body says why a rule matters,
+    and "each of these cost a failed CI round trip in this session" is a reason, not task state
+    (measured: with the body read, 2 of 47 candidates a model wrote for the 42 real sessions were
+    dropped that way, both keepers)."""
     if (dim != 7 or not code_ok) and _CODE.search(text):
         return "it is code (do not save: code lives in the code)"
     if _GIT_ONLY.search(text):
         return "it is git history (do not save: `git log` keeps it)"
-    if dim not in (1, 5) and _TASK.search(text):
+    if dim not in (1, 5) and _TASK.search(text if claim is None else claim):
         return "it is task state (do not save: stale by the next session)"
     return None
 

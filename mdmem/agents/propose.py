@@ -26,7 +26,7 @@ from mdmem.agents.candidates import (
     store,
     title,
 )
-from mdmem.agents.scan import _TAGS, MARKS, Known, _slug, clean
+from mdmem.agents.scan import _TAGS, EXAMPLE_JSON, FIELDS, FIELDS_PT, MARKS, Known, _slug, clean
 from mdmem.base.errors import MdmemError, UsageError
 
 
@@ -147,7 +147,8 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
             dropped.append(Dropped(name, dim, "no body or description"))
             continue
         text_all = " ".join((raw_name, desc_raw, body))
-        why = _secret(text_all) or _do_not_save(body or description, dim or 3, code_ok=False)
+        why = _secret(text_all) or _do_not_save(body or description, dim or 3, code_ok=False,
+                                                   claim=f"{raw_name}\n{desc_raw or description}")
         if why:
             dropped.append(Dropped(name, dim, why))
             continue
@@ -232,11 +233,19 @@ def run_model(command: str, text: str, timeout: float = MODEL_TIMEOUT) -> str:
     return proc.stdout.decode("utf-8", "replace")
 
 
-_MODEL_ANSWER = """\
-Answer with JSON only, no prose: {"dimensions": [the dimension numbers hit], "candidates": [{"type", "dimension", \
-"name", "description", "body", "chosen", "rejected", "paths"}]}, or {"dimensions": [], "candidates": []} when fewer \
-than 2 dimensions hit."""
-_MODEL_ANSWER_PT = """\
-Responda só com JSON, sem texto: {"dimensions": [os números das dimensões atingidas], "candidates": [{"type", \
-"dimension", "name", "description", "body", "chosen", "rejected", "paths"}]}, ou {"dimensions": [], "candidates": []} \
-quando menos de 2 dimensões forem atingidas. Escreva name, description e body em português."""
+# `checkpoint --model`'s answer line: what "say nothing" is for a command that must print JSON, an example and
+# what each field holds (the hook's prompt says the same). A model that read the first wording (a list of keys
+# only) found it ambiguous: whether "do nothing and say nothing" meant printing nothing, what `dimension`,
+# `chosen`/`rejected` and `paths` hold, how long a name may be.
+_MODEL_ANSWER = ("""\
+Answer with JSON only, no prose. "Do nothing and say nothing" means answering {"dimensions": [], "candidates": []}; \
+otherwise list the dimension numbers hit and at most 3 candidates, e.g.
+""" + EXAMPLE_JSON + "\n" + FIELDS + """ dimension: the number of the dimension it hits. chosen, rejected \
+(decision only): the option taken and the ones turned down. A claude-md candidate is a line for the user to add \
+to CLAUDE.md.""")
+_MODEL_ANSWER_PT = ("""\
+Responda só com JSON, sem texto. "Não faça nada e não diga nada" quer dizer responder \
+{"dimensions": [], "candidates": []}; senão, liste os números das dimensões atingidas e no máximo 3 candidatas, ex.:
+""" + EXAMPLE_JSON + "\n" + FIELDS_PT + """ dimension: o número da dimensão atingida. chosen, rejected \
+(só decision): a opção escolhida e as descartadas. Uma candidata claude-md é uma linha para o usuário pôr no \
+CLAUDE.md.""")

@@ -172,20 +172,25 @@ Rules: 0-1 dimensions hit → do nothing and say nothing (just stop). At most 3 
 Write no memory files yourself: the user chooses."""
 
 # how to answer: the same command and JSON in both languages (its keys, types and commands are mdmem's)
-_ANSWER_JSON = """\
-{run} checkpoint propose {tail} <<'JSON'
-{{"dimensions": [3, 4], "candidates": [{{"type": "protocol", "dimension": 3, "name": "...", "description": "...", \
-"body": "...", "paths": ["**/*.py"]}}, {{"type": "decision", "dimension": 4, "name": "...", "description": "...", \
-"body": "...", "chosen": "...", "rejected": ["..."]}}]}}
-JSON
-"""
+EXAMPLE_JSON = """\
+{"dimensions": [3, 4], "candidates": [{"type": "protocol", "dimension": 3, "name": "...", "description": "...", \
+"body": "...", "paths": ["**/*.py"]}, {"type": "decision", "dimension": 4, "name": "...", "description": "...", \
+"body": "...", "chosen": "...", "rejected": ["..."]}]}"""
+_ANSWER_JSON = "{run} checkpoint propose {tail} <<'JSON'\n" + EXAMPLE_JSON.replace("{", "{{").replace("}", "}}") \
+    + "\nJSON\n"
+# what each field holds: the hook's prompt and `checkpoint --model`'s answer line say it alike
+FIELDS = """\
+type: one of project, claude-md, protocol, decision, feedback, reference, user. name: the subject in at most 60 \
+characters (not a quote of the chat). description: one line. body: a few lines: the fact, why, how to apply. \
+paths (protocol, optional): globs it applies to."""
+FIELDS_PT = """\
+type: um de project, claude-md, protocol, decision, feedback, reference, user. name: o assunto em até 60 \
+caracteres (não uma citação da conversa). description: uma linha. body: poucas linhas: o fato, por quê, como \
+aplicar. paths (protocol, opcional): globs a que se aplica. Escreva name, description e body em português."""
 
 _PROMPT_ANSWER = """\
 If 2 or more dimensions hit, pipe your candidates to mdmem as JSON:
-""" + _ANSWER_JSON + """\
-type: one of project, claude-md, protocol, decision, feedback, reference, user. name: the subject in at most 60 \
-characters (not a quote of the chat). description: one line. body: a few lines: the fact, why, how to apply. \
-paths (protocol, optional): globs it applies to.
+""" + _ANSWER_JSON + FIELDS + """
 mdmem prints a numbered list: show it to the user as it is and ask which to save; save nothing before they answer. \
 Then run `{run} checkpoint accept 1,3 {tail}` with their numbers, or `{run} checkpoint skip {tail}`. A claude-md \
 candidate is a line for the user to add to CLAUDE.md; mdmem does not write it."""
@@ -219,10 +224,7 @@ acima de quantidade. Não escreva arquivos de memória você mesmo: o usuário e
 
 _PROMPT_ANSWER_PT = """\
 Se 2 ou mais dimensões forem atingidas, passe suas candidatas ao mdmem em JSON:
-""" + _ANSWER_JSON + """\
-type: um de project, claude-md, protocol, decision, feedback, reference, user. name: o assunto em até 60 \
-caracteres (não uma citação da conversa). description: uma linha. body: poucas linhas: o fato, por quê, como \
-aplicar. paths (protocol, opcional): globs a que se aplica. Escreva name, description e body em português.
+""" + _ANSWER_JSON + FIELDS_PT + """
 O mdmem imprime uma lista numerada: mostre-a ao usuário como está e pergunte quais salvar; não salve nada antes \
 da resposta. Depois rode `{run} checkpoint accept 1,3 {tail}` com os números dele, ou \
 `{run} checkpoint skip {tail}`. Uma candidata claude-md é uma linha para o usuário pôr no CLAUDE.md; o mdmem \
