@@ -94,6 +94,19 @@ def test_propose_validates_and_cleans(cli, vault: Path):
     }
 
 
+def test_placeholders_in_angle_brackets_stay_and_tags_go(cli, vault: Path):
+    """`<sha>`, `<file>`, `<id>` are placeholders of a command or format, not markup; wrappers, paired and
+    closing tags, tags with attributes are markup."""
+    item = {"type": "protocol", "name": "Reply to fixed review comments with <sha>",
+            "description": "Answer 'Fixed in <sha>' on each comment the commit fixes",
+            "body": "<system-reminder>x</system-reminder>Run `review-tool import <file> --round N`; "
+                    "<b>bold</b> <span class=\"k\">Checkpoint: <id></span><br>done"}
+    (got,) = json.loads(propose(cli, vault, {"candidates": [item]}, "--session", "p", "--json").stdout)["candidates"]
+    assert got["name"] == "Reply to fixed review comments with <sha>"
+    assert got["description"] == "Answer 'Fixed in <sha>' on each comment the commit fixes"
+    assert got["body"].split("\n\n")[0] == "xRun `review-tool import <file> --round N`; bold Checkpoint: <id>done"
+
+
 def test_task_state_is_read_in_the_claim_not_in_the_reasons(cli, vault: Path):
     """A model's body says why a rule matters ("… in this session"): that is no task state; a name or
     description that is ("fixing … right now") is."""

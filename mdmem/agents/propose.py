@@ -26,7 +26,7 @@ from mdmem.agents.candidates import (
     store,
     title,
 )
-from mdmem.agents.scan import _TAGS, EXAMPLE_JSON, FIELDS, FIELDS_PT, MARKS, Known, _slug, clean
+from mdmem.agents.scan import EXAMPLE_JSON, FIELDS, FIELDS_PT, MARKS, Known, _slug, clean, strip_tags
 from mdmem.base.errors import MdmemError, UsageError
 
 
@@ -140,7 +140,7 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
         if not name:
             dropped.append(Dropped(f"#{n}", dim, "no name"))
             continue
-        body = _TAGS.sub("", _text(item, "body")).strip()[:BODY_MAX]
+        body = strip_tags(_text(item, "body")).strip()[:BODY_MAX]
         desc_raw = _text(item, "description")
         description = one_line(desc_raw or body.split("\n", 1)[0])
         if not body and not description:

@@ -29,12 +29,33 @@ PROMPT_MAX = 6000    # characters of the scan prompt the Stop hook hands the mod
 # rules, feedback and decisions first; then analysis, milestones, task closure (the issue's ranking)
 RANK = {2: 0, 3: 0, 4: 0, 6: 0, 7: 1, 5: 2, 1: 3}
 
-_TAGS = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>\n]{0,200})?/?>")
+_TAGS = re.compile(r"<(/?)([A-Za-z][\w:-]*)((?:\s[^<>\n]{0,200})?)(/?)>")
+_VOID = frozenset({"br", "hr", "img", "wbr"})
+
+
+def strip_tags(text: str, repl: str = "") -> str:
+    """``text`` without markup tags: a closing or self-closing tag, one with attributes, a wrapper whose
+    name has a hyphen or colon (``<user-memory-input>``, ``<system-reminder>``), an HTML void tag, and
+    any tag whose closing tag is in the text. A lone ``<file>``, ``<id>`` or ``<sha>`` is a placeholder
+    and stays: stripping every ``<word>`` cut 5 of 46 candidates a model wrote for the 42 real
+    sessions ("Fixed in <sha>" became "Fixed in ", "review-tool import <file>" lost its argument)."""
+    if "<" not in text:
+        return text
+    closed = {m.group(2).lower() for m in _TAGS.finditer(text) if m.group(1)}
+
+    def tag(m: re.Match) -> str:
+        slash, name, attrs, self_closing = m.groups()
+        low = name.lower()
+        if slash or self_closing or attrs or "-" in name or ":" in name or low in _VOID or low in closed:
+            return repl
+        return m.group(0)
+
+    return _TAGS.sub(tag, text)
 
 
 def clean(text: str) -> str:
-    """One line of plain text: markup tags, Markdown emphasis and code ticks removed."""
-    text = _TAGS.sub(" ", text)
+    """One line of plain text: markup tags (:func:`strip_tags`), Markdown emphasis and code ticks removed."""
+    text = strip_tags(text, " ")
     text = re.sub(r"\*\*|__|`|^#+\s*|^>\s*|…|\.{3,}", " ", text, flags=re.M)
     return " ".join("".join(c if c.isprintable() else " " for c in text).split())
 
