@@ -62,18 +62,74 @@ def test_what_real_people_write(text: str, expected: dict[int, float]):
     assert found(text) == expected
 
 
+# issue 13, second round (the dev split of tests/data/checkpoint-real, paraphrased): each class of phrasing
+# with an example and a near miss that must not fire
+@pytest.mark.parametrize("text, expected", [
+    # a correction the assistant concedes ("You're right", "Good catch"), whatever the user's words
+    ("User: add a retry to the upload.\nAssistant: Done, it raises after three tries.\nUser: but then the upload "
+     "still just fails and nobody knows why, right?\nAssistant: You're right. Failing loudly is not enough.", {6: 0.85}),
+    ("User: document the sync flow\nAssistant: The sync only runs on manual saves.\nUser: that part is wrong, for "
+     "scheduled saves we also run the sync from a cron job, so both paths sync\nAssistant: You're absolutely right! "
+     "Let me fix that.", {3: 0.85}),  # a fact corrected, stated in the user's words: ③
+    ("Assistant: I'll summarise the whole log.\nUser: we should be summarising only the last step I think, not the "
+     "entire log of the run\nAssistant: Good catch - only the last step.", {4: 0.85}),  # a decision argued
+    ("User: corrige o upload\nAssistant: Pronto, agora falha depois de três tentativas.\nUser: mas isso ainda faz o "
+     "upload falhar e o usuário fica sem saber o que fazer, certo?\nAssistant: Você tem razão. O upload deveria cair "
+     "numa fila local.", {6: 0.85}),
+    ("User: publish it\nAssistant: I won't run the publish command.\nUser: why won't you run it?\nAssistant: You're "
+     "right to question that.", {}),  # a bare question: too few words of its own
+    ("User: For the export there is also the option to write CSV files directly from the view\nAssistant: You're "
+     "absolutely right! Let me add it.", {}),  # an addition, nothing said to be wrong
+    ("User: ⏺ Ran 1 stop hook ⎿ Stop hook prevented continuation and then some more text here\nAssistant: Good "
+     "catch! Those are hooks.", {}),  # Claude Code's UI pasted back
+    # a path kept off limits: ③ with its path, not a correction
+    ("User: update the index. never edit the `drafts/` folder, I write those myself.", {3: 0.85}),
+    ("User: não mexa na pasta `rascunhos/`, eu mesmo faço isso.", {3: 0.85}),
+    ("User: don't touch anything yet", {6: 0.85}),
+    # something kept so on purpose
+    ("User: that's by design - leave the cache files out of git!", {3: 0.85}),
+    ("User: isso é proposital - mantém fora do git!", {3: 0.85}),
+    ("User: was that intentional?", {}),
+    # a tool's feature going away, said by the user
+    ("User: the old config key is deprecated in favour of the new settings block, see the docs", {3: 0.8}),
+    ("Assistant: the old config key is deprecated.", {}),
+    ("User: is the old key deprecated?", {}),
+    # a reminder that is an instruction: about the work ③, about asking the user ②
+    ("User: fetch the open issues. and remember to sort them by date", {3: 0.8}),
+    ("User: adiciona o teste. e lembre de usar paginação", {3: 0.8}),
+    ("User: remember to ask me before you push", {2: 0.8}),
+    ("User: I need to remember to renew the domain", {}),
+    # a rule for the assistant in the third person, as CLAUDE.md says it
+    ("User: note in CLAUDE.md that Claude should never run the load tests unless told, they cost money", {2: 0.85}),
+    ("User: make sure the agent should only deploy when asked", {2: 0.85}),
+    ("User: the agent should start faster now", {}),
+    # why not reuse what exists ("is there no library for that??")
+    ("Assistant: I wrote a date parser.\nUser: isn't there a standard library function for that??", {6: 0.8}),
+    ("Assistant: Escrevi um validador de datas.\nUser: não existe uma biblioteca para isso??", {6: 0.8}),
+    ("User: is there no way to see the logs?", {}),
+    # "don't" with a request: how the user wants that kind of work done (②, a hint); alone, a correction
+    ("User: can you add a test for the parser? (don't add many, only the main case)", {2: 0.7}),
+    ("User: don't add many tests.", {6: 0.85}),
+    # the user's own data is the project's (③), even misspelt around it
+    ("User: fix the scroll bug. make sure you do not lose my data in the databas", {3: 0.8}),
+])
+def test_second_round_classes(text: str, expected: dict[int, float]):
+    assert found(text) == expected
+
+
 def _eval():
     return script("eval_checkpoint")
 
 
-def test_tune_split_offline_and_replay():
-    """Floors a little under the figures measured when this was written (tune split: precision
-    1.00, recall 0.75, the replay right in 10 of 10 sessions): a change that loses more is a
-    regression. Names are at most 60 characters, with no tags or ellipses."""
-    report = _eval().run("tune")
+def test_dev_split_offline_and_replay():
+    """Floors a little under the figures measured when this was written (dev split, every session
+    read and tuned on: 26 sessions, precision 0.96, recall 0.78, the replay right in 26 of 26): a
+    change that loses more is a regression. Names are at most 60 characters, with no tags or ellipses."""
+    report = _eval().run("dev")
     offline = report["offline"]
-    assert offline["precision"] >= 0.85 and offline["recall"] >= 0.65, offline
-    assert report["fire_right"] == report["sessions"] == 10, [(p["file"], p["fired"]) for p in report["replay"]]
+    assert offline["precision"] >= 0.9 and offline["recall"] >= 0.7, offline
+    assert report["fire_right"] == report["sessions"] >= 26, [(p["file"], bool(p["fired"]), p["worth"])
+                                                              for p in report["replay"]]
     for row in report["rows"]:
         for c in row["candidates"]:
             assert len(c["name"]) <= 60 and "…" not in c["name"] and "<" not in c["name"], c["name"]

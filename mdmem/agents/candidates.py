@@ -24,6 +24,11 @@ from mdmem.base.layout import STATE_DIR, safe_session
 LANGS = ("en", "pt")  # the languages of the checkpoint's text and of the scan prompt
 MAX_CANDIDATES = 3
 MIN_DIMENSIONS = 2
+# one rule, decision or correction this strong is worth a suggestion on its own (what fires the Stop hook
+# alone, agents/stop): measured on the dev sessions of tests/data/checkpoint-real, the two-dimension floor
+# kept 5 sessions with firm items silent (a design discussion of decisions only, one prompt with two rules)
+# and no session with nothing to keep has such evidence
+ALONE = 0.8
 NAME_MAX = 60        # characters of a candidate's name (the subject, a note's title)
 DESCRIPTION_MAX = 160
 BODY_MAX = 3000
@@ -274,7 +279,7 @@ def build(evidence: Sequence[Evidence], *, session: str, transcript: str | None,
     candidates: list[Candidate] = []
     dropped: list[Dropped] = []
     seen: set[str] = set()
-    if len(order) >= MIN_DIMENSIONS:
+    if len(order) >= MIN_DIMENSIONS or any(RANK[d] == 0 and found[d][0].strength >= ALONE for d in order):
         queue = [(d, found[d][0]) for d in order] + \
             [(d, e) for d in order if RANK[d] == 0 for e in found[d][1:3] if e.strength >= 0.8]
         used: set[int] = set()

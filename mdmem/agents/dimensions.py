@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import re
 
+from mdmem.agents.corrections import conceded
 from mdmem.agents.decisions import decisions, picks
 from mdmem.agents.evidence import (  # noqa: F401  (the detectors' shared names, used from here)
     _FENCE,
@@ -318,6 +319,13 @@ _ABOUT_USER = _rx(r"\byour (?:profile|strengths|working style|preferences|habits
                   r"\bseu (?:perfil|estilo|jeito)\b|\bsuas (?:preferências|forças)\b")
 
 
+def _around(text: str, at: int) -> str:
+    """The sentence of ``text`` that holds character ``at``."""
+    start = max(text.rfind(c, 0, at) for c in ".!?\n") + 1
+    ends = [i for i in (text.find(c, at) for c in ".!?\n") if i != -1]
+    return text[start:min(ends) + 1 if ends else len(text)].strip()
+
+
 def analysis(messages: Sequence[Message]) -> list[Evidence]:
     found: list[Evidence] = []
     for i, m in enumerate(messages):
@@ -330,7 +338,9 @@ def analysis(messages: Sequence[Message]) -> list[Evidence]:
         reply = next((x for x in messages[i + 1:i + 3] if x.speaker == "user"), None)
         if reply is None:
             continue
-        hit = next((h for h in _TAKE_UP.finditer(reply.text) if not negated(reply.text, h.start())), None)
+        # not a take-up word inside a question the user asks ("would it be helpful to invoke X?")
+        hit = next((h for h in _TAKE_UP.finditer(reply.text) if not negated(reply.text, h.start())
+                    and not is_question(_around(reply.text, h.start()))), None)
         if hit is None:
             continue
         heading = next((s for s in sentences(m.text) if len(s) > 20), m.text)
@@ -348,7 +358,7 @@ DETECTORS = (task_closure, rules, decisions, picks, milestones, calibration, les
 
 def detect(messages: Sequence[Message]) -> list[Evidence]:
     """Every piece of evidence in ``messages``, in dimension then message order."""
-    found = [e for detector in DETECTORS for e in detector(messages)]
+    found = conceded(messages, [e for detector in DETECTORS for e in detector(messages)])
     return sorted(found, key=lambda e: (e.dimension, e.index))
 
 

@@ -59,6 +59,12 @@ _WRAPPERS = ("<command-", "<local-command-")
 # string value quotes are escaped): such lines are skipped without being parsed.
 _FAST_SKIP = ((b'"type":"progress"', "progress"), (b'"type":"file-history-snapshot"', "file-history-snapshot"),
               (b'"type":"tool_result"', "tool-result"))  # in this order: progress records nest tool results
+# text the user typed while a tool ran is a top-level text block after the tool_result, the last of the
+# message's content: `{"type":"text","text":"…"}]},"` (a text block nested inside a tool result's own content
+# ends `"}]}]},"`). Measured on tests/data/checkpoint-real: 2 of 861 tool-result lines hold both marks, and
+# both are typed text ("and remember to use pagination"); "type":"text" alone is in 201 (2.7 of 7 MB)
+_TYPED_MARK = b'{"type":"text","text":"'
+_TYPED_END = b'"}]},"'
 _ARGS = (r"<command-args>(.*?)</command-args>", "S")  # flags by name: `re` is imported on first use
 _NOISE_TEXT = ("Stop hook feedback:", "[Request interrupted by user", "Caveat: The messages below were generated",
                "<task-notification>", "<system-reminder>", "<bash-input>", "<bash-stdout>", "<user-prompt-submit-hook>")
@@ -284,6 +290,8 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
         if not line.strip():
             continue
         fast = next((kind for marker, kind in _FAST_SKIP if marker in line), None)
+        if fast == "tool-result" and _TYPED_MARK in line and _TYPED_END in line:
+            fast = None  # a tool result with text the user typed while the tool ran: parsed (see _TYPED_MARK)
         if fast is not None:  # most of a transcript's bytes: skipped without parsing them
             records += 1
             skipped[fast] = skipped.get(fast, 0) + 1
