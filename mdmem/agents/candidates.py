@@ -116,7 +116,7 @@ _END_WORDS = frozenset("a an the of to and or with for in on at by from that whi
                        "its their your our my this these those into onto via per not no any every all "
                        "o a os as de do da dos das e ou com para pra em no na nos nas que por se é um uma "
                        "sem mais muito".split())
-_CUTS = (" — ", " – ", " - ", ": ", "; ", ", because ", " because ", ", since ", ", so ", ", which ", ", but ",
+_CUTS = (". ", '." ', " — ", " – ", " - ", ": ", "; ", ", because ", " because ", ", since ", ", so ", ", which ", ", but ",
          ", ", " porque ", " pois ", ", mas ", " (")
 
 
@@ -126,8 +126,9 @@ def _trim(text: str, limit: int) -> str:
     text = text.strip(" .,;:!-—–")
     if len(text) <= limit:
         return text
-    best = max((text.find(cut, 20) for cut in _CUTS if 20 <= text.find(cut, 20) <= limit), default=-1)
-    if best >= 20:
+    # the last clause boundary that fits (a cut as early as the first ", " drops what the text says)
+    best = max((text.rfind(cut, 20, limit + len(cut)) for cut in _CUTS), default=-1)
+    if best >= max(20, limit // 2):  # (a clause cut in the first half loses more than a cut between words)
         text = text[:best]
     else:
         text = text[:limit + 1].rsplit(" ", 1)[0] if " " in text[:limit + 1] else text[:limit]
@@ -137,12 +138,18 @@ def _trim(text: str, limit: int) -> str:
     return " ".join(words).rstrip(" .,;:!-—–(")
 
 
+_EMPHASIS = re.compile(r"(?<![\w*])[*_](\S(?:[^*_]*\S)?)[*_](?![\w*])")  # *does*, _do_: the word
+
+
 def title(text: str, limit: int = NAME_MAX) -> str:
     """The subject of ``text`` as a name: markup and lead-ins ("ok, also please remember…")
     dropped, the first sentence, at most ``limit`` characters (a clause or whole words),
     capitalised, no trailing punctuation."""
     flat = _FILLER.sub("", clean(text)) or clean(text)
-    first = _PLEASE.sub("", _SMILEY.sub("", re.split(r"(?<=[.!?])\s+", flat, maxsplit=1)[0]).rstrip(" .!"))
+    first = _PLEASE.sub("", _SMILEY.sub("", re.split(r"(?<=[.!?])\s+", flat, maxsplit=1)[0]).rstrip(" .!?"))
+    first = _EMPHASIS.sub(r"\1", first.strip("\"'“”‘’ "))  # a quoted sentence: the name is its words
+    if first.startswith("(") and first.count("(") > first.count(")"):
+        first = first[1:]  # "(don't add too many, just the core issue(s)": an aside never closed
     name = _trim(first, limit)
     name = re.sub(r"[/\\]", " ", name)  # a note name, not a path
     name = " ".join(name.split())
@@ -193,7 +200,7 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
     elif dim == 3:
         rule = clean(detail.get("rule") or best.quote)
         paths = list(detail.get("paths") or [])
-        name = title(subject)
+        name = title(detail.get("title") or detail.get("conceded") or subject)
         desc = one_line(_FILLER.sub("", clean(subject)) or rule)
         body = "\n".join(f"- {_FILLER.sub('', clean(e.quote)) or clean(e.quote)}" for e in evidence[:3]
                          if e.detail.get("paths") == detail.get("paths")) + f"\n\n{said}"
@@ -229,11 +236,15 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
             body = (f"{'Prática' if pt else 'Practice'}: {clean(practice or '—')}\n\n"
                     f"{'Confirmação do usuário' if pt else 'The user confirmed'}: {clean(best.quote)}\n\n{said}")
         else:
-            name = title(subject)
+            # a correction the assistant conceded: its restatement names the point better than the user's doubt
+            conceded = detail.get("conceded")
+            name = title(detail.get("title") or conceded or subject)
             desc = one_line(("O usuário corrigiu: " if pt else "The user corrected: ") + _FILLER.sub("", clean(subject)))
             because = "Por quê: o usuário corrigiu esta prática" if pt else "Why: the user corrected this practice"
             body = (f"- {_FILLER.sub('', clean(best.quote)) or clean(best.quote)}\n\n{because}"
-                    + (f" ({'depois de' if pt else 'after'}: {clean(practice)})" if practice else "") + f".\n\n{said}")
+                    + (f" ({'depois de' if pt else 'after'}: {clean(practice)})" if practice else "") + "."
+                    + (f"\n\n{'O assistente reconheceu' if pt else 'The assistant agreed'}: {clean(conceded)}"
+                       if conceded else "") + f"\n\n{said}")
     else:
         kind = "user" if detail.get("about_user") else "reference"
         name = title(best.quote)

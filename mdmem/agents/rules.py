@@ -107,6 +107,7 @@ _PREFER = [
                        r"confirmar))\b")),
 ]
 _KEEP_OFF = dict(_PREFER)["keep off a path"]
+_FROM_MATCH = frozenset(("agent rule", "remember to", "keep off a path"))
 # a reminder about the user or asking them is a rule of behaviour (②); about the work, a domain rule (③)
 _ABOUT_ME = _rx(r"\b(?:me|my|ask|tell|confirm|check with|wait for|mim|meu|minha|perguntar?|avis[ae]r?)\b")
 # a task instruction phrased as a preference ("instead, I'd like…") is a rule only with a tool, file type or path
@@ -221,13 +222,15 @@ def rules(messages: Sequence[Message]) -> list[Evidence]:
                 continue  # "don't touch anything yet": a correction (⑥), not a path kept off limits
             if name == "agent rule":
                 anchor = scope = None  # said of the assistant: a rule of behaviour (②), whatever it names
+            # the rule from where its words begin ("let's update X but make sure Claude asks…" → "Claude asks…")
+            said = quote(s[rule[1].start():]) if name in _FROM_MATCH else clause(s, rule[1].start())
             if anchor or scope:
                 what = f"{anchor[0]} {anchor[1].search(s).group().strip()!r}" if anchor else "project scope"
                 found.append(Evidence(3, m.index, m.speaker, quote(s), f"{name} + {what}", strength, m.offset,
-                                      {"paths": _paths(s), "rule": quote(s), "clause": clause(s, rule[1].start())}))
+                                      {"paths": _paths(s), "rule": quote(s), "clause": said}))
             elif strength >= 0.8:
                 found.append(Evidence(2, m.index, m.speaker, quote(s), name, strength, m.offset,
-                                      {"line": "- " + quote(s), "clause": clause(s, rule[1].start())}))
+                                      {"line": "- " + quote(s), "clause": said}))
     return found
 
 
@@ -285,8 +288,9 @@ _REUSE = _rx(r"^\W*(?:but\s+|so\s+|hm+\W+)?(?:is there no|isn['’]?t there (?:a
              r"don['’]?t we (?:already )?have|can['’]?t (?:we|you) (?:just )?(?:use|reuse)|why not (?:just )?(?:use|reuse)|"
              r"why (?:don['’]?t|didn['’]?t) (?:we|you) (?:just )?(?:use|reuse)|shouldn['’]?t (?:we|you) (?:just )?(?:use|reuse)|"
              r"não (?:tem|existe|há) (?:já )?(?:uma? )?|por que não (?:usa|usar|reaproveita))\s*(?:an? |the |some )?"
-             r"(?:existing |standard |built-?in |ready-?made |common )?(?:librar(?:y|ies)|lib|package|module|helper|"
+             r"(?:existing |standard |built-?in |ready-?made |common )?(librar(?:y|ies)|lib|package|module|helper|"
              r"function|util\w*|tool|api|method|crate|gem|biblioteca|função|pacote|módulo)\b")
+_PT_NOUNS = frozenset(("biblioteca", "função", "pacote", "módulo"))
 
 
 def calibration(messages: Sequence[Message]) -> list[Evidence]:
@@ -301,8 +305,12 @@ def calibration(messages: Sequence[Message]) -> list[Evidence]:
         parts = sentences(m.text)
         for i, s in enumerate(parts):
             if reuse := _REUSE.search(s):
+                noun, rest = reuse.group(1), s[reuse.end():].strip(" ?!.")
+                name = (f"Usar {noun} existente" if noun in _PT_NOUNS else f"Use an existing {noun}") + \
+                    (" " + rest if rest and len(rest.split()) <= 8 else "")
                 found.append(Evidence(6, m.index, m.speaker, quote(s), "correction: why not reuse", 0.8, m.offset,
-                                      {"kind": "correction", "practice": practice, "clause": clause(s, reuse.start())}))
+                                      {"kind": "correction", "practice": practice, "clause": clause(s, reuse.start()),
+                                       "title": name}))
                 continue
             if is_question(s) and not s.lower().startswith(("no", "não", "nao")) and not _HOLD.search(s):
                 continue
