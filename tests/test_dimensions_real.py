@@ -34,7 +34,7 @@ def found(text: str) -> dict[int, float]:
      "not you editing this repo.", {6: 0.85}),
     ("User: I only want one install of you, preferably brew", {3: 0.8}),
     ("User: imports go at the top of modules, not inside of methods.", {3: 0.8}),
-    ("User: Do not use it with any repositories other than acme/widgets", {3: 0.8, 6: 0.85}),
+    ("User: Do not use it with any repositories other than acme/widgets", {3: 0.8, 6: 0.75}),
     ("User: let's make sure we're using US English everywhere please", {3: 0.8}),
     ("User: also please remember always UK english not US english.", {2: 0.85}),
     # a standing safeguard, a spelling convention (③: about the project's text)
@@ -85,7 +85,7 @@ def test_what_real_people_write(text: str, expected: dict[int, float]):
     # a path kept off limits: ③ with its path, not a correction
     ("User: update the index. never edit the `drafts/` folder, I write those myself.", {3: 0.85}),
     ("User: não mexa na pasta `rascunhos/`, eu mesmo faço isso.", {3: 0.85}),
-    ("User: don't touch anything yet", {6: 0.85}),
+    ("User: don't touch anything yet", {6: 0.75}),
     # something kept so on purpose
     ("User: that's by design - leave the cache files out of git!", {3: 0.85}),
     ("User: isso é proposital - mantém fora do git!", {3: 0.85}),
@@ -109,9 +109,28 @@ def test_what_real_people_write(text: str, expected: dict[int, float]):
     ("User: is there no way to see the logs?", {}),
     # "don't" with a request: how the user wants that kind of work done (②, a hint); alone, a correction
     ("User: can you add a test for the parser? (don't add many, only the main case)", {2: 0.7}),
-    ("User: don't add many tests.", {6: 0.85}),
+    ("User: don't add many tests.", {6: 0.75}),
     # the user's own data is the project's (③), even misspelt around it
     ("User: fix the scroll bug. make sure you do not lose my data in the databas", {3: 0.8}),
+    # (after sessions 27-34 were merged) a reminder said "be sure to"; what a name means here (⑦)
+    ("User: move the server files into infra/, but be sure to keep the staging and production configs apart",
+     {3: 0.8}),
+    ("User: be sure you're happy with it", {}),
+    ("User: Acme-Docs is our repo and local folder (documents/acme-docs)", {7: 0.8}),
+    ("User: when I say prod I mean the EU cluster", {7: 0.8}),
+    ("User: the bug is in our repo", {}),
+    # a pick after "yes,"; a value settled on in quotes; a stop with a doubt
+    ("Assistant: Options:\nA) a mock server\nB) a bare socket\nWhich do you prefer?\nUser: yes, option a, but note "
+     "that we should also cover the http mode.", {4: 0.8}),
+    ("User: ok let's do `Last seen: <date>`", {4: 0.8}),
+    ("User: let's do the tests next", {}),
+    ("User: wait, that doesn't seem like it would work in CI.", {6: 0.85}),
+    ("User: espera, isso não vai funcionar no CI.", {6: 0.85}),
+    ("User: wait for the build to finish", {}),
+    # a bare "don't" about the product is a hint, not enough alone; asking for ideas is not a correction
+    ("User: don't do it when i click the save button, though.", {6: 0.75}),
+    ("User: hmm, I'm not sure this is right because quotes break it too, any suggestions?\nAssistant: You're right "
+     "- quotes are a problem either way. Options: ...", {}),
 ])
 def test_second_round_classes(text: str, expected: dict[int, float]):
     assert found(text) == expected
@@ -123,12 +142,12 @@ def _eval():
 
 def test_dev_split_offline_and_replay():
     """Floors a little under the figures measured when this was written (dev split, every session
-    read and tuned on: 26 sessions, precision 0.96, recall 0.78, the replay right in 26 of 26): a
+    read and tuned on: 34 sessions, precision 1.00, recall 0.84, the replay right in 34 of 34): a
     change that loses more is a regression. Names are at most 60 characters, with no tags or ellipses."""
     report = _eval().run("dev")
     offline = report["offline"]
     assert offline["precision"] >= 0.9 and offline["recall"] >= 0.7, offline
-    assert report["fire_right"] == report["sessions"] >= 26, [(p["file"], bool(p["fired"]), p["worth"])
+    assert report["fire_right"] == report["sessions"] >= 34, [(p["file"], bool(p["fired"]), p["worth"])
                                                               for p in report["replay"]]
     for row in report["rows"]:
         for c in row["candidates"]:

@@ -219,6 +219,9 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
         if chosen and rejected:
             name = title(f"Escolhemos {chosen} em vez de {rejected[0]}" if pt else f"Chose {chosen} over {rejected[0]}")
             desc = one_line(f"{chosen} {'em vez de' if pt else 'over'} {rejected[0]}" + (f": {why.group(1)}" if why else ""))
+        elif chosen:  # a value settled on ("ok let's do `Last seen: <date>`")
+            name = title(f"Escolhemos {chosen}" if pt else f"Chose {chosen}")
+            desc = one_line(best.quote)
         else:
             name = title(subject)
             desc = one_line(best.quote)

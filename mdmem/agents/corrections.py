@@ -59,6 +59,8 @@ _WRONG = _rx(r"\b(?:(?:is|are|was|were|that['’]?s|this is|it['’]?s)\s+(?:not
 _DECIDE = _rx(r"\b(?:we|let['’]?s|i think)\b[^.?!]{0,80}?\b(?:should|need to|must|keep|go with|use)\b[^.?!]{0,120}?"
               r"(?:,\s*not\b|\binstead\b|\brather than\b|\bfor now\b|\blater\b)|"
               r"\b(?:devemos|vamos|acho que)\b[^.?!]{0,120}?(?:,\s*(?:não|nao)\b|\bem vez\b|\bpor enquanto\b|\bdepois\b)")
+_ASKS_IDEAS = _rx(r"\b(?:any (?:suggestions?|ideas?|thoughts|recommendations?)|what do you (?:suggest|think|recommend)|"
+                  r"how would you|ideas\s*\?|alguma (?:sugestão|ideia)|o que você (?:sugere|acha|recomenda))\b")
 # not the user's words: Claude Code's own UI pasted back (⏺ ⎿), diff or numbered code lines
 _PASTE_LINE = _re(r"^\s*(?:[⏺⎿▶●✻]|\d+\s*[+-]|[+-]{1,3}\s|\$ |>>>)")
 _PASTED_UI = _re(r"[⏺⎿]")
@@ -103,8 +105,8 @@ def conceded(messages: Sequence[Message], found: Sequence[Evidence]) -> list[Evi
         if hit is None or _PASTED_UI.search(m.text):
             continue
         own = _own_words(m.text)
-        if _words(own) < MIN_WORDS:
-            continue
+        if _words(own) < MIN_WORDS or _ASKS_IDEAS.search(own):
+            continue  # too short to say anything, or asking for ideas ("…, any suggestions?"): not a correction
         said = quote(hit.group().strip(" -—–:,.!"))
         restated = _restated(reply.text)
         mine = by_index.get(m.index, [])

@@ -96,8 +96,14 @@ _PREFER = [
                        r"deprecated|sunset|superseded|retired|end[- ]of[- ]life)\b|\bno longer (?:supported|maintained|"
                        r"recommended)\b|\b(?:está|foi|estão|foram|sendo) (?:depreciad|descontinuad|obsolet)\w*")),
     # a reminder that is an instruction ("and remember to use pagination", "don't forget to run the linter")
-    ("remember to", _rx(r"(?:^\W*|\b(?:and|also|please|pls|but|so|e|mas)\s+|[,;]\s*)(?:remember|don'?t forget|never forget) "
-                        r"to\b|(?:^\W*|\b(?:e|mas)\s+)(?:lembr[ae](?:-se)? de|não esque[çc]a de)\b")),
+    ("remember to", _rx(r"(?:^\W*|\b(?:and|also|please|pls|but|so|e|mas)\s+|[,;]\s*)(?:remember|don'?t forget|never forget|"
+                        r"be sure|make sure) to\b|(?:^\W*|\b(?:e|mas)\s+)(?:lembr[ae](?:-se)? de|não esque[çc]a de)\b")),
+    # what a name means here ("Acme-Docs is our repo and local folder", "when I say prod I mean the EU cluster"): ⑦
+    ("what a name means", _rx(r"^\W*[\w.-]+(?: [\w.-]+)? (?:is|are) (?:our|my) (?:own )?(?:repo(?:sitory)?|project|folder|"
+                              r"directory|server|machine|box|app|team|company|product|account|org\w*|domain|site|bucket|"
+                              r"database|db|cluster|workspace|vault)\b|\bwhen i say [\w.\-\"'`]+,? i mean\b|"
+                              r"^\W*by [\w.\-\"'`]+,? i mean\b|^\W*[\w.-]+ (?:é|são) (?:o |a )?(?:nosso|nossa|meu|minha) "
+                              r"(?:repo|repositório|projeto|pasta|servidor|máquina|app|empresa|conta|banco)\b")),
     # a rule for the assistant said in the third person, as in CLAUDE.md ("make sure Claude asks before running
     # the e2e tests, they cost tokens")
     ("agent rule", _rx(r"\b(?:claude|the agent|the assistant|the model|o claude|o agente|o assistente)\s+(?:should|must|"
@@ -222,6 +228,10 @@ def rules(messages: Sequence[Message]) -> list[Evidence]:
                 continue  # "don't touch anything yet": a correction (⑥), not a path kept off limits
             if name == "agent rule":
                 anchor = scope = None  # said of the assistant: a rule of behaviour (②), whatever it names
+            if name == "what a name means":
+                found.append(Evidence(7, m.index, m.speaker, quote(s), name, 0.8, m.offset,
+                                      {"reply": "", "about_user": False, "text": s, "clause": quote(s)}))
+                continue
             # the rule from where its words begin ("let's update X but make sure Claude asks…" → "Claude asks…")
             said = quote(s[rule[1].start():]) if name in _FROM_MATCH else clause(s, rule[1].start())
             if anchor or scope:
@@ -242,6 +252,8 @@ _CORRECT = [
                          r"\s+(?:but|mas)\b(?=[^?]{0,160}\b(?:not (?:you|the|by|in|for|a|an|to|\w+ing)|instead|rather than|"
                          r"no need|don'?t|shouldn'?t|never|não (?:você|precisa|é)|em vez)\b)")),
     ("hold off", _rx(r"\bhold off\b|\bnot yet\b|\bwait,? (?:before|don'?t|do not)\b|\bespera,? (?:antes|não)\b|"
+                     # a stop with a doubt: "wait, that doesn't seem like it would work in CI"
+                     r"^\W*(?:wait|hang on|espera)\W+(?:\w+\W+){0,3}?(?:doesn'?t|won'?t|wouldn'?t|isn'?t|can'?t|not|não)\b|"
                      r"\bsegura (?:aí|ai)\b")),
     ("only part of it", _rx(r"\bthat'?s (?:only |just )?(?:part of it|half of it|not quite (?:it|right))\b|"
                             r"\bisso é só (?:parte|metade)\b")),
@@ -261,6 +273,11 @@ _CORRECT = [
     ("prefiro que", _rx(r"\bprefiro que\b|\beu (?:falei|disse|pedi) (?:pra|para|que)\b|"
                         r"\bnão foi isso que eu\b|\bassim não\b|\bmuito (?:verboso|longo)\b")),
 ]
+# a bare "don't …" is as often a one-off request about the product ("don't scroll when I click it, though") as a
+# correction of the assistant's practice: a hint (0.75), not alone enough to fire the Stop hook. Measured on the
+# dev sessions of tests/data/checkpoint-real: no firm item rests on it; at 0.85 it fired the hook in a session
+# of UI tweaks with nothing to keep
+_CORRECT_STRENGTH = {"don't": 0.75, "não faça": 0.75}
 _CONFIRM = [
     ("keep doing that", _rx(r"\bkeep (?:doing (?:that|this|it)|it up|it like (?:that|this)|(?:that|this) "
                             r"(?:style|format|approach|way))\b|\bthat'?s (?:exactly )?(?:the way|how) i (?:like|want)\b|"
@@ -324,7 +341,8 @@ def calibration(messages: Sequence[Message]) -> list[Evidence]:
                                       {"line": "- " + quote(s), "clause": clause(s, hit[1].start())}))
                 continue
             if hit:
-                found.append(Evidence(6, m.index, m.speaker, quote(s), "correction: " + hit[0], 0.85, m.offset,
+                found.append(Evidence(6, m.index, m.speaker, quote(s), "correction: " + hit[0],
+                                      _CORRECT_STRENGTH.get(hit[0], 0.85), m.offset,
                                       {"kind": "correction", "practice": practice, "clause": clause(s, hit[1].end())}))
                 continue
             hit = _first(_CONFIRM, s)
