@@ -99,7 +99,10 @@ def offline(path: Path, labels: dict, vault: Path) -> dict:
         m = by_index.get(e.index)
         if m is None:
             return False
-        return lines.line(m.offset) == item["line"] or _norm(item["quote"]) in _norm(m.text)
+        quote = _norm(item["quote"])
+        # a quote as short as "A." is inside many messages: it matches only the whole message
+        return lines.line(m.offset) == item["line"] or (quote in _norm(m.text) if len(quote) >= 12 else
+                                                        quote == _norm(m.text))
 
     rows = []
     for c in result.candidates:

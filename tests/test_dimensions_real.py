@@ -121,12 +121,19 @@ def test_what_real_people_write(text: str, expected: dict[int, float]):
     ("User: the bug is in our repo", {}),
     # a pick after "yes,"; a value settled on in quotes; a stop with a doubt
     ("Assistant: Options:\nA) a mock server\nB) a bare socket\nWhich do you prefer?\nUser: yes, option a, but note "
-     "that we should also cover the http mode.", {4: 0.8}),
+     "that we should also cover the http mode.", {4: 0.85}),
     ("User: ok let's do `Last seen: <date>`", {4: 0.8}),
     ("User: let's do the tests next", {}),
     ("User: wait, that doesn't seem like it would work in CI.", {6: 0.85}),
     ("User: espera, isso não vai funcionar no CI.", {6: 0.85}),
     ("User: wait for the build to finish", {}),
+    # a convention said with "explicitly"/"deliberately" and its why; a pick with the user's own words is firmer
+    ("User: the cli is fine here, right? (we use the http client explicitly elsewhere so tests need no network)",
+     {3: 0.85}),
+    ("User: we use it explicitly here?", {}),
+    ("Assistant: Options:\nA) a mock server\nB) a bare socket\nWhich do you prefer?\nUser: B.", {4: 0.8}),
+    ("Assistant: Options:\nA) a mock server\nB) a bare socket\nWhich do you prefer?\nUser: I think B, a socket is "
+     "enough - it keeps the test suite light and fast", {4: 0.85}),
     # a bare "don't" about the product is a hint, not enough alone; asking for ideas is not a correction
     ("User: don't do it when i click the save button, though.", {6: 0.75}),
     ("User: hmm, I'm not sure this is right because quotes break it too, any suggestions?\nAssistant: You're right "
@@ -142,7 +149,7 @@ def _eval():
 
 def test_dev_split_offline_and_replay():
     """Floors a little under the figures measured when this was written (dev split, every session
-    read and tuned on: 34 sessions, precision 1.00, recall 0.84, the replay right in 34 of 34): a
+    read and tuned on: 34 sessions, precision 1.00, recall 0.86, the replay right in 34 of 34): a
     change that loses more is a regression. Names are at most 60 characters, with no tags or ellipses."""
     report = _eval().run("dev")
     offline = report["offline"]

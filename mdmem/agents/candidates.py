@@ -116,7 +116,9 @@ _END_WORDS = frozenset("a an the of to and or with for in on at by from that whi
                        "its their your our my this these those into onto via per not no any every all "
                        "o a os as de do da dos das e ou com para pra em no na nos nas que por se é um uma "
                        "sem mais muito".split())
-_CUTS = (". ", '." ', " — ", " – ", " - ", ": ", "; ", ", because ", " because ", ", since ", ", so ", ", which ", ", but ",
+_ADVERBS = re.compile(r"\s+(?:specifically|really|actually|basically|literally|definitely|probably|ideally|"
+                      r"explicitly|honestly|simply|realmente|basicamente|literalmente|provavelmente|idealmente)\b", re.I)
+_CUTS = (". ", '." ', " since ", " — ", " – ", " - ", ": ", "; ", ", because ", " because ", ", since ", ", so ", ", which ", ", but ",
          ", ", " porque ", " pois ", ", mas ", " (")
 
 
@@ -124,6 +126,9 @@ def _trim(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` characters at a clause or word boundary, never inside
     a word and never ending on a word such as "the" or "and"; no ellipsis."""
     text = text.strip(" .,;:!-—–")
+    if len(text) <= limit:
+        return text
+    text = _ADVERBS.sub("", text)  # words that say nothing of the subject go before any word that does
     if len(text) <= limit:
         return text
     # the last clause boundary that fits (a cut as early as the first ", " drops what the text says)
@@ -150,6 +155,8 @@ def title(text: str, limit: int = NAME_MAX) -> str:
     first = _EMPHASIS.sub(r"\1", first.strip("\"'“”‘’ "))  # a quoted sentence: the name is its words
     if first.startswith("(") and first.count("(") > first.count(")"):
         first = first[1:]  # "(don't add too many, just the core issue(s)": an aside never closed
+    elif first.startswith("(") and first.endswith(")") and first.count("(") == 1:
+        first = first[1:-1]  # a whole sentence said as an aside
     name = _trim(first, limit)
     name = re.sub(r"[/\\]", " ", name)  # a note name, not a path
     name = " ".join(name.split())
@@ -209,7 +216,8 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
         rejected = [r for r in detail.get("rejected") or [] if r]
         why = _BECAUSE.search(clean(best.quote)) or re.search(r":\s+(.+)", clean(best.quote))
         if best.signal.startswith("picked option"):  # an answer to offered options (agents/decisions.picks)
-            name = title(f"Escolhemos {chosen}" if pt else f"Chose {chosen}")
+            what = _USE.sub("", str(chosen)) or chosen  # "Use pymodbus (Recommended)" → "pymodbus"
+            name = title(f"Escolhemos {what}" if pt else f"Chose {what}")
             desc = one_line(f"{chosen} {'em vez de' if pt else 'over'} {', '.join(rejected)}")
             body = (f"{'Escolhido' if pt else 'Chosen'}: {clean(str(detail.get('clause') or chosen))}\n\n"
                     f"{'Descartado' if pt else 'Rejected'}: {'; '.join(clean(r) for r in rejected)}\n\n"
@@ -258,6 +266,7 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
                      evidence[:3], chosen, rejected, paths, line)
 
 
+_USE = re.compile(r"^(?:use|using|go with|usar|usando)\s+|\s*\((?:recommended|recomendad[oa])\)", re.I)
 _BECAUSE = re.compile(r"\b(?:because|since|as|so that|given that|porque|pois|já que|uma vez que)\b[\s:]*(.+)", re.I)
 
 

@@ -235,7 +235,11 @@ def picks(messages: Sequence[Message]) -> list[Evidence]:
             chosen = offer[label]
             rejected = [v for k, v in offer.items() if k != label]
             first = (sentences(m.text) or [m.text.strip()])[0]
-            found.append(Evidence(4, m.index, m.speaker, quote(first), f"picked option {label} of {len(offer)}", 0.8,
+            # the answer says more than the label ("I think B, nested in the options - it leaves room later"): the
+            # user's own reason or condition, a firmer decision than a bare "A." (0.85: it fires the Stop hook alone)
+            worded = hit is not None and len(re.findall(r"[^\W\d_]{2,}", m.text)) >= 8  # (not the option's own words)
+            found.append(Evidence(4, m.index, m.speaker, quote(first), f"picked option {label} of {len(offer)}"
+                                  + (" + the user's words" if worded else ""), 0.85 if worded else 0.8,
                                   m.offset, {"chosen": _head(chosen, keep_case=True),
                                              "rejected": [_head(r, keep_case=True) for r in rejected],
                                              "clause": quote(chosen)}))

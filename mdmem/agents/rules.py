@@ -90,7 +90,10 @@ _PREFER = [
     # convention the assistant must not "fix"
     ("on purpose", _rx(r"^\W*(?:(?:that'?s|it'?s|this is|it was|that was|yes|no|oh|ah)\W+)*(?:intentional|"
                        r"deliberate|on purpose|by design|intended)\b|\b(?:is|are|was|were) (?:intentional|deliberate|"
-                       r"on purpose|by design|intended)\b|\b(?:de propósito|proposital|intencional)\b")),
+                       r"on purpose|by design|intended)\b|\b(?:de propósito|proposital|intencional)\b|"
+                       # "we use go-git explicitly elsewhere so that no checkout is needed": a convention with its why
+                       r"\b(?:we|nós) (?:use|keep|call|run|do|avoid|usamos|mantemos|evitamos) [^.?!]{1,60}?\b(?:explicitly|"
+                       r"deliberately|intentionally|on purpose|by design|de propósito|propositalmente)\b")),
     # a tool's feature the user says is going away ("the old key is being phased out in favour of the new one")
     ("deprecated", _rx(r"\b(?:is|are|was|were|has been|have been|being|got|gets)\s+(?:being\s+|now\s+)?(?:phased out|"
                        r"deprecated|sunset|superseded|retired|end[- ]of[- ]life)\b|\bno longer (?:supported|maintained|"
