@@ -78,6 +78,9 @@ def test_what_real_people_write(text: str, expected: dict[int, float]):
      "numa fila local.", {6: 0.85}),
     ("User: publish it\nAssistant: I won't run the publish command.\nUser: why won't you run it?\nAssistant: You're "
      "right to question that.", {}),  # a bare question: too few words of its own
+    ("User: bump the timeout in config/app.yaml to 60\nAssistant: Done, the timeout is 60 now.\nUser: done? the file "
+     "still says 30 on my side\nAssistant: You're right, I did not apply it, sorry. Shall I make the edit now?", {}),
+    # (a short apology that asks what to do next: a slip owned, no point taken up)
     ("User: For the export there is also the option to write CSV files directly from the view\nAssistant: You're "
      "absolutely right! Let me add it.", {}),  # an addition, nothing said to be wrong
     ("User: ⏺ Ran 1 stop hook ⎿ Stop hook prevented continuation and then some more text here\nAssistant: Good "

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 STRENGTH = 0.85  # a conceded correction fires the Stop hook on its own (a memory dimension at >= 0.8)
 MIN_WORDS = 8    # "why won't you run it?" (5 words, conceded in a session with nothing to keep) is not enough
 MEMORY = (2, 3, 4, 6)
+SHORT = 400      # characters: a conceding reply this short that ends by asking is an apology, not a point taken up
 
 _CONCEDE = _rx(r"^\W*(?:(?:ah|oh|ok(?:ay)?|yes|yeah|yep|right|hmm|indeed|sim|ah sim|é)\W+){0,3}"
                r"(?:you['’]?re (?:absolutely |totally |completely |quite |entirely )?(?:right|correct)\b(?! to (?:ask|question|"
@@ -102,8 +103,9 @@ def conceded(messages: Sequence[Message], found: Sequence[Evidence]) -> list[Evi
         if m.speaker != "user" or m.kind or reply.speaker != "assistant" or not reply.text or reply.kind:
             continue
         hit = _CONCEDE.match(reply.text.replace("**", "").lstrip()[:200])
-        if hit is None or _PASTED_UI.search(m.text):
-            continue
+        if hit is None or _PASTED_UI.search(m.text) or (len(reply.text) < SHORT and
+                                                         reply.text.rstrip(" *_`\n").endswith("?")):
+            continue  # (a short "you're right, sorry - shall I do it now?": an apology for a slip, no point taken up)
         own = _own_words(m.text)
         if _words(own) < MIN_WORDS or _ASKS_IDEAS.search(own):
             continue  # too short to say anything, or asking for ideas ("…, any suggestions?"): not a correction
