@@ -10,8 +10,13 @@ Measured on tests/data/checkpoint-real (dev, 26 sessions): the concession opens 
 17 typed user messages; 11 of them are labelled firm items (③ ④ ⑥), 3 borderline, 3 nothing (a
 pasted UI line, a bare "why won't you run it?", an addition "there is also the approach…"). So a
 concession alone is not enough: the user's message must say something in its own words (at least
-:data:`MIN_WORDS` words, not a paste of terminal output) and carry a correction mark (a negation,
-"but", "already", "…, right?", "??") or another detector's evidence.
+:data:`MIN_WORDS` words, not a paste of terminal output, not a request for ideas) and carry a
+correction mark (a negation, "but", "already", "…, right?", "??") or another detector's evidence; and
+a short reply that apologises and asks what to do next (under :data:`SHORT` characters: "You're right,
+sorry - shall I make the edit now?") owns a slip rather than taking a point up (the written corpus's
+18-en-claimed-done, labelled nothing; the real design discussions concede, argue at length, then ask,
+and stay in). On the 34 dev sessions (after tune sessions 27-34 were merged) every conceded piece of
+evidence (9) is on a firm item.
 
 What the correction is about decides its dimension: another detector's evidence on the message
 keeps its dimension (a decision argued, ④; a rule, ②/③) and is raised to :data:`STRENGTH`; a
