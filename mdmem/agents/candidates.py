@@ -291,7 +291,8 @@ def _do_not_save(text: str, dim: int, code_ok: bool = True) -> str | None:
 def build(evidence: Sequence[Evidence], *, session: str, transcript: str | None, lang: str, known: Known,
           messages: int = 0, tool_calls: int = 0, malformed: int = 0, skipped: dict | None = None,
           today: str | None = None) -> Checkpoint:
-    """The offline checkpoint for ``evidence``: silent below two dimensions, else at most
+    """The offline checkpoint for ``evidence``: silent below two dimensions (unless one rule,
+    decision or correction reaches :data:`ALONE`), else at most
     three candidates: one per dimension, rules, feedback and decisions first (then analysis,
     milestones, task closure), then a second rule, decision or correction from another
     message when a slot is left; within a dimension the strongest evidence, the latest
