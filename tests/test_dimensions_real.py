@@ -98,10 +98,12 @@ def test_what_real_people_write(text: str, expected: dict[int, float]):
     ("Assistant: the old config key is deprecated.", {}),
     ("User: is the old key deprecated?", {}),
     # a reminder that is an instruction: about the work ③, about asking the user ②
-    ("User: fetch the open issues. and remember to sort them by date", {3: 0.8}),
+    ("User: fetch the open issues. and remember to use the date order", {3: 0.8}),
     ("User: adiciona o teste. e lembre de usar paginação", {3: 0.8}),
     ("User: remember to ask me before you push", {2: 0.8}),
     ("User: I need to remember to renew the domain", {}),
+    ("User: fix the parser and remember to run the tests", {}),  # a step of the task, not a practice
+    ("User: make sure to commit when you're done", {}),
     # a rule for the assistant in the third person, as CLAUDE.md says it
     ("User: note in CLAUDE.md that Claude should never run the load tests unless told, they cost money", {2: 0.85}),
     ("User: make sure the agent should only deploy when asked", {2: 0.85}),

@@ -99,8 +99,12 @@ _PREFER = [
                        r"deprecated|sunset|superseded|retired|end[- ]of[- ]life)\b|\bno longer (?:supported|maintained|"
                        r"recommended)\b|\b(?:está|foi|estão|foram|sendo) (?:depreciad|descontinuad|obsolet)\w*")),
     # a reminder that is an instruction ("and remember to use pagination", "don't forget to run the linter")
+    # a practice, not a step of the task: "remember to commit" / "make sure to run the tests" are not rules
     ("remember to", _rx(r"(?:^\W*|\b(?:and|also|please|pls|but|so|e|mas)\s+|[,;]\s*)(?:remember|don'?t forget|never forget|"
-                        r"be sure|make sure) to\b|(?:^\W*|\b(?:e|mas)\s+)(?:lembr[ae](?:-se)? de|não esque[çc]a de)\b")),
+                        r"be sure|make sure) to (?:always )?(?:use|avoid|prefer|keep|follow|distinguish|separate|respect|"
+                        r"handle|escape|quote|sanitize|sanitise|validate|paginate|include|ask|tell|mention|cite|"
+                        r"check (?:for|with|whether|if))\b|(?:^\W*|\b(?:e|mas)\s+)(?:lembr[ae](?:-se)? de|não esque[çc]a de) "
+                        r"(?:sempre )?(?:usar|evitar|manter|seguir|separar|distinguir|perguntar|avisar|validar|incluir)\b")),
     # what a name means here ("Acme-Docs is our repo and local folder", "when I say prod I mean the EU cluster"): ⑦
     ("what a name means", _rx(r"^\W*[\w.-]+(?: [\w.-]+)? (?:is|are) (?:our|my) (?:own )?(?:repo(?:sitory)?|project|folder|"
                               r"directory|server|machine|box|app|team|company|product|account|org\w*|domain|site|bucket|"
