@@ -49,7 +49,10 @@ _CONCEDE = _rx(r"^\W*(?:(?:ah|oh|ok(?:ay)?|yes|yeah|yep|right|hmm|indeed|sim|ah 
                r"my (?:mistake|bad|apologies)\b|i (?:was|stand) (?:wrong|corrected)\b|i (?:missed|overlooked|misread)\b|"
                r"(?:sorry|apologies)\b[^.!?\n]{0,40}\b(?:wrong|mistake|missed|misread|misunderstood|confus)|"
                r"(?:você|vc) (?:tem|está) (?:toda (?:a )?)?(?:razão|certo|certa)\b|tem (?:toda )?razão\b|bem observado\b|"
-               r"boa (?:observação|pegada|sacada)\b|erro meu\b|foi mal\b|me enganei\b)")
+               r"boa (?:observação|pegada|sacada)\b|erro meu\b|foi mal\b|me enganei\b)",
+               hints=("right", "correct", "catch", "point", "call", "eye", "fair", "mistake", "bad", "apolog", "wrong",
+                      "corrected", "missed", "overlooked", "misread", "sorry", "razão", "certo", "certa", "observ",
+                      "pegada", "sacada", "erro", "mal", "engan"))
 # the user's message says something is wrong, or doubts it: without one of these a conceded message is an
 # addition ("there is also the approach to search X"), not a correction
 _MARK = _rx(r"\b(?:not|no|never|don['’]?t|doesn['’]?t|isn['’]?t|wasn['’]?t|aren['’]?t|shouldn['’]?t|won['’]?t|"

@@ -85,7 +85,7 @@ _PREFER = [
     ("keep off a path", _rx(r"^\W*(?:(?:and|also|but|please|pls|e|mas|por favor)\W+)*(?:don'?t|do not|never|não|nunca)\s+"
                             r"(?:ever\s+)?(?:touch|edit|modify|change|delete|remove|rewrite|overwrite|reformat|rename|"
                             r"move|commit|push (?:to|into)|write (?:to|in|into)|mexa (?:em|n[oa])|mexe (?:em|n[oa])|"
-                            r"edite|altere|apague|sobrescreva)\b")),
+                            r"edite|altere|apague|sobrescreva)\b", hints=("don", "do not", "never", "não", "nao", "nunca"))),
     # something the user says is so on purpose ("intentional - keep it local!", "that's by design"): a project
     # convention the assistant must not "fix"
     ("on purpose", _rx(r"^\W*(?:(?:that'?s|it'?s|this is|it was|that was|yes|no|oh|ah)\W+)*(?:intentional|"
@@ -93,31 +93,36 @@ _PREFER = [
                        r"on purpose|by design|intended)\b|\b(?:de propósito|proposital|intencional)\b|"
                        # "we use go-git explicitly elsewhere so that no checkout is needed": a convention with its why
                        r"\b(?:we|nós) (?:use|keep|call|run|do|avoid|usamos|mantemos|evitamos) [^.?!]{1,60}?\b(?:explicitly|"
-                       r"deliberately|intentionally|on purpose|by design|de propósito|propositalmente)\b")),
+                       r"deliberately|intentionally|on purpose|by design|de propósito|propositalmente)\b",
+                       hints=("intent", "deliberat", "purpose", "design", "explicit", "propósit", "proposit"))),
     # a tool's feature the user says is going away ("the old key is being phased out in favour of the new one")
     ("deprecated", _rx(r"\b(?:is|are|was|were|has been|have been|being|got|gets)\s+(?:being\s+|now\s+)?(?:phased out|"
                        r"deprecated|sunset|superseded|retired|end[- ]of[- ]life)\b|\bno longer (?:supported|maintained|"
-                       r"recommended)\b|\b(?:está|foi|estão|foram|sendo) (?:depreciad|descontinuad|obsolet)\w*")),
+                       r"recommended)\b|\b(?:está|foi|estão|foram|sendo) (?:depreciad|descontinuad|obsolet)\w*",
+                       hints=("phased", "deprecat", "sunset", "supersed", "retired", "end", "longer", "depreciad",
+                              "descontinuad", "obsolet"))),
     # a reminder that is an instruction ("and remember to use pagination", "don't forget to run the linter")
     # a practice, not a step of the task: "remember to commit" / "make sure to run the tests" are not rules
     ("remember to", _rx(r"(?:^\W*|\b(?:and|also|please|pls|but|so|e|mas)\s+|[,;]\s*)(?:remember|don'?t forget|never forget|"
                         r"be sure|make sure) to (?:always )?(?:use|avoid|prefer|keep|follow|distinguish|separate|respect|"
                         r"handle|escape|quote|sanitize|sanitise|validate|paginate|include|ask|tell|mention|cite|"
                         r"check (?:for|with|whether|if))\b|(?:^\W*|\b(?:e|mas)\s+)(?:lembr[ae](?:-se)? de|não esque[çc]a de) "
-                        r"(?:sempre )?(?:usar|evitar|manter|seguir|separar|distinguir|perguntar|avisar|validar|incluir)\b")),
+                        r"(?:sempre )?(?:usar|evitar|manter|seguir|separar|distinguir|perguntar|avisar|validar|incluir)\b",
+                        hints=("remember", "forget", "sure to", "lembr", "esque"))),
     # what a name means here ("Acme-Docs is our repo and local folder", "when I say prod I mean the EU cluster"): ⑦
     ("what a name means", _rx(r"^\W*[\w.-]+(?: [\w.-]+)? (?:is|are) (?:our|my) (?:own )?(?:repo(?:sitory)?|project|folder|"
                               r"directory|server|machine|box|app|team|company|product|account|org\w*|domain|site|bucket|"
                               r"database|db|cluster|workspace|vault)\b|\bwhen i say [\w.\-\"'`]+,? i mean\b|"
                               r"^\W*by [\w.\-\"'`]+,? i mean\b|^\W*[\w.-]+ (?:é|são) (?:o |a )?(?:nosso|nossa|meu|minha) "
-                              r"(?:repo|repositório|projeto|pasta|servidor|máquina|app|empresa|conta|banco)\b")),
+                              r"(?:repo|repositório|projeto|pasta|servidor|máquina|app|empresa|conta|banco)\b",
+                              hints=(" our ", " my ", " mean", "nosso", "nossa", "meu ", "minha"))),
     # a rule for the assistant said in the third person, as in CLAUDE.md ("make sure Claude asks before running
     # the e2e tests, they cost tokens")
     ("agent rule", _rx(r"\b(?:claude|the agent|the assistant|the model|o claude|o agente|o assistente)\s+(?:should|must|"
                        r"shall|needs? to|has to|is (?:not )?(?:allowed|supposed) to|deve|precisa|não deve|nunca deve)"
                        r"\s+(?:(?:always|only|never|not|first|sempre|só|nunca|não)\s+\w+|(?:ask|be told|wait|check|confirm|"
                        r"run|use|avoid|prefer|write|keep|follow|read|update|stop|perguntar|esperar|rodar|usar|evitar|"
-                       r"confirmar))\b")),
+                       r"confirmar))\b", hints=("claude", "agent", "assistant", "model", "assistente", "agente"))),
 ]
 _KEEP_OFF = dict(_PREFER)["keep off a path"]
 _FROM_MATCH = frozenset(("agent rule", "remember to", "keep off a path"))
@@ -313,7 +318,8 @@ _REUSE = _rx(r"^\W*(?:but\s+|so\s+|hm+\W+)?(?:is there no|isn['’]?t there (?:a
              r"why (?:don['’]?t|didn['’]?t) (?:we|you) (?:just )?(?:use|reuse)|shouldn['’]?t (?:we|you) (?:just )?(?:use|reuse)|"
              r"não (?:tem|existe|há) (?:já )?(?:uma? )?|por que não (?:usa|usar|reaproveita))\s*(?:an? |the |some )?"
              r"(?:existing |standard |built-?in |ready-?made |common )?(librar(?:y|ies)|lib|package|module|helper|"
-             r"function|util\w*|tool|api|method|crate|gem|biblioteca|função|pacote|módulo)\b")
+             r"function|util\w*|tool|api|method|crate|gem|biblioteca|função|pacote|módulo)\b",
+             hints=("there", "we ", "why", "can't", "can’t", "não", "nao"))
 _PT_NOUNS = frozenset(("biblioteca", "função", "pacote", "módulo"))
 
 
