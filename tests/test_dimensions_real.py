@@ -108,6 +108,12 @@ def test_what_real_people_write(text: str, expected: dict[int, float]):
     ("User: note in CLAUDE.md that Claude should never run the load tests unless told, they cost money", {2: 0.85}),
     ("User: make sure the agent should only deploy when asked", {2: 0.85}),
     ("User: the agent should start faster now", {}),
+    # a standing rule asked as a question; a question about what is always so is not one
+    ("User: could you always use pnpm instead of npm in this repo?", {3: 0.8}),
+    ("User: can you never reply with more than three paragraphs?", {2: 0.8}),
+    ("User: você pode sempre responder em português?", {2: 0.8}),
+    ("User: does it always fail on the first run?", {}),
+    ("User: can you check why it always fails?", {}),
     # why not reuse what exists ("is there no library for that??")
     ("Assistant: I wrote a date parser.\nUser: isn't there a standard library function for that??", {6: 0.8}),
     ("Assistant: Escrevi um validador de datas.\nUser: não existe uma biblioteca para isso??", {6: 0.8}),

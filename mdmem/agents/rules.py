@@ -125,6 +125,11 @@ _PREFER = [
                        r"confirmar))\b", hints=("claude", "agent", "assistant", "model", "assistente", "agente"))),
 ]
 _KEEP_OFF = dict(_PREFER)["keep off a path"]
+# a standing rule asked politely ("could you always use pnpm here?", "from now on can you answer in Portuguese?")
+_ASKED_RULE = _rx(r"^\W*(?:(?:and|also|so|ok(?:ay)?|please|from now on|going forward|e|também|a partir de agora)\W+)*"
+                  r"(?:can|could|would|will) you (?:please |pls )?(?:always|never|from now on|make sure to always)\s+\w+|"
+                  r"^\W*(?:(?:e|também|a partir de agora)\W+)*(?:pode|poderia|você pode|vc pode) (?:por favor )?"
+                  r"(?:sempre|nunca)\s+\w+", hints=("always", "never", "sempre", "nunca", "from now on"))
 _FROM_MATCH = frozenset(("agent rule", "remember to", "keep off a path"))
 # a reminder about the user or asking them is a rule of behaviour (②); about the work, a domain rule (③)
 _ABOUT_ME = _rx(r"\b(?:me|my|ask|tell|confirm|check with|wait for|mim|meu|minha|perguntar?|avis[ae]r?)\b")
@@ -204,10 +209,11 @@ def rules(messages: Sequence[Message]) -> list[Evidence]:
             continue
         parts = sentences(m.text)
         for i, s in enumerate(parts):
-            if is_question(s):
+            asked = None
+            if is_question(s) and not (asked := _ASKED_RULE.match(s)):
                 continue
-            rule = _first(_RULES, s, allow_negated=True)
-            strength = 0.85
+            rule = ("asked as a question", asked) if asked else _first(_RULES, s, allow_negated=True)
+            strength = 0.8 if asked else 0.85
             if rule and rule[0] in ("always/never", "sempre/nunca") and \
                     rule[1].group().lower().startswith(("no ", "não ")):
                 rule = None
