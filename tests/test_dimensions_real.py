@@ -64,7 +64,7 @@ def test_what_real_people_write(text: str, expected: dict[int, float]):
 
 # issue 13, second round (the dev split of tests/data/checkpoint-real, paraphrased): each class of phrasing
 # with an example and a near miss that must not fire
-@pytest.mark.parametrize("text, expected", [
+SECOND_ROUND = [
     # a correction the assistant concedes ("You're right", "Good catch"), whatever the user's words
     ("User: add a retry to the upload.\nAssistant: Done, it raises after three tries.\nUser: but then the upload "
      "still just fails and nobody knows why, right?\nAssistant: You're right. Failing loudly is not enough.", {6: 0.85}),
@@ -149,9 +149,25 @@ def test_what_real_people_write(text: str, expected: dict[int, float]):
     ("User: don't do it when i click the save button, though.", {6: 0.75}),
     ("User: hmm, I'm not sure this is right because quotes break it too, any suggestions?\nAssistant: You're right "
      "- quotes are a problem either way. Options: ...", {}),
-])
+]
+
+
+@pytest.mark.parametrize("text, expected", SECOND_ROUND)
 def test_second_round_classes(text: str, expected: dict[int, float]):
     assert found(text) == expected
+
+
+def test_the_hooks_gate_lets_every_second_round_class_through():
+    """A quiet stop runs the detectors only when its new text holds a word they need (hooks.gate):
+    each class above that fires must pass it (the conceding reply included)."""
+    from mdmem.agents import hooks
+
+    for text, expected in SECOND_ROUND:
+        if not any(v >= dimensions.HIT for v in expected.values()):
+            continue
+        messages = parse(text.encode()).messages
+        users = [m for m in messages if m.speaker == "user"]
+        assert hooks.gate(users[-1:], messages, messages[:-1]), text
 
 
 def _eval():

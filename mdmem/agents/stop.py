@@ -132,7 +132,7 @@ _GATE_STEMS = (
     "forbid", "proibid", "release", "abandon", "substitu", "migr", "troc", "opt", "sense", "sentido", "compromis",
     "verbos", "wordy", "esquec", "tira", "remov", "salva", "guarda", "acert", "pick", "settl", "ditch", "replac",
     "dropp", "adopt", "adot", "usamos", "picks", "rolled", "available", "deprecat", "phased", "sunset", "supersed",
-    "descontinuad", "depreciad", "obsolet")
+    "descontinuad", "depreciad", "obsolet", "deliberat", "explicit", "intention", "purpos")
 _GATE_PHRASES = (
     "at all times", "from now on", "going forward", "moving forward", "from here on", "every time", "everytime",
     "each time", "in every", "in all", "want you", "off the table", "make sure", "you should", "we should",
@@ -157,7 +157,8 @@ _GATE_PHRASES = (
     "cut the release", "de novo", "outra vez", "same error", "same issue", "same problem", "came back",
     "on purpose", "by design", "de propósito", "no longer", "claude should", "claude must", "agent should",
     "assistant should", "claude deve", "agente deve", "is there no", "isn't there", "don't we", "why not",
-    "shouldn't we", "shouldn't you", "can't we", "não tem", "não existe", "por que não", "don’t")
+    "shouldn't we", "shouldn't you", "can't we", "não tem", "não existe", "por que não", "don’t", "be sure",
+    "sure to", " is our ", " is my ", " are our ", "i mean", "é nosso", "é o nosso", "é nossa", "é meu", "é minha")
 _GATE_PAIRS = (frozenset("go goes belong belongs live lives stay stays sit sits ficam fica vão vai".split()),
                frozenset("not never rather não nunca".split()))
 _GATE_ASSISTANT_WORDS = frozenset("merged released deployed shipped published launched tagged production subiu "
