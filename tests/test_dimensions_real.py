@@ -192,3 +192,19 @@ def test_dev_split_offline_and_replay():
     for play in report["replay"]:
         for f in play["fired"]:
             assert f["reason_chars"] <= 6000
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Assistant: When should summaries run?\nA) At commit time\nB) On demand\nWhich timing model do you want?\nUser: A.",
+     "Timing model: At commit time"),
+    ("Assistant: Two ways:\nA) A mock server\nB) A bare socket\nWhich approach?\nUser: A.", "Chose A mock server"),
+    ("Assistant: Duas formas:\nA) Fila local\nB) Polling\nQual estratégia você prefere?\nUser: A.", "Estratégia: Fila local"),
+])
+def test_a_pick_is_named_after_what_was_asked(text: str, name: str):
+    """A pick among offered options is named after what the offer asked to choose ("Which timing model
+    do you want?"), unless it asked only "which approach"."""
+    from mdmem.agents.candidates import candidate
+
+    evidence = [e for e in dimensions.detect(parse(text.encode()).messages) if e.dimension == 4]
+    lang = "pt" if "Duas" in text else "en"
+    assert candidate(1, 4, evidence, lang, "2026-01-01").name == name

@@ -217,7 +217,9 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
         why = _BECAUSE.search(clean(best.quote)) or re.search(r":\s+(.+)", clean(best.quote))
         if best.signal.startswith("picked option"):  # an answer to offered options (agents/decisions.picks)
             what = _USE.sub("", str(chosen)) or chosen  # "Use pymodbus (Recommended)" → "pymodbus"
-            name = title(f"Escolhemos {what}" if pt else f"Chose {what}")
+            topic = detail.get("topic")  # what the offer asked to choose: "Timing model: at commit time"
+            name = title(f"{topic[:1].upper()}{topic[1:]}: {what}" if topic else
+                         f"Escolhemos {what}" if pt else f"Chose {what}")
             desc = one_line(f"{chosen} {'em vez de' if pt else 'over'} {', '.join(rejected)}")
             body = (f"{'Escolhido' if pt else 'Chosen'}: {clean(str(detail.get('clause') or chosen))}\n\n"
                     f"{'Descartado' if pt else 'Rejected'}: {'; '.join(clean(r) for r in rejected)}\n\n"

@@ -200,6 +200,14 @@ _PICK = _re(r"^\W*(?i:(?:yes|yeah|yep|ok(?:ay)?|sure|sim|ok)[,.!]*[ \t]+)?"  # "
             r"([1-9])(?![\w'’.]\w|\.\d))[).:,]?(?:\s|$)")  # a capital, or a small letter alone: "a)", not "a quick"
 
 
+# what the offer asks to choose ("Which timing model do you want?" → "timing model"): the decision's subject,
+# for its name; "which approach/option/one" says nothing of it
+_TOPIC = _rx(r"\bwhich ([\w/ -]{3,40}?) (?:do|would|should|will|sounds?|is|are|works?|makes?)\b[^\n?]{0,60}\?|"
+             r"\bqual ([\w/ -]{3,40}?) (?:você|vc|prefere|faz|parece)\b[^\n?]{0,60}\?")
+_GENERIC_TOPICS = frozenset("approach option options one way path route choice solution approaches abordagem opção "
+                            "caminho alternativa".split())
+
+
 def picks(messages: Sequence[Message]) -> list[Evidence]:
     """④ The user picks one of the options the assistant offered ("A.", "I think B, nested in
     strategy options - it leaves room to customise later") in reply to a message that lists at
@@ -208,6 +216,7 @@ def picks(messages: Sequence[Message]) -> list[Evidence]:
     answer), with the options' text as chosen/rejected."""
     found: list[Evidence] = []
     offer: dict[str, str] = {}
+    topic: str | None = None
     for m in messages:
         if m.speaker == "assistant":
             if m.text and m.kind != "prompt":
@@ -221,6 +230,8 @@ def picks(messages: Sequence[Message]) -> list[Evidence]:
                     if label.isdigit() == digits:
                         options.setdefault(label, text.strip(" :"))
                 offer = options if len(options) >= 2 and _CHOOSE.search(m.text[-1500:]) else {}
+                asked = [t.group(1) or t.group(2) for t in _TOPIC.finditer(m.text[-1500:])]
+                topic = asked[-1].strip() if asked and asked[-1].strip().lower() not in _GENERIC_TOPICS else None
             continue
         if not offer or not m.text or len(m.text) > 1500:
             offer = {}
@@ -242,7 +253,7 @@ def picks(messages: Sequence[Message]) -> list[Evidence]:
                                   + (" + the user's words" if worded else ""), 0.85 if worded else 0.8,
                                   m.offset, {"chosen": _head(chosen, keep_case=True),
                                              "rejected": [_head(r, keep_case=True) for r in rejected],
-                                             "clause": quote(chosen)}))
+                                             "clause": quote(chosen), "topic": topic}))
         offer = {}
     return found
 
