@@ -146,6 +146,16 @@ def _trim(text: str, limit: int) -> str:
 _EMPHASIS = re.compile(r"(?<![\w*])[*_](\S(?:[^*_]*\S)?)[*_](?![\w*])")  # *does*, _do_: the word
 
 
+def _unaside(text: str) -> str:
+    """``text`` without the parenthesis of an aside that opens it: never closed ("(don't add too many,
+    just the core issue(s)"), or around the whole sentence."""
+    if text.startswith("(") and text.count("(") > text.count(")"):
+        return text[1:]
+    if text.startswith("(") and text.endswith(")") and text.count("(") == 1:
+        return text[1:-1]
+    return text
+
+
 def title(text: str, limit: int = NAME_MAX) -> str:
     """The subject of ``text`` as a name: markup and lead-ins ("ok, also please remember…")
     dropped, the first sentence, at most ``limit`` characters (a clause or whole words),
@@ -153,10 +163,7 @@ def title(text: str, limit: int = NAME_MAX) -> str:
     flat = _FILLER.sub("", clean(text)) or clean(text)
     first = _PLEASE.sub("", _SMILEY.sub("", re.split(r"(?<=[.!?])\s+", flat, maxsplit=1)[0]).rstrip(" .!?"))
     first = _EMPHASIS.sub(r"\1", first.strip("\"'“”‘’ "))  # a quoted sentence: the name is its words
-    if first.startswith("(") and first.count("(") > first.count(")"):
-        first = first[1:]  # "(don't add too many, just the core issue(s)": an aside never closed
-    elif first.startswith("(") and first.endswith(")") and first.count("(") == 1:
-        first = first[1:-1]  # a whole sentence said as an aside
+    first = _unaside(first)
     name = _trim(first, limit)
     name = re.sub(r"[/\\]", " ", name)  # a note name, not a path
     name = " ".join(name.split())
@@ -198,10 +205,10 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
                 f"{'Entrega' if pt else 'Delivered'}: {clean(summary)}\n\n{'Prova' if pt else 'Proof'}: "
                 f"{clean(best.quote)} ({best.signal}).\n\n{said}")
     elif dim == 2:
-        rule = clean(detail.get("rule") or best.quote)
+        rule = _unaside(clean(detail.get("rule") or best.quote))
         name = title(subject)
-        desc = one_line(("Regra para o CLAUDE.md: " if pt else "Rule for CLAUDE.md: ") + (_FILLER.sub("", clean(subject))
-                                                                                          or rule))
+        desc = one_line(("Regra para o CLAUDE.md: " if pt else "Rule for CLAUDE.md: ") +
+                        (_FILLER.sub("", _unaside(clean(subject))) or rule))
         line = "- " + (_FILLER.sub("", rule) or rule)
         body = f"{line}\n\n{said}"
     elif dim == 3:
