@@ -230,7 +230,7 @@ def picks(messages: Sequence[Message]) -> list[Evidence]:
                     if label.isdigit() == digits:
                         options.setdefault(label, text.strip(" :"))
                 offer = options if len(options) >= 2 and _CHOOSE.search(m.text[-1500:]) else {}
-                asked = [t.group(1) or t.group(2) for t in _TOPIC.finditer(m.text[-1500:])]
+                asked = [t.group(1) or t.group(2) for t in _TOPIC.finditer(m.text[-1500:])] if offer else []
                 topic = asked[-1].strip() if asked and asked[-1].strip().lower() not in _GENERIC_TOPICS else None
             continue
         if not offer or not m.text or len(m.text) > 1500:
