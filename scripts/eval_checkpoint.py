@@ -11,7 +11,8 @@ and are tuned on with tune; holdout3 (41-) was labelled blind to the detectors a
 1. The offline path (``mdmem checkpoint TRANSCRIPT``, no model) against the labels:
    - gold = the **firm** items. A suggestion is right when its dimension is the item's and its
      first evidence is the item's message (same JSONL line, or the item's quote inside the
-     message's text: the labels' ``message`` numbers follow other counting rules, SOURCES.md).
+     message's text: the labels' ``message`` numbers follow other counting rules, SOURCES.md;
+     a quote under 12 characters, such as "A.", only when it is the whole message).
    - **borderline** items are neutral: a suggestion that hits one is neither right nor wrong
      (left out of precision), and they are not in recall. ``precision_lenient`` counts them right.
    - recall is "of what <= 3 suggestions can hold": per session, at most min(3, firm items)
@@ -99,7 +100,10 @@ def offline(path: Path, labels: dict, vault: Path) -> dict:
         m = by_index.get(e.index)
         if m is None:
             return False
-        return lines.line(m.offset) == item["line"] or _norm(item["quote"]) in _norm(m.text)
+        quote = _norm(item["quote"])
+        # a quote as short as "A." is inside many messages: it matches only the whole message
+        return lines.line(m.offset) == item["line"] or (quote in _norm(m.text) if len(quote) >= 12 else
+                                                        quote == _norm(m.text))
 
     rows = []
     for c in result.candidates:

@@ -105,10 +105,22 @@ def test_silent_below_two_dimensions_and_nothing_stored(cli, vault: Path, tmp_pa
     source.write_text("User: What time is it in Lisbon?\nAssistant: It is 14:05 there.\n")
     assert cli("checkpoint", source, "--vault", vault).stdout == \
         "[Checkpoint] This conversation hit 0/7 dimensions: nothing to suggest.\n"
-    source.write_text("User: Always answer with the conclusion first.\nAssistant: Will do.\n")
-    assert cli.json("checkpoint", source, "--vault", vault)["candidates"] == []
+    # one dimension, hit by a weak piece only (an assistant's suggestion the user let through: 0.7)
+    source.write_text("User: How should the worker get jobs?\nAssistant: I would use a queue rather than polling "
+                      "because it scales.\nUser: ok, go ahead\n")
+    data = cli.json("checkpoint", source, "--vault", vault)
+    assert (data["dimensions"], data["candidates"]) == ([4], [])
     assert not (vault / ".mdmem" / "checkpoints").exists()
     cli("checkpoint", "accept", "1", "--vault", vault, code=1)
+
+
+def test_one_strong_rule_alone_is_suggested(cli, vault: Path, tmp_path: Path):
+    """A rule, decision or correction at 0.8 or more is a suggestion on its own (candidates.ALONE)."""
+    source = tmp_path / "t.md"
+    source.write_text("User: Always answer with the conclusion first.\nAssistant: Will do.\n")
+    data = cli.json("checkpoint", source, "--vault", vault)
+    assert data["dimensions"] == [2]
+    assert [(c["type"], c["name"]) for c in data["candidates"]] == [("claude-md", "Always answer with the conclusion first")]
 
 
 def test_accept_saves_through_save_and_skip_discards(cli, vault: Path, tmp_path: Path):

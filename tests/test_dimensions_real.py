@@ -34,7 +34,7 @@ def found(text: str) -> dict[int, float]:
      "not you editing this repo.", {6: 0.85}),
     ("User: I only want one install of you, preferably brew", {3: 0.8}),
     ("User: imports go at the top of modules, not inside of methods.", {3: 0.8}),
-    ("User: Do not use it with any repositories other than acme/widgets", {3: 0.8, 6: 0.85}),
+    ("User: Do not use it with any repositories other than acme/widgets", {3: 0.8, 6: 0.75}),
     ("User: let's make sure we're using US English everywhere please", {3: 0.8}),
     ("User: also please remember always UK english not US english.", {2: 0.85}),
     # a standing safeguard, a spelling convention (③: about the project's text)
@@ -62,19 +62,129 @@ def test_what_real_people_write(text: str, expected: dict[int, float]):
     assert found(text) == expected
 
 
+# issue 13, second round (the dev split of tests/data/checkpoint-real, paraphrased): each class of phrasing
+# with an example and a near miss that must not fire
+SECOND_ROUND = [
+    # a correction the assistant concedes ("You're right", "Good catch"), whatever the user's words
+    ("User: add a retry to the upload.\nAssistant: Done, it raises after three tries.\nUser: but then the upload "
+     "still just fails and nobody knows why, right?\nAssistant: You're right. Failing loudly is not enough.", {6: 0.85}),
+    ("User: document the sync flow\nAssistant: The sync only runs on manual saves.\nUser: that part is wrong, for "
+     "scheduled saves we also run the sync from a cron job, so both paths sync\nAssistant: You're absolutely right! "
+     "Let me fix that.", {3: 0.85}),  # a fact corrected, stated in the user's words: ③
+    ("Assistant: I'll summarise the whole log.\nUser: we should be summarising only the last step I think, not the "
+     "entire log of the run\nAssistant: Good catch - only the last step.", {4: 0.85}),  # a decision argued
+    ("User: corrige o upload\nAssistant: Pronto, agora falha depois de três tentativas.\nUser: mas isso ainda faz o "
+     "upload falhar e o usuário fica sem saber o que fazer, certo?\nAssistant: Você tem razão. O upload deveria cair "
+     "numa fila local.", {6: 0.85}),
+    ("User: publish it\nAssistant: I won't run the publish command.\nUser: why won't you run it?\nAssistant: You're "
+     "right to question that.", {}),  # a bare question: too few words of its own
+    ("User: bump the timeout in config/app.yaml to 60\nAssistant: Done, the timeout is 60 now.\nUser: done? the file "
+     "still says 30 on my side\nAssistant: You're right, I did not apply it, sorry. Shall I make the edit now?", {}),
+    # (a short apology that asks what to do next: a slip owned, no point taken up)
+    ("User: For the export there is also the option to write CSV files directly from the view\nAssistant: You're "
+     "absolutely right! Let me add it.", {}),  # an addition, nothing said to be wrong
+    ("User: ⏺ Ran 1 stop hook ⎿ Stop hook prevented continuation and then some more text here\nAssistant: Good "
+     "catch! Those are hooks.", {}),  # Claude Code's UI pasted back
+    # a path kept off limits: ③ with its path, not a correction
+    ("User: update the index. never edit the `drafts/` folder, I write those myself.", {3: 0.85}),
+    ("User: não mexa na pasta `rascunhos/`, eu mesmo faço isso.", {3: 0.85}),
+    ("User: don't touch anything yet", {6: 0.75}),
+    # something kept so on purpose
+    ("User: that's by design - leave the cache files out of git!", {3: 0.85}),
+    ("User: isso é proposital - mantém fora do git!", {3: 0.85}),
+    ("User: was that intentional?", {}),
+    # a tool's feature going away, said by the user
+    ("User: the old config key is deprecated in favour of the new settings block, see the docs", {3: 0.8}),
+    ("Assistant: the old config key is deprecated.", {}),
+    ("User: is the old key deprecated?", {}),
+    # a reminder that is an instruction: about the work ③, about asking the user ②
+    ("User: fetch the open issues. and remember to use the date order", {3: 0.8}),
+    ("User: adiciona o teste. e lembre de usar paginação", {3: 0.8}),
+    ("User: remember to ask me before you push", {2: 0.8}),
+    ("User: I need to remember to renew the domain", {}),
+    ("User: fix the parser and remember to run the tests", {}),  # a step of the task, not a practice
+    ("User: make sure to commit when you're done", {}),
+    # a rule for the assistant in the third person, as CLAUDE.md says it
+    ("User: note in CLAUDE.md that Claude should never run the load tests unless told, they cost money", {2: 0.85}),
+    ("User: make sure the agent should only deploy when asked", {2: 0.85}),
+    ("User: the agent should start faster now", {}),
+    # a standing rule asked as a question; a question about what is always so is not one
+    ("User: could you always use pnpm instead of npm in this repo?", {3: 0.8}),
+    ("User: can you never reply with more than three paragraphs?", {2: 0.8}),
+    ("User: você pode sempre responder em português?", {2: 0.8}),
+    ("User: does it always fail on the first run?", {}),
+    ("User: can you check why it always fails?", {}),
+    # why not reuse what exists ("is there no library for that??")
+    ("Assistant: I wrote a date parser.\nUser: isn't there a standard library function for that??", {6: 0.8}),
+    ("Assistant: Escrevi um validador de datas.\nUser: não existe uma biblioteca para isso??", {6: 0.8}),
+    ("User: is there no way to see the logs?", {}),
+    # "don't" with a request: how the user wants that kind of work done (②, a hint); alone, a correction
+    ("User: can you add a test for the parser? (don't add many, only the main case)", {2: 0.7}),
+    ("User: don't add many tests.", {6: 0.75}),
+    # the user's own data is the project's (③), even misspelt around it
+    ("User: fix the scroll bug. make sure you do not lose my data in the databas", {3: 0.8}),
+    # (after sessions 27-34 were merged) a reminder said "be sure to"; what a name means here (⑦)
+    ("User: move the server files into infra/, but be sure to keep the staging and production configs apart",
+     {3: 0.8}),
+    ("User: be sure you're happy with it", {}),
+    ("User: Acme-Docs is our repo and local folder (documents/acme-docs)", {7: 0.8}),
+    ("User: when I say prod I mean the EU cluster", {7: 0.8}),
+    ("User: the bug is in our repo", {}),
+    # a pick after "yes,"; a value settled on in quotes; a stop with a doubt
+    ("Assistant: Options:\nA) a mock server\nB) a bare socket\nWhich do you prefer?\nUser: yes, option a, but note "
+     "that we should also cover the http mode.", {4: 0.85}),
+    ("User: ok let's do `Last seen: <date>`", {4: 0.8}),
+    ("User: let's do the tests next", {}),
+    ("User: wait, that doesn't seem like it would work in CI.", {6: 0.85}),
+    ("User: espera, isso não vai funcionar no CI.", {6: 0.85}),
+    ("User: wait for the build to finish", {}),
+    # a convention said with "explicitly"/"deliberately" and its why; a pick with the user's own words is firmer
+    ("User: the cli is fine here, right? (we use the http client explicitly elsewhere so tests need no network)",
+     {3: 0.85}),
+    ("User: we use it explicitly here?", {}),
+    ("Assistant: Options:\nA) a mock server\nB) a bare socket\nWhich do you prefer?\nUser: B.", {4: 0.8}),
+    ("Assistant: Options:\nA) a mock server\nB) a bare socket\nWhich do you prefer?\nUser: I think B, a socket is "
+     "enough - it keeps the test suite light and fast", {4: 0.85}),
+    # a bare "don't" about the product is a hint, not enough alone; asking for ideas is not a correction
+    ("User: don't do it when i click the save button, though.", {6: 0.75}),
+    ("User: hmm, I'm not sure this is right because quotes break it too, any suggestions?\nAssistant: You're right "
+     "- quotes are a problem either way. Options: ...", {}),
+]
+
+
+@pytest.mark.parametrize("text, expected", SECOND_ROUND)
+def test_second_round_classes(text: str, expected: dict[int, float]):
+    assert found(text) == expected
+
+
+def test_the_hooks_gate_lets_every_second_round_class_through():
+    """A quiet stop runs the detectors only when its new text holds a word they need (hooks.gate):
+    each class above that fires must pass it (the conceding reply included)."""
+    from mdmem.agents import hooks
+
+    for text, expected in SECOND_ROUND:
+        if not any(v >= dimensions.HIT for v in expected.values()):
+            continue
+        messages = parse(text.encode()).messages
+        users = [m for m in messages if m.speaker == "user"]
+        assert hooks.gate(users[-1:], messages, messages[:-1]), text
+
+
 def _eval():
     return script("eval_checkpoint")
 
 
-def test_tune_split_offline_and_replay():
-    """Floors a little under the figures measured when this was written (tune split, 24 sessions after
-    21-34 were added: precision 0.90, recall 0.36, the replay right in 16 of 24): a change that loses
-    more is a regression. Names are at most 60 characters, with no tags or ellipses."""
-    report = _eval().run("tune")
+def test_dev_split_offline_and_replay():
+    """Floors a little under the figures measured when this was written (dev split, every session
+    read and tuned on: 34 sessions, precision 1.00, recall 0.86, the replay right in 34 of 34): a
+    change that loses more is a regression (floors, not the figures: sessions added to the dev split
+    later may be harder). Names are at most 60 characters, with no tags or ellipses."""
+    report = _eval().run("dev")
     offline = report["offline"]
-    assert offline["precision"] >= 0.85 and offline["recall"] >= 0.33, offline
-    assert report["sessions"] == 24
-    assert report["fire_right"] >= 16, [(p["file"], p["fired"]) for p in report["replay"]]
+    assert report["sessions"] >= 34
+    assert offline["precision"] >= 0.9 and offline["recall"] >= 0.75, offline
+    assert report["fire_right"] >= 0.9 * report["sessions"], [(p["file"], bool(p["fired"]), p["worth"])
+                                                              for p in report["replay"]]
     for row in report["rows"]:
         for c in row["candidates"]:
             assert len(c["name"]) <= 60 and "…" not in c["name"] and "<" not in c["name"], c["name"]
@@ -82,3 +192,19 @@ def test_tune_split_offline_and_replay():
     for play in report["replay"]:
         for f in play["fired"]:
             assert f["reason_chars"] <= 6000
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Assistant: When should summaries run?\nA) At commit time\nB) On demand\nWhich timing model do you want?\nUser: A.",
+     "Timing model: At commit time"),
+    ("Assistant: Two ways:\nA) A mock server\nB) A bare socket\nWhich approach?\nUser: A.", "Chose A mock server"),
+    ("Assistant: Duas formas:\nA) Fila local\nB) Polling\nQual estratégia você prefere?\nUser: A.", "Estratégia: Fila local"),
+])
+def test_a_pick_is_named_after_what_was_asked(text: str, name: str):
+    """A pick among offered options is named after what the offer asked to choose ("Which timing model
+    do you want?"), unless it asked only "which approach"."""
+    from mdmem.agents.candidates import candidate
+
+    evidence = [e for e in dimensions.detect(parse(text.encode()).messages) if e.dimension == 4]
+    lang = "pt" if "Duas" in text else "en"
+    assert candidate(1, 4, evidence, lang, "2026-01-01").name == name

@@ -218,6 +218,31 @@ def test_the_reason_a_user_gives_for_rejecting_a_tool_call_is_theirs(tmp_path: P
     assert turn.request == 0 and turn.final == 4
 
 
+@pytest.mark.parametrize("compact", [True, False])
+def test_text_typed_beside_a_tool_result_joins_the_running_turn(tmp_path: Path, compact: bool):
+    """Text the user types while a tool runs is a text block after the tool_result in the same record; a
+    text block inside the tool result's own content is the tool's output, not the user's."""
+    lines = [
+        _record("user", "Review the PR comments."),
+        _record("assistant", [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}], id="a1"),
+        _record("user", [{"type": "tool_result", "tool_use_id": "t1", "content": "42 comments"},
+                         {"type": "text", "text": "and remember to use pagination"}]),
+        _record("user", [{"type": "tool_result", "tool_use_id": "t2",
+                          "content": [{"type": "text", "text": "tool output, not the user"}]}]),
+        _record("assistant", [{"type": "text", "text": "Fetched every page."}], id="a2"),
+    ]
+    if compact:
+        lines = [json.dumps(json.loads(line), separators=(",", ":")) for line in lines]
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    tr = transcript.read(path)
+    assert [(m.speaker, m.kind, m.text) for m in tr.messages] == [
+        ("user", "", "Review the PR comments."), ("assistant", "", ""),
+        ("user", "queued", "and remember to use pagination"), ("assistant", "", "Fetched every page.")]
+    (turn,) = transcript.turns(tr.messages)
+    assert turn.request == 0 and turn.final == 3
+
+
 def test_a_transcript_that_is_not_a_regular_file_is_one_line_exit_1(tmp_path: Path, cli, vault: Path):
     fifo = tmp_path / "fifo.jsonl"
     os.mkfifo(fifo)

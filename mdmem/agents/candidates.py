@@ -24,6 +24,11 @@ from mdmem.base.layout import STATE_DIR, safe_session
 LANGS = ("en", "pt")  # the languages of the checkpoint's text and of the scan prompt
 MAX_CANDIDATES = 3
 MIN_DIMENSIONS = 2
+# one rule, decision or correction this strong is worth a suggestion on its own (what fires the Stop hook
+# alone, agents/stop): measured on the dev sessions of tests/data/checkpoint-real, the two-dimension floor
+# kept 5 sessions with firm items silent (a design discussion of decisions only, one prompt with two rules)
+# and no session with nothing to keep has such evidence
+ALONE = 0.8
 NAME_MAX = 60        # characters of a candidate's name (the subject, a note's title)
 DESCRIPTION_MAX = 160
 BODY_MAX = 3000
@@ -111,7 +116,9 @@ _END_WORDS = frozenset("a an the of to and or with for in on at by from that whi
                        "its their your our my this these those into onto via per not no any every all "
                        "o a os as de do da dos das e ou com para pra em no na nos nas que por se é um uma "
                        "sem mais muito".split())
-_CUTS = (" — ", " – ", " - ", ": ", "; ", ", because ", " because ", ", since ", ", so ", ", which ", ", but ",
+_ADVERBS = re.compile(r"\s+(?:specifically|really|actually|basically|literally|definitely|probably|ideally|"
+                      r"explicitly|honestly|simply|realmente|basicamente|literalmente|provavelmente|idealmente)\b", re.I)
+_CUTS = (". ", '." ', " since ", " — ", " – ", " - ", ": ", "; ", ", because ", " because ", ", since ", ", so ", ", which ", ", but ",
          ", ", " porque ", " pois ", ", mas ", " (")
 
 
@@ -121,8 +128,12 @@ def _trim(text: str, limit: int) -> str:
     text = text.strip(" .,;:!-—–")
     if len(text) <= limit:
         return text
-    best = max((text.find(cut, 20) for cut in _CUTS if 20 <= text.find(cut, 20) <= limit), default=-1)
-    if best >= 20:
+    text = _ADVERBS.sub("", text)  # words that say nothing of the subject go before any word that does
+    if len(text) <= limit:
+        return text
+    # the last clause boundary that fits (a cut as early as the first ", " drops what the text says)
+    best = max((text.rfind(cut, 20, limit + len(cut)) for cut in _CUTS), default=-1)
+    if best >= max(20, limit // 2):  # (a clause cut in the first half loses more than a cut between words)
         text = text[:best]
     else:
         text = text[:limit + 1].rsplit(" ", 1)[0] if " " in text[:limit + 1] else text[:limit]
@@ -132,12 +143,39 @@ def _trim(text: str, limit: int) -> str:
     return " ".join(words).rstrip(" .,;:!-—–(")
 
 
+_EMPHASIS = re.compile(r"(?<![\w*])[*_](\S(?:[^*_]*\S)?)[*_](?![\w*])")  # *does*, _do_: the word
+
+
+def _unaside(text: str) -> str:
+    """``text`` without the parenthesis of an aside that opens it: never closed ("(don't add too many,
+    just the core issue(s)"), or around the whole sentence."""
+    if text.startswith("(") and text.count("(") > text.count(")"):
+        return text[1:]
+    if text.startswith("(") and text.endswith(")") and text.count("(") == 1:
+        return text[1:-1]
+    return text
+
+
+_QUOTES = "\"'“”‘’"
+
+
+def _unquote(text: str) -> str:
+    """A sentence in quotes without them; a name that only begins with a quoted word keeps both quotes
+    ('"Claude Tmux" app launches …' lost its first quote only, when both ends were stripped)."""
+    text = text.strip()
+    if len(text) > 1 and text[0] in _QUOTES and text[-1] in _QUOTES and text[1:-1].count(text[0]) == 0:
+        return text[1:-1].strip()
+    return text
+
+
 def title(text: str, limit: int = NAME_MAX) -> str:
     """The subject of ``text`` as a name: markup and lead-ins ("ok, also please remember…")
     dropped, the first sentence, at most ``limit`` characters (a clause or whole words),
     capitalised, no trailing punctuation."""
     flat = _FILLER.sub("", clean(text)) or clean(text)
-    first = _PLEASE.sub("", _SMILEY.sub("", re.split(r"(?<=[.!?])\s+", flat, maxsplit=1)[0]).rstrip(" .!"))
+    first = _PLEASE.sub("", _SMILEY.sub("", re.split(r"(?<=[.!?])\s+", flat, maxsplit=1)[0]).rstrip(" .!?"))
+    first = _EMPHASIS.sub(r"\1", _unquote(first))  # a quoted sentence: the name is its words
+    first = _unaside(first)
     name = _trim(first, limit)
     name = re.sub(r"[/\\]", " ", name)  # a note name, not a path
     name = " ".join(name.split())
@@ -179,16 +217,16 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
                 f"{'Entrega' if pt else 'Delivered'}: {clean(summary)}\n\n{'Prova' if pt else 'Proof'}: "
                 f"{clean(best.quote)} ({best.signal}).\n\n{said}")
     elif dim == 2:
-        rule = clean(detail.get("rule") or best.quote)
+        rule = _unaside(clean(detail.get("rule") or best.quote))
         name = title(subject)
-        desc = one_line(("Regra para o CLAUDE.md: " if pt else "Rule for CLAUDE.md: ") + (_FILLER.sub("", clean(subject))
-                                                                                          or rule))
+        desc = one_line(("Regra para o CLAUDE.md: " if pt else "Rule for CLAUDE.md: ") +
+                        (_FILLER.sub("", _unaside(clean(subject))) or rule))
         line = "- " + (_FILLER.sub("", rule) or rule)
         body = f"{line}\n\n{said}"
     elif dim == 3:
         rule = clean(detail.get("rule") or best.quote)
         paths = list(detail.get("paths") or [])
-        name = title(subject)
+        name = title(detail.get("title") or detail.get("conceded") or subject)
         desc = one_line(_FILLER.sub("", clean(subject)) or rule)
         body = "\n".join(f"- {_FILLER.sub('', clean(e.quote)) or clean(e.quote)}" for e in evidence[:3]
                          if e.detail.get("paths") == detail.get("paths")) + f"\n\n{said}"
@@ -197,7 +235,10 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
         rejected = [r for r in detail.get("rejected") or [] if r]
         why = _BECAUSE.search(clean(best.quote)) or re.search(r":\s+(.+)", clean(best.quote))
         if best.signal.startswith("picked option"):  # an answer to offered options (agents/decisions.picks)
-            name = title(f"Escolhemos {chosen}" if pt else f"Chose {chosen}")
+            what = _USE.sub("", str(chosen)) or chosen  # "Use pymodbus (Recommended)" → "pymodbus"
+            topic = detail.get("topic")  # what the offer asked to choose: "Timing model: at commit time"
+            name = title(f"{topic[:1].upper()}{topic[1:]}: {what}" if topic else
+                         f"Escolhemos {what}" if pt else f"Chose {what}")
             desc = one_line(f"{chosen} {'em vez de' if pt else 'over'} {', '.join(rejected)}")
             body = (f"{'Escolhido' if pt else 'Chosen'}: {clean(str(detail.get('clause') or chosen))}\n\n"
                     f"{'Descartado' if pt else 'Rejected'}: {'; '.join(clean(r) for r in rejected)}\n\n"
@@ -207,6 +248,9 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
         if chosen and rejected:
             name = title(f"Escolhemos {chosen} em vez de {rejected[0]}" if pt else f"Chose {chosen} over {rejected[0]}")
             desc = one_line(f"{chosen} {'em vez de' if pt else 'over'} {rejected[0]}" + (f": {why.group(1)}" if why else ""))
+        elif chosen:  # a value settled on ("ok let's do `Last seen: <date>`")
+            name = title(f"Escolhemos {chosen}" if pt else f"Chose {chosen}")
+            desc = one_line(best.quote)
         else:
             name = title(subject)
             desc = one_line(best.quote)
@@ -224,11 +268,15 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
             body = (f"{'Prática' if pt else 'Practice'}: {clean(practice or '—')}\n\n"
                     f"{'Confirmação do usuário' if pt else 'The user confirmed'}: {clean(best.quote)}\n\n{said}")
         else:
-            name = title(subject)
+            # a correction the assistant conceded: its restatement names the point better than the user's doubt
+            conceded = detail.get("conceded")
+            name = title(detail.get("title") or conceded or subject)
             desc = one_line(("O usuário corrigiu: " if pt else "The user corrected: ") + _FILLER.sub("", clean(subject)))
             because = "Por quê: o usuário corrigiu esta prática" if pt else "Why: the user corrected this practice"
             body = (f"- {_FILLER.sub('', clean(best.quote)) or clean(best.quote)}\n\n{because}"
-                    + (f" ({'depois de' if pt else 'after'}: {clean(practice)})" if practice else "") + f".\n\n{said}")
+                    + (f" ({'depois de' if pt else 'after'}: {clean(practice)})" if practice else "") + "."
+                    + (f"\n\n{'O assistente reconheceu' if pt else 'The assistant agreed'}: {clean(conceded)}"
+                       if conceded else "") + f"\n\n{said}")
     else:
         kind = "user" if detail.get("about_user") else "reference"
         name = title(best.quote)
@@ -239,6 +287,7 @@ def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today:
                      evidence[:3], chosen, rejected, paths, line)
 
 
+_USE = re.compile(r"^(?:use|using|go with|usar|usando)\s+|\s*\((?:recommended|recomendad[oa])\)", re.I)
 _BECAUSE = re.compile(r"\b(?:because|since|as|so that|given that|porque|pois|já que|uma vez que)\b[\s:]*(.+)", re.I)
 
 
@@ -268,7 +317,8 @@ def _do_not_save(text: str, dim: int, code_ok: bool = True, claim: str | None = 
 def build(evidence: Sequence[Evidence], *, session: str, transcript: str | None, lang: str, known: Known,
           messages: int = 0, tool_calls: int = 0, malformed: int = 0, skipped: dict | None = None,
           today: str | None = None) -> Checkpoint:
-    """The offline checkpoint for ``evidence``: silent below two dimensions, else at most
+    """The offline checkpoint for ``evidence``: silent below two dimensions (unless one rule,
+    decision or correction reaches :data:`ALONE`), else at most
     three candidates: one per dimension, rules, feedback and decisions first (then analysis,
     milestones, task closure), then a second rule, decision or correction from another
     message when a slot is left; within a dimension the strongest evidence, the latest
@@ -279,7 +329,7 @@ def build(evidence: Sequence[Evidence], *, session: str, transcript: str | None,
     candidates: list[Candidate] = []
     dropped: list[Dropped] = []
     seen: set[str] = set()
-    if len(order) >= MIN_DIMENSIONS:
+    if len(order) >= MIN_DIMENSIONS or any(RANK[d] == 0 and found[d][0].strength >= ALONE for d in order):
         queue = [(d, found[d][0]) for d in order] + \
             [(d, e) for d in order if RANK[d] == 0 for e in found[d][1:3] if e.strength >= 0.8]
         used: set[int] = set()

@@ -89,6 +89,10 @@ _DECIDE_USER = [
     ("not worth the complexity", _rx(r"\b(?:adds?|adding) (?:(?:too much|unnecessary|more|extra|a lot of) )?complexity\b|"
                                      r"\bnot worth (?:it|the (?:complexity|effort))\b|\boverkill\b|\byagni\b|"
                                      r"\bkeep it simple\b|\bcomplexidade (?:desnecessária|demais)\b|\bnão vale a pena\b")),
+    # the user settles on a value after a back and forth ("ok let's do `Last seen: <date>`"): the value is quoted
+    ("let's do `X`", _rx(r"^\W*(?:(?:ok(?:ay)?|alright|fine|sure|yes|yeah|then|so)\W+)*(?:let'?s|vamos)\s+(?:just\s+)?"
+                         r"(?:do|go with|use|keep|make it|call it|fazer|usar|de|com|deixar)\s+(`[^`\n]{2,80}`|\"[^\"\n]{2,80}\"|"
+                         r"“[^”\n]{2,80}”)")),
     ("I think we should", _rx(r"\bi think\b[^.;?]{0,60}?\bwe should\b|\bacho que\b[^.;?]{0,60}?\b(?:devemos|deveríamos)\b")),
 ]
 _FOR_NOW = _rx(r"\b(?:for now|later|instead|just|rather|por enquanto|depois|em vez)\b")
@@ -109,7 +113,7 @@ _DECISION_HINTS = (
 _DECISION_USER_HINTS = (
     "over", "drop", "skip", "ditch", "scrap", "forget", "remove", "lose", "esquece", "tira", "so no", "então sem",
     "entao sem", "não precisa", "complex", "not worth", "overkill", "yagni", "simple", "não vale", "i think",
-    "acho que")
+    "acho que", "let's", "lets", "let’s")
 
 
 def decisions(messages: Sequence[Message]) -> list[Evidence]:
@@ -146,6 +150,8 @@ def decisions(messages: Sequence[Message]) -> list[Evidence]:
                 signal = " + ".join(x for x in (choice[0], alt and "alternative", reason and "reason") if x)
             elif said and said[0] == "X over Y:":
                 strength, signal = 0.9, "X over Y + reason"
+            elif said and said[0] == "let's do `X`":
+                strength, signal = 0.8, said[0]
             elif said and said[0] in ("drop X and just Y", "so no X"):
                 strength, signal = 0.8, said[0]
             elif said and said[0] == "not worth the complexity":
@@ -167,6 +173,8 @@ def decisions(messages: Sequence[Message]) -> list[Evidence]:
             if approved and not user:
                 signal += " + approved by the user"
             chosen, rejected = _choice_parts(s)
+            if said and said[0] == "let's do `X`":
+                chosen = said[1].group(1).strip("`\"“” ")
             at = next((x[1].start() for x in (choice, said) if x), alt.start() if alt else 0)
             found.append(Evidence(4, m.index, m.speaker, quote(s), signal, strength, m.offset,
                                   {"chosen": chosen, "rejected": rejected, "clause": clause(s, at)}))
@@ -185,9 +193,19 @@ _OPTION = _re(r"^[ \t]*(?:[-*•][ \t]*)?(?:#{1,4}[ \t]*)?(?:\*\*)?(?:option[ \t
 _CHOOSE = _rx(r"\b(?:which|prefer|option|approach|choose|pick|would you like|do you want|or|qual|quais|prefere|"
               r"opção|escolhe)\b[^\n]{0,120}(?:\?|:[ \t]*$)", re.I | re.M)
 # the user's answer opens with one of the labels: "A.", "B, nested in ...", "I think B", "option 2", "go with C"
-_PICK = _re(r"^\W*(?i:(?:i think|i'?d (?:go with|say|pick|choose)|let'?s (?:go with|do)|go with|i (?:prefer|choose|pick)|"
-            r"option|opção|acho que|vamos de|prefiro|escolho)[ \t]+)?\(?(?:([A-H])(?![\w'’])|([a-h])(?=[.):]|\s*$)|"
+_PICK = _re(r"^\W*(?i:(?:yes|yeah|yep|ok(?:ay)?|sure|sim|ok)[,.!]*[ \t]+)?"  # "yes, option a, but …"
+            r"(?i:(?:i think|i'?d (?:go with|say|pick|choose)|let'?s (?:go with|do)|go with|i (?:prefer|choose|pick)|"
+            r"option|opção|acho que|vamos de|prefiro|escolho)[ \t]+)?\(?(?:([A-H])(?![\w'’])|"
+            r"(?:(?<=(?i:option) )|(?<=(?i:opção) ))([a-h])(?![\w'’])|([a-h])(?=[.):]|\s*$)|"
             r"([1-9])(?![\w'’.]\w|\.\d))[).:,]?(?:\s|$)")  # a capital, or a small letter alone: "a)", not "a quick"
+
+
+# what the offer asks to choose ("Which timing model do you want?" → "timing model"): the decision's subject,
+# for its name; "which approach/option/one" says nothing of it
+_TOPIC = _rx(r"\bwhich ([\w/ -]{3,40}?) (?:do|would|should|will|sounds?|is|are|works?|makes?)\b[^\n?]{0,60}\?|"
+             r"\bqual ([\w/ -]{3,40}?) (?:você|vc|prefere|faz|parece)\b[^\n?]{0,60}\?")
+_GENERIC_TOPICS = frozenset("approach option options one way path route choice solution approaches abordagem opção "
+                            "caminho alternativa".split())
 
 
 def picks(messages: Sequence[Message]) -> list[Evidence]:
@@ -198,6 +216,7 @@ def picks(messages: Sequence[Message]) -> list[Evidence]:
     answer), with the options' text as chosen/rejected."""
     found: list[Evidence] = []
     offer: dict[str, str] = {}
+    topic: str | None = None
     for m in messages:
         if m.speaker == "assistant":
             if m.text and m.kind != "prompt":
@@ -211,12 +230,14 @@ def picks(messages: Sequence[Message]) -> list[Evidence]:
                     if label.isdigit() == digits:
                         options.setdefault(label, text.strip(" :"))
                 offer = options if len(options) >= 2 and _CHOOSE.search(m.text[-1500:]) else {}
+                asked = [t.group(1) or t.group(2) for t in _TOPIC.finditer(m.text[-1500:])] if offer else []
+                topic = asked[-1].strip() if asked and asked[-1].strip().lower() not in _GENERIC_TOPICS else None
             continue
         if not offer or not m.text or len(m.text) > 1500:
             offer = {}
             continue
         hit = _PICK.match(m.text)
-        label = (hit.group(1) or hit.group(2) or hit.group(3)).upper() if hit else None
+        label = next(g for g in hit.groups() if g).upper() if hit else None
         if label is None:  # answered in the option's own words: "keep it local!" for "1. **Keep it local**"
             low = m.text.lower()
             said = [k for k, v in offer.items() if len((head := _head(v)).split()) >= 2 and head in low]
@@ -225,10 +246,14 @@ def picks(messages: Sequence[Message]) -> list[Evidence]:
             chosen = offer[label]
             rejected = [v for k, v in offer.items() if k != label]
             first = (sentences(m.text) or [m.text.strip()])[0]
-            found.append(Evidence(4, m.index, m.speaker, quote(first), f"picked option {label} of {len(offer)}", 0.8,
+            # the answer says more than the label ("I think B, nested in the options - it leaves room later"): the
+            # user's own reason or condition, a firmer decision than a bare "A." (0.85: it fires the Stop hook alone)
+            worded = hit is not None and len(re.findall(r"[^\W\d_]{2,}", m.text)) >= 8  # (not the option's own words)
+            found.append(Evidence(4, m.index, m.speaker, quote(first), f"picked option {label} of {len(offer)}"
+                                  + (" + the user's words" if worded else ""), 0.85 if worded else 0.8,
                                   m.offset, {"chosen": _head(chosen, keep_case=True),
                                              "rejected": [_head(r, keep_case=True) for r in rejected],
-                                             "clause": quote(chosen)}))
+                                             "clause": quote(chosen), "topic": topic}))
         offer = {}
     return found
 

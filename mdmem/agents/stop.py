@@ -122,6 +122,7 @@ remove forget because since porque pois devido reason motivo argument overkill y
 love useful helpful great excellent awesome brilliant sensacional adorei gostei ótimo otimo excelente perfeito
 exatamente trust believe instead rather style estilo format padrão decision decisão merged released deployed shipped
 published launched tagged production subiu subimos liberamos entregamos useful again novamente
+intentional deliberate intended proposital intencional remember lembre lembra esqueça esqueca
 """.split())
 _GATE_STEMS = (
     "prefer", "perfer", "prefiro", "preferên", "decid", "decis", "chose", "chosen", "escolh", "switch", "standardi",
@@ -130,7 +131,8 @@ _GATE_STEMS = (
     "mergead", "mergeamos", "larg", "complex", "trade", "follow", "seguem", "consistent", "everywhere", "throughout",
     "forbid", "proibid", "release", "abandon", "substitu", "migr", "troc", "opt", "sense", "sentido", "compromis",
     "verbos", "wordy", "esquec", "tira", "remov", "salva", "guarda", "acert", "pick", "settl", "ditch", "replac",
-    "dropp", "adopt", "adot", "usamos", "picks", "rolled", "available")
+    "dropp", "adopt", "adot", "usamos", "picks", "rolled", "available", "deprecat", "phased", "sunset", "supersed",
+    "descontinuad", "depreciad", "obsolet", "deliberat", "explicit", "intention", "purpos")
 _GATE_PHRASES = (
     "at all times", "from now on", "going forward", "moving forward", "from here on", "every time", "everytime",
     "each time", "in every", "in all", "want you", "off the table", "make sure", "you should", "we should",
@@ -152,7 +154,11 @@ _GATE_PHRASES = (
     "no ar", "em produção", "play store", "app store", "sounds good", "go ahead", "not allowed", "vamos de",
     "e não", "em detrimento", "passa a usar", "fica n", "fica c", "continua n", "vai pr", "we use", "will use",
     "gets a", "goes to", "go to", "go on", "stays", "moves to", "in future", "hold off", "hold on", "cut a release",
-    "cut the release", "de novo", "outra vez", "same error", "same issue", "same problem", "came back")
+    "cut the release", "de novo", "outra vez", "same error", "same issue", "same problem", "came back",
+    "on purpose", "by design", "de propósito", "no longer", "claude should", "claude must", "agent should",
+    "assistant should", "claude deve", "agente deve", "is there no", "isn't there", "don't we", "why not",
+    "shouldn't we", "shouldn't you", "can't we", "não tem", "não existe", "por que não", "don’t", "be sure",
+    "sure to", " is our ", " is my ", " are our ", "i mean", "é nosso", "é o nosso", "é nossa", "é meu", "é minha")
 _GATE_PAIRS = (frozenset("go goes belong belongs live lives stay stays sit sits ficam fica vão vai".split()),
                frozenset("not never rather não nunca".split()))
 _GATE_ASSISTANT_WORDS = frozenset("merged released deployed shipped published launched tagged production subiu "
@@ -169,7 +175,13 @@ _GATE_ASSISTANT_PHRASES = ("went with", "going with", "go with", "moved to", "mo
                            "failed again", "fails again", "failing again", "broke again", "broken again",
                            "crashed again", "errored again", "again failed", "again fails", "again broke",
                            "same error", "same issue", "same problem", "same failure", "came back", "de novo",
-                           "outra vez", "novamente", "mesmo erro", "mesmo problema")
+                           "outra vez", "novamente", "mesmo erro", "mesmo problema",
+                           # the assistant concedes a correction (agents/corrections)
+                           "you're right", "you’re right", "you are right", "you're absolutely", "you’re absolutely",
+                           "you're correct", "you are correct", "good catch", "great catch", "good point",
+                           "great point", "fair point", "fair enough", "good call", "my mistake", "my bad",
+                           "i was wrong", "i stand corrected", "i missed", "i overlooked", "i misread", "tem razão",
+                           "bem observado", "boa observação", "erro meu", "foi mal", "me enganei", "você está certo")
 _PUNCT = str.maketrans({c: " " for c in ".,;:!?()[]{}\"'`*_#>|/\\<=+~^$%&@\n\t\r…—–-"})
 _ASK_HINTS = ("consolid", "sediment", "checkpoint", "memory", "memories", "memória", "remember", "review",
               "summari", "recap", "wrap up", "resuma", "revise", "revisa", "recapitule", "for later", "next time")
