@@ -3,10 +3,11 @@
 hand-labelled per dimension; read its SOURCES.md), split tune (24) / holdout (5) / holdout2 (5) / holdout3 (8,
 labelled blind to the detectors, never tuned on), reported apart.
 
-    python scripts/eval_checkpoint.py [--split tune|holdout|holdout2|dev|holdout3|both] [--show] [--json OUT]
+    python scripts/eval_checkpoint.py [--split tune|holdout|holdout2|holdout3|dev|holdout4|both] [--show] [--json OUT]
 
-``dev`` is every session except holdout3: since 2026-12-01 (evening) holdout and holdout2 have been read
-and are tuned on with tune; holdout3 (41-) was labelled blind to the detectors and is never tuned on.
+``dev`` is every session except the blind split (:data:`BLIND`): since 2026-12-01 (evening) holdout and
+holdout2 have been read and are tuned on with tune; holdout3 (41-48) was labelled blind to the detectors and
+measured once (20:51, after the third round), then read and tuned on; holdout4 (51-) is the blind one now.
 
 1. The offline path (``mdmem checkpoint TRANSCRIPT``, no model) against the labels:
    - gold = the **firm** items. A suggestion is right when its dimension is the item's and its
@@ -54,11 +55,14 @@ from mdmem.agents import checkpoint as cp  # noqa: E402
 from mdmem.agents import transcript  # noqa: E402
 
 
+BLIND = ("holdout4",)  # never tuned on
+
+
 def sessions(split: str) -> list[tuple[Path, dict]]:
     out = []
     for labels in sorted(DATA.glob("*.labels.json")):
         data = json.loads(labels.read_text("utf-8"))
-        if split in ("both", data["split"]) or (split == "dev" and data["split"] != "holdout3"):
+        if split in ("both", data["split"]) or (split == "dev" and data["split"] not in BLIND):
             out.append((labels.with_name(labels.name.replace(".labels.json", ".jsonl")), data))
     return out
 
@@ -329,12 +333,12 @@ def render(report: dict, show: bool = False) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--split", choices=("tune", "holdout", "holdout2", "dev", "holdout3", "both"), default="tune")
+    ap.add_argument("--split", choices=("tune", "holdout", "holdout2", "holdout3", "dev", "holdout4", "both"), default="tune")
     ap.add_argument("--policy", help="the hook policy to replay (default: the installed default)")
     ap.add_argument("--show", action="store_true", help="list every suggestion and its verdict")
     ap.add_argument("--json", type=Path, help="write the whole report here")
     args = ap.parse_args(argv)
-    splits = ("dev", "holdout3") if args.split == "both" else (args.split,)
+    splits = ("dev", *BLIND) if args.split == "both" else (args.split,)
     reports = [run(s, args.policy) for s in splits]
     for report in reports:
         print("\n".join(render(report, args.show)))
