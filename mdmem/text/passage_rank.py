@@ -28,7 +28,7 @@ the same Hit@1 (R@5 any 0.983 -> 0.978), and a short passage that names a word o
 names it twice (the sample vault's "VLANs"). Sliding windows of 60 or 120 words instead of the passages, or the
 share of the question's idf a passage covers instead of BM25: no better. Cost: the first :data:`DEPTH` notes are
 read and cut again for each query (REALTALK-size notes: +11 ms p50 a query on this machine under load, ~+1.5 ms
-when their counted passages are cached; 1.10x the warm query time at 10k generated notes).
+when their counted passages are cached; 1.05-1.10x the warm query time at 10k generated notes, interleaved).
 
 Pure: texts in, scores out; the caller (:mod:`mdmem.engine.index`) gives the analyser and the idf.
 """
