@@ -182,11 +182,12 @@ def test_flat_vector_scores_do_not_reorder_the_lexical_list():
     assert [p for p, _ in fuse(lexical, flat, Fusion())][:4] == ["a.md", "b.md", "c.md", "d.md"]
     nearly = [("d.md", 0.312), ("c.md", 0.311), ("e.md", 0.310), ("b.md", 0.309), ("a.md", 0.308)]
     assert [p for p, _ in fuse(lexical, nearly, Fusion())][:4] == ["a.md", "b.md", "c.md", "d.md"]
-    # vectors that do separate the notes move one up
+    # vectors that do separate the notes move one up (at the default weight 1.0, to the top; at 0.75 to second)
     spread = [("d.md", 0.62), ("c.md", 0.30), ("e.md", 0.28), ("b.md", 0.27), ("a.md", 0.25)]
-    assert [p for p, _ in fuse(lexical, spread, Fusion())][:2] == ["a.md", "d.md"]
+    assert [p for p, _ in fuse(lexical, spread, Fusion())][:3] == ["d.md", "a.md", "b.md"]
+    assert [p for p, _ in fuse(lexical, spread, Fusion(1.0, 0.75))][:3] == ["a.md", "d.md", "b.md"]
     # a note BM25F never matched does not tie with the lexical list's last hit
-    assert [p for p, _ in fuse([("x.md", 4.0), ("y.md", 3.9)], spread, Fusion())][:2] == ["x.md", "y.md"]
+    assert [p for p, _ in fuse([("x.md", 4.0), ("y.md", 3.9)], spread, Fusion())][:3] == ["d.md", "x.md", "y.md"]
 
 
 def test_the_default_mode_is_hybrid_once_the_vault_has_vectors(cli, vault: Path):

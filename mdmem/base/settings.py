@@ -14,8 +14,8 @@ recency_half_life_days = 30   # 0 turns the recency lift off
 recency_weight = 0.25         # a note edited today scores x1.25, 30 days ago x1.125
 fusion = "calibrated"         # hybrid: "calibrated" (per-query z-scores), "scores" or "rrf"
 hybrid_lexical_weight = 1.0
-hybrid_semantic_weight = 0.5
-hybrid_flat_spread = 0.1      # calibrated: lean on BM25 when the best cosine is less than this above the mean
+hybrid_semantic_weight = 1.0
+hybrid_flat_spread = 0.15     # calibrated: lean on BM25 when the best cosine is less than this above the mean
 rrf_k = 60
 
 [semantic]
@@ -116,10 +116,10 @@ class Fusion:
     """How hybrid search fuses BM25F and the vectors (``mdmem.engine.vectors.fuse``; chosen by measurement)."""
 
     lexical_weight: float = 1.0
-    semantic_weight: float = 0.75
+    semantic_weight: float = 1.0  # 0.75 until lexical search scored passages (issue 16): see vectors.fuse
     k: float = 60.0          # reciprocal-rank fusion only
     method: str = "calibrated"  # per-query z-scores (default), "scores" (max-normalised scores), "rrf"
-    flat: float = 0.05       # calibrated: the vectors' weight shrinks when best cosine - mean cosine < flat
+    flat: float = 0.15       # calibrated: the vectors' weight shrinks when best cosine - mean cosine < flat
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ import os
 import re
 import shutil
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -245,6 +246,7 @@ class SearchIndex:
         self.folder = folder
         self._ix = None
         self._searcher = None
+        self._passages: dict[str, tuple[str, Any]] = {}  # path -> (body, counted passages): _by_passage
 
     def exists(self) -> bool:
         """An index is there and a searcher opens on it (opening reads every
@@ -362,7 +364,11 @@ class SearchIndex:
         recency: Recency = Recency(),
         text_for: Callable[[str], str] | None = None,
         today: float | None = None,
+        body_of: Callable[[str], str] | None = None,
     ) -> list[SearchHit]:
+        """Ranked notes; with ``body_of`` (a note's Markdown body by path) the first
+        :data:`~mdmem.text.passage_rank.DEPTH` are scored again by their best passage
+        (:mod:`mdmem.text.passage_rank`), whose text then gives the snippet."""
         searcher = self._searcher_()
         wanted = self.parse_query(text)
         restrict = []
@@ -379,6 +385,10 @@ class SearchIndex:
         if wanted is q.NullQuery:
             wanted = q.Every()
         pool = max(limit * 3, 30) if recency.on else limit
+        if body_of is not None:
+            from mdmem.text.passage_rank import DEPTH
+
+            pool = max(pool, DEPTH)
         mask = None if filters.index else q.Term("index", "1")
         try:
             results = searcher.search(wanted, limit=pool, filter=q.And(restrict) if restrict else None, mask=mask)
@@ -387,6 +397,9 @@ class SearchIndex:
             self.close()
             raise IndexDamaged(f"{type(e).__name__}: {e}") from e
         terms = {text for field, text in wanted.iter_all_terms() if field in ("title", "aliases", "body")}
+        shown: dict[str, str] = {}
+        if body_of is not None and len(found) > 1:
+            found, shown = _by_passage(found, _positive_terms(wanted), searcher, body_of, self._passages)
         now = today if today is not None else time.time()
         scored = []
         for score, path, title, date in found:
@@ -396,7 +409,8 @@ class SearchIndex:
             scored.append((score, path, title, date))
         scored.sort(key=lambda hit: -hit[0])
         return [
-            SearchHit(path, title, round(score, 4), snippet(text_for(path) if text_for else "", terms), date)
+            SearchHit(path, title, round(score, 4),
+                      snippet(shown.get(path) or text_for(path), terms) if text_for is not None else "", date)
             for score, path, title, date in scored[:limit]
         ]
 
@@ -498,6 +512,57 @@ def _index_shard(job):
     writer = SegmentWriter(ix, _lk=False, limitmb=LIMIT_MB)
     kept = _index_into(writer, paths, load, keep, _shard_progress, commit=False)
     return writer._finalize_segment(), kept
+
+
+def _positive_terms(query) -> set[str]:
+    """The body terms a query asks for (not those under a NOT)."""
+    if isinstance(query, q.Not):
+        return set()
+    if query.is_leaf():
+        return {text for field, text in query.iter_all_terms() if field in ("title", "aliases", "body")}
+    return set().union(*(_positive_terms(c) for c in query.children()))
+
+
+def _term_counts(text: str) -> Counter[str]:
+    """{index term: count} of a text (stop words out), through the word cache."""
+    terms = _TERMS
+    out: Counter[str] = Counter()
+    for word, n in Counter(_WORD.findall(text)).items():
+        found = terms.get(word)
+        if found is None:
+            found = terms[word] = term(word)
+        if found:
+            out[found] += n
+    return out
+
+
+PASSAGE_CACHE = 256  # notes whose counted passages a SearchIndex keeps (by path, checked against the body)
+
+
+def _by_passage(found: list, wanted: set[str], searcher, body_of: Callable[[str], str],
+                cache: dict[str, tuple[str, Any]]) -> tuple[list, dict]:
+    """``found`` (score, path, title, date), best first, the first notes scored again by their best passage
+    (:mod:`mdmem.text.passage_rank`), and {path: best passage's plain text}; ``cache``: counted passages."""
+    from mdmem.text.parse import plain_text
+    from mdmem.text.passage_rank import DEPTH, best_passages, blend, count_passages
+
+    if not wanted:
+        return found, {}
+    idf = {t: searcher.idf("body", t) for t in wanted}
+    head = found[:DEPTH]
+    counted = []
+    for _, path, title, _ in head:
+        body = body_of(path)
+        kept = cache.get(path)
+        if kept is None or kept[0] != body:
+            if len(cache) >= PASSAGE_CACHE:
+                cache.clear()
+            kept = cache[path] = (body, count_passages(body, title or "", _term_counts))
+        counted.append(kept[1])
+    best = best_passages(counted, idf)
+    scores = blend([hit[0] for hit in found], [b for b, _ in best])
+    shown = {path: plain_text(text) for (_, path, _, _), (score, text) in zip(head, best) if score > 0}
+    return [(s, *hit[1:]) for s, hit in zip(scores, found)], shown
 
 
 def _union_matchers(query):

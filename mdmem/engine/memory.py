@@ -45,6 +45,7 @@ GRAPH_VERSION = 4  # bump when LinkGraph's attributes change: cached graphs are 
 GRAPH_FILE = "graph.json"
 GRAPH_UPDATE_MAX = 2000  # more changed notes than this since the cached graph: rebuild it
 READ_WAIT = 1.0  # seconds a read command waits for another writer before answering as is
+BODY_LIMIT = 20_000  # characters of a note lexical search's passage stage reads (as a snippet's text_of)
 PARALLEL_PARSE_MIN = 300  # an update parses in a process pool from this many changed notes
 
 
@@ -403,6 +404,17 @@ class Memory:
         except OSError:
             return ""
 
+    def body_of(self, path: str) -> str:
+        """The note's Markdown body (frontmatter out, its first :data:`BODY_LIMIT` characters) for lexical search's
+        passage stage ("" if unreadable)."""
+        from mdmem.text.parse import decode, split_frontmatter
+
+        try:
+            text, _ = decode(fs.read_bytes(self.root, path, BODY_LIMIT * 4)[: BODY_LIMIT * 2])
+        except OSError:
+            return ""
+        return split_frontmatter(text)[1][:BODY_LIMIT]
+
     def show(self, ref: str) -> NoteView:
         n = self.note(ref)
         return NoteView(
@@ -453,10 +465,10 @@ class Memory:
             return []
         text_for = self.text_of if snippets else None
         try:
-            return self.index.search(query, limit, filters, recency, text_for=text_for)
+            return self.index.search(query, limit, filters, recency, text_for=text_for, body_of=self.body_of)
         except IndexDamaged:  # a segment file vanished or broke under us: rebuild, ask again
             self.refresh(rebuild=True)
-            return self.index.search(query, limit, filters, recency, text_for=text_for)
+            return self.index.search(query, limit, filters, recency, text_for=text_for, body_of=self.body_of)
 
     def notes(self) -> Iterable[Note]:
         return self.store.notes()
