@@ -108,19 +108,25 @@ def test_placeholders_in_angle_brackets_stay_and_tags_go(cli, vault: Path):
 
 
 def test_task_state_is_read_in_the_claim_not_in_the_reasons(cli, vault: Path):
-    """A model's body says why a rule matters ("… in this session"): that is no task state; a name or
-    description that is ("fixing … right now") is."""
+    """A model's body says why a rule matters ("… in this session") and how to apply it ("git log --all"):
+    no task state, no git history; a name or description that is ("fixing … right now", a commit) is."""
     items = [{"type": "protocol", "name": "Pack rocks with --destructive-mode on CI runners",
               "description": "LXD is not usable on hosted runners",
               "body": "Use sudo --destructive-mode.\nWhy: each of these cost a failed CI round trip in this session."},
              {"type": "feedback", "name": "Fixing the flaky test right now", "body": "Rerun it."},
              {"type": "feedback", "name": "The flaky login test", "description": "half done: rerun it next",
-              "body": "Rerun it."}]
+              "body": "Rerun it."},
+             {"type": "feedback", "name": "Look for an existing fix before fixing a bug",
+              "description": "Another branch may already fix it: link the issues instead",
+              "body": "How to apply: search recent branches and PRs for the same fix (git log --all)."},
+             {"type": "reference", "name": "Fixed in 5457fb4e", "body": "The merge."}]
     got = json.loads(propose(cli, vault, {"candidates": items}, "--session", "t", "--json").stdout)
-    assert [c["name"] for c in got["candidates"]] == ["Pack rocks with --destructive-mode on CI runners"]
+    assert [c["name"] for c in got["candidates"]] == ["Pack rocks with --destructive-mode on CI runners",
+                                                      "Look for an existing fix before fixing a bug"]
     assert {d["name"]: d["reason"] for d in got["dropped"]} == {
         "Fixing the flaky test right now": "it is task state (do not save: stale by the next session)",
-        "The flaky login test": "it is task state (do not save: stale by the next session)"}
+        "The flaky login test": "it is task state (do not save: stale by the next session)",
+        "Fixed in 5457fb4e": "it is git history (do not save: `git log` keeps it)"}
 
 
 def test_propose_reads_json_inside_prose_and_refuses_garbage(cli, vault: Path):

@@ -5,28 +5,22 @@ A change to propose that drops, renames or reorders what the model wrote shows h
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 from support import script
 
 
 def test_real_model_answers_through_propose_keep_their_figures():
     ev = script("eval_model_path")
     judged = ev.json.loads(ev.JUDGEMENTS.read_text("utf-8"))
-    rows: dict[str, list] = {"dev": [], "holdout3": []}
-    with tempfile.TemporaryDirectory() as work:
-        vault = Path(work) / "vault"
-        assert ev.mdmem("init", str(vault)).returncode == 0
-        for path, labels in ev.sessions():
-            rows["holdout3" if labels["split"] == "holdout3" else "dev"].append(
-                (path.stem, labels, ev.kept(path, vault)))
-    dev, held = (ev.score(split, got, judged) for split, got in rows.items())
+    dev, h3, h4 = (ev.score(split, got, judged) for split, got in ev.run_all().items())
     # every candidate propose keeps was judged: nothing renamed, nothing new
-    assert dev["unjudged"] == held["unjudged"] == []
+    assert dev["unjudged"] == h3["unjudged"] == h4["unjudged"] == []
     # the figures when the answers were judged (2026-12-01): dev 39 kept, 30 right / 2 wrong, recall 30/37,
-    # 35 accepted as written, fire/silent 30/34; holdout3 7 kept, 6 right / 0 wrong, recall 6/6, 8/8
+    # 35 accepted as written, fire/silent 30/34; holdout3 7 kept, 6 right / 0 wrong, recall 6/6, 8/8;
+    # holdout4 14 kept (15 since the git-history check reads the claim), 4 right / 3 wrong, recall 4/4, 5/8
     assert (dev["candidates"], dev["right"], dev["wrong"], dev["found"], dev["reachable"]) == (39, 30, 2, 30, 37)
     assert (dev["accepted"], dev["fire_right"]) == (35, 30)
-    assert (held["candidates"], held["right"], held["wrong"], held["found"], held["reachable"]) == (7, 6, 0, 6, 6)
-    assert held["fire_right"] == held["sessions"] == 8
+    assert (h3["candidates"], h3["right"], h3["wrong"], h3["found"], h3["reachable"]) == (7, 6, 0, 6, 6)
+    assert h3["fire_right"] == h3["sessions"] == 8
+    assert (h4["candidates"], h4["right"], h4["wrong"], h4["borderline"], h4["found"], h4["reachable"]) == (
+        15, 4, 3, 8, 4, 4)
+    assert (h4["accepted"], h4["fire_right"]) == (10, 5)

@@ -301,13 +301,14 @@ def _secret(text: str) -> str | None:
 
 def _do_not_save(text: str, dim: int, code_ok: bool = True, claim: str | None = None) -> str | None:
     """Why a candidate must not be saved, or None. ``claim`` (a model's name and description) is what
-    the task-state test reads when given, not the whole body: a model's body says why a rule matters,
-    and "each of these cost a failed CI round trip in this session" is a reason, not task state
-    (measured: with the body read, 2 of 47 candidates a model wrote for the 42 real sessions were
-    dropped that way, both keepers)."""
+    the task-state and git-history tests read when given, not the whole body: a model's body says why a
+    rule matters and how to apply it, and "each of these cost a failed CI round trip in this session" is a
+    reason, "search branches and PRs for the same fix (git log --all)" a method, neither task state nor
+    git history (measured: with the body read, 2 of 47 candidates a model wrote for the 42 real sessions
+    were dropped as task state, and 1 of 17 for 8 more as git history, all three keepers)."""
     if (dim != 7 or not code_ok) and _CODE.search(text):
         return "it is code (do not save: code lives in the code)"
-    if _GIT_ONLY.search(text):
+    if _GIT_ONLY.search(text if claim is None else claim):
         return "it is git history (do not save: `git log` keeps it)"
     if dim not in (1, 5) and _TASK.search(text if claim is None else claim):
         return "it is task state (do not save: stale by the next session)"
