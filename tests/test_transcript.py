@@ -50,6 +50,15 @@ def test_slash_command_keeps_what_the_user_typed():
     assert tr.tool_calls == 16 and tr.skipped["meta"] == 1 and tr.skipped["progress"] == 44
 
 
+def _read(tmp_path: Path, lines: list[str], compact: bool):
+    """The transcript of ``lines``, written as Claude Code writes it (compact JSON) or spaced."""
+    if compact:
+        lines = [json.dumps(json.loads(line), separators=(",", ":")) for line in lines]
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return transcript.read(path)
+
+
 def _record(kind: str, content, **extra) -> str:
     msg = {"role": kind, "content": content}
     if "id" in extra:
@@ -203,11 +212,7 @@ def test_the_reason_a_user_gives_for_rejecting_a_tool_call_is_theirs(tmp_path: P
         _record("user", [{"type": "tool_result", "tool_use_id": "t2", "content": "ok: the user said: fine"}]),
         _record("assistant", [{"type": "text", "text": "Done."}], id="a2"),
     ]
-    if compact:
-        lines = [json.dumps(json.loads(line), separators=(",", ":")) for line in lines]
-    path = tmp_path / "t.jsonl"
-    path.write_text("\n".join(lines) + "\n")
-    tr = transcript.read(path)
+    tr = _read(tmp_path, lines, compact)
     assert [(m.speaker, m.kind, m.text) for m in tr.messages] == [
         ("user", "", "Add the field."), ("assistant", "", ""),
         ("user", "queued", "break it out into its own type, this one is divergent (don't be lazy!)"),
@@ -231,11 +236,7 @@ def test_text_typed_beside_a_tool_result_joins_the_running_turn(tmp_path: Path, 
                           "content": [{"type": "text", "text": "tool output, not the user"}]}]),
         _record("assistant", [{"type": "text", "text": "Fetched every page."}], id="a2"),
     ]
-    if compact:
-        lines = [json.dumps(json.loads(line), separators=(",", ":")) for line in lines]
-    path = tmp_path / "t.jsonl"
-    path.write_text("\n".join(lines) + "\n")
-    tr = transcript.read(path)
+    tr = _read(tmp_path, lines, compact)
     assert [(m.speaker, m.kind, m.text) for m in tr.messages] == [
         ("user", "", "Review the PR comments."), ("assistant", "", ""),
         ("user", "queued", "and remember to use pagination"), ("assistant", "", "Fetched every page.")]
