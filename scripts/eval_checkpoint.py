@@ -54,7 +54,6 @@ sys.path.insert(0, str(REPO))
 from mdmem.agents import checkpoint as cp  # noqa: E402
 from mdmem.agents import transcript  # noqa: E402
 
-
 BLIND = ("holdout4",)  # never tuned on
 
 

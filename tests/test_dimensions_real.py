@@ -170,6 +170,80 @@ def test_the_hooks_gate_lets_every_second_round_class_through():
         assert hooks.gate(users[-1:], messages, messages[:-1]), text
 
 
+# issue 13, fourth round (generalisation: the classes holdout3 missed, each checked on the batches that did not
+# inspire it, scripts/eval_checkpoint.py): paraphrased, with near misses
+_REVIEW = ("The sync script loads the whole settings file while strict mode is active. Strict mode aborts the script "
+           "as soon as the settings file mentions an undefined variable, which is common in shared settings files "
+           "used by other tools. Every hook then fails. The script only needs the DEBUG flag, but loading executes "
+           "the whole file.")
+_FIXES = ("Assistant: Both sessions look the same:\n1. The cache is stale\n2. The lock is held\n\nPossible fixes:\n\n"
+          "1. **Clear the cache on start**: simple\n2. **Drop the lock**: risky\n3. **Add a timestamp**: more work\n\n"
+          "Which approach do you prefer?\nUser: ")
+FOURTH_ROUND = [
+    # a pick said with a verb and the option's label ("let's go with option 1"), after a message whose numbering
+    # starts again for the options (the last list is the offer)
+    (_FIXES + "let's go with option 1", {4: 0.8}),
+    ("Assistant: Options:\nA) a mock server\nB) a bare socket\nWhich do you prefer?\nUser: let’s go with option b",
+     {4: 0.8}),
+    ("User: let's go with option 1", {}),  # no options were offered
+    # a standing preference scoped by "wherever we can" / "where possible": a domain rule (③)
+    ("User: functions should take the typed path objects rather than plain strings wherever we can", {3: 0.8}),
+    ("User: tests must use the fake clock where possible", {3: 0.8}),
+    ("User: as funções devem receber os tipos fortes em vez de string sempre que possível", {3: 0.8}),
+    ("User: we should fix that wherever it appears", {}),  # a task step, however wide
+    ("User: put the file wherever you can find room", {}),
+    ("User: can we use the typed ids wherever we can?", {}),  # asked, not stated
+    # a review comment the user pasted, conceded: what it says is at most a domain rule (③), a hint (0.7);
+    # the same point typed in the user's own words is their correction (⑥)
+    ("User: fix the wrapper\nAssistant: Done.\nUser: " + _REVIEW + "\nAssistant: Excellent catch! The script only "
+     "needs one variable.", {3: 0.7}),
+    ("User: fix the wrapper\nAssistant: Done.\nUser: but you source the whole settings file and we only need the "
+     "DEBUG flag, strict mode kills it\nAssistant: Excellent catch! The script only needs one variable.", {6: 0.85}),
+    ("User: " + _REVIEW + "\nAssistant: I'll look at the script.", {}),  # pasted, not conceded
+]
+
+
+@pytest.mark.parametrize("text, expected", FOURTH_ROUND)
+def test_fourth_round_classes(text: str, expected: dict[int, float]):
+    assert found(text) == expected
+
+
+def test_the_hooks_gate_lets_every_fourth_round_class_through():
+    from mdmem.agents import hooks
+
+    for text, expected in FOURTH_ROUND:
+        if not any(v >= dimensions.HIT for v in expected.values()):
+            continue
+        messages = parse(text.encode()).messages
+        users = [m for m in messages if m.speaker == "user"]
+        assert hooks.gate(users[-1:], messages, messages[:-1]), text
+
+
+@pytest.mark.parametrize("text, pasted", [
+    (_REVIEW, True),
+    ("Additional feedback: If the prompt contains newline characters, they could break the display format and "
+     "confuse the interactive prompt. Newlines would create extra lines in the output. Consider replacing newlines "
+     "with spaces or a newline indicator before display, so the format stays one line per item in the list.", True),
+    (_REVIEW.replace("Every hook then fails.", "We then see every hook fail."), False),  # the user's own voice
+    ("again, this is not correct: " + _REVIEW, False),  # typed around a paste: it opens in lower case
+    ("The sync script loads the whole settings file. Strict mode aborts it.", False),  # too short to tell
+])
+def test_pasted_text_reads_as_pasted(text: str, pasted: bool):
+    from mdmem.agents.evidence import pasted as is_pasted
+
+    assert is_pasted(text) is pasted
+
+
+def test_a_pick_after_a_restarted_numbering_takes_the_last_list():
+    from mdmem.agents.candidates import candidate
+
+    evidence = [e for e in dimensions.detect(parse((_FIXES + "let's go with option 1").encode()).messages)
+                if e.dimension == 4]
+    c = candidate(1, 4, evidence, "en", "2026-01-01")
+    assert (c.name, c.chosen, c.rejected) == ("Chose Clear the cache on start", "Clear the cache on start",
+                                              ["Drop the lock", "Add a timestamp"])
+
+
 def _eval():
     return script("eval_checkpoint")
 

@@ -29,6 +29,11 @@ MIN_DIMENSIONS = 2
 # kept 5 sessions with firm items silent (a design discussion of decisions only, one prompt with two rules)
 # and no session with nothing to keep has such evidence
 ALONE = 0.8
+# a task closure (①) is suggested offline only after this many tool calls: the seed's "more than 15" says when to
+# scan, not that the result is worth a project memory. Measured on tests/data/checkpoint-real: no offline ①
+# suggestion was accepted as written (0/3); the two in sessions 01-34 closed 62 and 67 tool calls and stay; in
+# 41-48 a closure after 16 (tests pass, a merge still to come) was wrong. Below it ① is left to the model
+CLOSURE_TOOLS = 2 * SUBSTANTIAL
 NAME_MAX = 60        # characters of a candidate's name (the subject, a note's title)
 DESCRIPTION_MAX = 160
 BODY_MAX = 3000
@@ -336,7 +341,7 @@ def build(evidence: Sequence[Evidence], *, session: str, transcript: str | None,
         for dim, best in queue:
             if best.index in used and dim in {c.dimension for c in candidates}:
                 continue
-            if dim == 1 and not (best.strength >= 0.9 and (best.detail.get("tools") or 0) >= SUBSTANTIAL
+            if dim == 1 and not (best.strength >= 0.9 and (best.detail.get("tools") or 0) >= CLOSURE_TOOLS
                                  and best.index == max(e.index for e in found[1])):
                 continue  # only the session's latest delivery, and only a substantial one, is worth a memory
             rest = [e for e in found[dim] if e is not best]

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-from mdmem.agents.evidence import Evidence, _re, _rx, clause, prose, quote, sentences
+from mdmem.agents.evidence import Evidence, _re, _rx, clause, pasted, prose, quote, sentences
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,6 +41,12 @@ STRENGTH = 0.85  # a conceded correction fires the Stop hook on its own (a memor
 MIN_WORDS = 8    # "why won't you run it?" (5 words, conceded in a session with nothing to keep) is not enough
 MEMORY = (2, 3, 4, 6)
 SHORT = 400      # characters: a conceding reply this short that ends by asking is an apology, not a point taken up
+# a concession to a comment the user pasted (:func:`mdmem.agents.evidence.pasted`: a review bot's finding) is no
+# correction of the assistant by the user: what the comment says is at most a domain rule (③), and a hint, not
+# enough alone to make a suggestion or fire the Stop hook. Measured on holdout3 (41-48, blind run): the two
+# pasted comments conceded were taken as ⑥ corrections, both wrong (labelled ③ firm in 48, ③ borderline in 46)
+PASTED_STRENGTH = 0.7
+_ADVICE = _rx(r"\b(?:consider|should|must|needs?|instead|only|avoid|prefer|recommend\w*)\b")
 
 _CONCEDE = _rx(r"^\W*(?:(?:ah|oh|ok(?:ay)?|yes|yeah|yep|right|hmm|indeed|sim|ah sim|é)\W+){0,3}"
                r"(?:you['’]?re (?:absolutely |totally |completely |quite |entirely )?(?:right|correct)\b(?! to (?:ask|question|"
@@ -120,6 +126,9 @@ def conceded(messages: Sequence[Message], found: Sequence[Evidence]) -> list[Evi
         said = quote(hit.group().strip(" -—–:,.!"))
         restated = _restated(reply.text)
         mine = by_index.get(m.index, [])
+        paste = pasted(m.text)
+        if mine and paste:
+            continue  # (another detector's evidence on a pasted comment keeps its strength: not raised)
         if mine:
             for k in mine:
                 e = out[k]
@@ -129,6 +138,12 @@ def conceded(messages: Sequence[Message], found: Sequence[Evidence]) -> list[Evi
         if not _MARK.search(own):
             continue
         flat = " ".join(own.split())
+        if paste:
+            s = next((x for x in sentences(flat) if _ADVICE.search(x)), None) or sentences(flat)[0]
+            out.append(Evidence(3, m.index, m.speaker, quote(s), f"a pasted comment + conceded ({said!r})",
+                                PASTED_STRENGTH, m.offset, {"paths": [], "rule": quote(s), "clause": quote(s),
+                                                            "kind": "pasted", "conceded": restated}))
+            continue
         wrong = _WRONG.search(flat)
         fact = flat[wrong.end():].strip(" ,:;.-—–") if wrong else ""
         decide = _DECIDE.search(flat)

@@ -194,8 +194,8 @@ _CHOOSE = _rx(r"\b(?:which|prefer|option|approach|choose|pick|would you like|do 
               r"opção|escolhe)\b[^\n]{0,120}(?:\?|:[ \t]*$)", re.I | re.M)
 # the user's answer opens with one of the labels: "A.", "B, nested in ...", "I think B", "option 2", "go with C"
 _PICK = _re(r"^\W*(?i:(?:yes|yeah|yep|ok(?:ay)?|sure|sim|ok)[,.!]*[ \t]+)?"  # "yes, option a, but …"
-            r"(?i:(?:i think|i'?d (?:go with|say|pick|choose)|let'?s (?:go with|do)|go with|i (?:prefer|choose|pick)|"
-            r"option|opção|acho que|vamos de|prefiro|escolho)[ \t]+)?\(?(?:([A-H])(?![\w'’])|"
+            r"(?i:(?:i think|i['’]?d (?:go with|say|pick|choose)|let['’]?s (?:go with|do)|go with|i (?:prefer|choose|pick)|"
+            r"option|opção|acho que|vamos de|prefiro|escolho)[ \t]+){0,2}\(?(?:([A-H])(?![\w'’])|"
             r"(?:(?<=(?i:option) )|(?<=(?i:opção) ))([a-h])(?![\w'’])|([a-h])(?=[.):]|\s*$)|"
             r"([1-9])(?![\w'’.]\w|\.\d))[).:,]?(?:\s|$)")  # a capital, or a small letter alone: "a)", not "a quick"
 
@@ -228,7 +228,9 @@ def picks(messages: Sequence[Message]) -> list[Evidence]:
                 options: dict[str, str] = {}
                 for label, text in found_options:
                     if label.isdigit() == digits:
-                        options.setdefault(label, text.strip(" :"))
+                        if label in options:  # the numbering starts again: a later list ("Possible fixes:")
+                            options = {}
+                        options[label] = text.strip(" :")
                 offer = options if len(options) >= 2 and _CHOOSE.search(m.text[-1500:]) else {}
                 asked = [t.group(1) or t.group(2) for t in _TOPIC.finditer(m.text[-1500:])] if offer else []
                 topic = asked[-1].strip() if asked and asked[-1].strip().lower() not in _GENERIC_TOPICS else None

@@ -54,6 +54,14 @@ _PREFER = [
     ("you should regularly", _rx(r"\b(?:you|we) should (?:always |regularly |consistently |routinely |also )+"
                                  r"(?:use|run|write|keep|prefer|avoid|follow|check|test|lint|format)\b|"
                                  r"\bvocê deve (?:sempre |regularmente )(?:usar|rodar|escrever|manter)\b")),
+    # a standing preference scoped to every case it applies to ("we should be using the strong types instead of
+    # string wherever we can"): a modal and "wherever/whenever we can", "where possible" make a task step general
+    ("wherever we can", _rx(r"\b(?:we|you|it|they|everything|everyone|code|functions?|tests?)\s+(?:should|must|"
+                            r"ought to|need to|have to)\b[^.;?!]{2,120}?\b(?:(?:wherever|whenever|where) (?:we|you|it|"
+                            r"they|one) (?:can|could)|(?:wherever|whenever|where) (?:possible|feasible|it makes sense))\b|"
+                            r"\b(?:devemos|deveríamos|deve|devem)\b[^.;?!]{2,120}?\b(?:sempre que (?:possível|der|"
+                            r"puder(?:mos)?)|onde (?:possível|der|puder(?:mos)?))",
+                            hints=("where", "whenever", "possível", "der", "puder"))),
     ("we should use TOOL", _rx(r"\b(?:we|you) should (?:use|be using|switch to|stick (?:to|with))\b|"
                                r"\b(?:devemos|deveríamos) usar\b")),
     ("I only want", _rx(r"\bi (?:only|just) want (?:one|a single|to use|the)\b|\bi want only\b|"
@@ -135,7 +143,7 @@ _FROM_MATCH = frozenset(("agent rule", "remember to", "keep off a path"))
 _ABOUT_ME = _rx(r"\b(?:me|my|ask|tell|confirm|check with|wait for|mim|meu|minha|perguntar?|avis[ae]r?)\b")
 # a task instruction phrased as a preference ("instead, I'd like…") is a rule only with a tool, file type or path
 # what a rule names that makes it about the project, not the assistant (③ rather than ②)
-_PROJECT_RULES = frozenset({"spelling convention", "on purpose", "deprecated"})
+_PROJECT_RULES = frozenset({"spelling convention", "on purpose", "deprecated", "wherever we can"})
 _PREFER_STRENGTH = {"follows the convention": 0.7, "instead, I'd like": 0.75, "keep off a path": 0.85,
                     "on purpose": 0.85, "agent rule": 0.85}
 # what makes a preference about a project, domain, tool or file type (③ rather than ②)
