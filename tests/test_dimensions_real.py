@@ -200,6 +200,24 @@ FOURTH_ROUND = [
     ("User: fix the wrapper\nAssistant: Done.\nUser: but you source the whole settings file and we only need the "
      "DEBUG flag, strict mode kills it\nAssistant: Excellent catch! The script only needs one variable.", {6: 0.85}),
     ("User: " + _REVIEW + "\nAssistant: I'll look at the script.", {}),  # pasted, not conceded
+    # what makes a sentence a standing rule whatever its words (from paraphrases, not from a session): a habit of
+    # the team with its scope or what it rules out; a kind of thing under a modal; "avoid" + a kind of thing;
+    # "X instead of Y" as a practice; each with the task step or fact that reads alike
+    ("User: we use uv in this repo, not pip", {3: 0.8}),
+    ("User: in this codebase we avoid global state", {3: 0.8}),
+    ("User: we don't mock our own modules in tests", {3: 0.8}),
+    ("User: we use the cache to speed this up", {}),
+    ("User: we never use it", {}),
+    ("User: logs should go to stderr, not stdout", {2: 0.8}),
+    ("User: tests must not hit the network", {3: 0.8}),
+    ("User: the tests should pass now", {}),
+    ("User: errors need to be handled in parse()", {}),
+    ("User: users need to be able to log in", {}),
+    ("User: avoid abbreviations in names", {2: 0.8}),
+    ("User: avoid the merge conflict by rebasing first", {}),
+    ("User: return a result object rather than raising for expected failures", {2: 0.8}),
+    ("User: use the helper instead of copying the loop here", {}),
+    ("User: use the second file instead", {}),
 ]
 
 
