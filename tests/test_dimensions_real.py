@@ -176,6 +176,10 @@ _REVIEW = ("The sync script loads the whole settings file while strict mode is a
            "as soon as the settings file mentions an undefined variable, which is common in shared settings files "
            "used by other tools. Every hook then fails. The script only needs the DEBUG flag, but loading executes "
            "the whole file.")
+_PASTED_RULE = ("Never join raw session identifiers into file paths. A crafted identifier can escape the state "
+                "directory, which is a path traversal risk in every command that reads state or writes it to disk. A "
+                "shared validator called from each entry point would close the gap for all of these commands at once, "
+                "with one test per edge case.")
 _FIXES = ("Assistant: Both sessions look the same:\n1. The cache is stale\n2. The lock is held\n\nPossible fixes:\n\n"
           "1. **Clear the cache on start**: simple\n2. **Drop the lock**: risky\n3. **Add a timestamp**: more work\n\n"
           "Which approach do you prefer?\nUser: ")
@@ -200,6 +204,9 @@ FOURTH_ROUND = [
     ("User: fix the wrapper\nAssistant: Done.\nUser: but you source the whole settings file and we only need the "
      "DEBUG flag, strict mode kills it\nAssistant: Excellent catch! The script only needs one variable.", {6: 0.85}),
     ("User: " + _REVIEW + "\nAssistant: I'll look at the script.", {}),  # pasted, not conceded
+    # a rule inside a pasted comment is the comment's: ③ at most, a hint; typed by the user, it is theirs
+    ("User: " + _PASTED_RULE, {3: 0.7}),
+    ("User: never join raw session ids into file paths, I got burnt by a path traversal once", {2: 0.85}),
     # what makes a sentence a standing rule whatever its words (from paraphrases, not from a session): a habit of
     # the team with its scope or what it rules out; a kind of thing under a modal; "avoid" + a kind of thing;
     # "X instead of Y" as a practice; each with the task step or fact that reads alike
