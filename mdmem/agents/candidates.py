@@ -120,7 +120,11 @@ _SMILEY = re.compile(r"\s*(?:[:;=]-?[)(DPp3]|[\U0001F600-\U0001F64F\U0001F300-\U
 _END_WORDS = frozenset("a an the of to and or with for in on at by from that which is are was be as than but so "
                        "its their your our my this these those into onto via per not no any every all "
                        "o a os as de do da dos das e ou com para pra em no na nos nas que por se é um uma "
-                       "sem mais muito".split())
+                       "sem mais muito "
+                       # a name cut after a conjunction ("…the script to fail if"): the cut clause says nothing
+                       "if when while whether unless because since quando porque enquanto".split())
+# a modal is dropped only after "and"/"or"/"but" ("…critical for security and should"): "how we should" stays
+_MODALS = frozenset("should would could must will can may might shall deve devem pode podem".split())
 _ADVERBS = re.compile(r"\s+(?:specifically|really|actually|basically|literally|definitely|probably|ideally|"
                       r"explicitly|honestly|simply|realmente|basicamente|literalmente|provavelmente|idealmente)\b", re.I)
 _CUTS = (". ", '." ', " since ", " — ", " – ", " - ", ": ", "; ", ", because ", " because ", ", since ", ", so ", ", which ", ", but ",
@@ -143,7 +147,8 @@ def _trim(text: str, limit: int) -> str:
     else:
         text = text[:limit + 1].rsplit(" ", 1)[0] if " " in text[:limit + 1] else text[:limit]
     words = text.rstrip(" .,;:!-—–(").split(" ")
-    while len(words) > 2 and (words[-1].lower().strip(".,;:()") in _END_WORDS or not words[-1].strip(".,;:()")):
+    while len(words) > 2 and (words[-1].lower().strip(".,;:()") in _END_WORDS or not words[-1].strip(".,;:()") or
+                              words[-1].lower() in _MODALS and words[-2].lower() in ("and", "or", "but", "e", "ou", "mas")):
         words.pop()
     return " ".join(words).rstrip(" .,;:!-—–(")
 
