@@ -190,6 +190,14 @@ FOURTH_ROUND = [
     ("Assistant: Options:\nA) a mock server\nB) a bare socket\nWhich do you prefer?\nUser: let’s go with option b",
      {4: 0.8}),
     ("User: let's go with option 1", {}),  # no options were offered
+    # a pick by place or with a lead-in ("the first one", "sounds good, go with 1", "do 2", "fico com a primeira");
+    # not an ordinal that orders the work or says what is wrong with an option
+    (_FIXES + "the second one", {4: 0.8}),
+    (_FIXES + "sounds good, go with 1", {4: 0.8}),
+    (_FIXES + "do 2", {4: 0.8}),
+    (_FIXES + "fico com a primeira", {4: 0.8}),
+    (_FIXES + "first, tell me what each costs", {}),
+    (_FIXES + "the first one fails in CI", {}),
     # a standing preference scoped by "wherever we can" / "where possible": a domain rule (③)
     ("User: functions should take the typed path objects rather than plain strings wherever we can", {3: 0.8}),
     ("User: tests must use the fake clock where possible", {3: 0.8}),
