@@ -317,3 +317,19 @@ def test_a_pick_is_named_after_what_was_asked(text: str, name: str):
     evidence = [e for e in dimensions.detect(parse(text.encode()).messages) if e.dimension == 4]
     lang = "pt" if "Duas" in text else "en"
     assert candidate(1, 4, evidence, lang, "2026-01-01").name == name
+
+
+def test_a_conceded_omission_is_a_hint_for_the_hook_not_an_offline_suggestion(cli, vault, tmp_path):
+    """"but we are missing the empty-input case (and the unicode one)?" conceded: the hook counts it (the model
+    judges), the offline checkpoint does not suggest it; a doubt about the practice in its place is suggested."""
+    omission = ("User: add tests for the parser\nAssistant: Added four tests.\nUser: but we are missing the "
+                "empty input case (and the unicode one as well)?\nAssistant: You're right, I'll add both.\n")
+    assert found(omission) == {6: 0.85}
+    source = tmp_path / "t.md"
+    source.write_text(omission)
+    data = cli.json("checkpoint", source, "--vault", vault)
+    assert (data["dimensions"], data["candidates"]) == ([], [])
+    source.write_text(omission.replace("we are missing the empty input case (and the unicode one as well)?",
+                                       "that would still make the parser fail silently on bad input, right?"))
+    data = cli.json("checkpoint", source, "--vault", vault)
+    assert [c["dimension"] for c in data["candidates"]] == [6]

@@ -333,6 +333,8 @@ def build(evidence: Sequence[Evidence], *, session: str, transcript: str | None,
     milestones, task closure), then a second rule, decision or correction from another
     message when a slot is left; within a dimension the strongest evidence, the latest
     first among equals (a rule restated later is the complete one)."""
+    # evidence the Stop hook counts but that is too unsure to suggest without a model (detail "offline": False)
+    evidence = [e for e in evidence if e.detail.get("offline", True)]
     found = {d: sorted(v, key=lambda e: (-round(e.strength, 2), -e.index)) for d, v in hits(evidence).items()}
     order = sorted(found, key=lambda d: (RANK[d], -round(found[d][0].strength, 1), PRIORITY.index(d)))
     day = today or dt.date.today().isoformat()

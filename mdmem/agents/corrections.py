@@ -46,6 +46,15 @@ SHORT = 400      # characters: a conceding reply this short that ends by asking 
 # enough alone to make a suggestion or fire the Stop hook. Measured on holdout3 (41-48, blind run): the two
 # pasted comments conceded were taken as ⑥ corrections, both wrong (labelled ③ firm in 48, ③ borderline in 46)
 PASTED_STRENGTH = 0.7
+# what the work left out ("but we are missing the interactive cases (yes and no)?", "you forgot the empty
+# input"): the assistant adds it, most likely a step of this task rather than a practice corrected (unless said
+# as a rule). The Stop hook still counts it (the user set the assistant right: the model in the session judges),
+# but the offline path does not suggest it (``offline: False``). Read off holdout3's one remaining wrong
+# suggestion (41, where the hook must fire: dropping the evidence made it silent there); no conceded message in
+# 01-34 says it
+_OMISSION = _rx(r"\b(?:we(?:['’]re| are) (?:still )?missing|(?:is|are) (?:still )?missing|you(?:['’]ve| have)? "
+                r"(?:missed|forgot(?:ten)?|left out)|what about|faltou|faltam?|você esqueceu|esqueceu d[eoa])\b")
+_STANDING = _rx(r"\b(?:always|never|every time|whenever|should|must|sempre|nunca|deve)\b")
 _ADVICE = _rx(r"\b(?:consider|should|must|needs?|instead|only|avoid|prefer|recommend\w*)\b")
 
 _CONCEDE = _rx(r"^\W*(?:(?:ah|oh|ok(?:ay)?|yes|yeah|yep|right|hmm|indeed|sim|ah sim|é)\W+){0,3}"
@@ -138,6 +147,7 @@ def conceded(messages: Sequence[Message], found: Sequence[Evidence]) -> list[Evi
         if not _MARK.search(own):
             continue
         flat = " ".join(own.split())
+        omission = bool(_OMISSION.search(own)) and not _STANDING.search(own)
         if paste:
             s = next((x for x in sentences(flat) if _ADVICE.search(x)), None) or sentences(flat)[0]
             out.append(Evidence(3, m.index, m.speaker, quote(s), f"a pasted comment + conceded ({said!r})",
@@ -154,7 +164,8 @@ def conceded(messages: Sequence[Message], found: Sequence[Evidence]) -> list[Evi
         else:
             dim, signal, at = 6, "a correction", (_MARK.search(flat) or hit).start()
         s = next((x for x in sentences(flat) if len(x) > 15), flat)
-        detail: dict = {"kind": "correction", "clause": clause(flat, at), "conceded": restated}
+        detail: dict = {"kind": "correction", "clause": clause(flat, at), "conceded": restated} | \
+            ({"offline": False} if omission else {})
         if dim == 3:
             detail |= {"paths": [], "rule": quote(fact), "clause": quote(fact)}
         out.append(Evidence(dim, m.index, m.speaker, quote(s if dim != 3 else flat), f"{signal} + conceded ({said!r})",
