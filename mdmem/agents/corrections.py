@@ -44,7 +44,9 @@ SHORT = 400      # characters: a conceding reply this short that ends by asking 
 # a concession to a comment the user pasted (:func:`mdmem.agents.evidence.pasted`: a review bot's finding) is no
 # correction of the assistant by the user: what the comment says is at most a domain rule (③), and a hint, not
 # enough alone to make a suggestion or fire the Stop hook. Measured on holdout3 (41-48, blind run): the two
-# pasted comments conceded were taken as ⑥ corrections, both wrong (labelled ③ firm in 48, ③ borderline in 46)
+# pasted comments conceded were taken as ⑥ corrections, both wrong (labelled ③ firm in 48, ③ borderline in 46).
+# Not below HIT: at 0.55 (no dimension at all) the Stop hook went silent in 46 and 48, both with firm items: there
+# the pasted comment the assistant takes up is the session's one detectable signal, and the model judges it
 PASTED_STRENGTH = 0.7
 # what the work left out ("but we are missing the interactive cases (yes and no)?", "you forgot the empty
 # input"): the assistant adds it, most likely a step of this task rather than a practice corrected (unless said
