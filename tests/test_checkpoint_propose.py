@@ -243,6 +243,11 @@ def test_memory_protocol_is_short_and_byte_stable():
     ("based on feedback we are changing the spelling from summarise to summarize - let's make sure we're using "
      "US English everywhere please", "Based on feedback we are changing the spelling"),
     ("**htmx** over Datastar: more mature, better documented", "Htmx over Datastar: more mature, better documented"),
+    # no cut clause left dangling: a conjunction, or a modal after "and"
+    ("The strict mode option makes the wrapper script fail if the env file mentions an undefined variable",
+     "The strict mode option makes the wrapper script fail"),
+    ("The validation package is critical for security and should have its own unit tests for each of the edge "
+     "cases", "The validation package is critical for security"),
 ])
 def test_titles_say_the_subject_in_whole_words(text: str, name: str):
     got = cp.title(text)

@@ -170,6 +170,113 @@ def test_the_hooks_gate_lets_every_second_round_class_through():
         assert hooks.gate(users[-1:], messages, messages[:-1]), text
 
 
+# issue 13, fourth round (generalisation: the classes holdout3 missed, each checked on the batches that did not
+# inspire it, scripts/eval_checkpoint.py): paraphrased, with near misses
+_REVIEW = ("The sync script loads the whole settings file while strict mode is active. Strict mode aborts the script "
+           "as soon as the settings file mentions an undefined variable, which is common in shared settings files "
+           "used by other tools. Every hook then fails. The script only needs the DEBUG flag, but loading executes "
+           "the whole file.")
+_PASTED_RULE = ("Never join raw session identifiers into file paths. A crafted identifier can escape the state "
+                "directory, which is a path traversal risk in every command that reads state or writes it to disk. A "
+                "shared validator called from each entry point would close the gap for all of these commands at once, "
+                "with one test per edge case.")
+_FIXES = ("Assistant: Both sessions look the same:\n1. The cache is stale\n2. The lock is held\n\nPossible fixes:\n\n"
+          "1. **Clear the cache on start**: simple\n2. **Drop the lock**: risky\n3. **Add a timestamp**: more work\n\n"
+          "Which approach do you prefer?\nUser: ")
+FOURTH_ROUND = [
+    # a pick said with a verb and the option's label ("let's go with option 1"), after a message whose numbering
+    # starts again for the options (the last list is the offer)
+    (_FIXES + "let's go with option 1", {4: 0.8}),
+    ("Assistant: Options:\nA) a mock server\nB) a bare socket\nWhich do you prefer?\nUser: let’s go with option b",
+     {4: 0.8}),
+    ("User: let's go with option 1", {}),  # no options were offered
+    # a pick by place or with a lead-in ("the first one", "sounds good, go with 1", "do 2", "fico com a primeira");
+    # not an ordinal that orders the work or says what is wrong with an option
+    (_FIXES + "the second one", {4: 0.8}),
+    (_FIXES + "sounds good, go with 1", {4: 0.8}),
+    (_FIXES + "do 2", {4: 0.8}),
+    (_FIXES + "fico com a primeira", {4: 0.8}),
+    (_FIXES + "first, tell me what each costs", {}),
+    (_FIXES + "the first one fails in CI", {}),
+    # a standing preference scoped by "wherever we can" / "where possible": a domain rule (③)
+    ("User: functions should take the typed path objects rather than plain strings wherever we can", {3: 0.8}),
+    ("User: tests must use the fake clock where possible", {3: 0.8}),
+    ("User: as funções devem receber os tipos fortes em vez de string sempre que possível", {3: 0.8}),
+    ("User: we should fix that wherever it appears", {}),  # a task step, however wide
+    ("User: put the file wherever you can find room", {}),
+    ("User: can we use the typed ids wherever we can?", {}),  # asked, not stated
+    # a review comment the user pasted, conceded: what it says is at most a domain rule (③), a hint (0.7);
+    # the same point typed in the user's own words is their correction (⑥)
+    ("User: fix the wrapper\nAssistant: Done.\nUser: " + _REVIEW + "\nAssistant: Excellent catch! The script only "
+     "needs one variable.", {3: 0.7}),
+    ("User: fix the wrapper\nAssistant: Done.\nUser: but you source the whole settings file and we only need the "
+     "DEBUG flag, strict mode kills it\nAssistant: Excellent catch! The script only needs one variable.", {6: 0.85}),
+    ("User: " + _REVIEW + "\nAssistant: I'll look at the script.", {}),  # pasted, not conceded
+    # a rule inside a pasted comment is the comment's: ③ at most, a hint; typed by the user, it is theirs
+    ("User: " + _PASTED_RULE, {3: 0.7}),
+    ("User: never join raw session ids into file paths, I got burnt by a path traversal once", {2: 0.85}),
+    # what makes a sentence a standing rule whatever its words (from paraphrases, not from a session): a habit of
+    # the team with its scope or what it rules out; a kind of thing under a modal; "avoid" + a kind of thing;
+    # "X instead of Y" as a practice; each with the task step or fact that reads alike
+    ("User: we use uv in this repo, not pip", {3: 0.8}),
+    ("User: in this codebase we avoid global state", {3: 0.8}),
+    ("User: we don't mock our own modules in tests", {3: 0.8}),
+    ("User: we use the cache to speed this up", {}),
+    ("User: we never use it", {}),
+    ("User: logs should go to stderr, not stdout", {2: 0.8}),
+    ("User: tests must not hit the network", {3: 0.8}),
+    ("User: the tests should pass now", {}),
+    ("User: errors need to be handled in parse()", {}),
+    ("User: users need to be able to log in", {}),
+    ("User: avoid abbreviations in names", {2: 0.8}),
+    ("User: avoid the merge conflict by rebasing first", {}),
+    ("User: return a result object rather than raising for expected failures", {2: 0.8}),
+    ("User: use the helper instead of copying the loop here", {}),
+    ("User: use the second file instead", {}),
+]
+
+
+@pytest.mark.parametrize("text, expected", FOURTH_ROUND)
+def test_fourth_round_classes(text: str, expected: dict[int, float]):
+    assert found(text) == expected
+
+
+def test_the_hooks_gate_lets_every_fourth_round_class_through():
+    from mdmem.agents import hooks
+
+    for text, expected in FOURTH_ROUND:
+        if not any(v >= dimensions.HIT for v in expected.values()):
+            continue
+        messages = parse(text.encode()).messages
+        users = [m for m in messages if m.speaker == "user"]
+        assert hooks.gate(users[-1:], messages, messages[:-1]), text
+
+
+@pytest.mark.parametrize("text, pasted", [
+    (_REVIEW, True),
+    ("Additional feedback: If the prompt contains newline characters, they could break the display format and "
+     "confuse the interactive prompt. Newlines would create extra lines in the output. Consider replacing newlines "
+     "with spaces or a newline indicator before display, so the format stays one line per item in the list.", True),
+    (_REVIEW.replace("Every hook then fails.", "We then see every hook fail."), False),  # the user's own voice
+    ("again, this is not correct: " + _REVIEW, False),  # typed around a paste: it opens in lower case
+    ("The sync script loads the whole settings file. Strict mode aborts it.", False),  # too short to tell
+])
+def test_pasted_text_reads_as_pasted(text: str, pasted: bool):
+    from mdmem.agents.evidence import pasted as is_pasted
+
+    assert is_pasted(text) is pasted
+
+
+def test_a_pick_after_a_restarted_numbering_takes_the_last_list():
+    from mdmem.agents.candidates import candidate
+
+    evidence = [e for e in dimensions.detect(parse((_FIXES + "let's go with option 1").encode()).messages)
+                if e.dimension == 4]
+    c = candidate(1, 4, evidence, "en", "2026-01-01")
+    assert (c.name, c.chosen, c.rejected) == ("Chose Clear the cache on start", "Clear the cache on start",
+                                              ["Drop the lock", "Add a timestamp"])
+
+
 def _eval():
     return script("eval_checkpoint")
 
@@ -177,13 +284,14 @@ def _eval():
 def test_dev_split_offline_and_replay():
     """Floors a little under the figures measured when this was written (dev split, every session
     read and tuned on: 34 sessions, precision 1.00, recall 0.86, the replay right in 34 of 34; then 42
-    with holdout3 read after its one blind run: 0.91, 0.74, 40 of 42): a change that loses more is a
+    with holdout3 read after its one blind run: 0.91, 0.74, 40 of 42; after the fourth round: 1.00, 0.81,
+    42 of 42): a change that loses more is a
     regression (floors, not the figures: sessions added to the dev split later may be harder). Names
     are at most 60 characters, with no tags or ellipses."""
     report = _eval().run("dev")
     offline = report["offline"]
     assert report["sessions"] >= 42
-    assert offline["precision"] >= 0.88 and offline["recall"] >= 0.7, offline
+    assert offline["precision"] >= 0.9 and offline["recall"] >= 0.75, offline
     assert report["fire_right"] >= 0.9 * report["sessions"], [(p["file"], bool(p["fired"]), p["worth"])
                                                               for p in report["replay"]]
     for row in report["rows"]:
@@ -209,3 +317,19 @@ def test_a_pick_is_named_after_what_was_asked(text: str, name: str):
     evidence = [e for e in dimensions.detect(parse(text.encode()).messages) if e.dimension == 4]
     lang = "pt" if "Duas" in text else "en"
     assert candidate(1, 4, evidence, lang, "2026-01-01").name == name
+
+
+def test_a_conceded_omission_is_a_hint_for_the_hook_not_an_offline_suggestion(cli, vault, tmp_path):
+    """"but we are missing the empty-input case (and the unicode one)?" conceded: the hook counts it (the model
+    judges), the offline checkpoint does not suggest it; a doubt about the practice in its place is suggested."""
+    omission = ("User: add tests for the parser\nAssistant: Added four tests.\nUser: but we are missing the "
+                "empty input case (and the unicode one as well)?\nAssistant: You're right, I'll add both.\n")
+    assert found(omission) == {6: 0.85}
+    source = tmp_path / "t.md"
+    source.write_text(omission)
+    data = cli.json("checkpoint", source, "--vault", vault)
+    assert (data["dimensions"], data["candidates"]) == ([], [])
+    source.write_text(omission.replace("we are missing the empty input case (and the unicode one as well)?",
+                                       "that would still make the parser fail silently on bad input, right?"))
+    data = cli.json("checkpoint", source, "--vault", vault)
+    assert [c["dimension"] for c in data["candidates"]] == [6]

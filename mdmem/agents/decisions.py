@@ -193,11 +193,19 @@ _OPTION = _re(r"^[ \t]*(?:[-*•][ \t]*)?(?:#{1,4}[ \t]*)?(?:\*\*)?(?:option[ \t
 _CHOOSE = _rx(r"\b(?:which|prefer|option|approach|choose|pick|would you like|do you want|or|qual|quais|prefere|"
               r"opção|escolhe)\b[^\n]{0,120}(?:\?|:[ \t]*$)", re.I | re.M)
 # the user's answer opens with one of the labels: "A.", "B, nested in ...", "I think B", "option 2", "go with C"
-_PICK = _re(r"^\W*(?i:(?:yes|yeah|yep|ok(?:ay)?|sure|sim|ok)[,.!]*[ \t]+)?"  # "yes, option a, but …"
-            r"(?i:(?:i think|i'?d (?:go with|say|pick|choose)|let'?s (?:go with|do)|go with|i (?:prefer|choose|pick)|"
-            r"option|opção|acho que|vamos de|prefiro|escolho)[ \t]+)?\(?(?:([A-H])(?![\w'’])|"
+_PICK = _re(r"^\W*(?i:(?:yes|yeah|yep|ok(?:ay)?|sure|sim|ok|sounds good|great|perfect|cool|alright|right)[,.!]*[ \t]+){0,2}"
+            r"(?i:(?:i think|i['’]?d (?:go with|say|pick|choose)|let['’]?s (?:go with|do)|go with|do|i (?:prefer|choose|pick)|"
+            r"option|opção|acho que|vamos de|prefiro|escolho)[ \t]+){0,2}\(?(?:([A-H])(?![\w'’])|"
             r"(?:(?<=(?i:option) )|(?<=(?i:opção) ))([a-h])(?![\w'’])|([a-h])(?=[.):]|\s*$)|"
-            r"([1-9])(?![\w'’.]\w|\.\d))[).:,]?(?:\s|$)")  # a capital, or a small letter alone: "a)", not "a quick"
+            r"#?([1-9])(?![\w'’.]\w|\.\d))[).:,]?(?:\s|$)")  # a capital, or a small letter alone: "a)", not "a quick"
+# the answer names the option by its place ("the first one", "yeah the second", "a primeira"): short, and not
+# about what is wrong with it ("the first one fails")
+_ORDINAL = _re(r"^\W*(?i:(?:yes|yeah|yep|ok(?:ay)?|sure|sim|sounds good|great|perfect|cool|alright)[,.!]*[ \t]+){0,2}"
+               r"(?i:(?:i think|i['’]?d (?:go with|say|pick|choose)|let['’]?s (?:go with|do)|go with|do|i (?:prefer|choose|"
+               r"pick)|acho que|vamos de|prefiro|escolho|fico com)[ \t]+)?(?P<the>(?i:(?:the|a|o)[ \t]+))?(?i:(?P<nth>first|"
+               r"second|third|fourth|primeir[ao]|segund[ao]|terceir[ao]|quart[ao]))\b(?P<one>(?i:[ \t]+(?:one|option|"
+               r"approach|way|opção|abordagem)))?(?![^.!?\n]*\b(?i:not|n['’]t|no|wrong|broken|fails?|failing|não|errad[ao]|quebr\w*)\b)")
+_ORDINALS = {"fir": 0, "sec": 1, "thi": 2, "fou": 3, "pri": 0, "seg": 1, "ter": 2, "qua": 3}
 
 
 # what the offer asks to choose ("Which timing model do you want?" → "timing model"): the decision's subject,
@@ -228,7 +236,9 @@ def picks(messages: Sequence[Message]) -> list[Evidence]:
                 options: dict[str, str] = {}
                 for label, text in found_options:
                     if label.isdigit() == digits:
-                        options.setdefault(label, text.strip(" :"))
+                        if label in options:  # the numbering starts again: a later list ("Possible fixes:")
+                            options = {}
+                        options[label] = text.strip(" :")
                 offer = options if len(options) >= 2 and _CHOOSE.search(m.text[-1500:]) else {}
                 asked = [t.group(1) or t.group(2) for t in _TOPIC.finditer(m.text[-1500:])] if offer else []
                 topic = asked[-1].strip() if asked and asked[-1].strip().lower() not in _GENERIC_TOPICS else None
@@ -238,6 +248,11 @@ def picks(messages: Sequence[Message]) -> list[Evidence]:
             continue
         hit = _PICK.match(m.text)
         label = next(g for g in hit.groups() if g).upper() if hit else None
+        if label is None and len(m.text.split()) <= 12 and (nth := _ORDINAL.match(m.text)) and \
+                (nth.group("the") or nth.group("one") or not m.text[nth.end():].strip(" .!")):
+            # (a bare "first, tell me what each costs" orders the work: an ordinal alone is a pick only alone)
+            place = _ORDINALS[nth.group("nth")[:3].lower()]
+            label = list(offer)[place] if place < len(offer) else None
         if label is None:  # answered in the option's own words: "keep it local!" for "1. **Keep it local**"
             low = m.text.lower()
             said = [k for k, v in offer.items() if len((head := _head(v)).split()) >= 2 and head in low]

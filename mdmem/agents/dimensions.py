@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import re
 
-from mdmem.agents.corrections import conceded
+from mdmem.agents.corrections import PASTED_STRENGTH, conceded
 from mdmem.agents.decisions import decisions, picks
 from mdmem.agents.evidence import (  # noqa: F401  (the detectors' shared names, used from here)
     _FENCE,
@@ -70,6 +70,7 @@ from mdmem.agents.evidence import (  # noqa: F401  (the detectors' shared names,
     is_question,
     language,
     negated,
+    pasted,
     planned,
     prose,
     quote,
@@ -367,8 +368,25 @@ DETECTORS = (task_closure, rules, decisions, picks, milestones, calibration, les
 
 def detect(messages: Sequence[Message]) -> list[Evidence]:
     """Every piece of evidence in ``messages``, in dimension then message order."""
-    found = conceded(messages, [e for detector in DETECTORS for e in detector(messages)])
+    found = unpasted(messages, conceded(messages, [e for detector in DETECTORS for e in detector(messages)]))
     return sorted(found, key=lambda e: (e.dimension, e.index))
+
+
+def unpasted(messages: Sequence[Message], found: Sequence[Evidence]) -> list[Evidence]:
+    """A rule, decision or correction read in a message the user pasted (:func:`evidence.pasted`: a review
+    comment, a bot's finding, documentation) is nobody's rule of behaviour, decision or correction here: at
+    most a domain rule (③), and a hint (:data:`corrections.PASTED_STRENGTH`), enough to count its dimension,
+    not to fire the Stop hook or make a suggestion alone. Said by the user in their own typed words it stands."""
+    by_index = {m.index: m for m in messages}
+    out = []
+    for e in found:
+        m = by_index.get(e.index)
+        if e.speaker == "user" and e.dimension in (2, 3, 4, 6) and m is not None and pasted(m.text):
+            e = Evidence(3, e.index, e.speaker, e.quote, e.signal if "pasted" in e.signal else e.signal + " (pasted)",
+                         min(e.strength, PASTED_STRENGTH), e.offset,
+                         {"paths": [], "rule": e.quote, "clause": e.detail.get("clause") or e.quote} | e.detail)
+        out.append(e)
+    return out
 
 
 def hits(evidence: Sequence[Evidence]) -> dict[int, list[Evidence]]:

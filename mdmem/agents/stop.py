@@ -122,7 +122,7 @@ remove forget because since porque pois devido reason motivo argument overkill y
 love useful helpful great excellent awesome brilliant sensacional adorei gostei ótimo otimo excelente perfeito
 exatamente trust believe instead rather style estilo format padrão decision decisão merged released deployed shipped
 published launched tagged production subiu subimos liberamos entregamos useful again novamente
-intentional deliberate intended proposital intencional remember lembre lembra esqueça esqueca
+intentional deliberate intended proposital intencional remember lembre lembra esqueça esqueca wherever avoid
 """.split())
 _GATE_STEMS = (
     "prefer", "perfer", "prefiro", "preferên", "decid", "decis", "chose", "chosen", "escolh", "switch", "standardi",
@@ -158,7 +158,10 @@ _GATE_PHRASES = (
     "on purpose", "by design", "de propósito", "no longer", "claude should", "claude must", "agent should",
     "assistant should", "claude deve", "agente deve", "is there no", "isn't there", "don't we", "why not",
     "shouldn't we", "shouldn't you", "can't we", "não tem", "não existe", "por que não", "don’t", "be sure",
-    "sure to", " is our ", " is my ", " are our ", "i mean", "é nosso", "é o nosso", "é nossa", "é meu", "é minha")
+    "sure to", " is our ", " is my ", " are our ", "i mean", "é nosso", "é o nosso", "é nossa", "é meu", "é minha",
+    "where possible", "where we can", "where you can", "where it makes sense", "where feasible", "onde poss",
+    "onde der", "onde puder", "s should ", "s must ", "s need ", "s needs ", "ought to", "we avoid", "we stick",
+    "we rely", "we only", "we generally", "we usually", "we always", "we do not")
 _GATE_PAIRS = (frozenset("go goes belong belongs live lives stay stays sit sits ficam fica vão vai".split()),
                frozenset("not never rather não nunca".split()))
 _GATE_ASSISTANT_WORDS = frozenset("merged released deployed shipped published launched tagged production subiu "
