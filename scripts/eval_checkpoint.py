@@ -3,11 +3,12 @@
 hand-labelled per dimension; read its SOURCES.md), split tune (24) / holdout (5) / holdout2 (5) / holdout3 (8,
 labelled blind to the detectors, never tuned on), reported apart.
 
-    python scripts/eval_checkpoint.py [--split tune|holdout|holdout2|holdout3|dev|holdout4|both] [--show] [--json OUT]
+    python scripts/eval_checkpoint.py [--split tune|holdout|holdout2|holdout3|dev|holdout4|holdout5|both] [--show] [--json OUT]
 
 ``dev`` is every session except the blind split (:data:`BLIND`): since 2026-12-01 (evening) holdout and
 holdout2 have been read and are tuned on with tune; holdout3 (41-48) was labelled blind to the detectors and
-measured once (20:51, after the third round), then read and tuned on; holdout4 (51-) is the blind one now.
+measured once (20:51, after the third round), then read and tuned on; holdout4 (51-58) and holdout5 (61-68)
+were labelled blind the same way and are never tuned on.
 
 1. The offline path (``mdmem checkpoint TRANSCRIPT``, no model) against the labels:
    - gold = the **firm** items. A suggestion is right when its dimension is the item's and its
@@ -54,7 +55,7 @@ sys.path.insert(0, str(REPO))
 from mdmem.agents import checkpoint as cp  # noqa: E402
 from mdmem.agents import transcript  # noqa: E402
 
-BLIND = ("holdout4",)  # never tuned on
+BLIND = ("holdout4", "holdout5")  # never tuned on
 
 
 def sessions(split: str) -> list[tuple[Path, dict]]:
@@ -332,7 +333,7 @@ def render(report: dict, show: bool = False) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--split", choices=("tune", "holdout", "holdout2", "holdout3", "dev", "holdout4", "both"), default="tune")
+    ap.add_argument("--split", choices=("tune", "holdout", "holdout2", "holdout3", "dev", "holdout4", "holdout5", "both"), default="tune")
     ap.add_argument("--policy", help="the hook policy to replay (default: the installed default)")
     ap.add_argument("--show", action="store_true", help="list every suggestion and its verdict")
     ap.add_argument("--json", type=Path, help="write the whole report here")

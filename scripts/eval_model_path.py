@@ -21,7 +21,8 @@ that alters a kept candidate's name leaves it unjudged (listed), never scored by
 Scored as ``scripts/eval_checkpoint.py`` scores the offline path: precision = right / (right + wrong),
 borderline neutral; recall = distinct firm items matched (at most 3 a session) over min(3, firm items);
 "strict" also needs the candidate's dimension to be the item's; fire/silent = a session with a kept
-candidate vs one whose labels hold a firm item. Splits: dev (01-34), holdout3 (41-48), holdout4 (51-58): the
+candidate vs one whose labels hold a firm item. Splits: dev (01-34), holdout3 (41-48), holdout4 (51-58),
+holdout5 (61-68): the
 model path was never tuned on any; the held-out splits are the ones labelled blind to the detectors. holdout4's
 answers were judged as ``propose`` kept them then; one candidate ``propose`` had dropped as git history (a
 "git log --all" in its how-to) is kept since, and was judged afterwards by the lead (its ``why`` says so).
@@ -142,7 +143,7 @@ def render(s: dict, show: bool) -> list[str]:
     return lines
 
 
-HELD = ("holdout3", "holdout4")  # labelled blind to the detectors; "dev" is every other session
+HELD = ("holdout3", "holdout4", "holdout5")  # labelled blind to the detectors; "dev" is every other session
 
 
 def run_all() -> dict[str, list]:

@@ -11,9 +11,10 @@ from support import script
 def test_real_model_answers_through_propose_keep_their_figures():
     ev = script("eval_model_path")
     judged = ev.json.loads(ev.JUDGEMENTS.read_text("utf-8"))
-    dev, h3, h4 = (ev.score(split, got, judged) for split, got in ev.run_all().items())
+    scores = {split: ev.score(split, got, judged) for split, got in ev.run_all().items()}
+    dev, h3, h4 = scores["dev"], scores["holdout3"], scores["holdout4"]
     # every candidate propose keeps was judged: nothing renamed, nothing new
-    assert dev["unjudged"] == h3["unjudged"] == h4["unjudged"] == []
+    assert [s["unjudged"] for s in scores.values()] == [[]] * len(scores)
     # the figures when the answers were judged (2026-12-01): dev 39 kept, 30 right / 2 wrong, recall 30/37,
     # 35 accepted as written, fire/silent 30/34; holdout3 7 kept, 6 right / 0 wrong, recall 6/6, 8/8;
     # holdout4 14 kept (15 since the git-history check reads the claim), 4 right / 3 wrong, recall 4/4, 5/8
