@@ -12,12 +12,13 @@ def test_real_model_answers_through_propose_keep_their_figures():
     ev = script("eval_model_path")
     judged = ev.json.loads(ev.JUDGEMENTS.read_text("utf-8"))
     scores = {split: ev.score(split, got, judged) for split, got in ev.run_all().items()}
-    dev, h3, h4 = scores["dev"], scores["holdout3"], scores["holdout4"]
+    dev, h3, h4, h5 = scores["dev"], scores["holdout3"], scores["holdout4"], scores["holdout5"]
     # every candidate propose keeps was judged: nothing renamed, nothing new
     assert [s["unjudged"] for s in scores.values()] == [[]] * len(scores)
     # the figures when the answers were judged (2026-12-01): dev 39 kept, 30 right / 2 wrong, recall 30/37,
     # 35 accepted as written, fire/silent 30/34; holdout3 7 kept, 6 right / 0 wrong, recall 6/6, 8/8;
-    # holdout4 14 kept (15 since the git-history check reads the claim), 4 right / 3 wrong, recall 4/4, 5/8
+    # holdout4 14 kept (15 since the git-history check reads the claim), 4 right / 3 wrong, recall 4/4, 5/8;
+    # holdout5 12 kept, 5 right / 4 wrong, recall 5/6, 9 accepted, 5/8
     assert (dev["candidates"], dev["right"], dev["wrong"], dev["found"], dev["reachable"]) == (39, 30, 2, 30, 37)
     assert (dev["accepted"], dev["fire_right"]) == (35, 30)
     assert (h3["candidates"], h3["right"], h3["wrong"], h3["found"], h3["reachable"]) == (7, 6, 0, 6, 6)
@@ -25,3 +26,5 @@ def test_real_model_answers_through_propose_keep_their_figures():
     assert (h4["candidates"], h4["right"], h4["wrong"], h4["borderline"], h4["found"], h4["reachable"]) == (
         15, 4, 3, 8, 4, 4)
     assert (h4["accepted"], h4["fire_right"]) == (10, 5)
+    assert (h5["candidates"], h5["right"], h5["wrong"], h5["found"], h5["reachable"]) == (12, 5, 4, 5, 6)
+    assert (h5["accepted"], h5["fire_right"]) == (9, 5)
