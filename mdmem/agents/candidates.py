@@ -20,6 +20,7 @@ from mdmem.agents.scan import MARKS, RANK, Known, _slug, clean
 from mdmem.base.errors import MdmemError, UsageError
 from mdmem.base.files import write_atomic
 from mdmem.base.layout import STATE_DIR, safe_session
+from mdmem.text.classify import _CODE  # code is not memory: the rule `save` warns with
 
 LANGS = ("en", "pt")  # the languages of the checkpoint's text and of the scan prompt
 MAX_CANDIDATES = 3
@@ -42,8 +43,8 @@ KINDS = ("project", "claude-md", "protocol", "decision", "feedback", "reference"
 PRIORITY = (4, 6, 3, 2, 7, 5, 1)  # ties inside a rank
 _GIT_ONLY = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b|\bgit (?:log|rebase|blame|"
                        r"cherry-pick|reset)\b", re.I)
-_CODE = re.compile(r"^\s*(?:```|~~~)|^\s*(?:def |class \w+[:(]|import \w|from [\w.]+ import |function |"
-                   r"const |let |var |#include|SELECT .* FROM )|[;{}]\s*$", re.M)
+# task state as `save` warns of it (text/classify), but for "for now": "for now that just adds complexity" is a
+# decision (agents/decisions), not a task's state
 _TASK = re.compile(r"\b(?:TODO|WIP|in progress|right now|currently (?:working|fixing|debugging)|this session|"
                    r"next step|half[- ]done)\b", re.I)
 

@@ -98,7 +98,9 @@ def _re(pattern: str, flags: int = 0) -> _Lazy:
 
 _FENCE = _re(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.S | re.M)
 _SPLIT = _re(r"(?<=[.!?…])[\"')\]*]*\s+(?=\S)|\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)|\n")
-_TAG = _re(r"</?[A-Za-z][\w:-]*(?:\s[^<>\n]{0,200})?/?>")  # <user-memory-input>, <br/>: markup, not words
+# a markup tag (<user-memory-input>, <br/>): markup, not words; the groups (closing slash, name, attributes,
+# self-closing slash) let scan.strip_tags keep a lone placeholder such as <sha> in a suggestion's text
+_TAG = _re(r"<(/?)([A-Za-z][\w:-]*)((?:\s[^<>\n]{0,200})?)(/?)>")
 # not prose: table rows, directory trees, horizontal rules, headings made of symbols only
 _NOT_PROSE = _re(r"^\s*(?:\|.*|[-*_=]{3,}\s*)$")
 _TREE = _re(r"[│├└┌┐┘┬┴┼]|^\s*(?:[\w.-]+/)+\s*$")

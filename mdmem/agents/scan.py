@@ -14,6 +14,7 @@ import os
 import re
 import unicodedata
 
+from mdmem.agents.evidence import _TAG as _TAGS  # one grammar of markup tags for the detectors and the checkpoint
 from mdmem.base import files
 
 TYPE_CHECKING = False  # annotations only (`typing` costs ~10 ms of a hook's start)
@@ -29,7 +30,6 @@ PROMPT_MAX = 6000    # characters of the scan prompt the Stop hook hands the mod
 # rules, feedback and decisions first; then analysis, milestones, task closure (the ranking)
 RANK = {2: 0, 3: 0, 4: 0, 6: 0, 7: 1, 5: 2, 1: 3}
 
-_TAGS = re.compile(r"<(/?)([A-Za-z][\w:-]*)((?:\s[^<>\n]{0,200})?)(/?)>")
 _VOID = frozenset({"br", "hr", "img", "wbr"})
 
 
