@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""The checkpoint on real conversations: tests/data/checkpoint-real/ (42 real Claude Code sessions,
-hand-labelled per dimension; read its SOURCES.md), split tune (24) / holdout (5) / holdout2 (5) / holdout3 (8,
-labelled blind to the detectors, never tuned on), reported apart.
+"""The checkpoint on real conversations: tests/data/checkpoint-real/ (74 real Claude Code sessions,
+hand-labelled per dimension; read its SOURCES.md), split tune (24) / holdout (5) / holdout2 (5) / holdout3,
+holdout4, holdout5, holdout6, holdout7 (8 each, labelled blind to the detectors), reported apart.
 
-    python scripts/eval_checkpoint.py [--split tune|holdout|holdout2|holdout3|dev|holdout4|holdout5|both] [--show] [--json OUT]
+    python scripts/eval_checkpoint.py [--split SPLIT|dev|blind|both] [--show] [--json OUT]
 
 ``dev`` is every session except the blind split (:data:`BLIND`): since 2026-12-01 (evening) holdout and
 holdout2 have been read and are tuned on with tune; holdout3 (41-48) was labelled blind to the detectors and
 measured once (20:51, after the third round), then read and tuned on; holdout4 (51-58) and holdout5 (61-68)
-were labelled blind the same way and are never tuned on.
+were labelled blind the same way, measured once each, and read on 2026-12-01 at 22:10 to design the hook's
+follow-up signal (they are dev since); holdout6 (71-78) and holdout7 (81-88) were labelled blind the same way
+at 22:00 and are never tuned on (``--split blind`` is the two together).
 
 1. The offline path (``mdmem checkpoint TRANSCRIPT``, no model) against the labels:
    - gold = the **firm** items. A suggestion is right when its dimension is the item's and its
@@ -25,7 +27,8 @@ were labelled blind the same way and are never tuned on.
    file growing to the line before the next prompt, the clock (``MDMEM_NOW``) from the records'
    timestamps, ``last_assistant_message`` as Claude Code gives it; the installed default policy
    on an empty vault. A session "fires" when any of its stops fires; it should fire exactly when it
-   holds a firm item (``worth_checkpoint``).
+   holds a firm item (``worth_checkpoint``). And per firm item: whether some fire came after it
+   (the model reviews the conversation so far, so an item said after the last fire is out of reach).
 3. Suggestions accepted as written: the suggestions are listed (``--show``) and judged by hand in
    ``scripts/eval_checkpoint_judgements.json`` (file + name -> accept/reject + why); the count is
    over the judged ones, and unjudged suggestions are listed.
@@ -55,14 +58,15 @@ sys.path.insert(0, str(REPO))
 from mdmem.agents import checkpoint as cp  # noqa: E402
 from mdmem.agents import transcript  # noqa: E402
 
-BLIND = ("holdout4", "holdout5")  # never tuned on
+BLIND = ("holdout6", "holdout7")  # never tuned on
 
 
 def sessions(split: str) -> list[tuple[Path, dict]]:
     out = []
     for labels in sorted(DATA.glob("*.labels.json")):
         data = json.loads(labels.read_text("utf-8"))
-        if split in ("both", data["split"]) or (split == "dev" and data["split"] not in BLIND):
+        if split in ("both", data["split"]) or (split == "dev" and data["split"] not in BLIND) or \
+                (split == "blind" and data["split"] in BLIND):
             out.append((labels.with_name(labels.name.replace(".labels.json", ".jsonl")), data))
     return out
 
@@ -265,8 +269,9 @@ def run(split: str, policy: str | None = None) -> dict:
             vault = empty_vault(work / ("vault-" + path.stem))
             rows.append(offline(path, data, vault))
             play_vault = empty_vault(work / ("replay-" + path.stem))
-            plays.append(replay(path, play_vault, work, policy) | {"worth": data["worth_checkpoint"],
-                                                                   "labelled_stops": data["stops"]})
+            play = replay(path, play_vault, work, policy)
+            plays.append(play | {"worth": data["worth_checkpoint"], "labelled_stops": data["stops"],
+                                 **_seen(path.read_bytes(), data, play["fired"])})
         judged = judgements()
         accepted = rejected = 0
         unjudged = []
@@ -281,11 +286,24 @@ def run(split: str, policy: str | None = None) -> dict:
                 else:
                     rejected += 1
         right = sum(1 for p in plays if bool(p["fired"]) == p["worth"])
-        return {"split": split, "policy": policy, "offline": offline_table(rows, labels), "rows": rows, "replay": plays,
+        return {"firm_items": sum(p["firm"] for p in plays), "firm_seen": sum(p["firm_seen"] for p in plays),
+                "fires_worth": sum(len(p["fired"]) for p in plays if p["worth"]),
+                "fires_nothing": sum(len(p["fired"]) for p in plays if not p["worth"]),
+                "split": split, "policy": policy, "offline": offline_table(rows, labels), "rows": rows, "replay": plays,
                 "fire_right": right, "sessions": len(plays),
                 "accepted": accepted, "rejected": rejected, "unjudged": unjudged}
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _seen(data: bytes, labels: dict, fired: list[dict]) -> dict:
+    """How many of the session's firm items some fire came after: the scan prompt asks the model to
+    review the conversation so far, so an item said after the session's last fire is out of its reach."""
+    starts = Lines(data).starts
+    last = max((f["bytes"] for f in fired), default=-1)
+    firm = [it for it in labels["items"] if it["strength"] == "firm"]
+    seen = sum(1 for it in firm if 0 < it["line"] <= len(starts) and starts[it["line"] - 1] < last)
+    return {"firm": len(firm), "firm_seen": seen}
 
 
 def _p(x) -> str:
@@ -307,7 +325,10 @@ def render(report: dict, show: bool = False) -> list[str]:
     for d, v in o["dims"].items():
         lines.append(f"   {NAMES[d]:<16} {_p(v['precision']):>6} ({v['right']}/{v['wrong']}/{v['borderline']})"
                      f"{'':>20}{_p(v['recall']):>6} ({v['found']}/{v['gold']})")
-    lines.append(f"hook replay ({report.get('policy') or 'default policy'}): fire/silent right in {report['fire_right']}/{report['sessions']}")
+    lines.append(f"hook replay ({report.get('policy') or 'default policy'}): fire/silent right in "
+                 f"{report['fire_right']}/{report['sessions']}; firm items a fire came after: "
+                 f"{report['firm_seen']}/{report['firm_items']}; fires in sessions with firm items "
+                 f"{report['fires_worth']}, in sessions without {report['fires_nothing']}")
     for p in report["replay"]:
         fired = ", ".join(f"stop {f['stop']}" for f in p["fired"]) or "silent"
         ok = "ok " if bool(p["fired"]) == p["worth"] else "BAD"
@@ -333,7 +354,8 @@ def render(report: dict, show: bool = False) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--split", choices=("tune", "holdout", "holdout2", "holdout3", "dev", "holdout4", "holdout5", "both"), default="tune")
+    ap.add_argument("--split", default="tune", choices=("tune", "holdout", "holdout2", "holdout3", "holdout4", "holdout5",
+                                                        "holdout6", "holdout7", "dev", "blind", "both"))
     ap.add_argument("--policy", help="the hook policy to replay (default: the installed default)")
     ap.add_argument("--show", action="store_true", help="list every suggestion and its verdict")
     ap.add_argument("--json", type=Path, help="write the whole report here")

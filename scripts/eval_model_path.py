@@ -143,7 +143,7 @@ def render(s: dict, show: bool) -> list[str]:
     return lines
 
 
-HELD = ("holdout3", "holdout4", "holdout5")  # labelled blind to the detectors; "dev" is every other session
+HELD = ("holdout3", "holdout4", "holdout5", "holdout6", "holdout7")  # labelled blind to the detectors; "dev": the rest
 
 
 def run_all() -> dict[str, list]:

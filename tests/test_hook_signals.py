@@ -126,16 +126,50 @@ def test_work_alone_stays_quiet_and_adds_to_weak_evidence(vault: Path, tmp_path:
     s.user("commit these changes with a conventional commit message").tools(2).say("Committed: all tests pass.")
     reason = fired(run(vault, payload(s.path), now=T0 + 60))
     assert reason is not None
-    assert "Why now: a rule, decision or correction was said, a result was delivered, 22 tool calls since the last " \
-           "checkpoint, the topic changed." in reason
+    assert "Why now: a rule, decision or correction was said, the user steered the work, a result was delivered, " \
+           "22 tool calls since the last checkpoint, the topic changed." in reason
+
+
+def test_a_follow_up_that_steers_the_work_fires_once_and_a_short_one_does_not(vault: Path, tmp_path: Path):
+    """What the user types after the first request (a fact, a correction, a question about the approach) is
+    where real sessions keep what is worth remembering, in words no detector knows ("M-Claude is in the
+    Documents folder"): a follow-up of five words or more fires at the end of its turn, the model judges.
+    "yes" or "commit this" does not; after a checkpoint, one steer alone waits for a second one."""
+    s = Session(tmp_path / "s.jsonl")
+    s.user("log in to git and push the repository").tools(3).say("Logged in. Where is the repository?")
+    assert run(vault, payload(s.path)).stdout == ""  # the first request is not a follow-up
+    s.user("yes, push").tools(1).say("Pushed.")
+    assert run(vault, payload(s.path), now=T0 + 60).stdout == ""  # two words
+    assert state(vault)["typed"] == 2 and state(vault)["steers"] == 0
+    s.user("M-Claude is in the Documents folder").tools(2).say("Found it there; pulled and merged.")
+    reason = fired(run(vault, payload(s.path), now=T0 + 120))
+    assert reason is not None and "Why now: the user steered the work" in reason
+    assert state(vault)["steers"] == 0 and state(vault)["triggers"] == 1
+    s.user("now pull the other clone as well").tools(1).say("Pulled.")
+    assert run(vault, payload(s.path), now=T0 + 20 * 60).stdout == ""  # one steer after a checkpoint: half
+    s.user("and tag the release as v2 please").tools(1).say("Tagged v2.")
+    assert fired(run(vault, payload(s.path), now=T0 + 21 * 60)) is not None  # the second one
+    # a notification and a command's wrapper are not typed by the user
+    s.user("<task-notification>the background build finished with exit code 0</task-notification>").say("Good.")
+    assert run(vault, payload(s.path), now=T0 + 40 * 60).stdout == "" and state(vault)["steers"] == 0
+
+
+def test_a_steer_waits_while_the_turn_asks_the_user(vault: Path, tmp_path: Path):
+    s = Session(tmp_path / "s.jsonl")
+    s.user("fix the export").tools(3).say("Fixed.")
+    run(vault, payload(s.path))
+    s.user("the export should keep the header row too").tools(1).say("Should I also keep the footer?")
+    assert run(vault, payload(s.path), now=T0 + 60).stdout == ""  # the user answers first
+    s.user("no").tools(1).say("Kept the header row only.")
+    assert fired(run(vault, payload(s.path), now=T0 + 120)) is not None
 
 
 def test_the_cadence_is_the_fallback(vault: Path, tmp_path: Path):
     (vault / ".mdmem").mkdir(exist_ok=True)
     (vault / ".mdmem" / "config.toml").write_text("[hook]\nmin_stops = 3\nmin_minutes = 1\nmin_tool_calls = 10\n")
     s = Session(tmp_path / "s.jsonl")
-    for i in range(3):
-        s.user(f"step {i}: rename the variables in module {i}").tools(6).say("Renamed.")
+    for i in range(3):  # short follow-ups ("rename module 1") do not steer the work: only the cadence fires
+        s.user(f"rename module {i}").tools(6).say("Renamed.")
         out = run(vault, payload(s.path), now=T0 + i * 60)
         assert (out.stdout != "") is (i == 2), i
     assert "Why now: 3 stops since the last checkpoint." in fired(out)
