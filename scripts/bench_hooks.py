@@ -217,16 +217,18 @@ def measure(mdmem: str, runs: int = 15, mb: float = 2.7, work: Path | None = Non
             fratios.append(a / b)
             sratios.append(s / b)
         # 2. not firing: a turn whose prompt holds no word any detector needs (most terse prompts:
-        #    "pushed", "fix the failing test in parser.py"): the detectors are not even imported
+        #    "pushed", "rerun case 3"): the detectors are not even imported. Follow-ups are under five words:
+        #    one of five or more steers the work and is a reason to fire (agents/stop.py), so its stop is
+        #    not a quiet one
         plain = work / "plain.jsonl"
         plain.write_text("")
-        quiet = paired("quiet", plain, lambda i: _turn(plain, i, f"what does parse_args return for case {i}",
+        quiet = paired("quiet", plain, lambda i: _turn(plain, i, f"rerun parse_args case {i}",
                                                        f"It returns an empty namespace for case {i}."))
         # 2b. not firing, but the prompt holds such a word ("ok, but ..."): the detectors run and find nothing
         chatty = work / "chatty.jsonl"
         chatty.write_text("")
         detecting = paired("detecting", chatty, lambda i: _turn(
-            chatty, i, f"ok, but check the logs of run {i} as well", f"The logs of run {i} look fine."))
+            chatty, i, f"ok, but check {i}", f"The logs of run {i} look fine."))
         # 3. firing on the whole big transcript (a new session each run: all of it is read)
         fire, fire_cpu, chars = [], [], 0
         for i in range(max(3, runs // 2) + 1):

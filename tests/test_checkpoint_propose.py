@@ -266,7 +266,7 @@ def test_scan_prompt_in_portuguese_is_bounded_and_byte_stable(vault: Path):
     assert len(pt) <= cp.PROMPT_MAX
     assert pt.startswith("[mdmem checkpoint] Antes de parar, revise esta conversa pelas sete dimensões abaixo")
     assert "| 4 | Decisão de arquitetura | uma escolha não óbvia" in pt and "Não salve: padrões de código" in pt
-    assert "Regras: 0-1 dimensão atingida → não faça nada e não diga nada (apenas pare); a maioria das sessões" in pt
+    assert "Regras: 0-1 dimensão atingida → não faça nada e não diga nada (apenas pare), exceto uma regra ou correção" in pt
     assert "terminar esta tarefa (1) não basta por si" in pt
     assert "Memória existente (não duplique; as mais relacionadas primeiro):\n- " in pt and "\n(e mais " in pt
     assert "Pistas do mdmem (msg = a contagem de mensagens da sessão feita pelo mdmem):\n- ③ msg 7 (user)" in pt

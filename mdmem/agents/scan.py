@@ -189,10 +189,11 @@ remembering across sessions. Judge from the conversation itself; mdmem's hints a
 
 Do not save: code patterns or file paths (the code shows them), git history, debugging recipes, ephemeral task \
 state or status snapshots, secrets, anything already in CLAUDE.md or in the memory below.
-Rules: 0-1 dimensions hit → do nothing and say nothing (just stop); most sessions hold nothing for later. A \
-dimension hits only with something a later session needs: finishing this task (1) is not enough by itself. At \
-most 3 candidates, quality over quantity; a hit dimension needs no candidate of its own. Write no memory files \
-yourself: the user chooses."""
+Rules: 0-1 dimensions hit → do nothing and say nothing (just stop), except a rule or correction the user \
+stated, which is worth proposing alone; most sessions hold nothing for later. A dimension hits only with something \
+a later session needs: finishing this task (1) is not enough by itself; what the session wrote into the \
+repository's docs is saved already. At most 3 candidates, quality over quantity; a hit dimension needs no \
+candidate of its own. Write no memory files yourself: the user chooses."""
 
 # how to answer: the same command and JSON in both languages (its keys, types and commands are mdmem's)
 EXAMPLE_JSON = """\
@@ -212,7 +213,7 @@ caracteres (não uma citação da conversa). description: uma linha. body: pouca
 aplicar. paths (protocol, opcional): globs a que se aplica. Escreva name, description e body em português."""
 
 _PROMPT_ANSWER = """\
-If 2 or more dimensions hit, pipe your candidates to mdmem as JSON:
+If there is something to propose, pipe your candidates to mdmem as JSON:
 """ + _ANSWER_JSON + FIELDS + """
 mdmem prints a numbered list: show it to the user as it is and ask which to save; save nothing before they answer. \
 Then run `{run} checkpoint accept 1,3 {tail}` with their numbers, or `{run} checkpoint skip {tail}`. A claude-md \
@@ -242,13 +243,14 @@ entre sessões. Julgue pela própria conversa; as pistas do mdmem no fim são pa
 Não salve: padrões de código ou caminhos de arquivo (o código já mostra), histórico do git, receitas de \
 depuração, estado passageiro de tarefa ou retratos de status, segredos, nada que já esteja no CLAUDE.md ou na \
 memória abaixo.
-Regras: 0-1 dimensão atingida → não faça nada e não diga nada (apenas pare); a maioria das sessões não tem nada \
-para depois. Uma dimensão só é atingida com algo de que uma sessão futura precise: terminar esta tarefa (1) não \
-basta por si. No máximo 3 candidatas, qualidade acima de quantidade; uma dimensão atingida não precisa de \
-candidata própria. Não escreva arquivos de memória você mesmo: o usuário escolhe."""
+Regras: 0-1 dimensão atingida → não faça nada e não diga nada (apenas pare), exceto uma regra ou correção que o \
+usuário disse, que vale propor sozinha; a maioria das sessões não tem nada para depois. Uma dimensão só é \
+atingida com algo de que uma sessão futura precise: terminar esta tarefa (1) não basta por si; o que a sessão \
+escreveu nos docs do repositório já está salvo. No máximo 3 candidatas, qualidade acima de quantidade; uma \
+dimensão atingida não precisa de candidata própria. Não escreva arquivos de memória você mesmo: o usuário escolhe."""
 
 _PROMPT_ANSWER_PT = """\
-Se 2 ou mais dimensões forem atingidas, passe suas candidatas ao mdmem em JSON:
+Se houver o que propor, passe suas candidatas ao mdmem em JSON:
 """ + _ANSWER_JSON + FIELDS_PT + """
 O mdmem imprime uma lista numerada: mostre-a ao usuário como está e pergunte quais salvar; não salve nada antes \
 da resposta. Depois rode `{run} checkpoint accept 1,3 {tail}` com os números dele, ou \

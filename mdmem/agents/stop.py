@@ -433,9 +433,11 @@ def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, dete
                  "")
     ask = _asked(users)
     steers = _steers(state, users)
+    last = state.get("last_trigger") or 0
+    steering = steers and (not last or t - last >= cfg["min_interval_minutes"] * 60)  # it could fire
     found = []
     asks = None  # not looked at (the detectors did not run: this stop cannot fire)
-    if detectors or ask or steers or _worth_detecting(state, users, new, cfg, t, carry):
+    if detectors or ask or steering or _worth_detecting(state, users, new, cfg, t, carry):
         from mdmem.agents.dimensions import asks_user, detect
 
         seen = set(state.get("seen", []))
