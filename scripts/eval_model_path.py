@@ -22,10 +22,14 @@ Scored as ``scripts/eval_checkpoint.py`` scores the offline path: precision = ri
 borderline neutral; recall = distinct firm items matched (at most 3 a session) over min(3, firm items);
 "strict" also needs the candidate's dimension to be the item's; fire/silent = a session with a kept
 candidate vs one whose labels hold a firm item. Splits: dev (01-34), holdout3 (41-48), holdout4 (51-58),
-holdout5 (61-68): the
-model path was never tuned on any; the held-out splits are the ones labelled blind to the detectors. holdout4's
+holdout5 (61-68), holdout6 (71-78), holdout7 (81-88): the model path was never tuned on any; the held-out splits are the ones labelled blind to the detectors. holdout4's
 answers were judged as ``propose`` kept them then; one candidate ``propose`` had dropped as git history (a
 "git log --all" in its how-to) is kept since, and was judged afterwards by the lead (its ``why`` says so).
+holdout6 and holdout7 were answered with the scan prompt of commit e889801 (``answers/``); after the rules'
+change of fdd0589 (a rule or correction the user stated is worth proposing alone; what the session wrote into
+the repository's docs is saved) they were answered again by fresh subagents and judged by a fresh judge:
+``--answers scripts/model_path/answers-fdd0589 --judgements scripts/model_path/judgements-fdd0589.json``
+(only those 16 sessions have answers there; the other splits then score empty).
 """
 
 from __future__ import annotations
@@ -159,10 +163,14 @@ def run_all() -> dict[str, list]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global ANSWERS, JUDGEMENTS
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dump", type=Path, help="write what the model is given, one DIR/NAME.txt a session")
     ap.add_argument("--show", action="store_true", help="list the firm items no candidate captured")
+    ap.add_argument("--answers", type=Path, help=f"the stored answers (default {ANSWERS.relative_to(REPO)})")
+    ap.add_argument("--judgements", type=Path, help=f"their judgements (default {JUDGEMENTS.relative_to(REPO)})")
     args = ap.parse_args(argv)
+    ANSWERS, JUDGEMENTS = args.answers or ANSWERS, args.judgements or JUDGEMENTS
     if args.dump:
         dump(args.dump)
         return 0

@@ -1,5 +1,5 @@
 """The checkpoint's model path on real answers: what a model (a Claude subagent standing in for the model in
-the session) answered for the 42 real sessions of tests/data/checkpoint-real goes through the real CLI's
+the session) answered for the 74 real sessions of tests/data/checkpoint-real goes through the real CLI's
 `checkpoint --model` and `propose`, and is scored against the hand judgements (scripts/eval_model_path.py).
 A change to propose that drops, renames or reorders what the model wrote shows here."""
 
@@ -28,3 +28,30 @@ def test_real_model_answers_through_propose_keep_their_figures():
     assert (h4["accepted"], h4["fire_right"]) == (10, 5)
     assert (h5["candidates"], h5["right"], h5["wrong"], h5["found"], h5["reachable"]) == (12, 5, 4, 5, 6)
     assert (h5["accepted"], h5["fire_right"]) == (9, 5)
+    # holdout6 and holdout7 (blind, answered with the scan prompt of commit e889801): 3 kept, 1 right / 1 wrong /
+    # 1 borderline, recall 1/4, 3 accepted, 6/8; 10 kept, 5 right / 2 wrong / 3 borderline, recall 5/6, 9 accepted, 7/8
+    h6, h7 = scores["holdout6"], scores["holdout7"]
+    assert (h6["candidates"], h6["right"], h6["wrong"], h6["found"], h6["reachable"]) == (3, 1, 1, 1, 4)
+    assert (h6["accepted"], h6["fire_right"]) == (3, 6)
+    assert (h7["candidates"], h7["right"], h7["wrong"], h7["found"], h7["reachable"]) == (10, 5, 2, 5, 6)
+    assert (h7["accepted"], h7["fire_right"]) == (9, 7)
+
+
+def test_answers_after_the_rules_change_keep_their_figures():
+    """holdout6 and holdout7 answered again after fdd0589's rules (a rule or correction the user stated is worth
+    proposing alone; what the session wrote into the repository's docs is saved), by fresh subagents, judged by
+    a fresh judge: 5 kept, 2 right / 0 wrong / 3 borderline, recall 2/4, 5 accepted, 7/8; 8 kept, 5 right /
+    1 wrong / 2 borderline, recall 5/6, 8 accepted, 8/8 (nothing proposed in the 8 sessions without a firm item)."""
+    ev = script("eval_model_path")
+    judged = ev.json.loads((ev.HERE / "model_path" / "judgements-fdd0589.json").read_text("utf-8"))
+    stored, ev.ANSWERS = ev.ANSWERS, ev.HERE / "model_path" / "answers-fdd0589"
+    try:
+        scores = {split: ev.score(split, got, judged) for split, got in ev.run_all().items()}
+    finally:
+        ev.ANSWERS = stored
+    h6, h7 = scores["holdout6"], scores["holdout7"]
+    assert h6["unjudged"] == h7["unjudged"] == []
+    assert (h6["candidates"], h6["right"], h6["wrong"], h6["found"], h6["reachable"]) == (5, 2, 0, 2, 4)
+    assert (h6["accepted"], h6["fire_right"]) == (5, 7)
+    assert (h7["candidates"], h7["right"], h7["wrong"], h7["found"], h7["reachable"]) == (8, 5, 1, 5, 6)
+    assert (h7["accepted"], h7["fire_right"]) == (8, 8)

@@ -13,7 +13,7 @@ or the MCP recall tool). Scan this conversation for memories worth keeping when 
 substantial result was delivered, the topic changed, or the user asks to consolidate, review or summarise. \
 Seven dimensions: task closure, a behaviour rule for CLAUDE.md, a rule about a domain/tool/file type, a decision \
 with what was rejected, a milestone, a correction or confirmation of how to work, a reusable analysis. \
-0-1 dimensions hit: say nothing. Else pipe at most 3 candidates as JSON to `{run} checkpoint propose` \
+0-1 dimensions hit: say nothing, unless the user stated a rule or corrected you. Else pipe at most 3 candidates as JSON to `{run} checkpoint propose` \
 ({{"candidates": [{{"type", "dimension", "name" (≤ 60 chars), "description", "body", "chosen"/"rejected", \
 "paths"}}]}}), show the user the numbered list it prints, and save nothing until they pick: \
 `{run} checkpoint accept 1,3` or `{run} checkpoint skip`. Never save code, file paths, git history, task state \
@@ -22,15 +22,15 @@ or secrets. The Stop hook reminds you when it is time.
     "pt": """\
 ## Protocolo de memória (mdmem)
 Antes de responder sobre o passado (trabalho, pessoas, projetos, decisões), consulte a memória \
-(`{run} recall "<pergunta>"` ou o recall do MCP). Revise esta conversa em busca do que vale lembrar quando houver mais de 15 chamadas de ferramenta desde a última \
+(`{run} recall "<pergunta>"` ou o recall do MCP). Revise a conversa pelo que vale lembrar quando houver mais de 15 chamadas de ferramenta desde a última \
 revisão, um resultado substancial entregue, mudança de assunto, ou quando o usuário pedir para consolidar, revisar \
 ou resumir. Sete dimensões: tarefa concluída, regra de comportamento para o CLAUDE.md, regra de domínio/ferramenta/\
 tipo de arquivo, decisão com o que foi rejeitado, marco, correção ou confirmação de como trabalhar, análise \
-reutilizável. 0-1 dimensões: não diga nada. Senão, passe no máximo 3 candidatos em JSON para \
+reutilizável. 0-1 dimensões: não diga nada, salvo regra ou correção do usuário. Senão, passe até 3 candidatos em JSON para \
 `{run} checkpoint propose --lang pt` ({{"candidates": [{{"type", "dimension", "name" (≤ 60 caracteres), \
-"description", "body", "chosen"/"rejected", "paths"}}]}}), mostre ao usuário a lista numerada que ele imprime e \
+"description", "body", "chosen"/"rejected", "paths"}}]}}), mostre ao usuário a lista numerada impressa e \
 não salve nada antes da escolha: `{run} checkpoint accept 1,3` ou `{run} checkpoint skip`. Nunca salve código, \
-caminhos de arquivo, histórico do git, estado da tarefa ou segredos. O hook Stop lembra quando for a hora.
+caminhos de arquivo, histórico do git, estado da tarefa ou segredos. O hook Stop lembra na hora certa.
 """,
 }
 
