@@ -227,6 +227,17 @@ def test_scan_prompt_is_bounded_and_names_what_exists(vault: Path):
     assert "mdmem checkpoint propose --session sess --vault " in prompt
 
 
+def test_task_closure_is_no_hint_for_the_model(vault: Path):
+    """The prompt says finishing the task is not enough by itself: a ① "Done" is no hint; a ③ rule is."""
+    from mdmem.agents.dimensions import Evidence
+
+    evidence = [Evidence(1, 9, "assistant", "Done: all 48 tests pass.", "closing report", 0.9),
+                Evidence(3, 4, "user", "never run the migrations against the shared database", "never + scope", 0.85)]
+    lines = cp.hint_lines(evidence)
+    assert lines == ['- ③ msg 4 (user): "never run the migrations against the shared database" [never + scope]']
+    assert cp.hint_lines(evidence[:1]) == []
+
+
 def test_memory_protocol_is_short_and_byte_stable():
     en = cp.memory_protocol()
     assert en == cp.memory_protocol() and len(en) < 1200 and en.startswith("## Memory protocol (mdmem)\n")

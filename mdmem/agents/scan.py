@@ -300,12 +300,15 @@ def _tail(session: str | None, vault, lang: str | None = None) -> str:
 
 def hint_lines(evidence: Sequence[Evidence], limit: int = 900) -> list[str]:
     """mdmem's detector evidence as hints for the model: dimension, message number, speaker,
-    quote, signal; strongest first, one per message and dimension, within ``limit`` characters."""
+    quote, signal; strongest first, one per message and dimension, within ``limit`` characters.
+    Not task closure (①): the prompt says finishing the task is not enough by itself, and both
+    stand-in models of the blind model-path runs (holdout6, holdout7) called the ① hints ("Done",
+    "all tests pass") the noise of every session."""
     out: list[str] = []
     used = 0
     seen: set[tuple[int, int]] = set()
     for e in sorted(evidence, key=lambda e: (RANK[e.dimension], -e.strength, -e.index)):
-        if (e.dimension, e.index) in seen:
+        if e.dimension == 1 or (e.dimension, e.index) in seen:
             continue
         seen.add((e.dimension, e.index))
         line = f"- {MARKS[e.dimension]} msg {e.index} ({e.speaker}): \"{clean(e.quote)[:160]}\" [{e.signal[:60]}]"
