@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The checkpoint on real conversations: tests/data/checkpoint-real/ (74 real Claude Code sessions,
-hand-labelled per dimension; read its SOURCES.md), split tune (24) / holdout (5) / holdout2 (5) / holdout3,
-holdout4, holdout5, holdout6, holdout7 (8 each, labelled blind to the detectors), reported apart.
+"""The checkpoint on real conversations: tests/data/checkpoint-real/ (89 real Claude Code sessions,
+hand-labelled per dimension; read its SOURCES.md), split tune (24) / holdout (5) / holdout2 (5) / holdout3 to
+holdout9 (8 each, holdout9 7; labelled blind to the detectors), reported apart.
 
     python scripts/eval_checkpoint.py [--split SPLIT|dev|blind|both] [--show] [--json OUT]
 
@@ -10,7 +10,8 @@ holdout2 have been read and are tuned on with tune; holdout3 (41-48) was labelle
 measured once (20:51, after the third round), then read and tuned on; holdout4 (51-58) and holdout5 (61-68)
 were labelled blind the same way, measured once each, and read on 2026-12-01 at 22:10 to design the hook's
 follow-up signal (they are dev since); holdout6 (71-78) and holdout7 (81-88) were labelled blind the same way
-at 22:00 and are never tuned on (``--split blind`` is the two together).
+at 22:00, run once at e889801 and read since; holdout8 (91-98) and holdout9 (101-108, 7 sessions) were labelled
+blind the same way at 22:25 and are never tuned on (``--split blind`` is the two together).
 
 1. The offline path (``mdmem checkpoint TRANSCRIPT``, no model) against the labels:
    - gold = the **firm** items. A suggestion is right when its dimension is the item's and its
@@ -58,7 +59,7 @@ sys.path.insert(0, str(REPO))
 from mdmem.agents import checkpoint as cp  # noqa: E402
 from mdmem.agents import transcript  # noqa: E402
 
-BLIND = ("holdout6", "holdout7")  # never tuned on
+BLIND = ("holdout8", "holdout9")  # never tuned on
 
 
 def sessions(split: str) -> list[tuple[Path, dict]]:
@@ -355,7 +356,8 @@ def render(report: dict, show: bool = False) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", default="tune", choices=("tune", "holdout", "holdout2", "holdout3", "holdout4", "holdout5",
-                                                        "holdout6", "holdout7", "dev", "blind", "both"))
+                                                        "holdout6", "holdout7", "holdout8", "holdout9", "dev", "blind",
+                                                        "both"))
     ap.add_argument("--policy", help="the hook policy to replay (default: the installed default)")
     ap.add_argument("--show", action="store_true", help="list every suggestion and its verdict")
     ap.add_argument("--json", type=Path, help="write the whole report here")
