@@ -35,6 +35,14 @@ def test_real_model_answers_through_propose_keep_their_figures():
     assert (h6["accepted"], h6["fire_right"]) == (3, 6)
     assert (h7["candidates"], h7["right"], h7["wrong"], h7["found"], h7["reachable"]) == (10, 5, 2, 5, 6)
     assert (h7["accepted"], h7["fire_right"]) == (9, 7)
+    # holdout8 and holdout9 (blind, answered with the scan prompt of c989556, the rules of fdd0589 and no ① hints):
+    # 5 kept, 3 right / 1 wrong / 1 borderline, recall 3/4, 5 accepted, 7/8; 8 kept, 5 right / 0 wrong / 3
+    # borderline, recall 5/6, 6 accepted, 6/7
+    h8, h9 = scores["holdout8"], scores["holdout9"]
+    assert (h8["candidates"], h8["right"], h8["wrong"], h8["found"], h8["reachable"]) == (5, 3, 1, 3, 4)
+    assert (h8["accepted"], h8["fire_right"]) == (5, 7)
+    assert (h9["candidates"], h9["right"], h9["wrong"], h9["found"], h9["reachable"]) == (8, 5, 0, 5, 6)
+    assert (h9["accepted"], h9["fire_right"]) == (6, 6)
 
 
 def test_answers_after_the_rules_change_keep_their_figures():
