@@ -51,8 +51,9 @@ only the transcript bytes appended since the last one (a regular file only, at m
   firm item that fire 2 -> 12 of 24). Then on two fresh blind splits (holdout6, holdout7: 16
   sessions, one run): sessions with a firm item that fire 3 -> 8 of 8, firm items a fire came after
   4 -> 9 of 10, sessions without one that stay silent 8 -> 3 of 8 (the model then proposed nothing
-  in any of those 8). The model judges better than any word list (it found 15 of 16 firm items
-  over three blind splits), so the hook leans to asking it.
+  in any of those 8); a second blind pair labelled after every change (holdout8, holdout9: 15
+  sessions): 6 of 7, 8 of 11, 4 of 8. The model judges better than any word list (it found 15 of
+  16 firm items over three blind splits), so the hook leans to asking it.
 - ``cadence``: fires when ``min_stops`` (20) stops and ``min_minutes`` (30) minutes have passed
   since the last trigger (or the first stop);
 - ``evidence``: fires when ``min_dimensions`` (2) dimensions were newly hit since the last
