@@ -122,7 +122,7 @@ class Fusion:
     k: float = 60.0          # reciprocal-rank fusion only
     method: str = "calibrated"  # per-query z-scores (default), "scores" (max-normalised scores), "rrf"
     flat: float = 0.15       # calibrated: the vectors' weight shrinks when best cosine - mean cosine < flat
-    lead: float = 0.15       # calibrated: BM25F's first hit stays first unless best - mean cosine >= lead (vectors.lead)
+    lead: float = 0.15       # calibrated: BM25F's first hit stays first unless best - mean cosine >= lead
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ Hybrid search fuses the two ranked lists (:func:`fuse`): by default calibrated
 per-query z-scores (``[search] fusion = "calibrated"``), or the old weighted
 max-normalised scores (``"scores"``), or reciprocal ranks (``"rrf"``);
 ``[search] hybrid_lexical_weight``, ``hybrid_semantic_weight``,
-``hybrid_flat_spread``, ``rrf_k`` set the rest.
+``hybrid_flat_spread``, ``hybrid_lead_spread`` (:func:`lead`: when the vectors
+may change the first hit), ``rrf_k`` set the rest.
 """
 
 from __future__ import annotations
@@ -384,15 +385,28 @@ def lead(fused: list[tuple[str, float]], lexical: list[tuple[str, float]], seman
     best cosine at least ``spread`` above the mean of their pool) and ``query`` has no digit; the rest keeps
     the fused order, and the moved hit takes the first score so scores still fall. ``spread`` 0: unchanged.
 
-    Why (issue 16, development splits only; ``scripts/tune_fusion.py --lead``): where the fused first hit
-    differs from BM25F's, the change is a coin flip on long chats about recurring subjects and a gain where
-    the vectors see one session stand out. REALTALK dev (289 questions): 71 first places changed, 19 to a gold
-    session and 17 away from one; hybrid Hit@1 0.689 against lexical 0.682 on dev, and 0.644 against 0.671 on
-    test (read once, before this gate). LongMemEval_s dev: FIGURES. The spread of the cosines tells the two
-    apart: FIGURES. A question with a digit (a date such as "on 10.01.2024", a count) is one the vectors do
-    not read: on REALTALK dev all FIGURES such changes lost a first place. Learned alternatives were measured
-    and dropped: a pairwise logistic fusion over z(BM25F), z(whole-note BM25F), z(cosine), reciprocal ranks and
-    question features, cross-validated by conversation, never beat the calibrated fusion (FIGURES)."""
+    Why (issue 16, development splits only; ``scripts/tune_fusion.py --lead`` on ``bench_recall.py --candidates``
+    records, figures in docs-notes/longmemeval.md): where the fused first hit differs from BM25F's, the change is a
+    coin flip on long chats about recurring subjects and a gain where the vectors see one session stand out, and the
+    spread of the cosines tells the two apart. REALTALK dev (289 questions, median spread 0.15): changes of the
+    first hit that won / lost a gold session were 3 / 1 below a spread of 0.10, 9 / 10 at 0.10-0.15, 7 / 3 at 0.15
+    and above, and 0 / 3 when the question had a digit (a date such as "on 10.01.2024": the vectors do not read it).
+    LongMemEval_s dev (first 120 in sha256 order; median spread 0.38, 90% above 0.24): every such change was at 0.15
+    or above, 8 / 1. Hit@1 / R@5 any / R@5 all / MRR, lexical -> fusion alone -> with this gate at 0.15: REALTALK
+    0.682 / 0.917 / 0.706 / 0.775 -> 0.689 / 0.917 / 0.734 / 0.788 -> 0.696 / 0.920 / 0.734 / 0.791; LongMemEval
+    0.858 / 0.975 / 0.825 / 0.900 -> 0.917 / 0.983 / 0.892 / 0.946 -> the same. 0.2 / 0.25 / 0.3 cost LongMemEval 2
+    / 2 / 4 first places; always keeping BM25F's first hit (Hit@1 equal to lexical by construction) costs it 7
+    (0.858). The labelled sets are unchanged at 0.15 (paraphrase hybrid r@1 0.10, exact terms 1.00); with MiniLM
+    vectors REALTALK dev gives 0.685 ungated, 0.689 at 0.15, 0.699 at 0.2. The evidence is thin: choosing the spread
+    by leave-one-conversation-out on REALTALK (with LongMemEval) gives 0.671 held out, as the folds pick 0 or 0.1 in
+    3 of 10; the gate's case is that it takes the coin flips (26 of the 36 decisive changes on REALTALK dev) out of
+    hybrid's first hit and none of LongMemEval's gains. The test splits, read once after the choice: REALTALK hybrid
+    0.644 / 0.906 / 0.668 / 0.755 -> 0.671 / 0.904 / 0.668 / 0.771 (lexical 0.671 / 0.887 / 0.654 / 0.765),
+    LongMemEval (first 80) 0.887 / 0.950 / 0.887 / 0.922 unchanged (lexical 0.812). A learned fusion was measured
+    and dropped: a pairwise logistic model over z(BM25F with passages), z(whole-note BM25F), z(cosine), reciprocal
+    ranks and question features (a digit, "when"), 8 feature sets, cross-validated by conversation (REALTALK) and in
+    5 folds (LongMemEval), gave REALTALK held-out Hit@1 0.651-0.685, none above the calibrated fusion's 0.689; the
+    one best on LongMemEval (0.933: z(BM25F) + 1.75 x trust x z(cosine)) was 0.671 on REALTALK."""
     if not fused or not lexical or fused[0][0] == lexical[0][0] or may_lead(semantic, query, spread):
         return fused
     first = lexical[0][0]
