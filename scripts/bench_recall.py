@@ -351,8 +351,10 @@ def candidate_lists(mem, question: str, mapping: dict[str, str]) -> dict:
     from mdmem.engine import vectors
 
     lex = mem.lexical(question, CAND_POOL, recency=Recency(weight=0.0), snippets=False)
+    whole = mem.index.search(question, CAND_POOL, recency=Recency(weight=0.0))  # BM25F without the passage stage
     sem = vectors.search(mem, question, CAND_POOL)
     return {"lex": [[mapping.get(h.path), h.score] for h in lex],
+            "bm25f": [[mapping.get(h.path), h.score] for h in whole],
             "sem": [[mapping.get(m.path), m.score] for m in sem],
             "sem_scores": {mapping.get(m.path): list(getattr(m, "scores", ()) or ()) for m in sem}}
 

@@ -39,8 +39,9 @@ def records(path: Path) -> list[dict]:
     return out
 
 
-def evaluate(rows: list[dict], rank) -> dict:
-    ms = [score(rank(r["cand"]), set(r["gold"])) for r in rows]
+def evaluate(rows: list[dict], rank, question: bool = False) -> dict:
+    ms = [score(rank(r["cand"], r.get("question", "")) if question else rank(r["cand"]), set(r["gold"]))
+          for r in rows]
     return {k: round(statistics.fmean(m[k] for m in ms), 4) for k in SHOW}
 
 
@@ -68,9 +69,36 @@ def semantic_agg(share: float):
 
 
 def fused(fusion: Fusion, share: float = 0.0):
-    def rank(c):
-        return [s for s, _ in fuse([tuple(x) for x in c["lex"]], aggregated(c, share), fusion)][:10]
+    def rank(c, question=""):
+        return [s for s, _ in fuse([tuple(x) for x in c["lex"]], aggregated(c, share), fusion, question)][:10]
     return rank
+
+
+def lead_report(rows: list[dict]) -> None:
+    """Where the fused first hit (the fusion alone, ``lead`` 0) differs from BM25F's: how many of those
+    changes put a gold session first (gain) or took one away (loss), by the spread of the cosines (best minus
+    the pool's mean) and by whether the question has a digit: the evidence for ``vectors.lead``."""
+    import re
+
+    bins = ((0.0, 0.1), (0.1, 0.15), (0.15, 0.2), (0.2, 0.25), (0.25, 0.3), (0.3, 9.0))
+    table: dict[str, list[int]] = {}
+    for r in rows:
+        c, gold = r["cand"], set(r["gold"])
+        lex = [tuple(x) for x in c["lex"]]
+        sem = [tuple(x) for x in c["sem"]]
+        top = fuse(lex, sem, Fusion(lead=0.0))
+        if not lex or not top or top[0][0] == lex[0][0]:
+            continue
+        cos = [s for _, s in sem]
+        spread = max(cos) - sum(cos) / len(cos)
+        digit = bool(re.search(r"\d", r.get("question", "")))
+        name = "digit" if digit else next(f"spread {lo:.2f}-{hi:.2f}" for lo, hi in bins if lo <= spread < hi)
+        gain, loss = top[0][0] in gold and lex[0][0] not in gold, lex[0][0] in gold and top[0][0] not in gold
+        t = table.setdefault(name, [0, 0, 0])
+        t[0 if gain else 1 if loss else 2] += 1
+    for name in sorted(table):
+        g, lo, n = table[name]
+        print(f"  first hit changed, {name:18} gain {g:3}  loss {lo:3}  neither {n:3}")
 
 
 def line(name: str, m: dict) -> str:
@@ -108,13 +136,18 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("files", nargs="*", type=Path)
     ap.add_argument("--grid", action="store_true")
+    ap.add_argument("--lead", action="store_true", help="the first-hit gate (vectors.lead): spreads and digit rule")
     ap.add_argument("--labelled", type=Path, help="write the labelled sets' candidate records into this folder")
     args = ap.parse_args()
     if args.labelled:
         args.labelled.mkdir(parents=True, exist_ok=True)
         labelled_sets(args.labelled)
-    variants = {"default": (Fusion(), 0.0), "scores 0.25/0.75 (old)": (Fusion(0.25, 0.75, method="scores"), 0.0),
+    variants = {"default": (Fusion(), 0.0), "calibrated, no lead gate": (Fusion(lead=0.0), 0.0),
+                "scores 0.25/0.75 (old)": (Fusion(0.25, 0.75, method="scores"), 0.0),
                 "rrf 1/1": (Fusion(1, 1, method="rrf"), 0.0)}
+    if args.lead:
+        for spread in (0.1, 0.15, 0.2, 0.25, 0.3, 99.0):
+            variants[f"calibrated, lead spread {spread}"] = (Fusion(lead=spread), 0.0)
     if args.grid:
         for ws in (0.2, 0.35, 0.5, 0.75, 1.0):
             for flat in (0.0, 0.05, 0.1, 0.15, 0.2):
@@ -130,8 +163,10 @@ def main() -> int:
         if args.grid:
             for share in (0.1, 0.25, 0.5):
                 print(line(f"semantic, passages max+{share}x2nd", evaluate(rows, semantic_agg(share))))
+        if args.lead:
+            lead_report(rows)
         for name, (fusion, share) in variants.items():
-            m = evaluate(rows, fused(fusion, share))
+            m = evaluate(rows, fused(fusion, share), question=True)
             worse = [k for k in SHOW if m[k] < base[k] - 1e-9]
             print(line(name, m) + (f"   below lexical on {','.join(worse)}" if worse else ""))
     return 0

@@ -190,11 +190,35 @@ def test_flat_vector_scores_do_not_reorder_the_lexical_list():
     assert [p for p, _ in fuse([("x.md", 4.0), ("y.md", 3.9)], spread, Fusion())][:3] == ["d.md", "x.md", "y.md"]
 
 
+def test_the_vectors_change_the_first_hit_only_where_they_separate_the_notes():
+    from mdmem.base.settings import Fusion
+    from mdmem.engine.vectors import fuse, may_lead
+
+    lexical = [("a.md", 9.0), ("b.md", 8.5), ("c.md", 4.0), ("d.md", 1.5)]
+    # best cosine 0.124 above the pool's mean (< the default lead spread 0.15): the fusion alone would put b
+    # first; the gate keeps BM25F's first hit first, with the first score, and the rest in the fused order
+    close = [("b.md", 0.45), ("c.md", 0.30), ("e.md", 0.30), ("a.md", 0.29), ("d.md", 0.29)]
+    alone = fuse(lexical, close, Fusion(lead=0.0))
+    assert [p for p, _ in alone][:3] == ["b.md", "a.md", "c.md"]
+    gated = fuse(lexical, close, Fusion(), "what did we plan")
+    assert [p for p, _ in gated][:3] == ["a.md", "b.md", "c.md"]
+    assert gated[0][1] == gated[1][1] == alone[0][1] and gated[2:] == alone[2:]
+    # 0.32 above the mean: the vectors lead, unless the question has a digit (a date, a count)
+    wide = [("b.md", 0.62), ("c.md", 0.30), ("e.md", 0.28), ("a.md", 0.27), ("d.md", 0.25)]
+    assert [p for p, _ in fuse(lexical, wide, Fusion(), "what did we plan")][:2] == ["b.md", "a.md"]
+    assert [p for p, _ in fuse(lexical, wide, Fusion(), "what did we plan on 10.01.2024")][:2] == ["a.md", "b.md"]
+    assert [p for p, _ in fuse(lexical, wide, Fusion(lead=0.0), "on 10.01.2024")][:2] == ["b.md", "a.md"]
+    assert (may_lead(wide, "x", 0.15), may_lead(close, "x", 0.15), may_lead(close, "x", 0.0)) == (True, False, True)
+    # the other fusions are left as they were
+    assert [p for p, _ in fuse(lexical, close, Fusion(method="rrf"), "x")][0] == "b.md"
+
+
 def test_the_default_mode_is_hybrid_once_the_vault_has_vectors(cli, vault: Path):
     assert cli.json("search", "card payments", "--vault", vault)["mode"] == "lexical"  # no vectors yet
     cli("index", "--vault", vault, "--semantic")
     got = cli.json("search", "card payments", "--vault", vault, "--explain")
     assert got["mode"] == "hybrid" and "fused" in got["results"][0]["signals"]
+    assert {type(h["signals"]["fused"]["vectors_may_lead"]) for h in got["results"]} == {bool}
     assert cli.json("search", "card payments", "--vault", vault, "--mode", "lexical")["mode"] == "lexical"
     (vault / ".mdmem" / "config.toml").write_text('[search]\nmode = "lexical"\n')
     assert cli.json("search", "card payments", "--vault", vault)["mode"] == "lexical"
@@ -203,3 +227,6 @@ def test_the_default_mode_is_hybrid_once_the_vault_has_vectors(cli, vault: Path)
                                                                           code=1).stderr
     (vault / ".mdmem" / "config.toml").write_text('[search]\nhybrid_flat_spread = -0.1\n')
     assert "hybrid_flat_spread must be >= 0" in cli("search", "x", "--vault", vault, code=1).stderr
+    (vault / ".mdmem" / "config.toml").write_text('[search]\nhybrid_lead_spread = -1\n')
+    assert "hybrid_lead_spread and hybrid_flat_spread must be >= 0" in cli("search", "x", "--vault", vault,
+                                                                          code=1).stderr

@@ -16,6 +16,8 @@ fusion = "calibrated"         # hybrid: "calibrated" (per-query z-scores), "scor
 hybrid_lexical_weight = 1.0
 hybrid_semantic_weight = 1.0
 hybrid_flat_spread = 0.15     # calibrated: lean on BM25 when the best cosine is less than this above the mean
+hybrid_lead_spread = 0.15     # calibrated: BM25F's first hit stays first unless the best cosine is this above
+                              # the mean (and the question has no digit); 0 lets the fusion decide alone
 rrf_k = 60
 
 [semantic]
@@ -120,6 +122,7 @@ class Fusion:
     k: float = 60.0          # reciprocal-rank fusion only
     method: str = "calibrated"  # per-query z-scores (default), "scores" (max-normalised scores), "rrf"
     flat: float = 0.15       # calibrated: the vectors' weight shrinks when best cosine - mean cosine < flat
+    lead: float = 0.15       # calibrated: BM25F's first hit stays first unless best - mean cosine >= lead
 
 
 @dataclass(frozen=True)
@@ -140,13 +143,15 @@ def _search(config: dict, where: object) -> SearchSettings:
         fusion = Fusion(float(section.get("hybrid_lexical_weight", Fusion.lexical_weight)),
                         float(section.get("hybrid_semantic_weight", Fusion.semantic_weight)),
                         float(section.get("rrf_k", Fusion.k)), str(section.get("fusion", Fusion.method)),
-                        float(section.get("hybrid_flat_spread", Fusion.flat)))
+                        float(section.get("hybrid_flat_spread", Fusion.flat)),
+                        float(section.get("hybrid_lead_spread", Fusion.lead)))
     except (TypeError, ValueError) as e:
         raise ConfigError(f"bad [search] value in {where}: {e}") from None
     if fusion.method not in FUSIONS:
         raise ConfigError(f"[search] fusion must be one of {', '.join(FUSIONS)} in {where}")
-    if min(fusion.lexical_weight, fusion.semantic_weight, fusion.flat) < 0 or fusion.k <= 0:
-        raise ConfigError(f"[search] hybrid weights and hybrid_flat_spread must be >= 0 and rrf_k > 0 in {where}")
+    if min(fusion.lexical_weight, fusion.semantic_weight, fusion.flat, fusion.lead) < 0 or fusion.k <= 0:
+        raise ConfigError(f"[search] hybrid weights, hybrid_lead_spread and hybrid_flat_spread must be >= 0 "
+                          f"and rrf_k > 0 in {where}")
     return SearchSettings(mode, recency, fusion)
 
 

@@ -74,7 +74,7 @@ def _hit(mem: Memory, path: str, score: float, terms: set[str], passage: int | N
 def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recency, mode: str, explain: bool,
            fusion=None) -> SearchResult:
     from mdmem.base.settings import MODES, Fusion
-    from mdmem.engine.vectors import fuse
+    from mdmem.engine.vectors import fuse, may_lead
     from mdmem.engine.vectors import search as by_meaning
 
     if mode not in MODES:
@@ -106,14 +106,17 @@ def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recen
         return SearchResult(query, hits, mode)
     lexical = mem.lexical(query, pool, filters, recency, snippets=False)
     lex_rank = {h.path: (i, h) for i, h in enumerate(lexical, 1)}
-    fused = fuse([(h.path, h.score) for h in lexical], [(m.path, m.score) for m in near], fusion)[:limit]
+    semantic = [(m.path, m.score) for m in near]
+    fused = fuse([(h.path, h.score) for h in lexical], semantic, fusion, query)[:limit]
     hits = []
     for path, score in fused:
         hit = _hit(mem, path, score, terms, sem_rank[path][1].chunk if path in sem_rank else None)
         if explain:
             signals = {"fused": {"score": round(score, 6), "method": fusion.method,
                                  "weights": [fusion.lexical_weight, fusion.semantic_weight]}
-                       | ({"k": fusion.k} if fusion.method == "rrf" else {})}
+                       | ({"k": fusion.k} if fusion.method == "rrf" else {})
+                       | ({"vectors_may_lead": may_lead(semantic, query, fusion.lead)}
+                          if fusion.method == "calibrated" else {})}
             if path in lex_rank:
                 signals["lexical"] = {"rank": lex_rank[path][0], "score": lex_rank[path][1].score}
             if path in sem_rank:
