@@ -47,9 +47,6 @@ from mdmem.agents.candidates import (  # noqa: F401  (the checkpoint's public fa
     Candidate,
     Checkpoint,
     Dropped,
-    _do_not_save,
-    _folder,
-    _secret,
     as_dict,
     build,
     candidate,
@@ -70,12 +67,10 @@ from mdmem.agents.propose import (  # noqa: F401
     run_model,
 )
 from mdmem.agents.scan import (  # noqa: F401
-    _TAGS,
     MARKS,
     PROMPT_MAX,
     RANK,
     Known,
-    _slug,
     clean,
     hint_lines,
     key_words,
