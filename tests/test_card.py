@@ -77,6 +77,20 @@ def test_the_card_carries_profile_feedback_protocols_decisions_and_the_protocol(
     assert "## Recent decisions\n- 2026-11-24 decision-adyen-over-stripe" in full and "## Memory protocol" in full
 
 
+def test_a_new_memory_protocol_makes_the_card_again(vault: Path, tmp_path: Path, monkeypatch):
+    """The card is kept while nothing it depends on changed; an upgrade whose memory protocol differs (this
+    session's rule: a user's rule or correction stands alone) is such a change, not only the notes."""
+    from mdmem.agents import hooks
+    from mdmem.text import protocol
+
+    card = start(vault, tmp_path)
+    assert "say nothing, unless the user stated a rule or corrected you" in card
+    before = hooks.fingerprint(str(vault), str(tmp_path))
+    assert hooks.fingerprint(str(vault), str(tmp_path)) == before
+    monkeypatch.setitem(protocol._PROTOCOL, "en", "## Memory protocol (mdmem)\nRecall first with `{run} recall`.\n")
+    assert hooks.fingerprint(str(vault), str(tmp_path)) != before
+
+
 @pytest.mark.parametrize("notes", [40, 400, 2500])
 def test_the_card_stays_within_its_bytes_and_says_what_it_left_out(cli, tmp_path: Path, notes: int):
     """Generated vaults of three sizes, plus 300 feedback notes with multi-byte descriptions: the card never

@@ -50,11 +50,14 @@ PENDING_DAYS = 14  # a pending checkpoint older than this is no longer shown on 
 def fingerprint(vault: str, cwd: str) -> str:
     """What the memory card depends on, cheaply: the stat of every note (the one
     vault walker, :func:`mdmem.base.files.scan`) and of the bootstrap files that
-    apply in ``cwd``. About 50 ms for 10k notes; no parsing."""
+    apply in ``cwd``, and the memory protocol the card carries (an upgrade that
+    changes it makes the card again; a card kept from before showed the old protocol
+    until a note changed). About 50 ms for 10k notes; no parsing."""
     import hashlib
     from pathlib import Path
 
     h = hashlib.blake2b(digest_size=16)
+    h.update(memory_protocol().encode("utf-8") + b"\0")
     for rel, (mtime, size) in sorted(files.scan(Path(vault)).notes.items()):
         h.update(f"{rel}\0{mtime}\0{size}\n".encode("utf-8", "surrogateescape"))
     for path in bootstrap_candidates(cwd):
