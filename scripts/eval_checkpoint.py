@@ -11,7 +11,9 @@ measured once (20:51, after the third round), then read and tuned on; holdout4 (
 were labelled blind the same way, measured once each, and read on 2026-12-01 at 22:10 to design the hook's
 follow-up signal (they are dev since); holdout6 (71-78) and holdout7 (81-88) were labelled blind the same way
 at 22:00, run once at e889801 and read since; holdout8 (91-98) and holdout9 (101-108, 7 sessions) were labelled
-blind the same way at 22:25 and are never tuned on (``--split blind`` is the two together).
+blind the same way at 22:25, run once at c989556 (hook, offline and the model path) and are dev since;
+holdout10 (111-118) and holdout11 (121-128) were labelled blind at 23:35 and have never been run: the next change
+of the hook or the prompt is measured on them once (``--split blind`` is the two together).
 
 1. The offline path (``mdmem checkpoint TRANSCRIPT``, no model) against the labels:
    - gold = the **firm** items. A suggestion is right when its dimension is the item's and its
@@ -59,7 +61,7 @@ sys.path.insert(0, str(REPO))
 from mdmem.agents import checkpoint as cp  # noqa: E402
 from mdmem.agents import transcript  # noqa: E402
 
-BLIND = ("holdout8", "holdout9")  # never tuned on
+BLIND = ("holdout10", "holdout11")  # never run, never tuned on
 
 
 def sessions(split: str) -> list[tuple[Path, dict]]:
@@ -356,8 +358,8 @@ def render(report: dict, show: bool = False) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", default="tune", choices=("tune", "holdout", "holdout2", "holdout3", "holdout4", "holdout5",
-                                                        "holdout6", "holdout7", "holdout8", "holdout9", "dev", "blind",
-                                                        "both"))
+                                                        "holdout6", "holdout7", "holdout8", "holdout9", "holdout10",
+                                                        "holdout11", "dev", "blind", "both"))
     ap.add_argument("--policy", help="the hook policy to replay (default: the installed default)")
     ap.add_argument("--show", action="store_true", help="list every suggestion and its verdict")
     ap.add_argument("--json", type=Path, help="write the whole report here")
