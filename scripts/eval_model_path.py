@@ -78,8 +78,8 @@ def dump(folder: Path) -> None:
     print(f"wrote {len(sessions())} model inputs to {folder}")
 
 
-def kept(path: Path, vault: Path) -> list[dict]:
-    answer = ANSWERS / (path.stem + ".json")
+def kept(path: Path, vault: Path, answers: Path = ANSWERS) -> list[dict]:
+    answer = answers / (path.stem + ".json")
     if not answer.is_file():
         return []
     model = f"{shlex.quote(sys.executable)} -c " + shlex.quote(
@@ -151,32 +151,31 @@ HELD = ("holdout3", "holdout4", "holdout5", "holdout6", "holdout7", "holdout8", 
         "holdout11")  # labelled blind to the detectors; "dev": the rest
 
 
-def run_all() -> dict[str, list]:
-    """{split: [(session, labels, kept candidates)]} for dev and each held-out split."""
+def run_all(answers: Path = ANSWERS) -> dict[str, list]:
+    """{split: [(session, labels, kept candidates)]} for dev and each held-out split (``answers``: where
+    the model's answers are stored)."""
     rows: dict[str, list] = {"dev": [], **{h: [] for h in HELD}}
     with tempfile.TemporaryDirectory() as work:
         vault = Path(work) / "vault"
         mdmem("init", str(vault))
         for path, labels in sessions():
             split = labels["split"] if labels["split"] in HELD else "dev"
-            rows[split].append((path.stem, labels, kept(path, vault)))
+            rows[split].append((path.stem, labels, kept(path, vault, answers)))
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
-    global ANSWERS, JUDGEMENTS
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dump", type=Path, help="write what the model is given, one DIR/NAME.txt a session")
     ap.add_argument("--show", action="store_true", help="list the firm items no candidate captured")
     ap.add_argument("--answers", type=Path, help=f"the stored answers (default {ANSWERS.relative_to(REPO)})")
     ap.add_argument("--judgements", type=Path, help=f"their judgements (default {JUDGEMENTS.relative_to(REPO)})")
     args = ap.parse_args(argv)
-    ANSWERS, JUDGEMENTS = args.answers or ANSWERS, args.judgements or JUDGEMENTS
     if args.dump:
         dump(args.dump)
         return 0
-    judged = json.loads(JUDGEMENTS.read_text("utf-8"))
-    rows = run_all()
+    judged = json.loads((args.judgements or JUDGEMENTS).read_text("utf-8"))
+    rows = run_all(args.answers or ANSWERS)
     for split, got in rows.items():
         print("\n".join(render(score(split, got, judged), args.show)))
     return 0

@@ -52,11 +52,8 @@ def test_answers_after_the_rules_change_keep_their_figures():
     1 wrong / 2 borderline, recall 5/6, 8 accepted, 8/8 (nothing proposed in the 8 sessions without a firm item)."""
     ev = script("eval_model_path")
     judged = ev.json.loads((ev.HERE / "model_path" / "judgements-fdd0589.json").read_text("utf-8"))
-    stored, ev.ANSWERS = ev.ANSWERS, ev.HERE / "model_path" / "answers-fdd0589"
-    try:
-        scores = {split: ev.score(split, got, judged) for split, got in ev.run_all().items()}
-    finally:
-        ev.ANSWERS = stored
+    got_all = ev.run_all(ev.HERE / "model_path" / "answers-fdd0589")
+    scores = {split: ev.score(split, got, judged) for split, got in got_all.items()}
     h6, h7 = scores["holdout6"], scores["holdout7"]
     assert h6["unjudged"] == h7["unjudged"] == []
     assert (h6["candidates"], h6["right"], h6["wrong"], h6["found"], h6["reachable"]) == (5, 2, 0, 2, 4)

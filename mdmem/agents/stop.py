@@ -309,8 +309,7 @@ def stop(vault: str, payload: dict, opts: dict) -> dict | None:
             scan = _scan(transcript, state, "offset", payload, cfg, cfg["policy"] != "signals", t)
             _remember(state, scan["found"])
             if cfg["policy"] == "evidence":
-                last = state.get("last_trigger") or 0
-                if len(state["pending"]) >= cfg["min_dimensions"] and t - last >= cfg["min_interval_minutes"] * 60:
+                if len(state["pending"]) >= cfg["min_dimensions"] and _spaced(state, cfg, t):
                     why = f"{len(state['pending'])} dimensions hit since the last checkpoint"
             else:
                 why = _signals(state, scan, cfg, t)
@@ -349,8 +348,7 @@ def _signals(state: dict, scan: dict, cfg: dict, t: float) -> str | None:
         state["asked"] = state.get("asked", 0) + 1 if scan["asks_user"] else 0
     if scan["asks_user"] and state["asked"] <= ASK_DEFER:
         return None  # the turn ends by asking the user something: they answer first (an interview: see ASK_DEFER)
-    last = state.get("last_trigger") or 0
-    if last and t - last < cfg["min_interval_minutes"] * 60:
+    if not _spaced(state, cfg, t):
         return None
     pending = state.get("pending", {})
     memory = [d["strength"] for k in MEMORY_DIMENSIONS for d in pending.get(k, [])]
@@ -380,6 +378,12 @@ def _signals(state: dict, scan: dict, cfg: dict, t: float) -> str | None:
             (pending or state["tools"] > cfg["min_tool_calls"]):
         return f"{state['since']} stops since the last checkpoint"
     return None
+
+
+def _spaced(state: dict, cfg: dict, t: float) -> bool:
+    """At least ``min_interval_minutes`` since the last checkpoint (or none yet)."""
+    last = state.get("last_trigger")
+    return not last or t - last >= cfg["min_interval_minutes"] * 60
 
 
 def _trigger(state: dict, t: float) -> None:
@@ -437,8 +441,7 @@ def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, dete
                  "")
     ask = _asked(users)
     steers = _steers(state, users)
-    last = state.get("last_trigger") or 0
-    steering = steers and (not last or t - last >= cfg["min_interval_minutes"] * 60)  # it could fire
+    steering = steers and _spaced(state, cfg, t)  # it could fire
     found = []
     asks = None  # not looked at (the detectors did not run: this stop cannot fire)
     if detectors or ask or steering or _worth_detecting(state, users, new, cfg, t, carry):
