@@ -91,6 +91,22 @@ def test_a_new_memory_protocol_makes_the_card_again(vault: Path, tmp_path: Path,
     assert hooks.fingerprint(str(vault), str(tmp_path)) != before
 
 
+def test_an_upgrade_of_the_cards_code_makes_the_card_again(vault: Path, tmp_path: Path, monkeypatch):
+    """The card's layout lives in code (:data:`hooks.CARD_CODE`); a kept card waited for a note to change
+    before an upgrade's new layout showed. Every file of it keys the card: one rewritten changes the key."""
+    from mdmem.agents import hooks
+
+    assert all((ROOT / "mdmem" / rel).is_file() for rel in hooks.CARD_CODE)  # the names are the package's files
+    code = tmp_path / "context.py"
+    code.write_text("# layout 1\n", "utf-8")
+    monkeypatch.setattr(hooks, "CARD_CODE", hooks.CARD_CODE + (str(code),))  # an absolute path joins as itself
+    start(vault, tmp_path)
+    before = hooks.fingerprint(str(vault), str(tmp_path))
+    assert hooks.fingerprint(str(vault), str(tmp_path)) == before
+    code.write_text("# layout 2, longer\n", "utf-8")
+    assert hooks.fingerprint(str(vault), str(tmp_path)) != before
+
+
 @pytest.mark.parametrize("notes", [40, 400, 2500])
 def test_the_card_stays_within_its_bytes_and_says_what_it_left_out(cli, tmp_path: Path, notes: int):
     """Generated vaults of three sizes, plus 300 feedback notes with multi-byte descriptions: the card never

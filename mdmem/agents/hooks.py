@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 CARD_MAX = 10_000  # bytes (UTF-8): the most the SessionStart hook ever prints; Claude Code cuts larger ones
 CARD_BUDGET = 8000  # bytes: the card's default budget, leaving room for a pending checkpoint
 PENDING_DAYS = 14  # a pending checkpoint older than this is no longer shown on the card
+# the code that lays the card out (relative to the package): an upgrade or an edit of one of them makes the card
+# again, as a changed note does (a kept card showed the old layout until some note changed)
+CARD_CODE = ("ops/context.py", "ops/timeline.py", "ops/search.py", "ops/recall.py", "text/protocol.py")
 
 
 # ----------------------------------------------------------------------------- session start
@@ -50,14 +53,22 @@ PENDING_DAYS = 14  # a pending checkpoint older than this is no longer shown on 
 def fingerprint(vault: str, cwd: str) -> str:
     """What the memory card depends on, cheaply: the stat of every note (the one
     vault walker, :func:`mdmem.base.files.scan`) and of the bootstrap files that
-    apply in ``cwd``, and the memory protocol the card carries (an upgrade that
-    changes it makes the card again; a card kept from before showed the old protocol
-    until a note changed). About 50 ms for 10k notes; no parsing."""
+    apply in ``cwd``, the memory protocol the card carries and the stat of the code that
+    lays the card out (:data:`CARD_CODE`: an upgrade that changes either makes the card
+    again; a card kept from before showed the old protocol until a note changed). About
+    50 ms for 10k notes; no parsing."""
     import hashlib
     from pathlib import Path
 
     h = hashlib.blake2b(digest_size=16)
     h.update(memory_protocol().encode("utf-8") + b"\0")
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for rel in CARD_CODE:
+        try:
+            st = os.stat(os.path.join(package, rel))
+            h.update(f"{rel}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
+        except OSError:  # a zipped or frozen install: the protocol and the notes still key the card
+            h.update(f"{rel}\0?\n".encode())
     for rel, (mtime, size) in sorted(files.scan(Path(vault)).notes.items()):
         h.update(f"{rel}\0{mtime}\0{size}\n".encode("utf-8", "surrogateescape"))
     for path in bootstrap_candidates(cwd):
