@@ -356,6 +356,28 @@ def test_a_portuguese_conversation_gets_the_portuguese_scan_prompt(vault: Path, 
     assert "Before you stop" not in reason and "Why now" not in reason
 
 
+def test_the_prompts_language_is_what_the_user_typed_all_session(vault: Path, tmp_path: Path):
+    """The hook chose the language from its hints' quotes and the topic words, which hold no function words: a
+    Portuguese session that fired on a follow-up alone got the English prompt. It keeps a tally of what the
+    user typed; a terminal log pasted into an English session (``com.apple.…``: real session 118 was answered
+    in Portuguese for it) counts for neither language."""
+    s = Session(tmp_path / "pt.jsonl")
+    s.user("preciso que o relatório mensal saia em planilha").tools(3).say("Pronto, a planilha está gerada.")
+    assert run(vault, payload(s.path, session="pt")).stdout == ""
+    s.user("ficou bom, mas a coluna de datas está no formato errado para o banco").tools(2).say("Corrigido.")
+    reason = fired(run(vault, payload(s.path, session="pt"), now=T0 + 60))
+    assert reason is not None and reason.startswith("[mdmem checkpoint] Antes de parar")
+    assert "Por que agora: o usuário direcionou o trabalho" in reason
+    log = "\n".join(f"com.apple.{name} com.apple.{name}.agent (launchd), mail.com: ok" for name in
+                    ("screensharing", "remotemanagement", "ARDAgent", "smbd", "sshd") * 8)
+    e = Session(tmp_path / "en.jsonl")
+    e.user("run the audit script and tell me what it found").tools(3).say("It is running.")
+    run(vault, payload(e.path, session="en"))
+    e.user("here is the output:\n" + log).tools(1).say("The audit shows Remote Management is on.")
+    reason = fired(run(vault, payload(e.path, session="en"), now=T0 + 60))
+    assert reason is not None and reason.startswith(PROMPT) and "Antes de parar" not in reason
+
+
 def test_fastjson_reads_and_writes_as_json_does():
     """The quiet path's JSON (`_json`'s C scanner and encoder, without `import json`): the same
     values, the same refusals, the same text as json.dumps(ensure_ascii=False, separators=(",", ":"))."""

@@ -254,14 +254,11 @@ def _lower(text: str) -> str:
     return text.lower()
 
 
-_PT = _re(r"\b(?:não|você|vc|está|isso|então|também|obrigad[oa]|para|pra|com|uma|um|que|de|do|da|os|as|"
-                 r"é|fazer|agora|porque|mas|já|quero|preciso|vamos)\b", re.I)
-_EN = _re(r"\b(?:the|you|is|are|this|that|with|and|to|of|it|please|can|what|how|not|don't|i|we|"
-                 r"want|need|let's|thanks)\b", re.I)
-
-
 def language(messages: Sequence[Message]) -> str:
-    """``pt`` or ``en``: the language of what the user wrote (assistant text when the user wrote nothing)."""
+    """``pt`` or ``en``: the language of what the user wrote (assistant text when the user wrote nothing),
+    by :func:`mdmem.text.language.guess`."""
+    from mdmem.text.language import guess
+
     text = " ".join(m.text for m in messages if m.speaker == "user")[:20000] or \
         " ".join(m.text for m in messages)[:20000]
-    return "pt" if len(_PT.findall(text)) > len(_EN.findall(text)) else "en"
+    return guess(text)

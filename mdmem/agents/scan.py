@@ -270,7 +270,8 @@ _LABELS = {
 # the Stop hook's reasons (agents/hooks.py), said in Portuguese
 _WHY_PT = ((r"the user asked to consolidate", "o usuário pediu para consolidar"),
            (r"a rule, decision or correction was said", "foi dita uma regra, decisão ou correção"),
-           (r"a milestone", "um marco"), (r"a result was delivered", "um resultado foi entregue"),
+           (r"a milestone", "um marco"), (r"the user steered the work", "o usuário direcionou o trabalho"),
+           (r"a result was delivered", "um resultado foi entregue"),
            (r"(\d+) tool calls since the last checkpoint", r"\1 chamadas de ferramenta desde o último checkpoint"),
            (r"the topic changed", "o assunto mudou"),
            (r"(\d+) stops since the last checkpoint", r"\1 paradas desde o último checkpoint"),

@@ -100,6 +100,7 @@ from mdmem.agents.hookstate import (
 )
 from mdmem.base import files
 from mdmem.base.layout import HOOKS_DIR, safe_session
+from mdmem.text.language import choose, tally
 
 TYPE_CHECKING = False  # not `from typing import`: the quiet stop imports as little as it can
 if TYPE_CHECKING:
@@ -456,6 +457,10 @@ def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, dete
         state["seen"] = list(seen)[-SEEN:]
         asks = bool(final) and asks_user(final)
         state["detected"] = state.get("detected", 0) + 1
+    pt, en = tally(" ".join(m.text for m in users if m.kind != "prompt")[:20000])
+    if pt or en:  # the language the user writes in, over the whole session: the prompt's and the message's
+        old_pt, old_en = state.get("lang", (0, 0))
+        state["lang"] = [old_pt + pt, old_en + en]
     words = _topic_words(" ".join(m.text[:2000] for m in users if m.kind != "queued"))
     old_words = set(state.get("topic", []))
     changed = bool(old_words) and len(words) >= 5 and len(words & old_words) / len(words) < 0.1
@@ -526,12 +531,9 @@ def _fire(vault_dir: str, session: str, transcript: str, evidence: list, state: 
           why: str) -> dict:
     """The scan prompt for the model in the session, as the Stop hook's output."""
     from mdmem.agents import scan as cp
-    from mdmem.agents.dimensions import language
-    from mdmem.agents.transcript import Message
 
     vault = vault_dir
-    lang = language([Message(0, "user", " ".join(state.get("topic", [])) + " " +
-                             " ".join(e.quote for e in evidence if e.speaker == "user"))])
+    lang = choose(*state.get("lang", (0, 0)))
     cwd_claude = [os.path.join(state["cwd"], "CLAUDE.md")] if state.get("cwd") else []
     known = cp.Known.read(vault, cwd_claude, session)
     reason = cp.scan_prompt(session, vault, known=known, evidence=evidence, topic=state.get("topic", []),
