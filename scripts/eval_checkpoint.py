@@ -12,8 +12,9 @@ were labelled blind the same way, measured once each, and read on 2026-12-01 at 
 follow-up signal (they are dev since); holdout6 (71-78) and holdout7 (81-88) were labelled blind the same way
 at 22:00, run once at e889801 and read since; holdout8 (91-98) and holdout9 (101-108, 7 sessions) were labelled
 blind the same way at 22:25, run once at c989556 (hook, offline and the model path) and are dev since;
-holdout10 (111-118) and holdout11 (121-128) were labelled blind at 23:35 and have never been run: the next change
-of the hook or the prompt is measured on them once (``--split blind`` is the two together).
+holdout10 (111-118) and holdout11 (121-128) were labelled blind at 23:35, run once at cef2969 on 2026-12-02 (hook,
+offline and the model path, with no change made for them) and are dev since. No blind split is left: the next change of
+the hook or the prompt needs a fresh pair labelled as LABEL rules say (SOURCES.md), added to :data:`BLIND`.
 
 1. The offline path (``mdmem checkpoint TRANSCRIPT``, no model) against the labels:
    - gold = the **firm** items. A suggestion is right when its dimension is the item's and its
@@ -36,7 +37,7 @@ of the hook or the prompt is measured on them once (``--split blind`` is the two
    ``scripts/eval_checkpoint_judgements.json`` (file + name -> accept/reject + why); the count is
    over the judged ones, and unjudged suggestions are listed.
 
-Tune only on the tune split; the holdout split is run once, at the end.
+Tune only on dev; a blind split is run once, then joins dev.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ sys.path.insert(0, str(REPO))
 from mdmem.agents import checkpoint as cp  # noqa: E402
 from mdmem.agents import transcript  # noqa: E402
 
-BLIND = ("holdout10", "holdout11")  # never run, never tuned on
+BLIND: tuple[str, ...] = ()  # labelled, never run, never tuned on: none left (see above)
 
 
 def sessions(split: str) -> list[tuple[Path, dict]]:
@@ -364,6 +365,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--show", action="store_true", help="list every suggestion and its verdict")
     ap.add_argument("--json", type=Path, help="write the whole report here")
     args = ap.parse_args(argv)
+    if args.split == "blind" and not BLIND:
+        print("no blind split is left: every labelled split has been run; label a fresh pair first", file=sys.stderr)
+        return 2
     splits = ("dev", *BLIND) if args.split == "both" else (args.split,)
     reports = [run(s, args.policy) for s in splits]
     for report in reports:

@@ -29,7 +29,9 @@ holdout6 and holdout7 were answered with the scan prompt of commit e889801 (``an
 change of fdd0589 (a rule or correction the user stated is worth proposing alone; what the session wrote into
 the repository's docs is saved) they were answered again by fresh subagents and judged by a fresh judge:
 ``--answers scripts/model_path/answers-fdd0589 --judgements scripts/model_path/judgements-fdd0589.json``
-(only those 16 sessions have answers there; the other splits then score empty).
+(only those 16 sessions have answers there; the other splits then score empty). holdout8 and holdout9 were answered
+with the prompt of c989556; holdout10 and holdout11 with that of cef2969 (2026-12-02, one run, blind: fresh stand-in
+subagents and a fresh judge, nothing changed for them; the judge checked each candidate's facts in the transcript).
 """
 
 from __future__ import annotations

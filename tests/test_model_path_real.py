@@ -1,5 +1,5 @@
 """The checkpoint's model path on real answers: what a model (a Claude subagent standing in for the model in
-the session) answered for 89 of the real sessions of tests/data/checkpoint-real goes through the real CLI's
+the session) answered for 105 of the real sessions of tests/data/checkpoint-real goes through the real CLI's
 `checkpoint --model` and `propose`, and is scored against the hand judgements (scripts/eval_model_path.py).
 A change to propose that drops, renames or reorders what the model wrote shows here."""
 
@@ -43,6 +43,14 @@ def test_real_model_answers_through_propose_keep_their_figures():
     assert (h8["accepted"], h8["fire_right"]) == (5, 7)
     assert (h9["candidates"], h9["right"], h9["wrong"], h9["found"], h9["reachable"]) == (8, 5, 0, 5, 6)
     assert (h9["accepted"], h9["fire_right"]) == (6, 6)
+    # holdout10 and holdout11 (blind, answered with the scan prompt of cef2969, the state at the end of 2026-12-01):
+    # 8 kept, 3 right / 0 wrong / 5 borderline, recall 3/4, 8 accepted, 5/8; 5 kept, 4 right / 0 wrong / 1
+    # borderline, recall 4/5, 5 accepted, 7/8
+    h10, h11 = scores["holdout10"], scores["holdout11"]
+    assert (h10["candidates"], h10["right"], h10["wrong"], h10["found"], h10["reachable"]) == (8, 3, 0, 3, 4)
+    assert (h10["accepted"], h10["fire_right"]) == (8, 5)
+    assert (h11["candidates"], h11["right"], h11["wrong"], h11["found"], h11["reachable"]) == (5, 4, 0, 4, 5)
+    assert (h11["accepted"], h11["fire_right"]) == (5, 7)
 
 
 def test_answers_after_the_rules_change_keep_their_figures():
