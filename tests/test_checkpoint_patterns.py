@@ -48,6 +48,13 @@ def test_an_answer_in_the_options_own_words_and_the_near_misses():
     # an answer that is no label of the offer, or a new topic
     assert evidence(OFFER + "User: D.\n", 4) == []
     assert evidence(OFFER + "User: a quick question first: what does the checkpoint hold?\n", 4) == []
+    # an objection to an option is no pick of it (real session 122: "Option 1 doesn't work since the commit hash
+    # can change"); a pick that names what it rejects still is
+    offer = LISTED.replace("Would you like me to:", "Which one would you like?")
+    assert evidence(offer + "User: Option 1 doesn't work since the design doc is needed by others.\n", 4) == []
+    assert evidence(OFFER + "User: B is wrong for us, it costs too much.\n", 4) == []
+    [e] = evidence(OFFER + "User: I think B, not A: we need them early.\n", 4)
+    assert e.detail["chosen"] == "At every checkpoint"
     # the offer is answered once: the next message is not a pick
     assert [e.index for e in evidence(OFFER + "User: A.\nUser: B.\n", 4)] == [1]
 

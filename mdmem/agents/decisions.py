@@ -205,6 +205,10 @@ _ORDINAL = _re(r"^\W*(?i:(?:yes|yeah|yep|ok(?:ay)?|sure|sim|sounds good|great|pe
                r"pick)|acho que|vamos de|prefiro|escolho|fico com)[ \t]+)?(?P<the>(?i:(?:the|a|o)[ \t]+))?(?i:(?P<nth>first|"
                r"second|third|fourth|primeir[ao]|segund[ao]|terceir[ao]|quart[ao]))\b(?P<one>(?i:[ \t]+(?:one|option|"
                r"approach|way|opção|abordagem)))?(?![^.!?\n]*\b(?i:not|n['’]t|no|wrong|broken|fails?|failing|não|errad[ao]|quebr\w*)\b)")
+# what follows the label says the option does not work ("Option 1 doesn't work since the commit hash can change",
+# real session 122): an objection to that option, not a pick of it ("I think B, not A" still picks B)
+_AGAINST = _re(r"[ \t,]*(?:[^\W\d_]+[ \t]+){0,2}?(?i:doesn['’]?t|does not|won['’]?t|will not|wouldn['’]?t|can['’]?t|"
+               r"cannot|isn['’]?t|is not|is wrong|is broken|fails?|breaks|não)\b")
 _ORDINALS = {"fir": 0, "sec": 1, "thi": 2, "fou": 3, "pri": 0, "seg": 1, "ter": 2, "qua": 3}
 
 
@@ -247,6 +251,8 @@ def picks(messages: Sequence[Message]) -> list[Evidence]:
             offer = {}
             continue
         hit = _PICK.match(m.text)
+        if hit and _AGAINST.match(m.text, hit.end()):
+            hit = None
         label = next(g for g in hit.groups() if g).upper() if hit else None
         if label is None and len(m.text.split()) <= 12 and (nth := _ORDINAL.match(m.text)) and \
                 (nth.group("the") or nth.group("one") or not m.text[nth.end():].strip(" .!")):
