@@ -364,7 +364,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--policy", help="the hook policy to replay (default: the installed default)")
     ap.add_argument("--show", action="store_true", help="list every suggestion and its verdict")
     ap.add_argument("--json", type=Path, help="write the whole report here")
+    ap.add_argument("--steer-words", type=int, help="replay with this many words for the follow-up signal (default "
+                    "stop.STEER_WORDS)")
+    ap.add_argument("--no-detectors", action="store_true", help="replay as if the detectors found nothing (what "
+                    "they find on new people's words: see docs/agents.md)")
     args = ap.parse_args(argv)
+    if args.steer_words is not None:
+        from mdmem.agents import stop
+
+        stop.STEER_WORDS = args.steer_words
+    if args.no_detectors:
+        from mdmem.agents import dimensions
+
+        dimensions.detect = lambda messages: []
     if args.split == "blind" and not BLIND:
         print("no blind split is left: every labelled split has been run; label a fresh pair first", file=sys.stderr)
         return 2
