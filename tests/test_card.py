@@ -64,7 +64,8 @@ def test_the_card_carries_profile_feedback_protocols_decisions_and_the_protocol(
     assert [p.split(" — ")[0] for p in protocols] == ["- deploy-checklist", "- incident-response"]  # no paths:
     decisions = card.split("## Recent decisions\n")[1].split("\n")
     assert decisions[0].startswith("- 2026-11-24 decision-adyen-over-stripe — Chose Adyen")
-    assert decisions[5] == "- … and 3 older: `mdmem search type:decision`"
+    assert decisions[5].startswith("- … and 3 older: `") and \
+        decisions[5].endswith(f" search type:decision --vault {vault.absolute()}`")
     assert "\n## Memory protocol (mdmem)\nBefore answering about past work" in card
     assert lines[-1].startswith("Pull detail: ")
     # byte-stable: again, and after the derived state is gone, the same bytes; `context` prints the same
@@ -89,6 +90,31 @@ def test_a_new_memory_protocol_makes_the_card_again(vault: Path, tmp_path: Path,
     assert hooks.fingerprint(str(vault), str(tmp_path)) == before
     monkeypatch.setitem(protocol._PROTOCOL, "en", "## Memory protocol (mdmem)\nRecall first with `{run} recall`.\n")
     assert hooks.fingerprint(str(vault), str(tmp_path)) != before
+
+
+def test_the_cards_commands_work_from_the_project_folder(vault: Path, tmp_path: Path):
+    """The agent's shell runs in the project, not the vault: a new user's trial ran the card's bare `mdmem recall`
+    there and got "no vault found" (or, with a default vault, `checkpoint accept` saved into that other vault).
+    The card's commands carry this install's runner and `--vault` with the vault's absolute path; run as the
+    card writes them, from a project folder elsewhere, they reach this vault."""
+    import re
+    import shlex
+
+    project = tmp_path / "code" / "my project"
+    project.mkdir(parents=True)
+    card = start(vault, tmp_path)
+    commands = re.findall(r"`([^`]+ --vault [^`]+)`", card)
+    [recall, again] = [c for c in commands if ' recall "<question>" --vault ' in c]  # the protocol's, "Pull detail"'s
+    assert recall == again
+    assert all(c.startswith(recall.split(" recall ")[0] + " ") and c.endswith(" --vault " + shlex.quote(str(
+        vault.absolute()))) for c in commands), commands
+    assert " checkpoint accept 1,3 --vault " in card and " checkpoint skip --vault " in card
+    assert not re.search(r"`mdmem ", card)  # no bare command left
+    command = recall.replace('"<question>"', shlex.quote("why did we choose integer cents"))
+    proc = subprocess.run(command, shell=True, cwd=project, capture_output=True, text=True, env=_env(tmp_path),
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "## Memory recall: why did we choose integer cents" in proc.stdout and "cents" in proc.stdout.lower()
 
 
 def test_an_upgrade_of_the_cards_code_makes_the_card_again(vault: Path, tmp_path: Path, monkeypatch):
@@ -127,7 +153,8 @@ def test_the_card_stays_within_its_bytes_and_says_what_it_left_out(cli, tmp_path
     total = cli.json("graph", "map", "--vault", out)["by_type"]["feedback"]
     assert total >= 300
     listed = [f for f in feedback if not f.startswith("- … and ")]
-    assert feedback[-1] == f"- … and {total - len(listed)} more: `mdmem search type:feedback`"
+    assert feedback[-1].startswith(f"- … and {total - len(listed)} more: `") and \
+        feedback[-1].endswith(f" search type:feedback --vault {out.absolute()}`")
     assert len(listed) >= 5 and all(len(line.encode()) <= 240 for line in listed)
     assert "## Memory protocol (mdmem)\n" in card and card.splitlines()[-1].startswith("Pull detail: ")
 

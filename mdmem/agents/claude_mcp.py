@@ -248,11 +248,9 @@ def install_claude(scope: str, vault: str | os.PathLike, project: str | os.PathL
     above for which file gets the server. Every file is read and checked before any is written, so a bad
     one leaves all untouched."""
     from mdmem.agents import skills
-    from mdmem.text.protocol import memory_protocol
 
     if scope not in HOOK_SCOPE:
         raise MdmemError(f"unknown scope {scope!r}: use project or user")
-    protocol = memory_protocol()
     mcp_scope, relative, why, other = scope, None, None, None
     if scope == "project":
         relative = vault_in_project(vault, project)
@@ -276,7 +274,7 @@ def install_claude(scope: str, vault: str | os.PathLike, project: str | os.PathL
             stale = unregister_mcp("local", project, dry_run=dry)
             replaced = stale if stale.actions[f"mcpServers.{MCP_NAME}"] == "removed" else None
         ignore = _gitignore(project, dry) if scope == "project" else None
-        made = skills.install(scope, vault, project, exe=exe, protocol=protocol, dry_run=dry)
+        made = skills.install(scope, vault, project, exe=exe, dry_run=dry)
         return ClaudeInstall(mcp, hooks, ignore, replaced, made)
 
     planned = run(True)

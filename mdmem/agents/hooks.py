@@ -61,7 +61,7 @@ def fingerprint(vault: str, cwd: str) -> str:
     from pathlib import Path
 
     h = hashlib.blake2b(digest_size=16)
-    h.update(memory_protocol().encode("utf-8") + b"\0")
+    h.update(card_protocol(vault).encode("utf-8") + b"\0")
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     for rel in CARD_CODE:
         try:
@@ -84,11 +84,22 @@ def _card_path(vault: str) -> str:
     return os.path.join(vault, HOOKS_DIR, "context-card.json")
 
 
-def memory_protocol() -> str:
-    """The memory protocol the card carries (:func:`mdmem.text.protocol.memory_protocol`)."""
+def card_protocol(vault) -> str:
+    """The memory protocol the card carries: its commands are this install's (the Stop prompt's runner) with
+    ``--vault`` and the vault's absolute path, since the agent's shell runs in the project, not the vault."""
+    from mdmem.agents.stop import _runner
     from mdmem.text.protocol import memory_protocol as text
 
-    return text()
+    return text(run=_runner(), vault=os.path.abspath(str(vault)))
+
+
+def card_command(vault) -> str:
+    """How the card writes the other commands it names (``{}``: the arguments), as :func:`card_protocol` does."""
+    import shlex
+
+    from mdmem.agents.stop import _runner
+
+    return f"{_runner()} {{}} --vault {shlex.quote(os.path.abspath(str(vault)))}"
 
 
 def save_card(vault, cwd, text: str, budget: int = CARD_BUDGET, fp: str | None = None,
@@ -135,7 +146,8 @@ def session_start(vault: str, payload: dict, opts: dict) -> str:
 
         with Memory.open(vault) as mem:
             mem.refresh(strict=False)
-            text = context(mem, "index", budget, cwd=Path(cwd), protocol=memory_protocol(), today=day).text
+            text = context(mem, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
+                           command=card_command(vault)).text
             through = mem.store.valid_through(day)
         save_card(vault, cwd, text, budget, fp, day, through)
         log(vault, f"session-start source={payload.get('source', '?')}: card made again ({len(text)} characters)")

@@ -63,7 +63,7 @@ def texts(vault: str | os.PathLike, exe: str | None = None, protocol: str | None
 
     run = exe or runner()
     v = "--vault " + shlex.quote(str(Path(vault).absolute()))
-    protocol = (protocol or memory_protocol()).strip()
+    protocol = (protocol or memory_protocol(run=run, vault=str(Path(vault).absolute()))).strip()
     rules = "\n".join(line for line in protocol.splitlines() if not line.startswith("#"))
     check = f"""---
 name: memory-check

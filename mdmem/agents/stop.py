@@ -524,6 +524,11 @@ def _runner() -> str:
     script = sys.argv[0] if sys.argv else ""
     if os.path.basename(script).startswith("mdmem") and os.path.isfile(script):
         return shlex.quote(os.path.abspath(script))
+    # the hooks run as `python -P -c ...` (claude_env.hook_runner): the console script beside that python, when
+    # pip wrote one (a venv's bin/), is the same install and a shorter command to copy
+    beside = os.path.join(os.path.dirname(os.path.abspath(sys.executable)), "mdmem")
+    if os.path.isfile(beside):
+        return shlex.quote(beside)
     return f"{shlex.quote(os.path.abspath(sys.executable))} -m mdmem"
 
 

@@ -66,11 +66,11 @@ def context(
     from mdmem.ops.context import context as run
 
     with _memory(vault) as mem:
-        from mdmem.agents.hooks import CARD_BUDGET, memory_protocol, save_card
+        from mdmem.agents.hooks import CARD_BUDGET, card_command, card_protocol, save_card
 
         day = _date(today, "--today")
         result = run(mem, mode, budget, query, paths or [], include_sensitive, today=day,
-                     protocol=memory_protocol())
+                     protocol=card_protocol(mem.root), command=card_command(mem.root))
         if mode == "index" and budget == CARD_BUDGET and not paths and not include_sensitive:
             from mdmem.ops.search import iso_day
 

@@ -170,8 +170,10 @@ def _notes(mem: Memory, include_sensitive: bool, today: dt.date | str | None = N
 
 def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, query: str | None = None,
             paths: list[str] | tuple[str, ...] = (), include_sensitive: bool = False, cwd: Path | None = None,
-            today: dt.date | str | None = None, protocol: str | None = None) -> ContextResult:
-    """The context block; ``protocol`` is the memory protocol's text (default :func:`mdmem.text.protocol.memory_protocol`)."""
+            today: dt.date | str | None = None, protocol: str | None = None, command: str = "mdmem {}") -> ContextResult:
+    """The context block; ``protocol`` is the memory protocol's text (default :func:`mdmem.text.protocol.memory_protocol`);
+    ``command``: how the commands it names are written, ``{}`` standing for the arguments (the SessionStart card
+    gives this install's runner and ``--vault``: the agent's shell runs in the project, not the vault)."""
     if mode not in MODES:
         raise UsageError(f"--mode must be one of: {', '.join(MODES)}")
     if budget < 200:
@@ -192,13 +194,13 @@ def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, quer
     _protocols(mem, b, notes, paths, mode)
     if mode == "index":
         room = b.budget - b.used - (1 if b.parts else 0)
-        the_card = card(mem, notes, room, protocol) if room > 0 else ""
+        the_card = card(mem, notes, room, protocol, command) if room > 0 else ""
         if the_card:
             b.add("card", the_card)
         else:
             b.omitted.append("card")
     else:
-        _full(mem, b, notes, query, day, include_sensitive, protocol)
+        _full(mem, b, notes, query, day, include_sensitive, protocol, command)
     text = b.text()
     assert size(text) <= budget
     return ContextResult(mode, budget, len(text), text, b.sections, b.omitted, size(text))
@@ -283,7 +285,7 @@ class _List:
 
     def need(self) -> int:
         rest = self.total - len(self.lines)
-        text = ([self.head] if self.head else []) + self.lines + ([self.more.format(n=rest)] if rest else [])
+        text = ([self.head] if self.head else []) + self.lines + ([self.more.replace("{n}", str(rest))] if rest else [])
         return sum(size(t) + 1 for t in text)
 
     def fit(self, room: int) -> int:
@@ -292,19 +294,19 @@ class _List:
         head = size(self.head) + 1 if self.head else 0
         if self.need() <= room:  # all of it
             rest = self.total - len(self.lines)
-            self.shown = ([self.head] if self.head else []) + self.lines + ([self.more.format(n=rest)] if rest else [])
+            self.shown = ([self.head] if self.head else []) + self.lines + ([self.more.replace("{n}", str(rest))] if rest else [])
             return self.need() if self.shown else 0
         used, kept = head, []
         for i, line in enumerate(self.lines):
             rest = self.total - i - 1
-            tail = size(self.more.format(n=rest)) + 1 if rest else 0
+            tail = size(self.more.replace("{n}", str(rest))) + 1 if rest else 0
             if used + size(line) + 1 + tail > room:
                 break
             kept.append(line)
             used += size(line) + 1
         left = self.total - len(kept)
         if left:
-            line = self.more.format(n=left)
+            line = self.more.replace("{n}", str(left))
             if used + size(line) + 1 > room:
                 self.shown = []
                 return 0
@@ -328,7 +330,8 @@ def _share(parts: list[_List], room: int) -> int:
     return used
 
 
-def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, protocol: str | None = None) -> str:
+def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, protocol: str | None = None,
+         command: str = "mdmem {}") -> str:
     """The index-mode card in at most ``budget`` bytes ("" when not even its first line fits): the same
     text for the same vault. The first line, the user, the memory protocol and how to pull detail are
     always there (while they fit); the listed sections share the rest: the rules (feedback, global
@@ -346,8 +349,9 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
     users = [n for n in notes if n.type == "user"]
     user_lines = [_clip(f"User: {_name(u)}" + (f" — {_desc(u)}" if _desc(u) else "") + f" ({u.path})")
                   for u in users[:2]]
-    pull = ('Pull detail: `mdmem recall "<question>"` (search + linked notes, within a budget), '
-            '`mdmem timeline "last week"`, `mdmem show NOTE`; over MCP: recall, search, read_note, timeline.')
+    recall_ = _cmd(command, 'recall "<question>"')
+    pull = (f"Pull detail: `{recall_}` (search + linked notes, within a budget); "
+            '`timeline "last week"`, `show NOTE` alike; over MCP: recall, search, read_note, timeline.')
     feedback = _by_date([n for n in notes if n.type == "feedback"])
     protocols = [n for n in notes if n.type == "protocol" and not protocol_paths(n)]
     decisions = _by_date([n for n in notes if n.type == "decision"])
@@ -358,14 +362,14 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
         "profile": _List("Profile:", profile_lines(mem, users[0]) if users else [],
                          f"- … more in {users[0].path}" if users else ""),
         "feedback": _List("## Feedback (how the user wants you to work)", [_item(n) for n in feedback],
-                          "- … and {n} more: `mdmem search type:feedback`"),
+                          f"- … and {{n}} more: `{_cmd(command, 'search type:feedback')}`"),
         "protocols": _List("## Protocols (always)", [_item(n) for n in protocols],
-                           "- … and {n} more: `mdmem search type:protocol`"),
+                           f"- … and {{n}} more: `{_cmd(command, 'search type:protocol')}`"),
         "decisions": _List("## Recent decisions", [_item(n, f"{n.date} " if n.date else "")
                                                    for n in decisions[:DECISIONS]],
-                           "- … and {n} older: `mdmem search type:decision`", len(decisions)),
+                           f"- … and {{n}} older: `{_cmd(command, 'search type:decision')}`", len(decisions)),
         "projects": _List("Active projects:", [_item(n) for n in active[:8]],
-                          "- … and {n} more: `mdmem search type:project`", len(active)),
+                          f"- … and {{n}} more: `{_cmd(command, 'search type:project')}`", len(active)),
         "people": _List(None, [_clip(f"People: {', '.join(people[:15])}"
                                      + (f" (+{len(people) - 15} more)" if len(people) > 15 else ""))]
                         if people else [], ""),
@@ -393,14 +397,14 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
 
 
 def _full(mem: Memory, b: _Builder, notes: list, query: str | None, today: dt.date, include_sensitive: bool,
-          protocol: str) -> None:
+          protocol: str, command: str = "mdmem {}") -> None:
     users = [n for n in notes if n.type == "user"]
     for u in users[:1]:
         b.add("user profile", f"## About the user: {u.title}\n\n{_body(mem, u.path)}", u.path)
     feedback = _by_date([n for n in notes if n.type == "feedback"])
     if feedback:
         _listed(b, "feedback", "## Feedback (how the user wants you to work)", [_item(n) for n in feedback],
-                "- … and {n} more: `mdmem search type:feedback`")
+                f"- … and {{n}} more: `{_cmd(command, 'search type:feedback')}`")
     if protocol:
         b.add("memory protocol", protocol)
     active = _active(notes)
@@ -423,7 +427,7 @@ def _full(mem: Memory, b: _Builder, notes: list, query: str | None, today: dt.da
     if decisions:
         _listed(b, "decisions", "## Recent decisions",
                 [_item(n, f"{n.date} " if n.date else "") for n in decisions[:DECISIONS]],
-                "- … and {n} older: `mdmem search type:decision`", len(decisions))
+                f"- … and {{n}} older: `{_cmd(command, 'search type:decision')}`", len(decisions))
         shown |= {n.path for n in decisions[:DECISIONS]}
     since = (today - dt.timedelta(days=2)).isoformat()
     daily = [n for n in notes if n.type == "daily" and since <= n.title <= today.isoformat()]
@@ -440,6 +444,11 @@ def _full(mem: Memory, b: _Builder, notes: list, query: str | None, today: dt.da
     digests = sorted((n for n in notes if n.type == "digest"), key=lambda n: (n.date or "", n.path), reverse=True)
     if digests:
         b.add("digest", f"## Latest digest: {digests[0].title}\n\n{_body(mem, digests[0].path)}", digests[0].path)
+
+
+def _cmd(command: str, args: str) -> str:
+    """A command as the card writes it: ``command`` with ``{}`` replaced by ``args``."""
+    return command.replace("{}", args, 1)
 
 
 def _listed(b: _Builder, name: str, head: str, lines: list[str], more: str, total: int | None = None) -> None:
