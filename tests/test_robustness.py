@@ -704,3 +704,19 @@ def test_a_garbage_date_is_a_usage_error(cli, tmp_path, option, value):
 def test_an_impossible_date_is_a_usage_error(cli, tmp_path, value):
     vault = small_vault(tmp_path / "v", 2)
     cli("search", "word1", "--vault", vault, "--after", value, code=2)
+
+
+def test_output_into_a_pipe_is_never_wrapped(tmp_path: Path):
+    """Into a pipe (an agent's shell tool, `| grep`), a path is one unbroken line: rich's default of 80 columns
+    cut `…-for-the-orders-servic` / `e.md` (a new user's trial)."""
+    vault = tmp_path / "v"
+    name = "decision-we-chose-postgresql-over-mongodb-for-the-orders-service-because-of-the-ledger"
+    (vault / "memory" / "decisions").mkdir(parents=True)
+    (vault / "MEMORY.md").write_text("# Memory\n")
+    (vault / "memory" / "decisions" / f"{name}.md").write_text(
+        "---\ntype: decision\n---\nWe chose PostgreSQL over MongoDB for the orders service: the ledger needs it.\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")} | {"HOME": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "mdmem", "search", "ledger", "--vault", str(vault)],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert f"memory/decisions/{name}.md" in proc.stdout.splitlines()[0]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 import sys
 from typing import Any
@@ -45,9 +46,15 @@ def emit_json(result: Any) -> None:
 _CONSOLE = None
 
 
+PIPE_WIDTH = 1000  # columns when the output is no terminal and COLUMNS is unset: nothing is wrapped
+
+
 def console(stderr: bool = False):
     """A rich console whose ``print`` shows control characters (:func:`visible`) before rich sees
-    the markup: the one way text reaches the terminal through rich."""
+    the markup: the one way text reaches the terminal through rich. On a terminal it wraps at the
+    terminal's width; into a pipe or a file (an agent's shell tool, ``| grep``) it does not wrap at all
+    unless ``COLUMNS`` says a width: rich's default of 80 columns there cut paths in the middle
+    ("…-orders-servic" / "e.md", found by a new user's trial), which no reader of a pipe can undo."""
     global _CONSOLE
     if _CONSOLE is None:
         from rich.console import Console
@@ -57,6 +64,10 @@ def console(stderr: bool = False):
                 super().print(*(visible(o) if isinstance(o, str) else o for o in objects), **kwargs)
 
         _CONSOLE = SafeConsole
+    stream = sys.stderr if stderr else sys.stdout
+    piped = not (hasattr(stream, "isatty") and stream.isatty())
+    if piped and not os.environ.get("COLUMNS"):
+        return _CONSOLE(stderr=stderr, highlight=False, soft_wrap=True, width=PIPE_WIDTH)
     return _CONSOLE(stderr=stderr, highlight=False, soft_wrap=False)
 
 
