@@ -92,6 +92,19 @@ def test_a_new_memory_protocol_makes_the_card_again(vault: Path, tmp_path: Path,
     assert hooks.fingerprint(str(vault), str(tmp_path)) != before
 
 
+def test_a_note_saved_without_a_description_is_not_said_twice(tmp_path: Path, cli):
+    """`save` without `--description` gives a note whose name and description are the same words: the card
+    printed "- X — X" (and a user note's fact a third time in its profile) in every session. Said once."""
+    vault = tmp_path / "notes"
+    cli("init", vault)
+    cli("save", "I prefer short answers, conclusion first", "-t", "feedback", "--vault", vault)
+    cli("save", "Diego, backend engineer at Quintal", "-t", "user", "--name", "Diego", "--vault", vault)
+    card = start(vault, tmp_path)
+    [line] = [ln for ln in card.splitlines() if "short answers" in ln.lower()]
+    assert line.lower().count("short answers") == 1, line
+    assert card.count("backend engineer at Quintal") == 1, card
+
+
 def test_the_cards_commands_work_from_the_project_folder(vault: Path, tmp_path: Path):
     """The agent's shell runs in the project, not the vault: a new user's trial ran the card's bare `mdmem recall`
     there and got "no vault found" (or, with a default vault, `checkpoint accept` saved into that other vault).

@@ -231,8 +231,23 @@ def _name(note) -> str:
     return " ".join(name.split()) if isinstance(name, str) and name.strip() else note.title
 
 
+def _same(a: str, b: str) -> bool:
+    """The same words, whatever the case, punctuation and spacing."""
+    def words(t: str) -> list[str]:
+        return "".join(c if c.isalnum() else " " for c in t.casefold()).split()
+
+    return words(a) == words(b)
+
+
+def _about(note) -> str:
+    """`` — description`` for a line naming ``note``, or "" when it has none or it says the name again (a note
+    saved without ``--description`` has both the same: the card spent bytes on "X — X" in every session)."""
+    desc = _desc(note)
+    return f" — {desc}" if desc and not _same(desc, _name(note)) else ""
+
+
 def _item(note, extra: str = "") -> str:
-    return _clip(f"- {extra}{_name(note)}" + (f" — {_desc(note)}" if _desc(note) else ""))
+    return _clip(f"- {extra}{_name(note)}{_about(note)}")
 
 
 def _by_date(notes: list) -> list:
@@ -347,7 +362,7 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     head = f"# Memory ({mem.root.name}: {total} notes — {kinds})"
     users = [n for n in notes if n.type == "user"]
-    user_lines = [_clip(f"User: {_name(u)}" + (f" — {_desc(u)}" if _desc(u) else "") + f" ({u.path})")
+    user_lines = [_clip(f"User: {_name(u)}{_about(u)} ({u.path})")
                   for u in users[:2]]
     recall_ = _cmd(command, 'recall "<question>"')
     pull = (f"Pull detail: `{recall_}` (search + linked notes, within a budget); "
@@ -359,7 +374,9 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
     people = [n.title for n in notes if n.type == "person"]
     days = sorted((n.title for n in notes if n.type == "daily"), reverse=True)[:3]
     lists = {
-        "profile": _List("Profile:", profile_lines(mem, users[0]) if users else [],
+        "profile": _List("Profile:", [line for line in profile_lines(mem, users[0]) if not any(
+                             _same(line.removeprefix("- "), said) for said in (_name(users[0]), _desc(users[0])))]
+                         if users else [],
                          f"- … more in {users[0].path}" if users else ""),
         "feedback": _List("## Feedback (how the user wants you to work)", [_item(n) for n in feedback],
                           f"- … and {{n}} more: `{_cmd(command, 'search type:feedback')}`"),
@@ -410,7 +427,7 @@ def _full(mem: Memory, b: _Builder, notes: list, query: str | None, today: dt.da
     active = _active(notes)
     if active:
         b.add("active projects", "## Active projects\n" + "\n".join(
-            f"- {n.title}" + (f" — {_desc(n)}" if _desc(n) else "") + f" ({n.path})" for n in active))
+            f"- {n.title}{_about(n)} ({n.path})" for n in active))
     shown = {n.path for n in users[:1]} | {n.path for n in active}
     if query:
         from mdmem.ops.recall import recall
@@ -478,7 +495,7 @@ def _related(mem: Memory, around: list, shown: set[str], include_sensitive: bool
         note = mem.store.get(path)
         if note is None or (not include_sensitive and is_sensitive(note)) or note.type == "daily":
             continue
-        lines.append(f"- {note.title}" + (f" — {_desc(note)}" if _desc(note) else "") + f" ({path})")
+        lines.append(f"- {note.title}{_about(note)} ({path})")
         if len(lines) == limit:
             break
     return lines
