@@ -82,13 +82,13 @@ def context(
 @app.command()
 def checkpoint(
     target: Annotated[Optional[str], typer.Argument(
-        metavar="[TRANSCRIPT | - | propose | accept NUMBERS | skip]",
+        metavar="[TRANSCRIPT | - | propose | accept | skip]",
         help="A Claude Code .jsonl transcript or a User:/Assistant: text file (- reads stdin; default: the newest "
              "transcript of the project in the current folder); `propose` (JSON candidates on stdin, from a model); "
              "or `accept 1,3` / `skip`.",
         show_default=False)] = None,
     numbers: Annotated[Optional[str], typer.Argument(help="With accept: the candidates to save (1,3 or all).",
-                                                     show_default=False, metavar="")] = None,
+                                                     show_default=False, metavar="[NUMBERS]")] = None,
     vault: VaultOpt = None,
     session: Annotated[Optional[str], typer.Option("--session", help="The session's checkpoint (default: the "
                                                    "newest pending one; or the transcript's session).",
