@@ -476,6 +476,16 @@ def test_config_file_and_env_today(cli, tmp_path):
     assert "unknown [check] key" in cli("check", "--vault", root, code=1).stderr
     (root / ".mdmem" / "config.toml").write_text("[check]\ncap = 0\n")
     assert "cap = 0 is out of range" in cli("check", "--vault", root, code=1).stderr
+    # every section refuses what mdmem does not read (a new user's `[serch]` and `recency_wieght` were ignored)
+    for text, said in (("[serch]\nmode = \"lexical\"\n", "unknown section in"),
+                       ("[search]\nrecency_wieght = 0.5\n", "unknown [search] key in"),
+                       ("[semantic]\nenable = true\n", "unknown [semantic] key in")):
+        (root / ".mdmem" / "config.toml").write_text(text)
+        for command in (("check",), ("search", "cents")):
+            err = cli(*command, "--vault", root, code=1).stderr
+            assert said in err and len(err.strip().splitlines()) == 1, err
+    (root / ".mdmem" / "config.toml").write_text("[search]\nrecency_weight = 0.5\n[hook]\nmin_stops = 5\n")
+    check(cli, root)
 
 
 @pytest.mark.parametrize("args", [("--cap", "0"), ("--stale-days", "-1"), ("--today", "2026-13-01")])

@@ -132,8 +132,23 @@ class SearchSettings:
     fusion: Fusion = Fusion()
 
 
+SEARCH_KEYS = ("mode", "recency_half_life_days", "recency_weight", "hybrid_lexical_weight", "hybrid_semantic_weight",
+               "rrf_k", "fusion", "hybrid_flat_spread", "hybrid_lead_spread")
+SEMANTIC_KEYS = ("enabled", "model")
+SECTIONS = ("search", "semantic", "check", "digest", "hook")
+
+
+def _known(section: dict, name: str, keys: tuple[str, ...], where: object) -> None:
+    """A key mdmem does not read is refused, as in every section: `recency_wieght = 0.5` was ignored
+    without a word (a new user's trial), so the setting the user meant never applied."""
+    unknown = sorted(set(section) - set(keys))
+    if unknown:
+        raise ConfigError(f"unknown [{name}] key in {where}: {', '.join(unknown)} (known: {', '.join(keys)})")
+
+
 def _search(config: dict, where: object) -> SearchSettings:
     section = _section(config, "search", where)
+    _known(section, "search", SEARCH_KEYS, where)
     mode = section.get("mode", SearchSettings.mode)
     if mode not in MODES:
         raise ConfigError(f"bad [search] mode in {where}: {mode!r} (lexical, semantic, hybrid or auto)")
@@ -165,9 +180,8 @@ class SemanticSettings:
 
 
 def _semantic(config: dict, where: object) -> SemanticSettings:
-    section = config.get("semantic", {})
-    if not isinstance(section, dict):
-        return SemanticSettings()
+    section = _section(config, "semantic", where)
+    _known(section, "semantic", SEMANTIC_KEYS, where)
     name = section.get("model", SemanticSettings.model)
     if name not in MODELS:
         raise ConfigError(f"unknown [semantic] model {name!r} in {where}: choose {' or '.join(MODELS)}")
@@ -265,6 +279,10 @@ class Settings:
     def load(cls, vault: Path | str | None) -> Settings:
         config = read(vault)
         where = config_path(vault) if vault is not None else "defaults"
+        unknown = sorted(set(config) - set(SECTIONS))
+        if unknown:
+            raise ConfigError(f"unknown section in {where}: {', '.join(f'[{u}]' for u in unknown)} "
+                              f"(known: {', '.join(f'[{k}]' for k in SECTIONS)})")
         return cls(_search(config, where), _semantic(config, where), _check(config, where, {}),
                    _digest(config, where), config)
 
