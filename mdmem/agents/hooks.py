@@ -124,8 +124,9 @@ def _card_current(card: dict, fp: str, budget: int, day: str) -> bool:
 def session_start(vault: str, payload: dict, opts: dict) -> str:
     """The memory card, from ``.mdmem/hooks/context-card.json`` when nothing it depends on changed,
     else made again (refreshing the notes cache); then, when a checkpoint is pending (kept by the
-    Stop, PreCompact or SessionEnd hook and not yet accepted or skipped), its suggestions and how to
-    accept them. At most :data:`CARD_MAX` bytes in all."""
+    Stop, PreCompact or SessionEnd hook and not yet accepted or skipped; never a hand run's,
+    :data:`CARD_ORIGINS`), its suggestions still pending and how to accept them. At most
+    :data:`CARD_MAX` bytes in all."""
     cwd = folder_field(payload) or os.getcwd()
     budget = int(opts.get("budget", CARD_BUDGET))
     fp = fingerprint(vault, cwd)
