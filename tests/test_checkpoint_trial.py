@@ -95,6 +95,11 @@ def test_skip_after_a_partial_accept_discards_what_is_left(vault: Path):
     assert [(c["number"], (c.get("result") or {}).get("status")) for c in data["done"]] == [
         (1, "created"), (2, "created"), (3, None)]
     assert pending_block(card(vault)) == []
+    # proposed again in the session: none of the three comes back (saved, or skipped by the user)
+    again = json.loads(mdmem("checkpoint", "propose", "--session", "sess1", "--vault", vault, "--json",
+                             stdin=json.dumps(THREE)).stdout)
+    assert again["candidates"] == [] and [d["reason"] for d in again["dropped"]][2] == \
+        "already proposed in this session"
 
 
 def test_accept_all_with_allow_secret_saves_the_pending_one_knowingly(vault: Path):

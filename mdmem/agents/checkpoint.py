@@ -300,5 +300,6 @@ def skip(vault: Path, session: str | None = None) -> SkipResult:
     """Discard a checkpoint's pending suggestions (after a partial accept, only those still pending)."""
     data = load(vault, session)
     pending = [c for c in data.get("candidates", []) if isinstance(c, dict)]
-    mark(vault, data | {"candidates": [], "done": list(data.get("done", [])) + pending}, "skipped")
+    history = (list(data.get("history", [])) + [c.get("name", "") for c in pending])[-50:]  # not proposed again
+    mark(vault, data | {"candidates": [], "done": list(data.get("done", [])) + pending, "history": history}, "skipped")
     return SkipResult(data["session"], len(pending))
