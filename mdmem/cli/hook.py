@@ -85,8 +85,7 @@ USAGE = {
 def main(argv: list[str]) -> int:
     command, rest = argv[0], argv[1:]
     if any(a in HELP for a in rest):  # before stdin is read: a person typed it
-        sys.stdout.write(USAGE[command] + _TAIL)
-        return 0
+        return usage(command)
     hook: Callable[[str, dict, dict], object]
     if command == "stop":  # the Stop policy alone: the card's module is not needed at every turn
         from mdmem.agents.hookstate import DEFAULTS, arm
@@ -101,6 +100,14 @@ def main(argv: list[str]) -> int:
         hook = {"session-start": hooks.session_start, "pre-compact": hooks.pre_compact,
                 "session-end": hooks.session_end}[command]
     return run(hook, rest, OPTIONS[command])
+
+
+def usage(command: str) -> int:
+    """``mdmem hook COMMAND --help``: the hook's usage (:data:`USAGE`, constant text) on stdout; exit 0."""
+    from mdmem.base.terminal import visible
+
+    sys.stdout.write(visible(USAGE[command] + _TAIL))
+    return 0
 
 
 def run(hook, args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> int:
