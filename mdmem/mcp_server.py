@@ -571,7 +571,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         def work(mem):
             result = cp.propose(mem.root, {"dimensions": dimensions or [], "candidates": candidates},
                                 session=session, lang=lang, today=_today())
-            return cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result)}
+            return cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result, mcp=True)}
 
         return state.call("checkpoint_propose", work)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from mdmem.agents import checkpoint as cp
+from mdmem.agents.claude_env import runner
 from support import SESSION
 
 GOOD = {"dimensions": [3, 4, 6], "candidates": [
@@ -325,12 +326,12 @@ def test_accept_refuses_a_secret_says_how_and_allow_secret_saves_it(cli, vault: 
     assert (first["status"], second["status"]) == ("refused", "created")
     assert first["message"] == (
         "the text holds what looks like a secret (line 1: an AWS access key ID); nothing was written. If it is not "
-        "a secret, or to keep it knowingly: `checkpoint accept 1 --allow-secret` (allow_secret=true over MCP); the "
-        "checkpoint stays pending")
+        f"a secret, or to keep it knowingly: `{runner()} checkpoint accept 1 --allow-secret --session k1 --vault "
+        f"{vault}` (allow_secret=true over MCP); it stays pending")
     assert KEY not in first["message"] and not any(KEY in p.read_text() for p in (vault / "memory").rglob("*.md"))
     assert json.loads((vault / ".mdmem" / "checkpoints" / "k1.json").read_text())["status"] == "pending"
     text = cli("checkpoint", "accept", "1", "--vault", vault, code=1).stderr
-    assert "`checkpoint accept 1 --allow-secret`" in text
+    assert f"checkpoint accept 1 --allow-secret --session k1 --vault {vault}`" in " ".join(text.split())
     # knowingly: saved, and the checkpoint is done
     ok = cli.json("checkpoint", "accept", "1,2", "--allow-secret", "--vault", vault)
     assert [a["status"] for a in ok["accepted"]] == ["created", "unchanged"]

@@ -828,7 +828,7 @@ def test_human_output_leaves_only_through_the_sanitising_functions():
     allowed = {
         ("render.py", "emit_json"), ("render.py", "message"), ("render.py", "text"), ("render.py", "check_json"),
         ("render.py", "console"), ("render.py", "print"),  # SafeConsole.print
-        ("hook.py", "run"), ("common.py", "_version"),  # the version string
+        ("hook.py", "run"), ("hook.py", "usage"), ("common.py", "_version"),  # the version string, a hook's usage
     }
     writers = {"print", "echo", "secho", "write", "Console", "writelines"}
     found = []

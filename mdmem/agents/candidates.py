@@ -12,7 +12,7 @@ import json
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from mdmem.agents.dimensions import NAMES, SUBSTANTIAL, Evidence, hits
@@ -64,6 +64,7 @@ class Candidate:
     rejected: list[str] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
     line: str | None = None  # the CLAUDE.md line of a behaviour rule
+    secret: str | None = None  # what looks like a secret in it ("line 1: a GitHub token"): `accept` refuses it
 
 
 @dataclass(frozen=True)
@@ -304,9 +305,31 @@ _BECAUSE = re.compile(r"\b(?:because|since|as|so that|given that|porque|pois|já
 
 def _secret(text: str) -> str | None:
     """Why ``propose`` drops a candidate for a secret: never, on purpose. A candidate that looks
-    like it holds one is kept and shown, and ``accept`` refuses it (nothing written, the reason
-    and ``accept N --allow-secret`` in its message, the checkpoint left pending), so the user
-    decides knowingly rather than never seeing it (:func:`mdmem.agents.checkpoint.accept`)."""
+    like it holds one is kept and shown marked (:func:`secret_of`, :data:`SECRET_MARK`), and ``accept``
+    refuses it (nothing written, the reason and ``accept N --allow-secret --session S --vault V`` in its
+    message, that suggestion left pending), so the user decides knowingly rather than never seeing it
+    (:func:`mdmem.agents.checkpoint.accept`)."""
+    return None
+
+
+# the mark a suggestion holding what looks like a secret carries in the numbered list and on the card: the user
+# saw no mark, picked it, and only then was it refused (a new user's trial); {flag} is `--allow-secret`, or
+# `allow_secret` over MCP
+SECRET_MARK = {"en": "(holds a secret: refused unless {flag})", "pt": "(contém um segredo: recusada sem {flag})"}
+
+
+def secret_of(c: Candidate) -> str | None:
+    """What in ``c`` looks like a secret, as ``save`` would refuse it (its body, then its name, description
+    and options; :func:`mdmem.ops.capture.refuse_secrets`), e.g. ``line 1: a GitHub token``; None when
+    nothing does, and for a CLAUDE.md line (mdmem never writes it: the user copies it)."""
+    from mdmem.text.secrets import describe, find
+
+    if c.type == "claude-md":
+        return None
+    for text in (c.body, c.name, c.description, c.chosen or "", "\n".join(c.rejected)):
+        found = find(text) if text else []
+        if found:
+            return describe(found)
     return None
 
 
@@ -355,6 +378,7 @@ def build(evidence: Sequence[Evidence], *, session: str, transcript: str | None,
                 continue  # only the session's latest delivery, and only a substantial one, is worth a memory
             rest = [e for e in found[dim] if e is not best]
             c = candidate(len(candidates) + 1, dim, [best] + rest, lang, day)
+            c = replace(c, secret=secret_of(c))
             why = known.repeats(c) or _do_not_save(best.quote, dim) or \
                 ("a repeat of another candidate" if _slug(c.name) in seen else None)
             if why:
@@ -377,16 +401,26 @@ def _folder(vault: Path) -> Path:
     return vault / STATE_DIR / "checkpoints"
 
 
-def store(vault: Path, cp: Checkpoint) -> Path:
+# who stored a checkpoint (its `origin`): the model answering the Stop hook's prompt or a consolidation through
+# `checkpoint propose` / MCP `checkpoint_propose`; the PreCompact or SessionEnd hook (the offline checkpoint); or a
+# person running `mdmem checkpoint TRANSCRIPT` by hand ("hand"), who reads its list in their terminal. The card
+# shows every origin but "hand" (mdmem.agents.hooks.CARD_ORIGINS)
+ORIGINS = ("propose", "PreCompact", "SessionEnd", "hand")
+
+
+def store(vault: Path, cp: Checkpoint, origin: str = "propose") -> Path:
     """Keep the candidates until ``accept`` or ``skip`` (replacing any earlier
     pending proposal of the session; earlier candidate names are remembered so
-    a later checkpoint does not propose them again)."""
+    a later checkpoint does not propose them again), with who stored them (``origin``,
+    one of :data:`ORIGINS`)."""
+    if origin not in ORIGINS:
+        raise ValueError(f"origin must be one of {ORIGINS}, not {origin!r}")
     folder = _folder(vault)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{safe_session(cp.session)}.json"
     old = load(vault, cp.session, missing_ok=True)
     history = list(old.get("history", [])) + [c.get("name", "") for c in old.get("candidates", [])]
-    data = as_dict(cp) | {"status": "pending", "history": history[-50:], "saved": int(time.time())}
+    data = as_dict(cp) | {"status": "pending", "origin": origin, "history": history[-50:], "saved": int(time.time())}
     write_atomic(path, (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode())
     return path
 
@@ -428,17 +462,22 @@ def mark(vault: Path, data: dict, status: str, results: list | None = None) -> N
     write_atomic(path, (json.dumps(data, ensure_ascii=False, indent=1, default=str) + "\n").encode())
 
 
-def numbers(spec: str, count: int) -> list[int]:
-    """``"1,3"`` / ``"1 3"`` / ``"all"`` → candidate numbers, each checked."""
+def numbers(spec: str, count: int | Sequence[int]) -> list[int]:
+    """``"1,3"`` / ``"1 3"`` / ``"all"`` → candidate numbers, each checked against ``count`` (1 to it) or the
+    numbers given (a checkpoint partly accepted keeps the numbers the user saw: 3 stays 3); ``all`` is
+    every one of them."""
+    valid = list(range(1, count + 1)) if isinstance(count, int) else sorted(count)
     spec = spec.strip().lower()
     if spec in ("all", "todos", "todas"):
-        return list(range(1, count + 1))
+        return valid
+    shown = f"1-{valid[-1]}" if valid == list(range(1, len(valid) + 1)) and valid else \
+        ", ".join(map(str, valid)) or "none"
     out: list[int] = []
     for part in re.split(r"[,\s]+", spec):
         if not part:
             continue
-        if not part.isdigit() or not 1 <= int(part) <= count:
-            raise UsageError(f"{part!r} is not a candidate number (1-{count})")
+        if not part.isdigit() or int(part) not in valid:
+            raise UsageError(f"{part!r} is not a candidate number ({shown})")
         if int(part) not in out:
             out.append(int(part))
     if not out:

@@ -31,7 +31,8 @@ module the numbered text, ``analyze``, ``accept`` and ``skip``.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from mdmem.agents.candidates import (  # noqa: F401  (the checkpoint's public face)
@@ -42,7 +43,9 @@ from mdmem.agents.candidates import (  # noqa: F401  (the checkpoint's public fa
     MAX_CANDIDATES,
     MIN_DIMENSIONS,
     NAME_MAX,
+    ORIGINS,
     PRIORITY,
+    SECRET_MARK,
     TYPES,
     Candidate,
     Checkpoint,
@@ -54,9 +57,11 @@ from mdmem.agents.candidates import (  # noqa: F401  (the checkpoint's public fa
     mark,
     numbers,
     one_line,
+    secret_of,
     store,
     title,
 )
+from mdmem.agents.claude_env import runner
 from mdmem.agents.propose import (  # noqa: F401
     _MODEL_ANSWER,
     _MODEL_ANSWER_PT,
@@ -71,6 +76,7 @@ from mdmem.agents.scan import (  # noqa: F401
     PROMPT_MAX,
     RANK,
     Known,
+    _tail,
     clean,
     hint_lines,
     key_words,
@@ -95,15 +101,17 @@ _TEXT = {
 _SPEAKERS = {"en": {"user": "user", "assistant": "assistant"}, "pt": {"user": "usuário", "assistant": "assistente"}}
 
 
-def text(cp: Checkpoint) -> str:
-    """The checkpoint as the user (and the model) reads it: the seed's numbered list."""
+def text(cp: Checkpoint, mcp: bool = False) -> str:
+    """The checkpoint as the user (and the model) reads it: the seed's numbered list, a suggestion that looks
+    like it holds a secret marked (:data:`SECRET_MARK`: ``--allow-secret``, or ``allow_secret`` for ``mcp``)."""
     t = _TEXT.get(cp.lang, _TEXT["en"])
+    flagged = SECRET_MARK.get(cp.lang, SECRET_MARK["en"]).format(flag="allow_secret" if mcp else "--allow-secret")
     marks = "".join(MARKS[d] for d in cp.dimensions if d in MARKS)
     if not cp.candidates:
         return t["quiet"].format(n=len(cp.dimensions), marks=f" ({marks})" if marks else "")
     out = [t["head"].format(n=len(cp.dimensions), marks=marks)]
     for c in cp.candidates:
-        out.append(f"{c.number}. [{c.type}] {c.mark} {c.name} — {c.description}")
+        out.append(f"{c.number}. [{c.type}] {c.mark} {c.name} — {c.description}" + (f" {flagged}" if c.secret else ""))
         if c.line:
             out.append(f"   CLAUDE.md: {c.line}")
         if c.chosen and c.rejected:
@@ -125,11 +133,20 @@ def text(cp: Checkpoint) -> str:
 def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: bool = False,
             session: str | None = None, cwd: Path | None = None, today: str | None = None,
             store_result: bool = True, model: str | None = None, max_bytes: int | None = None,
-            timeout: float = MODEL_TIMEOUT) -> Checkpoint:
+            timeout: float = MODEL_TIMEOUT, origin: str = "hand") -> Checkpoint:
     """The checkpoint of a whole transcript (``-`` = standard input; at most the last
     ``max_bytes`` of it), stored when it has candidates. Offline by default (the detectors);
     with ``model`` the scan prompt and the conversation go to that command, and its JSON
-    answer through :func:`propose`."""
+    answer through :func:`propose`.
+
+    ``origin`` (:data:`ORIGINS`) is who ran it: "hand" (the default: ``mdmem checkpoint TRANSCRIPT``, a
+    person reading the list in their terminal), or the PreCompact / SessionEnd hook. The decision (a new
+    user's trial: a hand run, documented as writing no memory, then sat on every later session's card for
+    14 days and the agents asked about it): the SessionStart card shows only what the hooks and ``propose``
+    stored, never a hand run; ``checkpoint accept N --session S`` (and ``accept``/``skip`` without
+    ``--session``, the newest pending one of any origin) still take a hand run's suggestions. A hand run of
+    a session's transcript replaces that session's pending checkpoint, as every checkpoint does: the
+    numbers just printed are the ones ``accept`` takes, and the person who ran it decides them."""
     from mdmem.agents.dimensions import detect, language
     from mdmem.agents.transcript import read
 
@@ -149,7 +166,7 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
         head = "--- A conversa ---" if chosen == "pt" else "--- The conversation ---"
         answer = run_model(model, prompt + f"\n\n{head}\n\n" + conversation_text(tr.messages), timeout)
         result = propose(vault, answer, session=sid, lang=chosen, transcript=transcript, extra_claude_md=claude_md,
-                         today=today, store_result=store_result)
+                         today=today, store_result=store_result, origin=origin)
         return Checkpoint(result.session, transcript, result.lang, result.dimensions, result.candidates,
                           result.dropped, len(tr.messages), tr.tool_calls, tr.malformed, tr.skipped, result.created,
                           "model")
@@ -157,7 +174,7 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
     result = build(evidence, session=sid, transcript=transcript, lang=chosen, known=known, messages=len(tr.messages),
                    tool_calls=tr.tool_calls, malformed=tr.malformed, skipped=tr.skipped, today=today)
     if result.fired and store_result:
-        store(vault, result)
+        store(vault, result, origin)
     return result
 
 
@@ -177,7 +194,23 @@ class Accepted:
 class AcceptResult:
     session: str
     accepted: list[Accepted]
-    skipped: list[int]   # candidate numbers not chosen
+    skipped: list[int]   # candidate numbers not chosen (discarded)
+    pending: list[int] = field(default_factory=list)  # still pending: refused as holding a secret
+
+
+def commands(session: str, vault, lang: str = "en", example: Sequence[int] = (1, 2), run: str | None = None) -> str:
+    """How to accept or skip a stored checkpoint's suggestions from a shell, with the ``--session`` and
+    ``--vault`` they need (the tail the Stop hook's prompt builds, :func:`mdmem.agents.scan._tail`)."""
+    from mdmem.agents.claude_env import runner
+
+    run = run or runner()
+    tail = _tail(session, vault)
+    picks = ",".join(map(str, example[:2])) or "1"
+    if lang == "pt":
+        return (f"Para salvar: `{run} checkpoint accept {picks} {tail}` (com os números escolhidos); para "
+                f"descartar: `{run} checkpoint skip {tail}`.")
+    return (f"To save: `{run} checkpoint accept {picks} {tail}` (with the numbers chosen); to discard them: "
+            f"`{run} checkpoint skip {tail}`.")
 
 
 def accept(mem, spec: str, session: str | None = None, today: str | None = None,
@@ -185,43 +218,76 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
     """Save the chosen candidates through :func:`mdmem.ops.capture.save` (each on its
     own: one refused near-duplicate does not stop the others). A candidate whose text looks
     like it holds a secret is refused (nothing written), the refusal says how to save it
-    knowingly (``accept N --allow-secret``), and the checkpoint stays pending for that;
-    ``allow_secret`` saves it."""
+    knowingly (``accept N --allow-secret --session S --vault V``), and it alone stays pending,
+    under the number the user saw; ``allow_secret`` saves it.
+
+    What an accept leaves (a new user's trial: after ``accept 1,2,3`` saved 1 and 2 and refused 3, the
+    card still listed all three and ``skip`` discarded 3): the stored checkpoint's ``candidates`` are
+    the suggestions still pending (those refused for a secret), ``done`` the others (saved, refused for
+    another reason, or not chosen: discarded), each saved one with its result. The card, ``hook status``
+    and ``skip`` read ``candidates``; a number saved by an earlier accept answers "already saved" (a
+    retried ``accept 1,2,3 --allow-secret`` writes nothing twice); a number not chosen earlier can still
+    be accepted with ``--session``."""
     from mdmem.ops.capture import SecretRefused, save
 
     data = load(mem.root, session)
-    items = data.get("candidates", [])
     if data.get("status") != "pending" and session is None:
         raise MdmemError("no pending checkpoint")
-    chosen = numbers(spec, len(items))
-    done: list[Accepted] = []
-    secret = False
+    items = [c for c in data.get("candidates", []) if isinstance(c, dict)]
+    done = [c for c in data.get("done", []) if isinstance(c, dict)]
+    for i, c in enumerate(items):  # written before numbers were kept: the list's order is the number
+        c.setdefault("number", i + 1)
+    by_number = {c["number"]: c for c in done} | {c["number"]: c for c in items}
+    if not by_number:
+        raise MdmemError(f"the checkpoint of session {data.get('session')!r} holds no suggestion")
+    chosen = numbers(spec, [c["number"] for c in items]) if spec.strip().lower() in ("all", "todos", "todas") \
+        else numbers(spec, list(by_number))
+    if not chosen:
+        raise MdmemError(f"the checkpoint of session {data.get('session')!r} has nothing pending "
+                         f"(saved: {', '.join(str(c['number']) for c in done if c.get('result'))})")
+    tail = _tail(data["session"], mem.root)
+    results: list[Accepted] = []
     for n in chosen:
-        c = items[n - 1]
+        c = by_number[n]
         kind = c["type"]
+        earlier = c.get("result") if isinstance(c.get("result"), dict) else None
+        if earlier and earlier.get("status") in ("created", "unchanged", "proposed"):
+            results.append(Accepted(n, c["dimension"], kind, c["name"],
+                                    "proposed" if earlier["status"] == "proposed" else "unchanged", earlier.get("path"),
+                                    "already saved by an earlier accept: nothing changed", earlier.get("line")))
+            continue
         if kind == "claude-md":
-            done.append(Accepted(n, c["dimension"], kind, c["name"], "proposed", None,
-                                 "add this line to CLAUDE.md yourself (mdmem does not edit CLAUDE.md)", c.get("line")))
+            results.append(Accepted(n, c["dimension"], kind, c["name"], "proposed", None,
+                                    "add this line to CLAUDE.md yourself (mdmem does not edit CLAUDE.md)",
+                                    c.get("line")))
             continue
         try:
             r = save(mem, c["body"], kind, c["name"], c["description"], tags=["checkpoint"], today=today,
                      chosen=c.get("chosen"), rejected=c.get("rejected") or [], paths=c.get("paths") or [],
                      name_as_file=False, allow_secret=allow_secret)  # a suggested title, not a file name
         except SecretRefused as e:
-            secret = True
             found = str(e).split("; nothing was written", 1)[0].removeprefix("refusing to save: ")
-            done.append(Accepted(n, c["dimension"], kind, c["name"], "refused", None,
-                                 f"{found}; nothing was written. If it is not a secret, or to keep it knowingly: "
-                                 f"`checkpoint accept {n} --allow-secret` (allow_secret=true over MCP); the "
-                                 f"checkpoint stays pending"))
+            results.append(Accepted(n, c["dimension"], kind, c["name"], "refused-secret", None,
+                                    f"{found}; nothing was written. If it is not a secret, or to keep it knowingly: "
+                                    f"`{runner()} checkpoint accept {n} --allow-secret {tail}` (allow_secret=true "
+                                    f"over MCP); it stays pending"))
             continue
         except MdmemError as e:
-            done.append(Accepted(n, c["dimension"], kind, c["name"], "refused", None, str(e)))
+            results.append(Accepted(n, c["dimension"], kind, c["name"], "refused", None, str(e)))
             continue
-        done.append(Accepted(n, c["dimension"], kind, c["name"], r.status, r.path,
-                             "saved" if r.status == "created" else "already saved: nothing changed", r.index_line))
-    mark(mem.root, data, "pending" if secret else "accepted", [asdict(a) for a in done])
-    return AcceptResult(data["session"], done, [i for i in range(1, len(items) + 1) if i not in chosen])
+        results.append(Accepted(n, c["dimension"], kind, c["name"], r.status, r.path,
+                                "saved" if r.status == "created" else "already saved: nothing changed", r.index_line))
+    outcome = {a.number: a for a in results}
+    still = [c for c in by_number.values() if c["number"] in outcome and outcome[c["number"]].status == "refused-secret"]
+    settled = [c | ({"result": asdict(outcome[c["number"]])} if c["number"] in outcome else {})
+               for c in by_number.values() if c not in still]
+    results = [replace(a, status="refused") if a.status == "refused-secret" else a for a in results]
+    data = data | {"candidates": sorted(still, key=lambda c: c["number"]),
+                   "done": sorted(settled, key=lambda c: c["number"]),
+                   "history": (list(data.get("history", [])) + [c.get("name", "") for c in items if c not in still])[-50:]}
+    mark(mem.root, data, "pending" if still else "accepted", [asdict(a) for a in results])
+    return AcceptResult(data["session"], results, [c["number"] for c in items if c["number"] not in outcome],
+                        [c["number"] for c in data["candidates"]])
 
 
 @dataclass(frozen=True)
@@ -231,6 +297,9 @@ class SkipResult:
 
 
 def skip(vault: Path, session: str | None = None) -> SkipResult:
+    """Discard a checkpoint's pending suggestions (after a partial accept, only those still pending)."""
     data = load(vault, session)
-    mark(vault, data, "skipped")
-    return SkipResult(data["session"], len(data.get("candidates", [])))
+    pending = [c for c in data.get("candidates", []) if isinstance(c, dict)]
+    history = (list(data.get("history", [])) + [c.get("name", "") for c in pending])[-50:]  # not proposed again
+    mark(vault, data | {"candidates": [], "done": list(data.get("done", [])) + pending, "history": history}, "skipped")
+    return SkipResult(data["session"], len(pending))

@@ -42,6 +42,12 @@ if TYPE_CHECKING:
 CARD_MAX = 10_000  # bytes (UTF-8): the most the SessionStart hook ever prints; Claude Code cuts larger ones
 CARD_BUDGET = 8000  # bytes: the card's default budget, leaving room for a pending checkpoint
 PENDING_DAYS = 14  # a pending checkpoint older than this is no longer shown on the card
+# who stored a checkpoint the card shows (its `origin`, mdmem.agents.candidates.ORIGINS): the model through
+# `checkpoint propose` / MCP `checkpoint_propose` (after the Stop hook's prompt or a consolidation) and the
+# PreCompact / SessionEnd hooks; one stored before origins were kept has none and is shown, as then. Never a hand
+# run of `mdmem checkpoint TRANSCRIPT` ("hand"): its person read the list in their terminal, and it sat on every
+# later card of the vault for 14 days, the agents asking about it (a new user's trial)
+CARD_ORIGINS = ("propose", "PreCompact", "SessionEnd", None)
 # the code that lays the card out (relative to the package): an upgrade or an edit of one of them makes the card
 # again, as a changed note does (a kept card showed the old layout until some note changed)
 CARD_CODE = ("ops/context.py", "ops/timeline.py", "ops/search.py", "ops/recall.py", "text/protocol.py")
@@ -129,8 +135,9 @@ def _card_current(card: dict, fp: str, budget: int, day: str) -> bool:
 def session_start(vault: str, payload: dict, opts: dict) -> str:
     """The memory card, from ``.mdmem/hooks/context-card.json`` when nothing it depends on changed,
     else made again (refreshing the notes cache); then, when a checkpoint is pending (kept by the
-    Stop, PreCompact or SessionEnd hook and not yet accepted or skipped), its suggestions and how to
-    accept them. At most :data:`CARD_MAX` bytes in all."""
+    Stop, PreCompact or SessionEnd hook and not yet accepted or skipped; never a hand run's,
+    :data:`CARD_ORIGINS`), its suggestions still pending and how to accept them. At most
+    :data:`CARD_MAX` bytes in all."""
     cwd = folder_field(payload) or os.getcwd()
     budget = int(opts.get("budget", CARD_BUDGET))
     fp = fingerprint(vault, cwd)
@@ -177,15 +184,22 @@ def _checkpoints(vault: str) -> str:
     return os.path.join(vault, CHECKPOINTS_DIR)
 
 
+def _shown(data: dict) -> bool:
+    """Is ``data`` a checkpoint the card shows: pending, with suggestions left, stored by a hook or
+    ``propose`` (:data:`CARD_ORIGINS`)?"""
+    return data.get("status") == "pending" and bool(data.get("candidates")) and data.get("origin") in CARD_ORIGINS
+
+
 def pending(vault: str, session: str | None = None, prefer: str | None = None) -> dict | None:
     """The pending checkpoint to show: ``session``'s (after a compaction: only that one); else
     ``prefer``'s if pending, else the newest pending one of any session saved in the last
-    :data:`PENDING_DAYS` days. Read as plain JSON (the card stays on the standard library)."""
+    :data:`PENDING_DAYS` days; never one a hand run stored (:data:`CARD_ORIGINS`). Read as plain
+    JSON (the card stays on the standard library)."""
     folder = _checkpoints(vault)
     chosen = session or prefer
     if chosen:
         data = read_state(os.path.join(folder, safe_session(chosen) + ".json"))
-        if data.get("status") == "pending" and data.get("candidates"):
+        if _shown(data):
             return data
         if session is not None:
             return None
@@ -200,14 +214,15 @@ def pending(vault: str, session: str | None = None, prefer: str | None = None) -
             continue
         data = read_state(os.path.join(folder, name))
         saved = data.get("saved", 0) if isinstance(data.get("saved"), (int, float)) else 0
-        if data.get("status") == "pending" and data.get("candidates") and saved >= limit:
+        if _shown(data) and saved >= limit:
             if newest is None or (saved, name) > newest[0]:
                 newest = ((saved, name), data)
     return newest[1] if newest else None
 
 
-def instructions(lang: str, session: str, vault) -> str:
-    """How the model accepts or skips a pending checkpoint's suggestions (the user chooses)."""
+def instructions(lang: str, session: str, vault, example: str = "1,2") -> str:
+    """How the model accepts or skips a pending checkpoint's suggestions (the user chooses); ``example``:
+    the numbers the accept command shows (the pending ones: after a partial accept only #3 may be left)."""
     import shlex
 
     from mdmem.agents.claude_env import runner
@@ -217,11 +232,11 @@ def instructions(lang: str, session: str, vault) -> str:
     if lang == "pt":
         return (f"(mdmem) Mostre ao usuário estas memórias sugeridas, numeradas como acima, e pergunte quais "
                 f"salvar; não salve nada antes da resposta. Se ele responder com números, rode "
-                f"`{run} checkpoint accept 1,2 {tail}` (com os números dele); se disser \"pular\", rode "
+                f"`{run} checkpoint accept {example} {tail}` (com os números dele); se disser \"pular\", rode "
                 f"`{run} checkpoint skip {tail}`. Uma regra [claude-md] não é salva pelo mdmem: mostre a "
                 f"linha para o usuário colocar no CLAUDE.md.")
     return (f"(mdmem) Show the user these suggested memories, numbered as above, and ask which to save; save "
-            f"nothing before they answer. If they reply with numbers, run `{run} checkpoint accept 1,2 {tail}` "
+            f"nothing before they answer. If they reply with numbers, run `{run} checkpoint accept {example} {tail}` "
             f"(with their numbers); if they say skip, run `{run} checkpoint skip {tail}`. A [claude-md] rule is "
             f"not saved by mdmem: show the line for the user to add to CLAUDE.md.")
 
@@ -233,19 +248,25 @@ def pending_text(vault: str, data: dict, room: int) -> str:
     marker = read_state(os.path.join(vault, HOOKS_DIR, "pending-" + safe_session(session) + ".json"))
     pt = data.get("lang") == "pt"
     why = {"PreCompact": "antes da compactação" if pt else "before the conversation was compacted",
-           "SessionEnd": "no fim da sessão" if pt else "when the session ended"}.get(str(marker.get("event")))
+           "SessionEnd": "no fim da sessão" if pt else "when the session ended"}.get(
+        str(data.get("origin") or marker.get("event")))
     head = ((f"## Checkpoint pendente (sessão {session}{', ' + why if why else ''})\n"
              "Memórias sugeridas, ainda não salvas:") if pt else
             (f"## Pending memory checkpoint (session {session}{', kept ' + why if why else ''})\n"
              "Suggested memories, not saved yet:"))
-    tail = instructions(data.get("lang", "en"), session, vault)
+    items = [c for c in data.get("candidates", []) if isinstance(c, dict)]
+    shown = [str(c.get("number", i + 1)) for i, c in enumerate(items)][:2]
+    tail = instructions(data.get("lang", "en"), session, vault, ",".join(shown) or "1")
+    flagged = ""
+    if any(c.get("secret") for c in items):  # rare: the mark's text only then (the card stays on the stdlib)
+        from mdmem.agents.candidates import SECRET_MARK
+
+        flagged = SECRET_MARK["pt" if pt else "en"].format(flag="--allow-secret")
     lines: list[str] = []
     used = len(head.encode()) + 1 + len(tail.encode()) + 1
-    for c in data.get("candidates", []):
-        if not isinstance(c, dict):
-            continue
+    for c in items:
         line = f"{c.get('number', len(lines) + 1)}. [{c.get('type', '?')}] {c.get('mark', '')} {c.get('name', '')}" \
-               f" — {c.get('description', '')}".replace("  ", " ")
+               f" — {c.get('description', '')}".replace("  ", " ") + (f" {flagged}" if c.get("secret") else "")
         line = _cut(" ".join(line.split()), 300)
         if used + len(line.encode()) + 1 > room:
             break
@@ -304,11 +325,18 @@ def session_status(vault: str, session: str | None = None) -> dict:
     if data.get("status") == "pending" and data.get("candidates"):
         found = {"candidates": [f"{c.get('number')}. [{c.get('type')}] {c.get('name')}"
                                 for c in data["candidates"] if isinstance(c, dict)],
-                 "saved": _iso(data.get("saved")), "kept_by": marker.get("event") or "Stop"}
+                 "saved": _iso(data.get("saved")), "kept_by": _KEPT_BY.get(str(data.get("origin")))
+                 or marker.get("event") or "Stop"}
     shown = read_state(os.path.join(folder, f"prompt-{name}.json")).get("shown") or []
     return out | {"stops": stops, "since_last_checkpoint": since, "checkpoints": int(state.get("triggers", 0) or 0),
                   "last_checkpoint": _iso(state.get("last_trigger")), "next": nxt, "pending": found,
                   "prompt_notes": len(shown)}
+
+
+# `hook status`'s "kept by": who stored the pending checkpoint (its origin); "Stop" for `propose`, what the model
+# runs when the Stop hook asks (or when it consolidates on its own)
+_KEPT_BY = {"propose": "Stop", "PreCompact": "PreCompact", "SessionEnd": "SessionEnd",
+            "hand": "a hand run of `mdmem checkpoint`, not shown on the card"}
 
 
 def _capture(vault: str, payload: dict, event: str) -> Checkpoint:
@@ -330,7 +358,7 @@ def _capture(vault: str, payload: dict, event: str) -> Checkpoint:
     base = os.path.join(folder, "pending-" + safe_session(session))
     with files.Lock(base + ".lock", LOCK_WAIT, f"another hook holds {base}.lock (waited {LOCK_WAIT:.0f} s)"):
         result = cp.analyze(transcript, Path(vault), session=session, cwd=Path(cwd) if cwd else None,
-                            today=time.strftime("%Y-%m-%d", time.localtime(now())))
+                            today=time.strftime("%Y-%m-%d", time.localtime(now())), origin=event)
         if result.fired:
             write_state(base + ".json", {"event": event, "at": now(), "candidates": len(result.candidates),
                                          "trigger": payload.get("trigger") or payload.get("reason")})

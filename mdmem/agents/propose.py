@@ -10,6 +10,7 @@ import datetime as dt
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from mdmem.agents.candidates import (
@@ -23,6 +24,7 @@ from mdmem.agents.candidates import (
     _do_not_save,
     _secret,
     one_line,
+    secret_of,
     store,
     title,
 )
@@ -90,7 +92,8 @@ def _text(item: dict, key: str) -> str:
 
 
 def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", transcript: str | None = None,
-            extra_claude_md: Sequence[Path] = (), today: str | None = None, store_result: bool = True) -> Checkpoint:
+            extra_claude_md: Sequence[Path] = (), today: str | None = None, store_result: bool = True,
+            origin: str = "propose") -> Checkpoint:
     """Candidates a model proposes (JSON: ``{"dimensions": [...], "candidates": [{type,
     dimension, name, description, body, chosen, rejected, paths}]}`` or a bare list), checked
     and stored as the session's pending checkpoint:
@@ -103,7 +106,9 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
       proposals or another candidate: dropped;
     - at most three kept, in the model's order.
 
-    Nothing is stored when no candidate is left."""
+    Nothing is stored when no candidate is left; what is stored records ``origin``
+    (:data:`mdmem.agents.candidates.ORIGINS`: "hand" for ``mdmem checkpoint TRANSCRIPT --model``, which the
+    card does not show)."""
     payload = _json_payload(data)
     if isinstance(payload, dict):
         items = payload.get("candidates", [])
@@ -160,6 +165,7 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
         paths = [p for p in _globs(item.get("paths")) if not p.startswith(("/", "~")) and ".." not in p.split("/")]
         c = Candidate(len(candidates) + 1, kind, dim or 0, MARKS.get(dim, "·"), name, description,
                       (body or description).rstrip() + f"\n\n{said}\n", [], chosen, rejected, paths, line)
+        c = replace(c, secret=secret_of(c))  # kept, and marked in the list: the user decides (_secret)
         why = known.repeats(c) or ("a repeat of another candidate" if _slug(name) in seen else None)
         if why:
             dropped.append(Dropped(name, dim, why))
@@ -174,7 +180,7 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
     result = Checkpoint(sid, transcript, lang, dims, candidates, dropped, 0, 0, 0, {},
                         dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "model")
     if result.fired and store_result:
-        store(vault, result)
+        store(vault, result, origin)
     return result
 
 

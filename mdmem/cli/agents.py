@@ -159,6 +159,8 @@ def checkpoint(
         render.emit_json(cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result)})
     else:
         render.text(cp.text(result) + "\n")
+        if target != "propose" and result.fired:  # a hand run: the person needs the commands, --session included
+            render.message(cp.commands(result.session, root, result.lang, [c.number for c in result.candidates]))
         for d in result.dropped if target == "propose" else ():
             render.message(f"mdmem: dropped {d.name!r}: {d.reason}")
 
@@ -188,6 +190,10 @@ ProjectOpt = Annotated[Optional[Path], typer.Option("--project", help="The proje
 DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Show what would be written; write nothing.")]
 
 
+# the hooks' own options and --help are theirs (mdmem.cli.hook.USAGE), as on the fast path
+_RAW = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+
 def _hook_fast(command: str, args: list[str]) -> None:
     """``hook stop`` / ``hook session-start`` reached through Typer (``python -m mdmem`` always takes the
     fast path first; this keeps the commands listed in ``--help`` and working from the app)."""
@@ -196,35 +202,35 @@ def _hook_fast(command: str, args: list[str]) -> None:
     raise typer.Exit(hook_main([command, *args]))
 
 
-@hook_app.command("stop", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@hook_app.command("stop", context_settings=_RAW, add_help_option=False)
 def hook_stop(ctx: typer.Context) -> None:
     """The Stop hook: reads Claude Code's JSON on stdin; hands the model the scan prompt when a
     checkpoint is due (--vault PATH, --policy signals|cadence|evidence, --output block|context)."""
     _hook_fast("stop", ctx.args)
 
 
-@hook_app.command("session-start", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@hook_app.command("session-start", context_settings=_RAW, add_help_option=False)
 def hook_session_start(ctx: typer.Context) -> None:
     """The SessionStart hook: prints the memory card and any pending checkpoint (index mode; --vault PATH,
     --budget BYTES)."""
     _hook_fast("session-start", ctx.args)
 
 
-@hook_app.command("prompt", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@hook_app.command("prompt", context_settings=_RAW, add_help_option=False)
 def hook_prompt(ctx: typer.Context) -> None:
     """The UserPromptSubmit hook: reads the prompt on stdin; prints the few relevant notes as additional
     context, or nothing (--vault PATH)."""
     _hook_fast("prompt", ctx.args)
 
 
-@hook_app.command("pre-compact", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@hook_app.command("pre-compact", context_settings=_RAW, add_help_option=False)
 def hook_pre_compact(ctx: typer.Context) -> None:
     """The PreCompact hook: checks the transcript as it stands and keeps its suggestions as the session's
     pending checkpoint, shown by the card after the compaction (--vault PATH)."""
     _hook_fast("pre-compact", ctx.args)
 
 
-@hook_app.command("session-end", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@hook_app.command("session-end", context_settings=_RAW, add_help_option=False)
 def hook_session_end(ctx: typer.Context) -> None:
     """The SessionEnd hook: like pre-compact, the pending checkpoint is shown at the next start (--vault PATH)."""
     _hook_fast("session-end", ctx.args)

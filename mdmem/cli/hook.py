@@ -6,7 +6,10 @@ costs ~300 ms to start; a hook runs at every agent turn). Standard library and `
 load time; the logic is :mod:`mdmem.agents.hooks`. Every other ``mdmem hook`` command (install,
 uninstall, status, --help) goes through the Typer app like any command.
 
-A hook fails open: any error exits 0, with the message on stderr and in ``.mdmem/hooks/hook.log``.
+A hook fails open: any error exits 0, with the message on stderr and in ``.mdmem/hooks/hook.log``; an
+unknown option too (Claude Code runs these: a typo in a settings file must not break a session). ``--help``
+/ ``-h`` prints the hook's usage (:data:`USAGE`: what it reads on stdin, its options, what it prints) and
+exits 0; each hook knows only its own options (:data:`OPTIONS`).
 """
 
 from __future__ import annotations
@@ -19,12 +22,70 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 FAST = ("stop", "session-start", "prompt", "pre-compact", "session-end")
-OPTIONS = ("--vault", "--policy", "--output", "--budget")
+OPTIONS = {"stop": ("--vault", "--policy", "--output"), "session-start": ("--vault", "--budget"),
+           "prompt": ("--vault",), "pre-compact": ("--vault",), "session-end": ("--vault",)}
 CHOICES = {"policy": ("signals", "cadence", "evidence"), "output": ("block", "context")}
+HELP = ("--help", "-h")
+
+# what `mdmem hook NAME --help` prints: a new user had to guess the JSON a hook reads on stdin. The fields are those
+# Claude Code sends (its hooks reference: every event has session_id, transcript_path, cwd, hook_event_name; each
+# event adds its own) that the hook uses; it ignores the rest
+_VAULT = "  --vault PATH   the vault (default: MDMEM_VAULT, else the hook's cwd or an ancestor, else the default)\n"
+_TAIL = ("  -h, --help     this help\n\nClaude Code runs it (`mdmem hook install` registers it). It always exits 0: an "
+         "error or an unknown option is\nreported on stderr and in <vault>/.mdmem/hooks/hook.log, never breaks the "
+         "session.\n")
+USAGE = {
+    "stop": (
+        "usage: mdmem hook stop [--vault PATH] [--policy signals|cadence|evidence] [--output block|context]\n\n"
+        "The Stop hook: at the end of each turn, reads what the transcript gained since the last stop and, when a\n"
+        "memory checkpoint is due, hands the model the scan prompt; otherwise prints nothing.\n\n"
+        "stdin (Claude Code's JSON): session_id, transcript_path, cwd, hook_event_name (\"Stop\"),\n"
+        "  stop_hook_active (true: the turn goes on because of a Stop hook; prints nothing),\n"
+        "  last_assistant_message (optional: the reply, when the transcript has not caught up).\n"
+        "stdout: nothing, or {\"decision\": \"block\", \"reason\": PROMPT, \"systemMessage\": ...}.\n\n"
+        "options:\n" + _VAULT +
+        "  --policy NAME  when a checkpoint is due: signals (default), cadence or evidence ([hook] in config.toml)\n"
+        "  --output NAME  block (default: the prompt as the block reason) or context (as additional context)\n"),
+    "session-start": (
+        "usage: mdmem hook session-start [--vault PATH] [--budget BYTES]\n\n"
+        "The SessionStart hook: prints the memory card (index mode), then any pending checkpoint's suggestions\n"
+        "and how to accept them; at most 10,000 bytes.\n\n"
+        "stdin (Claude Code's JSON): session_id, cwd (the bootstrap files that apply), hook_event_name\n"
+        "  (\"SessionStart\"), source (startup, resume, clear or compact: after a compaction only the session's own\n"
+        "  pending checkpoint is shown).\n"
+        "stdout: the card, plain text (Claude Code adds it to the session's context).\n\n"
+        "options:\n" + _VAULT +
+        "  --budget BYTES the card's size, 200 to 10000 (default 8000, leaving room for a pending checkpoint)\n"),
+    "prompt": (
+        "usage: mdmem hook prompt [--vault PATH]\n\n"
+        "The UserPromptSubmit hook: the few notes the prompt needs, as additional context, or nothing.\n\n"
+        "stdin (Claude Code's JSON): session_id (a note is given once per session), prompt, cwd,\n"
+        "  hook_event_name (\"UserPromptSubmit\").\n"
+        "stdout: nothing, or {\"hookSpecificOutput\": {\"hookEventName\": \"UserPromptSubmit\", "
+        "\"additionalContext\": ...}}.\n\n"
+        "options:\n" + _VAULT),
+    "pre-compact": (
+        "usage: mdmem hook pre-compact [--vault PATH]\n\n"
+        "The PreCompact hook: the offline checkpoint of the transcript as it stands, kept as the session's pending\n"
+        "checkpoint (nothing written to memory); the card after the compaction shows it.\n\n"
+        "stdin (Claude Code's JSON): session_id, transcript_path, cwd, hook_event_name (\"PreCompact\"),\n"
+        "  trigger (manual or auto).\n"
+        "stdout: nothing, or {\"systemMessage\": ...} when suggestions were kept.\n\n"
+        "options:\n" + _VAULT),
+    "session-end": (
+        "usage: mdmem hook session-end [--vault PATH]\n\n"
+        "The SessionEnd hook: like pre-compact; the next session's card shows the pending checkpoint.\n\n"
+        "stdin (Claude Code's JSON): session_id, transcript_path, cwd, hook_event_name (\"SessionEnd\"),\n"
+        "  reason (clear, logout, prompt_input_exit or other).\n"
+        "stdout: nothing.\n\n"
+        "options:\n" + _VAULT),
+}
 
 
 def main(argv: list[str]) -> int:
     command, rest = argv[0], argv[1:]
+    if any(a in HELP for a in rest):  # before stdin is read: a person typed it
+        return usage(command)
     hook: Callable[[str, dict, dict], object]
     if command == "stop":  # the Stop policy alone: the card's module is not needed at every turn
         from mdmem.agents.hookstate import DEFAULTS, arm
@@ -38,10 +99,18 @@ def main(argv: list[str]) -> int:
 
         hook = {"session-start": hooks.session_start, "pre-compact": hooks.pre_compact,
                 "session-end": hooks.session_end}[command]
-    return run(hook, rest)
+    return run(hook, rest, OPTIONS[command])
 
 
-def run(hook, args: list[str]) -> int:
+def usage(command: str) -> int:
+    """``mdmem hook COMMAND --help``: the hook's usage (:data:`USAGE`, constant text) on stdout; exit 0."""
+    from mdmem.base.terminal import visible
+
+    sys.stdout.write(visible(USAGE[command] + _TAIL))
+    return 0
+
+
+def run(hook, args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> int:
     """Run a hook fail-open: its JSON (if any) on stdout, errors on stderr and in the log, exit 0."""
     from mdmem.agents.hookstate import disarm, log
     from mdmem.base.errors import MdmemError
@@ -49,7 +118,7 @@ def run(hook, args: list[str]) -> int:
     given = args[args.index("--vault") + 1] if "--vault" in args[:-1] else None
     vault = os.path.abspath(given) if given and os.path.isdir(given) else None  # where to log from the start
     try:
-        opts = parse_options(args)
+        opts = parse_options(args, known)
         payload = read_payload(sys.stdin)
         vault = vault or locate(opts.get("vault"), payload.get("cwd"))
         out = hook(vault, payload, opts)
@@ -80,15 +149,15 @@ def run(hook, args: list[str]) -> int:
 CARD_MAX = 10_000  # = mdmem.agents.hooks.CARD_MAX (the card's module is not imported for a stop)
 
 
-def parse_options(args: list[str]) -> dict:
+def parse_options(args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> dict:
     from mdmem.agents.hookstate import HookError
 
     opts: dict = {}
     it = iter(args)
     for arg in it:
         key, _, value = arg.partition("=")
-        if key not in OPTIONS:
-            raise HookError(f"unknown option {arg!r} (known: {', '.join(OPTIONS)})")
+        if key not in known:
+            raise HookError(f"unknown option {arg!r} (known: {', '.join(known + HELP)})")
         if not value:
             value = next(it, "")
         name = key[2:]
