@@ -153,8 +153,11 @@ def scan(root: str | os.PathLike) -> Scan:
     a symlink costs one ``realpath`` more. Each folder is listed through a descriptor of it where
     the platform allows (``os.scandir(fd)``), so a note's ``stat`` is ``fstatat`` on its bare name
     rather than a walk of its whole path again: 45 -> 38 ms CPU for the generated 10k vault (median
-    of 15 in one process, under load), the same result."""
-    import unicodedata
+    of 15 in one process, under load), the same result.
+
+    Paths are the names as they are on disk, never normalised: a name written in NFD (macOS, sync tools)
+    must be opened by those bytes on Linux. Matching is by :func:`mdmem.base.layout.nfc` keys, elsewhere.
+    NFC/NFD twins (two files on Linux) are two notes here; ``check`` reports them (NAME TWINS)."""
 
     def Problem(code: str, message: str) -> models.Problem:
         from mdmem.base.models import Problem  # (dataclasses + typing: ~20 ms of a Stop hook that fires)
@@ -174,11 +177,9 @@ def scan(root: str | os.PathLike) -> Scan:
     stack: list[tuple[str, int, tuple[tuple[int, int], ...]]] = [(top, st.st_dev, ((st.st_dev, st.st_ino),))]
 
     def rel(path: str) -> str:
-        path = path[cut:] if os.sep == "/" else path[cut:].replace(os.sep, "/")
-        return path if path.isascii() else unicodedata.normalize("NFC", path)
+        return path[cut:] if os.sep == "/" else path[cut:].replace(os.sep, "/")
 
     folders: dict[str, int] = {}
-    normalize = unicodedata.normalize
     by_fd = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")
 
     def _walk_folder(folder: str, base: str, dev: int, ancestors: tuple, entries: list) -> None:
@@ -215,17 +216,10 @@ def scan(root: str | os.PathLike) -> Scan:
                     st = entry.stat()
                     if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block a read
                         broken[rel(os.path.join(folder, name))] = Problem("unreadable", "not a regular file")
-                    elif name.isascii():
-                        notes[base + name] = (st.st_mtime_ns, st.st_size)
                     else:
-                        nfc_path = base + normalize("NFC", name)
-                        # NFC/NFD twins (two files on Linux, `check`'s NAME TWINS): the NFC-named one is the
-                        # one read, so its stat is kept whichever comes first; taking the other's made
-                        # every refresh see the note "changed" and index it again
-                        if nfc_path not in notes or normalize("NFC", name) == name:
-                            notes[nfc_path] = (st.st_mtime_ns, st.st_size)
+                        notes[base + name] = (st.st_mtime_ns, st.st_size)
                 else:
-                    files.append(base + (name if name.isascii() else normalize("NFC", name)))
+                    files.append(base + name)
             except OSError as e:
                 code = "symlink_loop" if e.errno == errno.ELOOP else "unreadable"
                 problem = Problem(code, f"cannot stat: {e.strerror}")
