@@ -135,13 +135,32 @@ class Scan:
     notes that could not even be stat'ed, and folder-level problems.
     (A plain class, not a dataclass: this module stays cheap for the hooks.)"""
 
-    __slots__ = ("notes", "files", "broken", "problems", "folders")
+    __slots__ = ("notes", "files", "broken", "problems", "folders", "_keys")
 
     def __init__(self, notes: dict[str, tuple[int, int]], files: tuple[str, ...],
                  broken: dict[str, Problem], problems: tuple[tuple[str, Problem], ...],
                  folders: dict[str, int] | None = None):
         self.notes, self.files, self.broken, self.problems = notes, files, broken, problems
         self.folders = folders or {}  # every folder walked -> its mtime_ns, taken before it was listed
+        self._keys: dict[str, str] | None = None
+
+    def on_disk(self, rel: str) -> str | None:
+        """The path of the note or file that ``rel`` names as it is on disk: ``rel`` itself when it was walked,
+        else the one whose NFC key (:func:`mdmem.base.layout.nfc`) is ``rel``'s (``Café.md`` typed NFC, written
+        NFD by a Mac), the NFC-named one of twins; None when there is none. What a writer checks before it
+        creates ``rel``, so that it never makes a twin of a note that is there under another form."""
+        from mdmem.base.layout import nfc
+
+        if rel in self.notes or rel in self.broken:
+            return rel
+        if self._keys is None:  # only non-ASCII names can differ in form: a few, built once a scan
+            self._keys = {}
+            for path in (*self.notes, *self.broken, *self.files):
+                if not path.isascii():
+                    key = nfc(path)
+                    if self._keys.setdefault(key, path) != path and path == key:
+                        self._keys[key] = path  # twins: the NFC-named one, as links resolve
+        return self._keys.get(nfc(rel)) or (rel if rel in self.files else None)
 
 
 def scan(root: str | os.PathLike) -> Scan:
