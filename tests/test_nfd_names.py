@@ -168,3 +168,28 @@ def test_json_paths_are_the_bytes_on_disk(mac, cli):
     """An agent that opens a path mdmem printed must find the file."""
     out = json.loads(cli("search", "okapi", "--vault", mac, "--json").stdout)
     assert (mac / out["results"][0]["path"]).read_bytes() == FILES[CAFE].encode()
+
+
+def test_the_prompt_hook_looks_again_at_a_cache_an_older_walker_made(mac):
+    """Before, the walker keyed an NFD note by its NFC path: the cache holds that path (as an unreadable note)
+    with the same stats, so the sums the prompt hook compares were equal and it never looked again. The digest
+    is salted since: the hook sees a difference, compares paths, and refreshes."""
+    import hashlib
+    import sqlite3
+
+    from mdmem.agents.prompt import fresh
+    from mdmem.base import files
+
+    scan = files.scan(mac)
+    stats = scan.notes.values()
+    old = hashlib.blake2b(digest_size=16)  # files.digest as the older walker's cache recorded it
+    old.update(f"{len(scan.notes)}:{sum(m for m, _ in stats)}:{sum(s for _, s in stats)}\n".encode())
+    for rel, mtime in sorted(scan.folders.items()):
+        old.update(f"{rel}\0{mtime}\n".encode())
+    db = sqlite3.connect(mac / ".mdmem" / "notes.db")
+    with db:
+        db.execute("UPDATE notes SET path = ? WHERE path = ?", (nfc(CAFE), CAFE))
+        db.execute("UPDATE meta SET value = ? WHERE key = 'scan_digest'", (old.hexdigest(),))
+    fresh(str(mac), lambda *_: None)
+    assert [p for (p,) in db.execute("SELECT path FROM notes") if "Caf" in p] == [CAFE]
+    db.close()
