@@ -716,8 +716,8 @@ def test_nfc_and_nfd_twins_are_reported(hostile):
              if i["kind"] == "NAME TWINS"]
     assert twins == [{
         "kind": "NAME TWINS", "path": NFC, "severity": "error", "line": None,
-        "detail": "2 files here have this name written in different Unicode forms (NFC, NFD): mdmem and Obsidian "
-                  "see one name, so only one of them is ever read",
+        "detail": "2 files here have this name written in different Unicode forms (NFC, NFD): one name to "
+                  "Obsidian on macOS and Windows, and every link or name reaches only the NFC-named one",
         "action": "rename one of them, or merge them into one and archive the other"}]
 
 
@@ -862,13 +862,15 @@ def test_bidi_controls_are_shown_not_obeyed(tmp_path):
     assert json.loads(j)["results"][0]["path"] == "memory/references/pay\u202etxt.md"  # the exact name
 
 
-def test_nfc_nfd_twins_are_not_indexed_again_on_every_refresh(hostile):
-    """The twins' note path is the NFC name, and the NFC-named file is the one read: the scan keeps its
-    stat whichever twin the folder lists first (taking the other's made every refresh re-index it)."""
+def test_nfc_nfd_twins_are_two_notes_read_by_their_own_names(hostile):
+    """Each twin is a note under its name as on disk, read from its own file, and neither is indexed again on
+    the next refresh; a NOTE argument, in either form, reaches the NFC-named one (the resolver's rule)."""
     from mdmem.engine.memory import Memory
 
     with Memory.open(hostile) as mem:
-        assert mem.refresh().added == 21
+        assert mem.refresh().added == 22
         again = mem.refresh()
         assert (again.added, again.changed, again.removed) == (0, 0, 0)
-        assert "the first josé" in mem.text_of(NFC)
+        assert "the first josé" in mem.text_of(NFC) and "the second josé" in mem.text_of(NFD)
+        assert mem.resolve_note(NFD) == mem.resolve_note(NFC) == mem.resolve_note("josé") == NFC
+        assert [hit.path for hit in mem.search("second", 5).results] == [NFD]

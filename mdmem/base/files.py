@@ -135,13 +135,32 @@ class Scan:
     notes that could not even be stat'ed, and folder-level problems.
     (A plain class, not a dataclass: this module stays cheap for the hooks.)"""
 
-    __slots__ = ("notes", "files", "broken", "problems", "folders")
+    __slots__ = ("notes", "files", "broken", "problems", "folders", "_keys")
 
     def __init__(self, notes: dict[str, tuple[int, int]], files: tuple[str, ...],
                  broken: dict[str, Problem], problems: tuple[tuple[str, Problem], ...],
                  folders: dict[str, int] | None = None):
         self.notes, self.files, self.broken, self.problems = notes, files, broken, problems
         self.folders = folders or {}  # every folder walked -> its mtime_ns, taken before it was listed
+        self._keys: dict[str, str] | None = None
+
+    def on_disk(self, rel: str) -> str | None:
+        """The path of the note or file that ``rel`` names as it is on disk: ``rel`` itself when it was walked,
+        else the one whose NFC key (:func:`mdmem.base.layout.nfc`) is ``rel``'s (``Café.md`` typed NFC, written
+        NFD by a Mac), the NFC-named one of twins; None when there is none. What a writer checks before it
+        creates ``rel``, so that it never makes a twin of a note that is there under another form."""
+        from mdmem.base.layout import nfc
+
+        if rel in self.notes or rel in self.broken:
+            return rel
+        if self._keys is None:  # only non-ASCII names can differ in form: a few, built once a scan
+            self._keys = {}
+            for path in (*self.notes, *self.broken, *self.files):
+                if not path.isascii():
+                    key = nfc(path)
+                    if self._keys.setdefault(key, path) != path and path == key:
+                        self._keys[key] = path  # twins: the NFC-named one, as links resolve
+        return self._keys.get(nfc(rel)) or (rel if rel in self.files else None)
 
 
 def scan(root: str | os.PathLike) -> Scan:
@@ -153,8 +172,11 @@ def scan(root: str | os.PathLike) -> Scan:
     a symlink costs one ``realpath`` more. Each folder is listed through a descriptor of it where
     the platform allows (``os.scandir(fd)``), so a note's ``stat`` is ``fstatat`` on its bare name
     rather than a walk of its whole path again: 45 -> 38 ms CPU for the generated 10k vault (median
-    of 15 in one process, under load), the same result."""
-    import unicodedata
+    of 15 in one process, under load), the same result.
+
+    Paths are the names as they are on disk, never normalised: a name written in NFD (macOS, sync tools)
+    must be opened by those bytes on Linux. Matching is by :func:`mdmem.base.layout.nfc` keys, elsewhere.
+    NFC/NFD twins (two files on Linux) are two notes here; ``check`` reports them (NAME TWINS)."""
 
     def Problem(code: str, message: str) -> models.Problem:
         from mdmem.base.models import Problem  # (dataclasses + typing: ~20 ms of a Stop hook that fires)
@@ -174,11 +196,9 @@ def scan(root: str | os.PathLike) -> Scan:
     stack: list[tuple[str, int, tuple[tuple[int, int], ...]]] = [(top, st.st_dev, ((st.st_dev, st.st_ino),))]
 
     def rel(path: str) -> str:
-        path = path[cut:] if os.sep == "/" else path[cut:].replace(os.sep, "/")
-        return path if path.isascii() else unicodedata.normalize("NFC", path)
+        return path[cut:] if os.sep == "/" else path[cut:].replace(os.sep, "/")
 
     folders: dict[str, int] = {}
-    normalize = unicodedata.normalize
     by_fd = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")
 
     def _walk_folder(folder: str, base: str, dev: int, ancestors: tuple, entries: list) -> None:
@@ -215,17 +235,10 @@ def scan(root: str | os.PathLike) -> Scan:
                     st = entry.stat()
                     if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block a read
                         broken[rel(os.path.join(folder, name))] = Problem("unreadable", "not a regular file")
-                    elif name.isascii():
-                        notes[base + name] = (st.st_mtime_ns, st.st_size)
                     else:
-                        nfc_path = base + normalize("NFC", name)
-                        # NFC/NFD twins (two files on Linux, `check`'s NAME TWINS): the NFC-named one is the
-                        # one read, so its stat is kept whichever comes first; taking the other's made
-                        # every refresh see the note "changed" and index it again
-                        if nfc_path not in notes or normalize("NFC", name) == name:
-                            notes[nfc_path] = (st.st_mtime_ns, st.st_size)
+                        notes[base + name] = (st.st_mtime_ns, st.st_size)
                 else:
-                    files.append(base + (name if name.isascii() else normalize("NFC", name)))
+                    files.append(base + name)
             except OSError as e:
                 code = "symlink_loop" if e.errno == errno.ELOOP else "unreadable"
                 problem = Problem(code, f"cannot stat: {e.strerror}")
@@ -262,11 +275,14 @@ def digest(scan: Scan) -> str:
     sums of their mtimes and sizes, the unreadable notes' paths and every folder's mtime: an edit moves a
     note's mtime, and adding, removing or renaming a file moves its folder's. Order-free sums instead of
     hashing every path: 1-2 ms for 10k notes where hashing sorted path/stat lines took as long as the scan
-    itself (56 vs 82 ms, measured at 10k under load)."""
+    itself (56 vs 82 ms, measured at 10k under load). Salted with what a path means (names as on disk
+    since NFD names stopped being keyed by their NFC form): a cache made by an older walker, whose sums can
+    be the same, is looked at once more."""
     import hashlib
 
     stats = scan.notes.values()
     h = hashlib.blake2b(digest_size=16)
+    h.update(b"paths as on disk\n")
     h.update(f"{len(scan.notes)}:{sum(m for m, _ in stats)}:{sum(s for _, s in stats)}\n".encode())
     for rel in sorted(scan.broken):
         h.update(f"{rel}\0broken\n".encode("utf-8", "surrogateescape"))

@@ -52,6 +52,24 @@ def mdmem_home() -> str:
     return os.environ.get("MDMEM_HOME") or os.path.join(os.path.expanduser("~"), ".mdmem")
 
 
+def nfc(name: str) -> str:
+    """A file name, vault path or link target as mdmem *matches* it: NFC-normalised. The one place a name on
+    disk becomes a key (link resolution, name lookup, dedup, ``check``'s NAME TWINS).
+
+    A note's path is always its name as it is on disk, and only that is ever opened or written: macOS file
+    systems (HFS+ stores NFD; APFS keeps what was written but compares without regard to the form) and the
+    tools that bring their files over (Syncthing, Dropbox, rsync, unzip, git without
+    ``core.precomposeUnicode``) leave ``Cafe`` + U+0301 on a Linux disk, where ``open()`` needs the exact
+    bytes: a walker that keyed notes by their NFC name opened ``Café.md`` and found nothing (the note was
+    unsearchable, ``show`` said "unreadable"). Obsidian matches a ``[[Café]]`` link to such a file; so does
+    mdmem, by comparing these keys. ASCII names (nearly all) skip the normaliser."""
+    if name.isascii():
+        return name
+    import unicodedata
+
+    return unicodedata.normalize("NFC", name)
+
+
 def is_index(path: str) -> bool:
     return path == INDEX_NAME
 

@@ -17,28 +17,27 @@ name, so only those can change), found through a name index.
 from __future__ import annotations
 
 import posixpath
-import unicodedata
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import networkx as nx
 
-from mdmem.base.layout import is_index_note
+from mdmem.base.layout import is_index_note, nfc
 from mdmem.base.models import Note
 from mdmem.text.resolve import Resolver
 
 
 def dangling_id(target: str) -> str:
     """One node per missing note, whatever the spelling: ``[[Foo]]``, ``[[foo.md]]``."""
-    key = unicodedata.normalize("NFC", target.strip()).lower()
+    key = nfc(target.strip()).lower()
     return "?" + (key[:-3] if key.endswith(".md") else key)
 
 
 def name_key(target: str) -> str:
     """The part of a link target Obsidian resolves by: its file name, lower-cased,
     NFC, without ``.md``. A file's key and the keys of links that may reach it agree."""
-    name = unicodedata.normalize("NFC", target.strip()).lower().rsplit("/", 1)[-1]
+    name = nfc(target.strip()).lower().rsplit("/", 1)[-1]
     return name[:-3] if name.endswith(".md") else name
 
 

@@ -43,7 +43,7 @@ from whoosh.qparser import FieldsPlugin, MultifieldParser, OrGroup  # noqa: E402
 from whoosh.support.charset import accent_map  # noqa: E402
 from whoosh.writing import SegmentWriter  # noqa: E402
 
-from mdmem.base.layout import is_index_note  # noqa: E402
+from mdmem.base.layout import is_index_note, nfc  # noqa: E402
 from mdmem.base.models import Note  # noqa: E402
 from mdmem.base.settings import Recency  # noqa: E402
 from mdmem.text.query import check_query  # noqa: E402
@@ -194,7 +194,7 @@ def document(note: Note) -> dict:
         "body": note.text,
         "tags": ",".join(_ancestors(note.tags)),
         "type": note.type,
-        "folder": ",".join(_ancestors([folder])) if folder else "",
+        "folder": ",".join(_ancestors([nfc(folder)])) if folder else "",  # a key: --folder matches any form
         "date": note.date or "",
         "index": "1" if is_index_note(note.path, note.frontmatter) else "",
     }
@@ -377,7 +377,7 @@ class SearchIndex:
         if filters.tag:
             restrict.append(q.Term("tags", filters.tag.lower().lstrip("#").rstrip("/")))
         if filters.folder:
-            restrict.append(q.Term("folder", filters.folder.strip("/")))
+            restrict.append(q.Term("folder", nfc(filters.folder.strip("/"))))
         if filters.after or filters.before:
             restrict.append(q.TermRange("date", filters.after or "0000", (filters.before or "9999") + "~"))
         if wanted is q.NullQuery and not restrict:

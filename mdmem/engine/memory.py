@@ -33,6 +33,7 @@ from mdmem.base.errors import LockTimeout, MdmemError, NoteNotFound
 if TYPE_CHECKING:
     from mdmem.engine.graph import LinkGraph
 from mdmem.base.files import write_lock
+from mdmem.base.layout import nfc
 from mdmem.base.models import Link, Note, Problem
 from mdmem.base.settings import Fusion, Recency, Settings
 from mdmem.engine.index import INDEX_VERSION, Filters, IndexDamaged, SearchHit, SearchIndex, SearchResult
@@ -340,12 +341,12 @@ class Memory:
         if path is not None and path.lower().endswith(".md"):
             return path
         # else a frontmatter title or name, when exactly one note has it
-        wanted = text.casefold()
+        wanted = nfc(text).casefold()
         named = {
             note.path
             for note in self.store.notes()
             for key in ("title", "name")
-            if isinstance(note.frontmatter.get(key), str) and note.frontmatter[key].strip().casefold() == wanted
+            if isinstance(note.frontmatter.get(key), str) and nfc(note.frontmatter[key].strip()).casefold() == wanted
         }
         if len(named) == 1:
             return named.pop()
@@ -368,18 +369,18 @@ class Memory:
         names: dict[str, set[str]] = {}
         words: dict[str, set[str]] = {}
         for path in (*self.scan.notes, *self.scan.broken):
-            stem = path.rsplit("/", 1)[-1]
+            stem = nfc(path.rsplit("/", 1)[-1])
             stem = stem[:-3] if stem.lower().endswith(".md") else stem
             names.setdefault(stem.casefold(), set()).add(path)
             for word in re.split(r"[\s_.-]+", stem.casefold()):
                 if len(word) >= 4:
                     words.setdefault(word, set()).add(path)
-        wanted = ref.casefold().removesuffix(".md").rsplit("/", 1)[-1]
+        wanted = nfc(ref).casefold().removesuffix(".md").rsplit("/", 1)[-1]
         out: list[str] = []
 
         def add(paths: set[str]) -> None:
             for path in sorted(paths):
-                stem = path.rsplit("/", 1)[-1]
+                stem = nfc(path.rsplit("/", 1)[-1])
                 stem = stem[:-3] if stem.lower().endswith(".md") else stem
                 label = stem if len(names[stem.casefold()]) == 1 else path
                 if label not in out:

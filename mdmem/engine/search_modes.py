@@ -24,9 +24,9 @@ def allowed(mem: Memory, filters: Filters):
     ``filters.index``; None: no filter at all)."""
     if filters == Filters(index=True):
         return None
-    from mdmem.base.layout import is_index_note
+    from mdmem.base.layout import is_index_note, nfc
 
-    folder = filters.folder.strip("/") + "/" if filters.folder else None
+    folder = nfc(filters.folder.strip("/")) + "/" if filters.folder else None
     tag = filters.tag.lower().lstrip("#").rstrip("/") if filters.tag else None
 
     def ok(path: str) -> bool:
@@ -39,7 +39,7 @@ def allowed(mem: Memory, filters: Filters):
             return False
         if tag and not any(t == tag or t.startswith(tag + "/") for t in note.tags):
             return False
-        if folder and not path.startswith(folder):
+        if folder and not nfc(path).startswith(folder):
             return False
         if filters.after and (note.date or "") < filters.after:
             return False

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from mdmem.base import files as fs
 from mdmem.base.errors import MdmemError, UsageError
-from mdmem.base.layout import INDEX_NAME, INDEX_SECTIONS, MEMORY_DIR, TYPE_FOLDERS
+from mdmem.base.layout import INDEX_NAME, INDEX_SECTIONS, MEMORY_DIR, TYPE_FOLDERS, nfc
 from mdmem.ops.budget import index_line
 from mdmem.text.classify import WARNINGS, classify, decision_note
 from mdmem.text.similar import SIMILAR, name_key, shingles, similarity
@@ -277,6 +277,7 @@ def save(
         if kind == "decision" and not stem.startswith("decision-"):
             stem = "decision-" + stem
     rel = f"{MEMORY_DIR}/{FOLDERS[kind]}/{stem}.md"
+    rel = mem.scan.on_disk(rel) or rel  # the note already there under this name in another Unicode form
     path = mem.root / rel
     _inside(mem.root, path)
     day = _day(today)
@@ -342,8 +343,6 @@ def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:
     wikilink that reaches it from ``rel`` with Obsidian's rules: ``[[file name]]`` when that resolves to it,
     else ``[[vault/path]]``. A name that is nowhere is :class:`~mdmem.base.errors.NoteNotFound` (exit 1); a
     bare file name several notes share, or the note itself, a usage error (exit 2)."""
-    import unicodedata
-
     from mdmem.text.links import parse_wikilink
     from mdmem.text.resolve import Resolver
 
@@ -360,7 +359,7 @@ def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:
         if not ref:
             raise UsageError("--supersedes wants a note (its path, file name or title)")
         path = mem.resolve_note(ref)
-        bare = unicodedata.normalize("NFC", ref).casefold().removesuffix(".md")
+        bare = nfc(ref).casefold().removesuffix(".md")
         if "/" not in bare:
             same = sorted(p for p in notes if _stem(p) == bare)
             if len(same) > 1 and path in same:
@@ -368,7 +367,7 @@ def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:
                                  + ", ".join(same) + "); give its path")
         if path == rel:
             raise UsageError(f"a note cannot supersede itself ({rel})")
-        stem = path.rsplit("/", 1)[-1][:-3]
+        stem = nfc(path.rsplit("/", 1)[-1][:-3])  # link text is NFC whatever the name's form on disk
         link = stem if resolver.resolve(stem, rel) == path else path[:-3]
         if resolver.resolve(link, rel) != path:
             link = "/" + path
@@ -378,9 +377,7 @@ def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:
 
 
 def _stem(path: str) -> str:
-    import unicodedata
-
-    return unicodedata.normalize("NFC", path.rsplit("/", 1)[-1]).casefold().removesuffix(".md")
+    return nfc(path.rsplit("/", 1)[-1]).casefold().removesuffix(".md")
 
 
 def _inside(root: Path, path: Path) -> None:

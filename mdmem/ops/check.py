@@ -40,7 +40,8 @@ SECRET                error     a line of a memory file or MEMORY.md holds what 
                                 and the line, never the secret itself
 NAME TWINS            error     two files whose names differ only in Unicode
                                 normalisation (NFC ``café.md`` and NFD ``café.md``):
-                                one name to mdmem and Obsidian, so one is never read
+                                both are read, but links and names reach only the
+                                NFC-named one (one name to Obsidian on macOS)
 LOAD LIMIT            error     an index line past the first ``load_lines`` lines
                                 or ``load_bytes`` bytes of MEMORY.md: an agent
                                 never sees it (one issue per entry)
@@ -89,7 +90,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mdmem.base.layout import INDEX_NAME, MEMORY_DIR, sync_conflicts
+from mdmem.base.layout import INDEX_NAME, MEMORY_DIR, nfc, sync_conflicts
 from mdmem.base.models import Issue, Note
 from mdmem.base.settings import CheckSettings
 from mdmem.ops.budget import budget_comment, index_line, percent_of, update_budget, with_budget_comment
@@ -227,7 +228,7 @@ def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date
     found = [i if i.detail.startswith(("unreadable", "outside_vault")) else replace(i, severity="warning")
              for i in found]
     mine = (lambda path: True) if layout == "flat" else (lambda path: path.startswith(prefix))
-    found += [i for i in _twins(mem.root, scan) if mine(i.path)]
+    found += [i for i in _twins(scan) if mine(i.path)]
     copies = {copy: v for copy, v in sync_conflicts(scan.notes).items() if mine(copy)}
     found += [_conflict_issue(copy, original, tool, original in scan.notes)
               for copy, (original, tool) in sorted(copies.items())]
@@ -330,35 +331,29 @@ def _conflict_issue(copy: str, original: str, tool: str, original_exists: bool) 
                  + f", left by {tool}; it stays out of search, recall and context until resolved", action, "warning")
 
 
-def _twins(root: Path, scan) -> list[Issue]:
+def _twins(scan) -> list[Issue]:
     """NAME TWINS: names in one folder that are equal once NFC-normalised (``café.md`` written NFC and
-    NFD). The walker keys notes by their NFC path, so only one of them is ever read: found here by
-    listing the folders again, only when the vault has a non-ASCII name at all (one ``scandir`` a
-    folder, and only in ``check``)."""
-    import os
-
-    paths = (*scan.notes, *scan.broken, *scan.files, *(p for p, _ in scan.problems))
-    if all(p.isascii() for p in paths):
-        return []
+    NFD): two files on Linux, one name everywhere else. mdmem reads both (the walker keeps every name as it
+    is on disk), but a link or a NOTE argument is matched by its NFC key, so it reaches only the NFC-named
+    one (:mod:`mdmem.text.resolve`); Obsidian on macOS or Windows would show one of the two. Found from the
+    walk's own names (notes, other files, folders), only when the vault has a non-ASCII name at all."""
+    groups: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for path in (*scan.notes, *scan.broken, *scan.files, *scan.folders):
+        if not path.isascii():
+            folder, _, name = path.rpartition("/")
+            groups[(folder, nfc(name))].add(name)
     issues = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        groups: dict[str, list[str]] = defaultdict(list)
-        for name in (*dirs, *files):
-            if not name.isascii() and not name.startswith("."):
-                groups[unicodedata.normalize("NFC", name)].append(name)
-        for nfc, names in sorted(groups.items()):
-            if len(names) < 2:
-                continue
-            rel = os.path.relpath(os.path.join(folder, nfc), root).replace(os.sep, "/")
-            rel = unicodedata.normalize("NFC", rel)
-            forms = ", ".join(sorted(("NFC" if n == nfc else "NFD" if n == unicodedata.normalize("NFD", n)
-                                      else "mixed") for n in names))
-            issues.append(Issue(
-                "NAME TWINS", rel, f"{len(names)} {'folders' if nfc in dirs or any(n in dirs for n in names) else 'files'} "
-                f"here have this name written in different Unicode forms ({forms}): mdmem and Obsidian see one name, "
-                "so only one of them is ever read", "rename one of them, or merge them into one and archive the "
-                "other", "error"))
+    for (folder, key), names in sorted(groups.items()):
+        if len(names) < 2:
+            continue
+        forms = ", ".join(sorted("NFC" if n == key else "NFD" if n == unicodedata.normalize("NFD", n)
+                                 else "mixed" for n in names))
+        kind = "folders" if any((f"{folder}/{n}" if folder else n) in scan.folders for n in names) else "files"
+        issues.append(Issue(
+            "NAME TWINS", f"{folder}/{key}" if folder else key,
+            f"{len(names)} {kind} here have this name written in different Unicode forms ({forms}): one name "
+            "to Obsidian on macOS and Windows, and every link or name reaches only the NFC-named one",
+            "rename one of them, or merge them into one and archive the other", "error"))
     return issues
 
 
@@ -484,7 +479,7 @@ def _dangling(note: Note, resolver: Resolver, reported=()) -> list[Issue]:
     for link in note.links:
         if link.target and not resolver.exists(link.target, note.path) \
                 and not (link.kind == "frontmatter" and link.target in reported):
-            missing.setdefault(unicodedata.normalize("NFC", link.target).lower(), []).append(link)
+            missing.setdefault(nfc(link.target).lower(), []).append(link)
     out = []
     for links in missing.values():
         lines = sorted({link.line for link in links})

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from mdmem.base import files as fs
 from mdmem.base.errors import MdmemError, NoteNotFound, UsageError, WriteConflict
-from mdmem.base.layout import INDEX_NAME
+from mdmem.base.layout import INDEX_NAME, nfc
 
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
@@ -360,7 +360,7 @@ def _markdown_path(link_target: str, expected: str, source_folder: str) -> str:
 def _wiki_target(link_target: str, expected: str, note: str, resolve) -> str:
     """The shortest spelling of ``expected`` in the link's style that resolves to it from ``note``."""
     keep_md = link_target.lower().endswith(".md")
-    stem = expected if keep_md else expected[:-3]
+    stem = nfc(expected if keep_md else expected[:-3])  # link text is NFC; it resolves to an NFD name alike
     bare = posixpath.basename(stem)
     options = ([bare] if "/" not in link_target else []) + [stem, "/" + stem]
     for option in options:
@@ -371,9 +371,7 @@ def _wiki_target(link_target: str, expected: str, note: str, resolve) -> str:
 
 def name_key(target: str) -> str:
     """The part of a link target Obsidian resolves by: its file name, lower-cased, NFC, without ``.md``."""
-    import unicodedata
-
-    name = unicodedata.normalize("NFC", target.strip()).lower().rsplit("/", 1)[-1]
+    name = nfc(target.strip()).lower().rsplit("/", 1)[-1]
     return name[:-3] if name.endswith(".md") else name
 
 
@@ -467,6 +465,9 @@ def move(mem: Memory, ref: str, new: str, dry_run: bool = False) -> MoveResult:
         if os.path.lexists(mem.root / target) and os.path.normcase(str(mem.root / target)) != \
                 os.path.normcase(str(mem.root / source)):
             raise MdmemError(f"{target} exists already; nothing was moved")
+        there = mem.scan.on_disk(target)
+        if there not in (None, source, target):  # would make NFC/NFD twins (check's NAME TWINS)
+            raise MdmemError(f"{there} exists already (the same name in another Unicode form); nothing was moved")
         fs.inside(mem.root, posixpath.dirname(target) or ".")
         plan = _plan(mem, source, target)
         rewritten, skipped, total = [], [], 0

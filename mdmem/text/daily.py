@@ -11,8 +11,9 @@ and ``context``.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
+
+from mdmem.base.layout import nfc
 
 _TIME = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)(?:\s+(.*))?$")
 _ENTRY_LINE = re.compile(r"^##[ \t]+(([01]\d|2[0-3]):[0-5]\d)(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$")
@@ -30,7 +31,7 @@ class Entry:
 
 def link_key(target: str) -> str:
     """Targets that differ only in case, normalisation or a ``.md`` suffix are one."""
-    return unicodedata.normalize("NFC", target).casefold().removesuffix(".md")
+    return nfc(target).casefold().removesuffix(".md")
 
 
 def _first(heading_rest: str, lines: list[str]) -> str:

@@ -12,12 +12,11 @@ from __future__ import annotations
 import datetime as dt
 import posixpath
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from mdmem.base.layout import FOLDER_TYPES
+from mdmem.base.layout import FOLDER_TYPES, nfc
 from mdmem.base.models import Heading, Link, Note, Problem
 from mdmem.text.links import markdown, parse_wikilink, valid_tag
 
@@ -220,9 +219,9 @@ def _textual(children) -> list[str]:
 
 
 def parse_note(path: str, data: bytes, mtime_ns: int = 0) -> Note:
-    """Parse one note. ``path`` is vault-relative with ``/``; never raises on bad input."""
-    path = unicodedata.normalize("NFC", path)
-    stem = posixpath.basename(path)
+    """Parse one note. ``path`` is vault-relative with ``/``, as on disk (never normalised: it is what is
+    opened); never raises on bad input."""
+    stem = nfc(posixpath.basename(path))  # the path stays as on disk; the title is a name: NFC
     title = stem[:-3] if stem.lower().endswith(".md") else stem
     problems: list[Problem] = []
     if not data:

@@ -12,18 +12,24 @@ Order (names compared lower-cased and NFC-normalised):
    alphabetical (for determinism).
 
 ``.md`` is tried after the target as written. Aliases never resolve links.
+
+Paths come in and go out as they are on disk (an NFD ``Café.md`` from a Mac stays NFD: it is what gets
+opened); only the keys compared are NFC (:func:`mdmem.base.layout.nfc`). When a folder holds both forms of
+one name (possible on Linux only; ``check`` reports NAME TWINS), every spelling of a link reaches the
+NFC-named file, whatever order the walk listed them in.
 """
 
 from __future__ import annotations
 
 import posixpath
-import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 
+from mdmem.base.layout import nfc
+
 
 def _key(text: str) -> str:
-    return unicodedata.normalize("NFC", text).lower()
+    return nfc(text).lower()
 
 
 class Resolver:
@@ -32,7 +38,8 @@ class Resolver:
         self._by_name: dict[str, list[str]] = defaultdict(list)
         for path in paths:
             key = _key(path)
-            self._exact.setdefault(key, path)
+            if self._exact.setdefault(key, path) != path and nfc(path) == path:
+                self._exact[key] = path  # twins: the NFC-named one, whichever came first
             self._by_name[key.rsplit("/", 1)[-1]].append(path)
 
     def __contains__(self, path: str) -> bool:
@@ -53,7 +60,7 @@ class Resolver:
         return key in self._by_name or key + ".md" in self._by_name
 
     def resolve(self, target: str, source: str = "") -> str | None:
-        link = unicodedata.normalize("NFC", target.strip())
+        link = nfc(target.strip())
         if not link:
             return source or None
         if link.startswith("/"):
