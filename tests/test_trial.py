@@ -15,15 +15,17 @@ from support import run_process
 # ------------------------------------------------------------------------------ a folder that is not a vault
 
 
-@pytest.mark.parametrize("command", [("search", "foo"), ("show", "a"), ("recall", "foo"), ("check",), ("index",),
-                                     ("graph", "map"), ("save", "a fact", "-t", "reference")])
+@pytest.mark.parametrize("command", [("search", "foo"), ("show", "a"), ("recall", "foo"), ("check",),
+                                     ("graph", "map"), ("save", "a fact", "-t", "reference"), ("forget", "a"),
+                                     ("install", "claude", "--dry-run")])
 def test_a_folder_that_is_no_vault_is_refused_and_left_as_it_was(tmp_path, cli, command):
     docs = tmp_path / "some docs"
     docs.mkdir()
     (docs / "a.md").write_text("# a\n\nfoo\n")
     r = cli(*command, "--vault", docs, code=2)
     assert r.stderr == (f"mdmem: {docs} (--vault) is not a vault (no MEMORY.md, memory/, .obsidian/ or .mdmem/); "
-                        f"check the path, or make it one with `mdmem init '{docs}'`\n")
+                        f"check the path, or make it one with `mdmem init '{docs}'` (or `mdmem index --vault '{docs}'` "
+                        "to index it as it is)\n")
     assert r.stdout == ""
     assert sorted(p.name for p in docs.iterdir()) == ["a.md"]  # nothing created
 
@@ -44,6 +46,16 @@ def test_the_same_folder_through_mdmem_vault_and_each_mark_of_a_vault(tmp_path, 
         else:
             (folder / mark).write_text("# Memory\n")
         assert [h["path"] for h in cli.json("search", "foo", "--vault", folder)["results"]] == ["a.md"], mark
+
+
+def test_index_takes_a_folder_of_notes_as_it_is(tmp_path, cli):
+    """The one way to use a plain folder of notes without adding MEMORY.md and memory/: index it."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# a\n\nfoo\n")
+    assert cli.json("index", "--vault", docs)["notes"] == 1
+    assert sorted(p.name for p in docs.iterdir()) == [".mdmem", "a.md"]
+    assert [h["path"] for h in cli.json("search", "foo", "--vault", docs)["results"]] == ["a.md"]
 
 
 def test_a_separate_process_refuses_it_too(tmp_path):

@@ -90,7 +90,7 @@ def _too_wide(path: Path) -> str | None:
     return None
 
 
-def find_vault(explicit: str | os.PathLike | None = None, cwd: Path | None = None) -> Path:
+def find_vault(explicit: str | os.PathLike | None = None, cwd: Path | None = None, adopt: bool = False) -> Path:
     """``--vault``, then ``MDMEM_VAULT``, then the nearest ancestor holding ``.mdmem/`` or
     ``MEMORY.md`` + ``memory/``, then the nearest ancestor holding ``.obsidian/`` (an Obsidian
     vault brought as it is), then the default vault. First match wins: an mdmem vault above an
@@ -98,7 +98,8 @@ def find_vault(explicit: str | os.PathLike | None = None, cwd: Path | None = Non
     ``docs/`` folder inside). The file-system root and the home folder are refused: walking them
     would read the whole disk. A folder given (``--vault``, ``MDMEM_VAULT``) that holds nothing of a
     vault (:func:`looks_like_vault`) is refused too (:class:`NotAVault`, exit 2): a mistyped
-    ``--vault /some/docs`` once made ``docs/`` a vault, indexed it and answered "no notes match"."""
+    ``--vault /some/docs`` once made ``docs/`` a vault, indexed it and answered "no notes match".
+    ``adopt`` (``mdmem index``, the one command that means "index this folder as it is") takes it."""
     from pathlib import Path
 
     for given, origin in ((explicit, "--vault"), (os.environ.get("MDMEM_VAULT"), "MDMEM_VAULT")):
@@ -111,12 +112,13 @@ def find_vault(explicit: str | os.PathLike | None = None, cwd: Path | None = Non
             if wide:
                 raise VaultNotFound(f"refusing {path} ({origin}) as a vault: it is {wide}; "
                                     "pass the folder that holds your notes")
-            if not looks_like_vault(path):
+            if not adopt and not looks_like_vault(path):
                 import shlex
 
+                quoted = shlex.quote(str(path))
                 raise NotAVault(f"{path} ({origin}) is not a vault (no {INDEX_NAME}, {MEMORY_DIR}/, {OBSIDIAN_DIR}/ "
-                                f"or {STATE_DIR}/); check the path, or make it one with `mdmem init "
-                                f"{shlex.quote(str(path))}`")
+                                f"or {STATE_DIR}/); check the path, or make it one with `mdmem init {quoted}` (or "
+                                f"`mdmem index --vault {quoted}` to index it as it is)")
             return path
     here = (cwd or Path.cwd()).resolve()
     for looks_like in (is_memory_vault, is_obsidian_vault):

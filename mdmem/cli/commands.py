@@ -60,11 +60,12 @@ def index(
                                            "`semantic` extra); later refreshes keep the vectors current.")] = False,
     json: JsonOpt = False,
 ) -> None:
-    """Bring the notes cache and search index up to date (only what changed)."""
+    """Bring the notes cache and search index up to date (only what changed). A folder of notes that is no
+    vault yet is indexed as it is (its .mdmem/ makes it one); every other command refuses such a folder."""
     from mdmem.cli import render
     from mdmem.engine.memory import Memory
 
-    with _errors(), Memory(_vault_root(vault)) as mem:
+    with _errors(), Memory(_vault_root(vault, adopt=True)) as mem:
         if json or not _tty():
             result = mem.refresh(rebuild=rebuild, semantic=semantic)
         else:

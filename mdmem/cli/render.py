@@ -65,6 +65,14 @@ def message(text: str) -> None:
     sys.stderr.write(visible(text.rstrip("\n")) + "\n")
 
 
+def ask(question: str) -> bool:
+    """A yes/no question to the person at the terminal (on stderr; click's prompt writes to stdout), then
+    their line from stdin: True for y or yes."""
+    sys.stderr.write(visible(question.rstrip("\n")) + " ")
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().casefold() in ("y", "yes")
+
+
 def _line(value: Any) -> str:
     """One value inside a line of output: every control character, newlines included, written out."""
     return visible(str(value), newlines=False)

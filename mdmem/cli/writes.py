@@ -194,11 +194,7 @@ def _confirmed(query: str, paths: list[str]) -> list[str]:
     render.message(f"{render._line(query)!r} names no note; search finds {'this one' if one else f'these {len(paths)}'}:")
     for path in paths:
         render.message(f"  {render._line(path)}")
-    import sys
-
-    sys.stderr.write(f"Archive {'it' if one else 'all of them'}? [y/N]: ")  # not click's prompt: it writes to stdout
-    sys.stderr.flush()
-    if sys.stdin.readline().strip().casefold() not in ("y", "yes"):
+    if not render.ask(f"Archive {'it' if one else 'all of them'}? [y/N]:"):
         raise MdmemError("nothing was forgotten")
     return paths
 
