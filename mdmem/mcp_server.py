@@ -71,12 +71,12 @@ too; every call sees the files as they are now.
   never code, file paths, git history or the state of the current task. `daily_add` logs an event of today.
 - To change a note: `read_note` (it returns the note's `version`), then `edit_note` with that version (append,
   replace a section, set or remove frontmatter keys); `move_note` renames it and rewrites every link to it;
-  `forget` archives it. Ask the user before changing or forgetting their notes.
-A NOTE argument is a vault path (memory/people/ana-souza.md), a file name or a title."""
+  `forget` archives it (`restore_note` brings it back). Ask the user before changing or forgetting their notes.
+A NOTE argument is a vault path (memory/people/ana-souza.md), a file name, a title or an alias."""
 
 
 NoteRef = Annotated[str, Field(min_length=1, description="The note: a vault path (memory/projects/atlas.md), "
-                                                         "a file name or a title.")]
+                                                         "a file name, a title or an alias.")]
 Query = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS,
                              description="Plain words or a question; \"quoted phrase\", AND, NOT and "
                                          "field:value (type:decision, tags:x) work too.")]
@@ -524,13 +524,20 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         dry_run: Annotated[bool, Field(description="Only say what would be archived.")] = False,
     ) -> str:
         """Forget a note: move it to memory/.archive/ (out of search and recall, nothing deleted) and remove its
-        MEMORY.md line. Takes one note, named exactly."""
+        MEMORY.md line; says how many links now point at an archived note. Takes one note named exactly (never
+        search words: search, ask the user, then name the note). `restore_note` brings it back."""
         from mdmem.ops.forget import forget as run
 
-        def work(mem):
-            return run(mem, mem.resolve_note(note), dry_run)
+        return state.call("forget", lambda mem: run(mem, note, dry_run, paths=[mem.resolve_note(note)]))
 
-        return state.call("forget", work)
+    @adds
+    def restore_note(note: NoteRef, dry_run: Annotated[bool, Field(description="Only say what would move.")] = False
+                     ) -> str:
+        """Bring a forgotten note back from memory/.archive/ to where it was, with its MEMORY.md line; refused when
+        a note now exists there. NOTE: its archived path, the path it had, its file name or title."""
+        from mdmem.ops.forget import restore
+
+        return state.call("restore_note", lambda mem: restore(mem, note, dry_run))
 
     @adds
     def checkpoint_accept(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import time
 
@@ -284,8 +285,9 @@ def test_forget_archives_the_note_and_removes_its_line(vault, cli):
     before = index.read_text()
     assert cli.json("search", "VLANs", "--vault", vault)["results"][0]["path"] == NET
     out = cli.json("forget", "home-lab-network", "--vault", vault)
-    assert out == {"query": "home-lab-network", "dry_run": False, "notes": [
-        {"path": NET, "archived_to": "memory/.archive/references/home-lab-network.md", "index_lines": [NET_LINE]}]}
+    assert out == {"query": "home-lab-network", "dry_run": False, "by_search": False, "notes": [
+        {"path": NET, "archived_to": "memory/.archive/references/home-lab-network.md", "index_lines": [NET_LINE],
+         "links": 2, "linked_from": ["memory/projects/home-lab.md"]}]}
     assert not (vault / NET).exists()
     assert (vault / "memory/.archive/references/home-lab-network.md").read_bytes() == data  # moved, not deleted
     assert index.read_text() == before.replace(NET_LINE + "\n", "")
@@ -299,6 +301,8 @@ def test_forget_dry_run_changes_nothing(vault, cli):
     r = cli("forget", NET, "--dry-run", "--vault", vault)
     assert r.stderr == (f"would move {NET} → memory/.archive/references/home-lab-network.md\n"
                         f"  would remove from MEMORY.md: {NET_LINE}\n"
+                        "  2 links in memory/projects/home-lab.md would point at an "
+                        "archived note\n"
                         "dry run: nothing changed\n")
     assert (index.read_bytes(), (vault / NET).read_bytes()) == before
     assert not (vault / "memory/.archive").exists()
@@ -320,11 +324,12 @@ def test_forget_by_search_refuses_several_without_yes(vault, cli):
              "--vault", vault)
     cli.json("save", "Greenhouse heater runs at night", "-t", "reference", "--name", "greenhouse-b",
              "--vault", vault)
-    refused = cli("forget", "Greenhouse", "--vault", vault, code=1)
-    assert refused.stderr.startswith("mdmem: 'Greenhouse' is no note's path, file name or title, and 2 notes ")
-    assert refused.stderr.endswith("name one of them, or pass --yes to forget them all\n")
-    assert "  memory/references/greenhouse-a.md\n" in refused.stderr
-    assert "  memory/references/greenhouse-b.md\n" in refused.stderr
+    refused = cli("forget", "Greenhouse", "--vault", vault, code=2)
+    assert refused.stderr in (
+        f"mdmem: 'Greenhouse' names no note (a path, file name, title or alias); search finds {a}, {b}: name the "
+        "note to forget, or pass --yes to forget all 2; nothing was moved\n"
+        for a, b in itertools.permutations(["memory/references/greenhouse-a.md", "memory/references/greenhouse-b.md"]))
+    assert not (vault / "memory/.archive").exists()
     out = cli.json("forget", "Greenhouse", "--yes", "--vault", vault)
     assert sorted(n["path"] for n in out["notes"]) == ["memory/references/greenhouse-a.md",
                                                       "memory/references/greenhouse-b.md"]
@@ -337,7 +342,8 @@ def test_forget_by_search_refuses_several_without_yes(vault, cli):
 
 def test_forget_a_single_search_match_and_archive_name_clash(vault, cli):
     cli("save", "Greenhouse heater runs at night", "-t", "reference", "--name", "greenhouse", "--vault", vault)
-    cli("forget", "heater", "--vault", vault)
+    cli("forget", "heater", "--vault", vault, code=2)  # a search match only: not without --yes
+    cli("forget", "heater", "--yes", "--vault", vault)
     cli("save", "Greenhouse heater runs at night", "-t", "reference", "--name", "greenhouse", "--vault", vault)
     out = cli.json("forget", "greenhouse", "--vault", vault)
     assert out["notes"][0]["archived_to"] == "memory/.archive/references/greenhouse-2.md"

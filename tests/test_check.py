@@ -410,7 +410,7 @@ def test_missing_folder_is_an_issue(cli, tmp_path):
 
 def test_empty_vault(cli, tmp_path):
     root = tmp_path / "empty"
-    root.mkdir()
+    (root / ".obsidian").mkdir(parents=True)  # an empty Obsidian vault (a folder with nothing of a vault is refused)
     report = check(cli, root)  # neither MEMORY.md nor memory/: said once, how to add them
     assert issues(report) == [("NO MEMORY LAYOUT", ".", "warning")]
     assert report["budget"] == {"tokens": 0, "cap": 40000, "percent": 0.0, "index_tokens": 0, "files": 0}

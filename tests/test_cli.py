@@ -315,8 +315,8 @@ def test_note_argument_falls_back_to_a_frontmatter_title(cli, tmp_path):
     (v / "memory" / "a.md").write_text("---\nname: Twin\n---\none\n")
     (v / "memory" / "b.md").write_text("---\nname: twin\n---\ntwo\n")
     assert cli.json("show", "weekly planning", "--vault", v)["path"] == "memory/2026-x1.md"
-    result = cli("show", "Twin", "--vault", v, code=1)
-    assert "several notes" in result.stderr and "memory/a.md" in result.stderr
+    result = cli("show", "Twin", "--vault", v, code=2)
+    assert result.stderr == "mdmem: 'Twin' names 2 notes: memory/a.md (name), memory/b.md (name); give its path\n"
 
 
 def test_written_files_get_normal_permissions(tmp_path):

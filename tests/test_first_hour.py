@@ -228,7 +228,7 @@ def test_a_tag_in_one_daily_entry_selects_that_entry(tmp_path, cli):
 def test_recall_of_an_empty_window_says_so(vault, cli, tmp_path):
     out = cli("recall", "semana passada", "--today", "2026-12-20", "--vault", vault).stdout
     assert out == ("## Memory recall: semana passada\n\n### semana passada (2026-12-07 – 2026-12-13)\n"
-                   "Nothing is dated in this window; the latest dated entry before it is from 2026-11-25.\n")
+                   "Nothing is dated in this window; 59 notes are dated, the nearest on 2026-11-25.\n")
     with_entries = cli("recall", "semana passada", "--today", "2026-11-25", "--vault", vault).stdout
     assert "2026-11-20 11:00 2026-11-20: 1:1 with [[marta-ferreira]]" in with_entries
     bare = obsidian_vault(tmp_path, {"Plain.md": "Nothing dated.\n"})

@@ -46,7 +46,7 @@ def write(root: Path, rel: str, text: str) -> Path:
 
 
 def make_vault(root: Path, files: dict[str, str]) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
+    (root / ".mdmem").mkdir(parents=True, exist_ok=True)  # a vault (--vault refuses a folder with nothing of one)
     for rel, text in files.items():
         write(root, rel, text)
     return root
@@ -894,6 +894,7 @@ def real(request, tmp_path_factory):
     src = VAULTS / name / sub if sub else VAULTS / name
     v = _copy_writable(src, tmp_path_factory.mktemp(name) / "vault")
     cli = Cli()
+    cli("index", "--vault", v)  # a folder of notes with nothing of a vault (dwarvesf-brain): indexed as it is
     export = json.loads(cli("graph", "export", "--vault", v).stdout)
     indegree: dict[str, set[str]] = defaultdict(set)
     for e in export["edges"]:

@@ -235,7 +235,8 @@ def test_dry_run_writes_nothing(world):
     gone = run_json("uninstall", "--dry-run", env=world.env, cwd=world.cwd)
     assert gone["actions"] == both("removed") and gone["content"] == "{}\n"
     assert world.settings.read_bytes() == before
-    moved = world.vault / "memory"
+    moved = world.vault.parent / "moved vault"
+    (moved / "memory").mkdir(parents=True)
     text = run_hook("install", "--dry-run", "--vault", moved, env=world.env, cwd=world.cwd).stdout
     assert text.startswith("".join(f"{e}: updated\n" for e in EVENTS) + f"dry run: would write {world.settings}:\n{{")
 

@@ -167,6 +167,7 @@ def commands(v: Path, tmp: Path) -> list[tuple[tuple, int | None, str | None]]:
         (("save", "--file", "/dev/zero", "-t", "reference", *V), 2, None),
         (("forget", "README.md", *V), 2, None), (("forget", "atlas 2", "--dry-run", *V), 0, None),
         (("forget", ESC_PATH, "--dry-run", *V, "--json"), 0, None),
+        (("forget", "memory/projects/atlas 2.md", *V), 0, None), (("restore", "atlas 2", *V), 0, None),
         (("timeline", "evil", "--when", "2026-05", *V), 0, None), (("timeline", *V, "--json"), 0, None),
         (("context", *V), 0, None), (("context", "--mode", "full", "-q", "evil", *V), 0, None),
         (("context", *V, "--json"), 0, None),
@@ -329,7 +330,7 @@ def mcp_calls(v: Path) -> list[tuple[str, dict]]:
                                                 "description": "a \x9b description", "body": "body \r\x07"}]}),
         ("edit_note", {"note": ESC_PATH, "version": "0:0", "append": "more \x1b]0;x\x07"}),
         ("move_note", {"note": NEWLINE_PATH, "new": "memory/references/moved.md"}),
-        ("forget", {"note": ESC_PATH, "dry_run": True}),
+        ("forget", {"note": ESC_PATH, "dry_run": True}), ("restore_note", {"note": ESC_PATH}),
     ]
 
 
@@ -405,7 +406,7 @@ async def test_an_mcp_call_that_runs_over_is_an_error_and_the_server_keeps_answe
                 assert late.content[0].text == (
                     "Error executing tool save: save took longer than 1 s and goes on in the background; it may still complete: check (search "
                     "or read_note) before trying again")
-                assert len((await client.list_tools()).tools) == 14  # the server answers meanwhile
+                assert len((await client.list_tools()).tools) == 15  # the server answers meanwhile
                 queued = await client.call_tool("read_note", {"note": "decision-integer-cents"})
                 assert queued.is_error and queued.content[0].text.startswith("Error executing tool read_note: read_note waited 1 s behind an earlier "
                                                                              "call that is still running")
@@ -827,7 +828,7 @@ def test_human_output_leaves_only_through_the_sanitising_functions():
 
     allowed = {
         ("render.py", "emit_json"), ("render.py", "message"), ("render.py", "text"), ("render.py", "check_json"),
-        ("render.py", "console"), ("render.py", "print"),  # SafeConsole.print
+        ("render.py", "console"), ("render.py", "print"), ("render.py", "ask"),  # SafeConsole.print, a y/N
         ("hook.py", "run"), ("hook.py", "usage"), ("common.py", "_version"),  # the version string, a hook's usage
     }
     writers = {"print", "echo", "secho", "write", "Console", "writelines"}

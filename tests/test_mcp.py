@@ -26,7 +26,8 @@ from mdmem.mcp_server import MAX_CHARS, Session, build_server, fit
 
 pytestmark = pytest.mark.anyio
 READ_ONLY = {"search", "recall", "read_note", "backlinks", "neighbors", "timeline", "check"}
-WRITES = {"save", "daily_add", "checkpoint_accept", "checkpoint_propose", "move_note", "edit_note", "forget"}
+WRITES = {"save", "daily_add", "checkpoint_accept", "checkpoint_propose", "move_note", "edit_note", "forget",
+          "restore_note"}
 DESTRUCTIVE = {"edit_note", "forget"}  # they replace or archive what the user wrote
 
 
@@ -432,7 +433,9 @@ def test_install_claude_project_scope_writes_a_portable_mcp_json(cli, world, ins
         {e: "unchanged" for e in EVENTS} and again["gitignore"] is None
     assert {p: p.read_bytes() for p in before} == before
     assert not list(project.rglob("*.mdmem-backup"))
-    # the project root itself as the vault
+    # the project root itself as the vault (it holds its MEMORY.md: a folder with nothing of a vault is refused)
+    cli("install", "claude", "--vault", project, "--project", project, code=2)
+    (project / "MEMORY.md").write_text("# Memory index\n")
     cli("install", "claude", "--vault", project, "--project", project)
     assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["mdmem"]["args"] == ["mcp", "--vault", "."]
 

@@ -18,8 +18,32 @@ class VaultNotFound(MdmemError):
     pass
 
 
+class NotAVault(VaultNotFound):
+    """A folder given as the vault (``--vault``, ``MDMEM_VAULT``) holds nothing of one: a mistyped path."""
+
+    exit_code = EXIT_USAGE
+
+
 class NoteNotFound(MdmemError):
     pass
+
+
+class AmbiguousNote(NoteNotFound):
+    """A NOTE argument names several notes (a title, a name or an alias they share); ``paths`` lists them."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, paths: list[str]):
+        self.paths = paths
+        super().__init__(message)
+
+
+class NoteArchived(NoteNotFound):
+    """A NOTE argument is an archived (forgotten) note: ``mdmem restore`` brings it back."""
+
+    def __init__(self, message: str, path: str):
+        self.path = path
+        super().__init__(message)
 
 
 class LockTimeout(MdmemError):

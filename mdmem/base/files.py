@@ -22,7 +22,7 @@ import os
 import stat
 import time
 
-from mdmem.base.errors import LockTimeout, MdmemError, VaultNotFound, WriteConflict
+from mdmem.base.errors import LockTimeout, MdmemError, NotAVault, VaultNotFound, WriteConflict
 from mdmem.base.layout import INDEX_NAME, MEMORY_DIR, STATE_DIR, STATE_GITIGNORE, mdmem_home
 
 TYPE_CHECKING = False  # not `from typing import`: this module stays cheap for the hooks
@@ -68,6 +68,14 @@ def is_vault(path: Path) -> bool:
     return is_memory_vault(path) or is_obsidian_vault(path)
 
 
+def looks_like_vault(path: Path) -> bool:
+    """A folder given as the vault is taken as one when it holds any of ``MEMORY.md`` (Claude Code's flat
+    memory folder has only that), ``memory/``, ``.obsidian/`` or ``.mdmem/``; any other folder is a
+    mistyped path, never made a vault behind the user's back (``mdmem init`` makes one)."""
+    return (path / INDEX_NAME).is_file() or (path / MEMORY_DIR).is_dir() or is_obsidian_vault(path) \
+        or (path / STATE_DIR).is_dir()
+
+
 def _too_wide(path: Path) -> str | None:
     """Why ``path`` cannot be a vault (the file-system root, the home folder), else None."""
     from pathlib import Path
@@ -82,13 +90,16 @@ def _too_wide(path: Path) -> str | None:
     return None
 
 
-def find_vault(explicit: str | os.PathLike | None = None, cwd: Path | None = None) -> Path:
+def find_vault(explicit: str | os.PathLike | None = None, cwd: Path | None = None, adopt: bool = False) -> Path:
     """``--vault``, then ``MDMEM_VAULT``, then the nearest ancestor holding ``.mdmem/`` or
     ``MEMORY.md`` + ``memory/``, then the nearest ancestor holding ``.obsidian/`` (an Obsidian
     vault brought as it is), then the default vault. First match wins: an mdmem vault above an
     Obsidian one wins over it (a project that keeps its memory at its root and an Obsidian
     ``docs/`` folder inside). The file-system root and the home folder are refused: walking them
-    would read the whole disk."""
+    would read the whole disk. A folder given (``--vault``, ``MDMEM_VAULT``) that holds nothing of a
+    vault (:func:`looks_like_vault`) is refused too (:class:`NotAVault`, exit 2): a mistyped
+    ``--vault /some/docs`` once made ``docs/`` a vault, indexed it and answered "no notes match".
+    ``adopt`` (``mdmem index``, the one command that means "index this folder as it is") takes it."""
     from pathlib import Path
 
     for given, origin in ((explicit, "--vault"), (os.environ.get("MDMEM_VAULT"), "MDMEM_VAULT")):
@@ -101,6 +112,13 @@ def find_vault(explicit: str | os.PathLike | None = None, cwd: Path | None = Non
             if wide:
                 raise VaultNotFound(f"refusing {path} ({origin}) as a vault: it is {wide}; "
                                     "pass the folder that holds your notes")
+            if not adopt and not looks_like_vault(path):
+                import shlex
+
+                quoted = shlex.quote(str(path))
+                raise NotAVault(f"{path} ({origin}) is not a vault (no {INDEX_NAME}, {MEMORY_DIR}/, {OBSIDIAN_DIR}/ "
+                                f"or {STATE_DIR}/); check the path, or make it one with `mdmem init {quoted}` (or "
+                                f"`mdmem index --vault {quoted}` to index it as it is)")
             return path
     here = (cwd or Path.cwd()).resolve()
     for looks_like in (is_memory_vault, is_obsidian_vault):

@@ -8,6 +8,7 @@ look at the environment, so the hook fast path can import it for nothing (~0.2 m
   MEMORY.md            INDEX_NAME: the always-loaded index
   memory/              MEMORY_DIR: people/ projects/ protocols/ daily/ decisions/ feedback/ references/
     .archive/          ARCHIVE_DIR: where forgotten notes go (hidden, so out of the index)
+      forgotten.jsonl  ARCHIVE_LOG: where each came from and its MEMORY.md lines (what `restore` puts back)
     digests/           DIGEST_DIR: weekly/ and monthly/ digests of the daily notes
   .mdmem/              STATE_DIR: derived state, rebuildable (index, caches, hooks, checkpoints, config.toml)
 ```
@@ -22,6 +23,7 @@ INDEX_NAME = "MEMORY.md"
 MEMORY_DIR = "memory"
 DAILY_DIR = f"{MEMORY_DIR}/daily"
 ARCHIVE_DIR = f"{MEMORY_DIR}/.archive"
+ARCHIVE_LOG = f"{ARCHIVE_DIR}/forgotten.jsonl"  # one JSON line per note forgotten: where it came from, its index lines
 DIGEST_DIR = f"{MEMORY_DIR}/digests"
 HOOKS_DIR = f"{STATE_DIR}/hooks"
 CHECKPOINTS_DIR = f"{STATE_DIR}/checkpoints"

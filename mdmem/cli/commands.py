@@ -30,16 +30,25 @@ from mdmem.cli.common import (
 def init(
     path: Annotated[Optional[Path], typer.Argument(help="The vault folder: a new one, or an existing one such as "
                                                    "your Obsidian vault (default: ~/.mdmem/vault).")] = None,
+    today: TodayOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Make a vault: a new folder gets the whole skeleton; an existing one (your Obsidian vault) gets only
     what it lacks (MEMORY.md, memory/ folders, .mdmem/). Never changes an existing file."""
+    import datetime as dt
+
     from mdmem.base.files import default_vault, init_vault
+    from mdmem.base.layout import INDEX_NAME
     from mdmem.cli import render
 
+    day = _day(today) or dt.date.today()
     with _errors():
         target = (path or default_vault()).expanduser().resolve()
         result = init_vault(target)
+        if INDEX_NAME in result.added:  # its budget comment: today's, with the audit's figure
+            from mdmem.ops.budget import stamp_new_index
+
+            stamp_new_index(target, day)
     render.emit_json(result) if json else render.initialised(result)
 
 
@@ -51,11 +60,12 @@ def index(
                                            "`semantic` extra); later refreshes keep the vectors current.")] = False,
     json: JsonOpt = False,
 ) -> None:
-    """Bring the notes cache and search index up to date (only what changed)."""
+    """Bring the notes cache and search index up to date (only what changed). A folder of notes that is no
+    vault yet is indexed as it is (its .mdmem/ makes it one); every other command refuses such a folder."""
     from mdmem.cli import render
     from mdmem.engine.memory import Memory
 
-    with _errors(), Memory(_vault_root(vault)) as mem:
+    with _errors(), Memory(_vault_root(vault, adopt=True)) as mem:
         if json or not _tty():
             result = mem.refresh(rebuild=rebuild, semantic=semantic)
         else:

@@ -76,6 +76,14 @@ def message(text: str) -> None:
     sys.stderr.write(visible(text.rstrip("\n")) + "\n")
 
 
+def ask(question: str) -> bool:
+    """A yes/no question to the person at the terminal (on stderr; click's prompt writes to stdout), then
+    their line from stdin: True for y or yes."""
+    sys.stderr.write(visible(question.rstrip("\n")) + " ")
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().casefold() in ("y", "yes")
+
+
 def _line(value: Any) -> str:
     """One value inside a line of output: every control character, newlines included, written out."""
     return visible(str(value), newlines=False)
@@ -395,6 +403,31 @@ def forgotten(result) -> None:
         message(f"{verb} {_line(item.path)} → {_line(item.archived_to)}")
         for line in item.index_lines:
             message(f"  {'would remove' if result.dry_run else 'removed'} from MEMORY.md: {_line(line)}")
+        if item.links:
+            notes = ", ".join(map(_line, item.linked_from[:3])) + (
+                f" and {len(item.linked_from) - 3} more" if len(item.linked_from) > 3 else "")
+            message(f"  {_count(item.links, 'link')} in {notes} {'would point' if result.dry_run else 'now point'} "
+                    "at an archived note")
+    if result.dry_run:
+        message("dry run: nothing changed" + ("; these are search matches: confirm or pass --yes to forget them"
+                                              if result.by_search else ""))
+    elif result.notes:
+        import shlex
+
+        message(f"bring {'it' if len(result.notes) == 1 else 'one'} back with: mdmem restore "
+                f"{_line(shlex.quote(result.notes[0].archived_to))}")
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def restored(result) -> None:
+    message(f"{'would restore' if result.dry_run else 'restored'} {_line(result.archived)} → {_line(result.path)}")
+    for line in result.index_lines:
+        message(f"  {'would add' if result.dry_run else 'added'} to MEMORY.md again: {_line(line)}")
+    if result.links:
+        message(f"  {_count(result.links, 'link')} in {_count(len(result.linked_from), 'note')} resolve to it again")
     if result.dry_run:
         message("dry run: nothing changed")
 

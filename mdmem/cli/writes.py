@@ -1,4 +1,4 @@
-"""The commands that write notes: daily add/show, save (and its per-type shortcuts), forget, edit, move.
+"""The commands that write notes: daily add/show, save (and its per-type shortcuts), forget, restore, edit, move.
 Registered after :mod:`mdmem.cli.commands` (the order of ``--help``); the agents' side is
 :mod:`mdmem.cli.agents`."""
 
@@ -159,19 +159,62 @@ app.command("remember", help="Alias of save.")(_save)
 
 @app.command()
 def forget(
-    query: Annotated[str, typer.Argument(help="A note (path, file name, title), else search words.")],
+    query: Annotated[str, typer.Argument(help="A note (path, file name, title or alias), else search words.")],
     vault: VaultOpt = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would move; change nothing.")] = False,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Forget every search match, not just one.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Forget the search matches of words that name no "
+                                      "note, without asking.")] = False,
     json: JsonOpt = False,
 ) -> None:
-    """Archive notes into memory/.archive/ and remove their MEMORY.md lines (nothing is deleted)."""
+    """Archive a note into memory/.archive/ and remove its MEMORY.md lines (nothing is deleted; `mdmem restore`
+    brings it back). A note named exactly goes at once; words that name no note are searched, and their
+    matches are archived only when you confirm (on a terminal) or with --yes."""
+    import sys
+
     from mdmem.cli import render
+    from mdmem.ops.forget import NeedsConfirmation
     from mdmem.ops.forget import forget as run
 
     with _memory(vault, write=True) as mem:
-        result = run(mem, query, dry_run, yes)
+        try:
+            result = run(mem, query, dry_run, yes)
+        except NeedsConfirmation as e:
+            if not (sys.stdin.isatty() and sys.stderr.isatty()):
+                raise  # a script: the one-line refusal, exit 2
+            result = run(mem, query, paths=_confirmed(query, e.paths))
     render.emit_json(result) if json else render.forgotten(result)
+
+
+def _confirmed(query: str, paths: list[str]) -> list[str]:
+    """Ask the person at the terminal whether the search matches of ``query`` are what to forget."""
+    from mdmem.base.errors import MdmemError
+    from mdmem.cli import render
+
+    one = len(paths) == 1
+    render.message(f"{render._line(query)!r} names no note; search finds {'this one' if one else f'these {len(paths)}'}:")
+    for path in paths:
+        render.message(f"  {render._line(path)}")
+    if not render.ask(f"Archive {'it' if one else 'all of them'}? [y/N]:"):
+        raise MdmemError("nothing was forgotten")
+    return paths
+
+
+@app.command()
+def restore(
+    note: Annotated[str, typer.Argument(help="The archived note: its path (memory/.archive/...), the path it was "
+                                        "forgotten from, its file name or title.", show_default=False)],
+    vault: VaultOpt = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would move back; change nothing.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Bring a forgotten note back from memory/.archive/ to where it was, with its MEMORY.md lines (never over
+    a note that now exists there)."""
+    from mdmem.cli import render
+    from mdmem.ops.forget import restore as run
+
+    with _memory(vault, write=True) as mem:
+        result = run(mem, note, dry_run)
+    render.emit_json(result) if json else render.restored(result)
 
 
 def _value(text: str):

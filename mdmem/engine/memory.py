@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmem.base import files as fs
-from mdmem.base.errors import LockTimeout, MdmemError, NoteNotFound
+from mdmem.base.errors import AmbiguousNote, LockTimeout, MdmemError, NoteArchived, NoteNotFound
 
 if TYPE_CHECKING:
     from mdmem.engine.graph import LinkGraph
@@ -333,25 +333,40 @@ class Memory:
         """A NOTE argument -> its vault path: an absolute path inside the vault,
         else resolved like a link written in a note at the vault root (vault
         path, file name, title = file name), else the one note whose
-        frontmatter ``title`` or ``name`` it is."""
+        frontmatter ``title``, ``name`` or one of whose ``aliases`` it is (case-insensitive).
+
+        Aliases are command-line lookup only: they never resolve a link (Obsidian's rule, kept by
+        :mod:`mdmem.text.resolve`), so ``show Ana`` finds the note whose ``aliases: [Ana]`` while
+        ``[[Ana]]`` in a note stays dangling. Several notes sharing the title, name or alias:
+        :class:`~mdmem.base.errors.AmbiguousNote` listing them. An archived note's path (under
+        ``memory/.archive/``) is named as such, with the way back (``mdmem restore``)."""
         text = ref.strip().replace("\\", "/")
         if os.path.isabs(text) and Path(text).resolve().is_relative_to(self.root.resolve()):
             text = "/" + Path(text).resolve().relative_to(self.root.resolve()).as_posix()  # a vault path
         path = self.resolver.resolve(text, "") if text else None
         if path is not None and path.lower().endswith(".md"):
             return path
-        # else a frontmatter title or name, when exactly one note has it
-        wanted = nfc(text).casefold()
-        named = {
-            note.path
-            for note in self.store.notes()
-            for key in ("title", "name")
-            if isinstance(note.frontmatter.get(key), str) and nfc(note.frontmatter[key].strip()).casefold() == wanted
-        }
+        # else a frontmatter title or name, or an alias, when exactly one note has it
+        wanted = nfc(" ".join(text.split())).casefold()
+        named: dict[str, str] = {}  # path -> what it is called so ("title", "name", "alias")
+        for note in self.store.notes() if wanted else ():
+            for key in ("title", "name"):
+                value = note.frontmatter.get(key)
+                if isinstance(value, str) and nfc(" ".join(value.split())).casefold() == wanted:
+                    named.setdefault(note.path, key)
+            if any(nfc(" ".join(alias.split())).casefold() == wanted for alias in note.aliases):
+                named.setdefault(note.path, "alias")
         if len(named) == 1:
-            return named.pop()
+            return next(iter(named))
         if named:
-            raise NoteNotFound(f"{ref!r} is the title of several notes: " + ", ".join(sorted(named)))
+            listed = ", ".join(f"{p} ({named[p]})" for p in sorted(named))
+            raise AmbiguousNote(f"{ref!r} names {len(named)} notes: {listed}; give its path", sorted(named))
+        archived = _archived(self.root, text)
+        if archived:
+            import shlex
+
+            raise NoteArchived(f"{archived} is an archived (forgotten) note; bring it back with "
+                               f"`mdmem restore {shlex.quote(archived)}`", archived)
         close = self.closest_names(text)
         raise NoteNotFound(f"no note matches {ref!r} in {self.root}"
                            + (f"; did you mean {', '.join(close)}?" if close else ""))
@@ -540,6 +555,23 @@ def _gc_paused():
         gc.freeze()
         if enabled:
             gc.enable()
+
+
+def _archived(root: Path, text: str) -> str | None:
+    """``text`` as the vault path of an archived note (``memory/.archive/...``) that exists, else None."""
+    from mdmem.base.layout import ARCHIVE_DIR
+
+    rel = text.lstrip("/")
+    if not rel.casefold().startswith(ARCHIVE_DIR.casefold() + "/"):
+        return None
+    for candidate in (rel, rel + ".md"):
+        try:
+            fs.inside(root, candidate)
+        except OSError:
+            return None
+        if candidate.lower().endswith(".md") and (root / candidate).is_file():
+            return candidate
+    return None
 
 
 def _since(t0: float) -> float:

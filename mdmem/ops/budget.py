@@ -11,11 +11,13 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from mdmem.base.layout import INDEX_NAME
+from mdmem.base.layout import INDEX_NAME, MEMORY_DIR
 from mdmem.base.models import Note
 from mdmem.text.parse import tokens_for
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from mdmem.engine.memory import Memory
     from mdmem.ops.check import CheckReport
 
@@ -82,3 +84,28 @@ def update_budget(mem: Memory, report: CheckReport, today: dt.date) -> tuple[str
             fs.write_atomic(path, new, expected=seen)
     budget = replace(report.budget, index_tokens=tokens_for(len(new)))
     return ("updated" if new != data else "unchanged"), replace(report, budget=budget)
+
+
+def stamp_new_index(root: Path, today: dt.date, timeout: float = 10.0) -> str:
+    """``mdmem init``: the MEMORY.md it has just copied from the skeleton gets the budget comment the
+    audit would write today (the skeleton's own says ``~0tk`` and the day it was made). The figure is
+    the audit's total, from the walk alone (no note is parsed): the notes under ``memory/`` (init
+    always makes that folder), summed in bytes, ``floor(bytes / 3.2)``, against the vault's cap. Written
+    like :func:`update_budget`: under the lock, atomically, never over a changed file. Returns the
+    comment."""
+    import os
+
+    from mdmem.base import files as fs
+    from mdmem.base.settings import Settings
+
+    scan = fs.scan(root)
+    prefix = MEMORY_DIR + "/"
+    total = tokens_for(sum(size for path, (_, size) in scan.notes.items() if path.startswith(prefix)))
+    comment = budget_comment(total, Settings.load(root).check.cap, today)
+    with fs.write_lock(root / fs.STATE_DIR, float(os.environ.get("MDMEM_LOCK_TIMEOUT", timeout))):
+        data, seen = fs.read_stat(root, INDEX_NAME)
+        if data is not None:
+            new = with_budget_comment(data, comment)
+            if new != data:
+                fs.write_atomic(root / INDEX_NAME, new, expected=seen)
+    return comment

@@ -9,7 +9,8 @@ A time phrase in the query ("what did we decide last week", "em abril", see
 :mod:`mdmem.text.temporal`) makes a window: its dated entries (:mod:`mdmem.ops.timeline`)
 come first, the search is limited to notes dated in it, and when the other
 words match nothing the window's entries are the answer; a window with nothing
-dated in it says so and names the latest dated day before it. Notes marked
+dated in it says so, with how many notes are dated and the date nearest to it; a recall that finds
+nothing says so (never the header alone). Notes marked
 sensitive never appear unless ``include_sensitive``; notes that no longer hold (another note
 ``supersedes`` them, or their ``valid_until`` is before ``today``: :mod:`mdmem.text.validity`) never
 appear, neither as hits nor as related notes nor as dated entries.
@@ -119,11 +120,11 @@ def recall(
                 used += len(line)
                 shown_entries.append(e)
         elif not entries and not hits:  # an empty window must not read as an empty answer
-            from mdmem.ops.timeline import latest_before
+            from mdmem.ops.timeline import dated
 
-            latest = latest_before(mem, span.start, include_sensitive)
+            count, nearest = dated(mem, span.start, span.end, include_sensitive, gone)
             line = head + "Nothing is dated in this window; " + (
-                f"the latest dated entry before it is from {latest}.\n" if latest else
+                f"{count} note{' is' if count == 1 else 's are'} dated, the nearest on {nearest}.\n" if nearest else
                 "nothing in this vault is dated (daily notes, created: or updated: dates).\n")
             if used + len(line) <= budget:
                 blocks.append(line)
@@ -159,5 +160,7 @@ def recall(
         blocks.append(line)
         used += extra
         related.append(RecallItem(path, note.title, reason, round(weight[path], 4), description))
+    if len(blocks) == 1:  # the header alone would read as an answer cut off: say that nothing was found
+        blocks.append("\nNothing found: no notes match.\n")
     window = {"phrase": span.phrase, "start": span.start.isoformat(), "end": span.end.isoformat()} if span else None
     return RecallResult(query, budget, ranked, related, "".join(blocks), window, shown_entries)

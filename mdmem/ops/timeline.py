@@ -138,19 +138,26 @@ def is_day_note(note) -> bool:
         and len(_stem(note.path)) == 10
 
 
-def latest_before(mem: Memory, day: dt.date, include_sensitive: bool = False) -> str | None:
-    """The newest date before ``day`` that anything is dated by (a daily note's day, a ``created`` or
-    ``updated`` date), from the notes cache alone (no file is read); None when nothing is dated."""
-    before, best = day.isoformat(), None
+def dated(mem: Memory, start: dt.date, end: dt.date, include_sensitive: bool = False,
+          leave_out: frozenset[str] | set[str] = frozenset()) -> tuple[int, str | None]:
+    """How many notes are dated at all (a daily note's day, a ``created`` or ``updated`` date), and the
+    date among them nearest to the window ``start``..``end`` (the earlier one on a tie; None when nothing
+    is dated), from the notes cache alone (no file is read): what an empty window says instead of
+    nothing. ``leave_out``: notes that are not memory any more (superseded, expired)."""
+    lo, hi = start.isoformat(), end.isoformat()
+    count, best, gap = 0, None, None
     for note in mem.notes():
-        if note.path == "MEMORY.md" or (not include_sensitive and is_sensitive(note)):
+        if note.path == "MEMORY.md" or note.path in leave_out or (not include_sensitive and is_sensitive(note)):
             continue
-        dates = [_day(note.title) or _day(_stem(note.path)) or note.date] if is_day_note(note) else \
+        found = [_day(note.title) or _day(_stem(note.path)) or note.date] if is_day_note(note) else \
             [_day(note.frontmatter.get("created")), _day(note.frontmatter.get("updated"))]
+        dates = [d for d in found if d]
+        count += bool(dates)
         for d in dates:
-            if d and d < before and (best is None or d > best):
-                best = d
-    return best
+            far = 0 if lo <= d <= hi else abs((dt.date.fromisoformat(d) - (start if d < lo else end)).days)
+            if gap is None or (far, d) < (gap, best):
+                best, gap = d, far
+    return count, best
 
 
 def _frontmatter_tags(note) -> list[str]:
