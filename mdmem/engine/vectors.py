@@ -263,7 +263,7 @@ def search(mem: Memory, query: str, limit: int, allowed=None) -> list[Match]:
     if not len(vectors.paths) or not query.strip():
         return []
     groups = _LOADED[str(mem.state_dir / FILE)][3]
-    q = model(vectors.model).embed([query])[0].astype(np.float32)  # the model the vectors were made with
+    q = model(vectors.model).embed([query], threads=1)[0].astype(np.float32)  # the vectors' model (embed.py)
     scores = matrix @ q
     starts = np.fromiter((g[1] for g in groups), dtype=np.int64, count=len(groups))
     best_per_note = np.maximum.reduceat(scores, starts)
