@@ -278,3 +278,15 @@ def test_index_notes_stay_out_of_vector_hits_as_they_come_and_go(cli, tmp_path: 
         assert found("semantic") == ["memory/bees.md", "memory/train.md"]
     assert [h["path"] for h in cli.json("search", "beekeeping and honey", "--vault", vault, "--mode", "hybrid")[
         "results"]] == ["memory/bees.md", "memory/train.md"]
+
+
+def test_the_partial_sort_visits_notes_in_the_full_sorts_order():
+    import numpy as np
+
+    from mdmem.engine.vectors import _best_first
+
+    values = np.array([0.2, 0.9, 0.5, 0.9, 0.1, 0.5, 0.5, 0.7], dtype=np.float32)
+    full = [1, 3, 7, 2, 5, 6, 0, 4]  # highest first, ties by index
+    assert [int(i) for i in np.argsort(-values, kind="stable")] == full
+    for first in (1, 2, 3, 4, 5, 8, 20):
+        assert [int(i) for i in _best_first(values, first)] == full
