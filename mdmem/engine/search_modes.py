@@ -35,8 +35,9 @@ def allowed(mem: Memory, filters: Filters):
     With the default filters and vectors made from the notes cache as it is now (the same epoch and generation:
     every path they hold is a cached note), the test is a look-up in the index notes that lexical search masks
     (:meth:`~mdmem.engine.index.SearchIndex.masked`, read once a searcher), instead of reading and decoding each
-    note the vectors visit from the cache. Measured on the generated 10k vault (bench.py's 64 queries, hybrid,
-    ~75 notes visited a query): ~5 ms a query saved; see :func:`mdmem.engine.search_modes.search`."""
+    note the vectors visit from the cache. Measured on the generated 10k vault (bench.py's 64 queries x 3, hybrid,
+    ~75 notes visited a query): those checks took 6.7 ms p50 (28 ms mean, load 3.4) and take 0.13 ms
+    (docs/benchmarks.md, "issue 16: hybrid at 10k")."""
     if filters == Filters(index=True):
         return None
     if filters == Filters() and _vectors_current(mem):

@@ -252,7 +252,15 @@ def search(mem: Memory, query: str, limit: int, allowed=None) -> list[Match]:
     alone, 0.516 / 0.533 / 0.540 with a share of 0.1 / 0.25 / 0.5, and hybrid 0.671 / 0.682 / 0.678 /
     0.671; 0.1 lifts a note that two passages match without letting a long note with many middling
     passages pass a short exact one. Notes are visited by their best passage, and the visit stops once no
-    note left can reach the ``limit``-th score (each visit may read the notes cache for ``allowed``)."""
+    note left can reach the ``limit``-th score (``allowed``: a set look-up with the default filters,
+    :func:`mdmem.engine.search_modes.allowed`).
+
+    Cost on the generated 10k vault (77,676 x 512 rows, issue 16; docs/benchmarks.md "hybrid at 10k"): the product
+    ~8 ms quiet on OpenBLAS's two threads (one: 39 vs 23 ms p50 at load 3.5), the query embedded on one thread
+    (:meth:`mdmem.engine.embed.UseModel.embed`: 3.3 vs 19.2 ms p50 under load), the notes' first rows kept with
+    the loaded vectors and a partial sort for the notes visited first (~1.3 ms a query before). A float16 matrix
+    converted in blocks was dropped: numpy's float16 -> float32 conversion took 236 ms against 32 ms for the
+    float32 product."""
     import numpy as np
 
     from mdmem.base.errors import MdmemError
