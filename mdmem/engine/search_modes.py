@@ -16,14 +16,33 @@ from mdmem.engine.index import Filters, SearchHit, SearchResult
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
 
-POOL = 50  # hits taken from each list before fusing
+POOL = 50  # notes taken from the vectors before fusing
+LEXICAL_POOL = 20  # ... and from BM25F (at least ``limit``)
+# Why 20 and not 50 (issue 16, hybrid warm p95 at 10k): Whoosh prunes less the more hits it must keep. CPU time of
+# ``Memory.lexical(q, k, snippets=False)`` on the generated 10k vault (bench.py's 64 queries x 5, pool sizes in random
+# order, load 5.4): k = 10 / 20 / 25 / 30 / 50 mean 16.0 / 18.2 / 19.5 / 20.2 / 22.2 ms, p95 43 / 56 / 62 / 59 / 77.
+# The calibrated fusion's z-scores are taken over this pool, so quality was checked on the dev splits: re-fusing
+# ``bench_recall.py --candidates`` lists cut to k (Hit@1 / R@5 any / R@5 all / MRR), REALTALK dev k = 15: 0.696 /
+# 0.917 / 0.734 / 0.791, 20: 0.696 / 0.920 / 0.734 / 0.790, 25-50: 0.696 / 0.920 / 0.734 / 0.791; LongMemEval dev
+# (first 120 by sha256) k = 10: 0.917 / 0.975 / 0.875 / 0.945, 15-20: 0.917 / 0.983 / 0.900 / 0.946, 25-50: 0.917 /
+# 0.983 / 0.892 / 0.946; the real runs at 20: docs/benchmarks.md ("issue 16: hybrid at 10k").
 
 
 def allowed(mem: Memory, filters: Filters):
     """A path test that applies ``filters`` to a note of the cache (index notes are out unless
-    ``filters.index``; None: no filter at all)."""
+    ``filters.index``; None: no filter at all).
+
+    With the default filters and vectors made from the notes cache as it is now (the same epoch and generation:
+    every path they hold is a cached note), the test is a look-up in the index notes that lexical search masks
+    (:meth:`~mdmem.engine.index.SearchIndex.masked`, read once a searcher), instead of reading and decoding each
+    note the vectors visit from the cache. Measured on the generated 10k vault (bench.py's 64 queries x 3, hybrid,
+    ~75 notes visited a query): those checks took 6.7 ms p50 (28 ms mean, load 3.4) and take 0.13 ms
+    (docs/benchmarks.md, "issue 16: hybrid at 10k")."""
     if filters == Filters(index=True):
         return None
+    if filters == Filters() and _vectors_current(mem):
+        masked = mem.index.masked()
+        return lambda path: path not in masked
     from mdmem.base.layout import is_index_note, nfc
 
     folder = nfc(filters.folder.strip("/")) + "/" if filters.folder else None
@@ -46,6 +65,14 @@ def allowed(mem: Memory, filters: Filters):
         return not (filters.before and (note.date or "9999") > filters.before + "~")
 
     return ok
+
+
+def _vectors_current(mem: Memory) -> bool:
+    """The loaded vectors match the notes cache's epoch and generation, and there is an index to mask with."""
+    from mdmem.engine.vectors import loaded
+
+    vectors, _ = loaded(mem)
+    return vectors is not None and (vectors.epoch, vectors.gen) == mem.store.state()[:2] and mem.index.exists()
 
 
 def auto_mode(mem: Memory) -> str:
@@ -104,7 +131,7 @@ def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recen
                                                      "passage": near[i - 1].chunk}})
                     for i, h in enumerate(hits, 1)]
         return SearchResult(query, hits, mode)
-    lexical = mem.lexical(query, pool, filters, recency, snippets=False)
+    lexical = mem.lexical(query, max(limit, LEXICAL_POOL), filters, recency, snippets=False)
     lex_rank = {h.path: (i, h) for i, h in enumerate(lexical, 1)}
     semantic = [(m.path, m.score) for m in near]
     fused = fuse([(h.path, h.score) for h in lexical], semantic, fusion, query)[:limit]

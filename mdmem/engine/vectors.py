@@ -213,7 +213,7 @@ class Match:
     scores: tuple[float, ...] = ()  # the note's best passage cosines, best first (at most 3)
 
 
-_LOADED: dict[str, tuple] = {}  # file -> (stat, vectors, float32 matrix, note groups)
+_LOADED: dict[str, tuple] = {}  # file -> (stat, vectors, float32 matrix, note groups, their first rows)
 
 
 def loaded(mem: Memory):
@@ -238,7 +238,8 @@ def loaded(mem: Memory):
                 groups[-1] = (p, groups[-1][1], i + 1)
             else:
                 groups.append((p, i, i + 1))
-        hit = (key, vectors, vectors.matrix.astype(np.float32), groups)
+        starts = np.fromiter((g[1] for g in groups), dtype=np.int64, count=len(groups))
+        hit = (key, vectors, vectors.matrix.astype(np.float32), groups, starts)
         _LOADED[str(path)] = hit
     return hit[1], hit[2]
 
@@ -251,7 +252,15 @@ def search(mem: Memory, query: str, limit: int, allowed=None) -> list[Match]:
     alone, 0.516 / 0.533 / 0.540 with a share of 0.1 / 0.25 / 0.5, and hybrid 0.671 / 0.682 / 0.678 /
     0.671; 0.1 lifts a note that two passages match without letting a long note with many middling
     passages pass a short exact one. Notes are visited by their best passage, and the visit stops once no
-    note left can reach the ``limit``-th score (each visit may read the notes cache for ``allowed``)."""
+    note left can reach the ``limit``-th score (``allowed``: a set look-up with the default filters,
+    :func:`mdmem.engine.search_modes.allowed`).
+
+    Cost on the generated 10k vault (77,676 x 512 rows, issue 16; docs/benchmarks.md "hybrid at 10k"): the product
+    ~8 ms quiet on OpenBLAS's two threads (one: 39 vs 23 ms p50 at load 3.5), the query embedded on one thread
+    (:meth:`mdmem.engine.embed.UseModel.embed`: 3.3 vs 19.2 ms p50 under load), the notes' first rows kept with
+    the loaded vectors and a partial sort for the notes visited first (~1.3 ms a query before). A float16 matrix
+    converted in blocks was dropped: numpy's float16 -> float32 conversion took 236 ms against 32 ms for the
+    float32 product."""
     import numpy as np
 
     from mdmem.base.errors import MdmemError
@@ -262,13 +271,12 @@ def search(mem: Memory, query: str, limit: int, allowed=None) -> list[Match]:
         raise MdmemError("no vectors yet: run `mdmem index --semantic` once (then every refresh keeps them up to date)")
     if not len(vectors.paths) or not query.strip():
         return []
-    groups = _LOADED[str(mem.state_dir / FILE)][3]
-    q = model(vectors.model).embed([query])[0].astype(np.float32)  # the model the vectors were made with
+    groups, starts = _LOADED[str(mem.state_dir / FILE)][3:5]
+    q = model(vectors.model).embed([query], threads=1)[0].astype(np.float32)  # the vectors' model (embed.py)
     scores = matrix @ q
-    starts = np.fromiter((g[1] for g in groups), dtype=np.int64, count=len(groups))
     best_per_note = np.maximum.reduceat(scores, starts)
     found: dict[str, Match] = {}
-    for g in np.argsort(-best_per_note, kind="stable"):
+    for g in _best_first(best_per_note, 2 * limit + 32):
         path, lo, hi = groups[g]
         if len(found) >= limit:  # a note's score is at most best + SECOND x max(best, 0): stop once none can enter
             best_here = float(best_per_note[g])
@@ -283,6 +291,22 @@ def search(mem: Memory, query: str, limit: int, allowed=None) -> list[Match]:
         found[path] = Match(path, round(best[0] + SECOND * (best[1] if len(best) > 1 else 0.0), 4),
                             vectors.chunks[lo + int(top[0])], tuple(round(b, 4) for b in best))
     return sorted(found.values(), key=lambda m: (-m.score, m.path))[:limit]
+
+
+def _best_first(values, first: int):
+    """The indices of ``values``, highest first, ties by index (a stable sort of ``-values``): the ``first``
+    highest (and any tied with the last of them) by a partial sort, the rest sorted only if the caller gets
+    that far. Search visits ~75 of 10,000 notes for a pool of 50: the full sort took ~0.8 ms a query."""
+    import numpy as np
+
+    if len(values) <= first:
+        yield from np.argsort(-values, kind="stable")
+        return
+    edge = np.partition(values, len(values) - first)[len(values) - first]
+    head = np.flatnonzero(values >= edge)
+    yield from head[np.argsort(-values[head], kind="stable")]
+    rest = np.flatnonzero(values < edge)
+    yield from rest[np.argsort(-values[rest], kind="stable")]
 
 
 def best_passage(mem: Memory, path: str, number: int) -> str:
