@@ -139,7 +139,8 @@ def test_writers_never_make_a_twin_of_a_note_named_in_another_form(mac, cli):
 def test_forget_archives_the_file_on_disk_and_its_index_line(mac, cli):
     gone = cli.json("forget", nfc("Café notes"), "--vault", mac)["notes"]
     assert gone == [{"path": CAFE, "archived_to": "memory/.archive/references/" + nfd("Café notes") + ".md",
-                     "index_lines": ["- [Café notes](memory/references/Caf%C3%A9%20notes.md) — about okapi"]}]
+                     "index_lines": ["- [Café notes](memory/references/Caf%C3%A9%20notes.md) — about okapi"],
+                     "links": 3, "linked_from": ["memory/people/" + nfd("Zoë") + ".md", "memory/references/linker.md"]}]
     assert names(mac / "memory/.archive/references") == [nfd("Café notes.md")]
     assert "Caf%C3%A9" not in (mac / "MEMORY.md").read_text(encoding="utf-8")
     assert cli.json("search", "okapi", "--vault", mac)["results"] == []

@@ -467,6 +467,23 @@ def write_new(path: Path, data: bytes) -> None:
     write_atomic(path, data)
 
 
+def move_new(root: Path, source: str, target: str, what: str) -> None:
+    """Move the vault file ``source`` to ``target`` (vault-relative; the folder is made), never over a file that
+    appeared there meanwhile: a hard link then an unlink where the file system has them, else a rename after a last
+    look. ``what`` ("moved", "restored") says what did not happen, in the :class:`WriteConflict`."""
+    src, dst = root / source, root / target
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(src, dst)
+        os.unlink(src)
+    except FileExistsError:
+        raise WriteConflict(f"{target} appeared meanwhile; nothing was {what}") from None
+    except OSError:
+        if os.path.lexists(dst):
+            raise WriteConflict(f"{target} appeared meanwhile; nothing was {what}") from None
+        os.rename(src, dst)
+
+
 def archive_target(root: Path, rel: str) -> str:
     """Where forgetting ``rel`` moves it: ``memory/.archive/<path under memory/>`` (``-2``, ``-3``... when taken)."""
     from mdmem.base.layout import archive_path

@@ -481,16 +481,7 @@ def move(mem: Memory, ref: str, new: str, dry_run: bool = False) -> MoveResult:
             skipped += [f"{path}: {m} (not found as written; rewrite it by hand)" for m in missed]
             results.append((path, here, new_data, seen, lines, count, data))
         if not dry_run:
-            (mem.root / target).parent.mkdir(parents=True, exist_ok=True)
-            try:
-                os.link(mem.root / source, mem.root / target)  # never over a file that appeared meanwhile
-                os.unlink(mem.root / source)
-            except FileExistsError:
-                raise MdmemError(f"{target} appeared meanwhile; nothing was moved") from None
-            except OSError:
-                if os.path.lexists(mem.root / target):
-                    raise MdmemError(f"{target} appeared meanwhile; nothing was moved") from None
-                os.rename(mem.root / source, mem.root / target)
+            fs.move_new(mem.root, source, target, "moved")
         for _path, here, new_data, seen, lines, count, _data in results:
             if count == 0:
                 continue

@@ -342,16 +342,7 @@ def restore(mem: Memory, ref: str, dry_run: bool = False) -> RestoreResult:
         new_text, added = _put_back(index_text, items)
         if dry_run:
             return RestoreResult(archived, target, True, added, 0, [], logged)
-        (mem.root / target).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(mem.root / archived, mem.root / target)  # never over a file that appeared meanwhile
-            os.unlink(mem.root / archived)
-        except FileExistsError:
-            raise MdmemError(f"{target} appeared meanwhile; nothing was restored") from None
-        except OSError:
-            if os.path.lexists(mem.root / target):
-                raise MdmemError(f"{target} appeared meanwhile; nothing was restored") from None
-            os.rename(mem.root / archived, mem.root / target)
+        fs.move_new(mem.root, archived, target, "restored")
         if added:
             nl = "\r\n" if "\r\n" in index_text else "\n"
             bom = "\ufeff" if index_data and index_data.startswith(b"\xef\xbb\xbf") else ""
