@@ -93,7 +93,7 @@ class Session:
     turning of results and errors into what a tool returns."""
 
     def __init__(self, vault: str | os.PathLike | None, timeout: float | None = None):
-        from mdmem.base.files import find_vault
+        from mdmem.base.vault import find_vault
 
         self.root = find_vault(vault)  # found (or refused) now, at start-up
         self.timeout = timeout if timeout is not None else _timeout()
@@ -594,7 +594,7 @@ class _Visible(logging.Formatter):
 
 def serve(vault: str | os.PathLike | None = None) -> None:
     """Serve the vault over stdio until the client hangs up."""
-    from mdmem.base.files import find_vault
+    from mdmem.base.vault import find_vault
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_Visible("mdmem mcp: %(levelname)s %(message)s"))

@@ -1,5 +1,6 @@
-"""The vault on disk: finding it, walking it, reading it within its bounds, writing it atomically,
-and the one lock. Every other module reaches the disk through here.
+"""The vault on disk: walking it, reading it within its bounds, writing it atomically, and the one
+lock. Every other module reaches the disk through here (which folder is a vault, finding it and
+making one: :mod:`mdmem.base.vault`).
 
 The boundary (issue "Hostile vaults"): a vault arrives by git clone, sync or a shared drive, and what
 mdmem reads goes to a model. So nothing outside the vault's root is ever read: the walker does not
@@ -22,8 +23,8 @@ import os
 import stat
 import time
 
-from mdmem.base.errors import LockTimeout, MdmemError, NotAVault, VaultNotFound, WriteConflict
-from mdmem.base.layout import INDEX_NAME, MEMORY_DIR, STATE_DIR, STATE_GITIGNORE, mdmem_home
+from mdmem.base.errors import LockTimeout, WriteConflict
+from mdmem.base.layout import STATE_DIR, STATE_GITIGNORE
 
 TYPE_CHECKING = False  # not `from typing import`: this module stays cheap for the hooks
 if TYPE_CHECKING:
@@ -41,97 +42,6 @@ class OutsideVault(OSError):
 
 class NotRegular(OSError):
     """A FIFO, device or socket named like a note; never opened for reading."""
-
-
-def default_vault() -> Path:
-    """The user's default vault, created by ``mdmem init`` with no PATH."""
-    from pathlib import Path
-
-    return Path(mdmem_home()) / "vault"
-
-
-OBSIDIAN_DIR = ".obsidian"  # Obsidian's settings folder: its parent is an Obsidian vault
-
-
-def is_memory_vault(path: Path) -> bool:
-    """An mdmem vault: ``.mdmem/``, or ``MEMORY.md`` beside ``memory/``."""
-    return (path / STATE_DIR).is_dir() or ((path / INDEX_NAME).is_file() and (path / MEMORY_DIR).is_dir())
-
-
-def is_obsidian_vault(path: Path) -> bool:
-    """A folder Obsidian opens as a vault: it holds ``.obsidian/``."""
-    return (path / OBSIDIAN_DIR).is_dir()
-
-
-def is_vault(path: Path) -> bool:
-    """A folder mdmem takes as a vault: an mdmem vault or an Obsidian one."""
-    return is_memory_vault(path) or is_obsidian_vault(path)
-
-
-def looks_like_vault(path: Path) -> bool:
-    """A folder given as the vault is taken as one when it holds any of ``MEMORY.md`` (Claude Code's flat
-    memory folder has only that), ``memory/``, ``.obsidian/`` or ``.mdmem/``; any other folder is a
-    mistyped path, never made a vault behind the user's back (``mdmem init`` makes one)."""
-    return (path / INDEX_NAME).is_file() or (path / MEMORY_DIR).is_dir() or is_obsidian_vault(path) \
-        or (path / STATE_DIR).is_dir()
-
-
-def _too_wide(path: Path) -> str | None:
-    """Why ``path`` cannot be a vault (the file-system root, the home folder), else None."""
-    from pathlib import Path
-
-    if path == Path(path.anchor):
-        return "the file-system root"
-    try:
-        if path == Path.home().resolve():
-            return "your home folder"
-    except (RuntimeError, OSError):
-        pass
-    return None
-
-
-def find_vault(explicit: str | os.PathLike | None = None, cwd: Path | None = None, adopt: bool = False) -> Path:
-    """``--vault``, then ``MDMEM_VAULT``, then the nearest ancestor holding ``.mdmem/`` or
-    ``MEMORY.md`` + ``memory/``, then the nearest ancestor holding ``.obsidian/`` (an Obsidian
-    vault brought as it is), then the default vault. First match wins: an mdmem vault above an
-    Obsidian one wins over it (a project that keeps its memory at its root and an Obsidian
-    ``docs/`` folder inside). The file-system root and the home folder are refused: walking them
-    would read the whole disk. A folder given (``--vault``, ``MDMEM_VAULT``) that holds nothing of a
-    vault (:func:`looks_like_vault`) is refused too (:class:`NotAVault`, exit 2): a mistyped
-    ``--vault /some/docs`` once made ``docs/`` a vault, indexed it and answered "no notes match".
-    ``adopt`` (``mdmem index``, the one command that means "index this folder as it is") takes it."""
-    from pathlib import Path
-
-    for given, origin in ((explicit, "--vault"), (os.environ.get("MDMEM_VAULT"), "MDMEM_VAULT")):
-        if given:
-            path = Path(given).expanduser()
-            if not path.is_dir():
-                raise VaultNotFound(f"vault not found: {path} ({origin}) is not a folder")
-            path = path.resolve()
-            wide = _too_wide(path)
-            if wide:
-                raise VaultNotFound(f"refusing {path} ({origin}) as a vault: it is {wide}; "
-                                    "pass the folder that holds your notes")
-            if not adopt and not looks_like_vault(path):
-                import shlex
-
-                quoted = shlex.quote(str(path))
-                raise NotAVault(f"{path} ({origin}) is not a vault (no {INDEX_NAME}, {MEMORY_DIR}/, {OBSIDIAN_DIR}/ "
-                                f"or {STATE_DIR}/); check the path, or make it one with `mdmem init {quoted}` (or "
-                                f"`mdmem index --vault {quoted}` to index it as it is)")
-            return path
-    here = (cwd or Path.cwd()).resolve()
-    for looks_like in (is_memory_vault, is_obsidian_vault):
-        for folder in (here, *here.parents):
-            if looks_like(folder) and not _too_wide(folder):
-                return folder
-    fallback = default_vault()
-    if fallback.is_dir():
-        return fallback.resolve()
-    raise VaultNotFound(
-        "no vault found: pass --vault PATH, set MDMEM_VAULT, run mdmem inside a vault, "
-        "or create the default vault with `mdmem init`"
-    )
 
 
 def state_dir(root: Path) -> Path:
@@ -566,66 +476,3 @@ def write_lock(state: Path, timeout: float) -> Lock:
     return Lock(state / "write.lock", timeout,
                 f"another mdmem process has held the write lock on {state} for {timeout:g} s; "
                 "try again, or raise MDMEM_LOCK_TIMEOUT")
-
-
-def skeleton_dir() -> Path:
-    """The skeleton of a new vault: ``mdmem/skeleton`` in a wheel, ``vault/`` in a checkout."""
-    from pathlib import Path
-
-    packaged = Path(__file__).parent.parent / "skeleton"
-    if packaged.is_dir():
-        return packaged
-    checkout = Path(__file__).parent.parent.parent / "vault"
-    if checkout.is_dir():
-        return checkout
-    raise MdmemError("the vault skeleton is missing from this installation")
-
-
-def init_vault(path: Path):
-    """Make ``path`` a vault, adding only what is missing and changing no existing file.
-
-    A new folder (absent or empty) gets the whole skeleton: ``MEMORY.md``, ``README.md`` and the
-    ``memory/`` folders. An existing folder (an Obsidian vault, a notes folder, a project) gets only
-    what it lacks of ``MEMORY.md`` and ``memory/people|projects|protocols|daily/`` (its own README
-    and notes are its business). Either way ``.mdmem/`` is created with its ``.gitignore`` of ``*``.
-    Returns :class:`~mdmem.base.models.InitResult`: what was added and what was already there."""
-    from mdmem.base.models import InitResult
-
-    if path.exists() and not path.is_dir():
-        raise MdmemError(f"cannot make a vault of {path}: it is a file, not a folder")
-    wide = _too_wide(path.resolve()) if path.exists() else None
-    if wide:
-        raise MdmemError(f"refusing to make {path} a vault: it is {wide}; pass the folder that holds your notes")
-    new = not path.exists() or not any(path.iterdir())
-    source = skeleton_dir()
-    plan = sorted(p.relative_to(source) for p in source.rglob("*") if p.is_file())
-    added, kept = [], []
-    for rel in plan:
-        parts = rel.parts
-        if len(parts) == 1:  # MEMORY.md, README.md
-            name = rel.as_posix()
-            if not new and name != INDEX_NAME:
-                continue
-            if (path / rel).exists():
-                kept.append(name)
-                continue
-            write_new(path / rel, (source / rel).read_bytes())
-            added.append(name)
-            continue
-        folder = "/".join(parts[:-1]) + "/"  # memory/people/ ...: created with its .gitkeep, else left alone
-        if (path / rel).parent.exists():
-            if folder not in kept:
-                kept.append(folder)
-            continue
-        write_new(path / rel, (source / rel).read_bytes())
-        added.append(folder)
-    state = path / STATE_DIR
-    had_state, had_ignore = state.is_dir(), (state / ".gitignore").exists()
-    state_dir(path)
-    if not had_state:
-        added.append(STATE_DIR + "/")
-    elif not had_ignore:
-        added.append(f"{STATE_DIR}/.gitignore")
-    else:
-        kept.append(STATE_DIR + "/")
-    return InitResult(str(path), new, added, kept)

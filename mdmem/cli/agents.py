@@ -299,7 +299,7 @@ def hook_status(
 
     with _errors():
         if vault is not None:
-            from mdmem.base.files import find_vault
+            from mdmem.base.vault import find_vault
 
             vault = find_vault(vault)
         result = claude_settings.status(project, vault=vault, session=session)

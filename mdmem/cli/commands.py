@@ -37,8 +37,8 @@ def init(
     what it lacks (MEMORY.md, memory/ folders, .mdmem/). Never changes an existing file."""
     import datetime as dt
 
-    from mdmem.base.files import default_vault, init_vault
     from mdmem.base.layout import INDEX_NAME
+    from mdmem.base.vault import default_vault, init_vault
     from mdmem.cli import render
 
     day = _day(today) or dt.date.today()

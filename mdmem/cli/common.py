@@ -89,10 +89,10 @@ def _errors() -> Iterator[None]:
 
 
 def _vault_root(vault: Path | None, adopt: bool = False) -> Path:
-    """The vault (:func:`mdmem.base.files.find_vault`; ``adopt``: a folder given is taken even when it holds
+    """The vault (:func:`mdmem.base.vault.find_vault`; ``adopt``: a folder given is taken even when it holds
     nothing of a vault yet). When it was found rather than given (no --vault, no MDMEM_VAULT), say which on
     stderr: on a terminal only, never with --json."""
-    from mdmem.base.files import find_vault
+    from mdmem.base.vault import find_vault
 
     root = find_vault(vault, adopt=adopt)
     if vault is None and not os.environ.get("MDMEM_VAULT") and _tty() and not _params().get("json"):

@@ -189,7 +189,7 @@ def locate(explicit: str | None, cwd) -> str:
         return os.path.abspath(explicit)
     from pathlib import Path
 
-    from mdmem.base.files import find_vault
+    from mdmem.base.vault import find_vault
 
     here = Path(cwd) if isinstance(cwd, str) and cwd and os.path.isdir(cwd) else None
     return str(find_vault(explicit, cwd=here))

@@ -36,6 +36,7 @@ from mdmem.base.files import write_lock
 from mdmem.base.layout import nfc
 from mdmem.base.models import Link, Note, Problem
 from mdmem.base.settings import Fusion, Recency, Settings
+from mdmem.base.vault import find_vault
 from mdmem.engine.index import INDEX_VERSION, Filters, IndexDamaged, SearchHit, SearchIndex, SearchResult
 from mdmem.engine.store import CacheDamaged, Diff, Store, no_room
 from mdmem.text.parse import parse_note, problem_note, snippet_text
@@ -163,7 +164,7 @@ class Memory:
 
     @classmethod
     def open(cls, vault: str | os.PathLike | None = None, **kwargs) -> Memory:
-        return cls(fs.find_vault(vault), **kwargs)
+        return cls(find_vault(vault), **kwargs)
 
     def close(self) -> None:
         self.index.close()
