@@ -56,3 +56,28 @@ def run_process(*args: str, env: dict | None = None, timeout: float = 120) -> su
         [sys.executable, "-m", "mdmem", *map(str, args)],
         capture_output=True, text=True, env=env, timeout=timeout,
     )
+
+
+def drain(master: int, proc, stop_at_exit: bool = True, timeout: float = 30) -> str:
+    """What a child showed on the pseudo-terminal ``master``: read until it closes it (or, with ``stop_at_exit``,
+    until the child has exited and nothing is left to read), within ``timeout`` (a hang guard, not a timing);
+    then ``master`` is closed. CRLF read as LF."""
+    import os
+    import select
+    import time
+
+    shown, deadline = b"", time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the child is gone
+                break
+            if not chunk:
+                break
+            shown += chunk
+        elif stop_at_exit and proc.poll() is not None:
+            break
+    os.close(master)
+    return shown.decode("utf-8", "replace").replace("\r\n", "\n")

@@ -11,17 +11,15 @@ import json
 import os
 import pty
 import re
-import select
 import shlex
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from support import FIXTURES
+from support import FIXTURES, drain
 
 OBSIDIAN_DOCS = FIXTURES / "vaults" / "obsidian-tasks-docs" / "docs"  # a real vault, with its .obsidian/
 
@@ -44,22 +42,8 @@ def on_terminal(*args, cwd: Path, stdin_terminal: str | None = None, timeout: fl
     os.close(slave)
     if stdin_terminal is not None:
         os.write(master, stdin_terminal.encode() + b"\n\x04")  # a line, then Ctrl-D on a line of its own
-    shown, deadline = b"", time.monotonic() + timeout
-    while time.monotonic() < deadline:  # drain the terminal until the child closes it
-        ready, _, _ = select.select([master], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:  # EIO: the child is gone
-                break
-            if not chunk:
-                break
-            shown += chunk
-        elif proc.poll() is not None and stdin_terminal is not None:
-            break
-    os.close(master)
+    text = drain(master, proc, stop_at_exit=stdin_terminal is not None, timeout=timeout)
     out, err = proc.communicate(timeout=timeout)
-    text = shown.decode("utf-8", "replace").replace("\r\n", "\n")
     return proc.returncode, out.decode(), (err.decode() if stdin_terminal is not None else text)
 
 

@@ -9,15 +9,13 @@ from __future__ import annotations
 import json
 import os
 import pty
-import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from support import Cli
+from support import Cli, drain
 
 ANA = "memory/people/Ana Souza-Lima.md"
 ANA_ARCHIVED = "memory/.archive/people/Ana Souza-Lima.md"
@@ -58,22 +56,9 @@ def on_terminal(args: list[str], typed: str, cwd: Path) -> tuple[int, str, str]:
     proc = subprocess.Popen([sys.executable, "-m", "mdmem", *args], cwd=cwd, stdin=slave, stderr=slave,
                             stdout=subprocess.PIPE)
     os.close(slave)
-    shown, deadline = b"", time.monotonic() + 30
-    while time.monotonic() < deadline:  # drain the terminal until the child closes it (a hang guard, not a timing)
-        ready, _, _ = select.select([master], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:  # EIO: the child is gone
-                break
-            if not chunk:
-                break
-            shown += chunk
-        elif proc.poll() is not None:
-            break
-    os.close(master)
+    shown = drain(master, proc)
     out, _ = proc.communicate(timeout=30)
-    return proc.returncode, out.decode(), shown.decode("utf-8", "replace").replace("\r\n", "\n")
+    return proc.returncode, out.decode(), shown
 
 
 # ------------------------------------------------------------------------------ forget: named, or confirmed
