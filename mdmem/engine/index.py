@@ -1,4 +1,5 @@
-"""Full-text search over the notes: with :mod:`mdmem.engine.whoosh_load`, the only module that imports Whoosh.
+"""Full-text search over the notes: with :mod:`mdmem.engine.whoosh_load` and :mod:`mdmem.engine.query_plan` (the
+query's shape), the only modules that import Whoosh.
 
 The interface is small (``build``, ``update``, ``search``, ``refresh``,
 ``close``) so another engine could stand behind it for very large vaults.
@@ -46,6 +47,7 @@ from whoosh.writing import SegmentWriter  # noqa: E402
 from mdmem.base.layout import is_index_note, nfc  # noqa: E402
 from mdmem.base.models import Note  # noqa: E402
 from mdmem.base.settings import Recency  # noqa: E402
+from mdmem.engine.query_plan import common_split, lift_nots, positive_terms, union_matchers  # noqa: E402
 from mdmem.text.query import check_query  # noqa: E402
 
 T = TypeVar("T")
@@ -364,7 +366,7 @@ class SearchIndex:
         check_query(text)  # the parser's time grows faster than the query (text/query.py)
         parser = MultifieldParser(_DEFAULT_FIELDS, self._open().schema, group=OrGroup)
         parser.replace_plugin(FieldsPlugin(remove_unknown=True))
-        return _union_matchers(_lift_nots(parser.parse(_QUESTION_MARKS.sub(" ", text))))
+        return union_matchers(lift_nots(parser.parse(_QUESTION_MARKS.sub(" ", text))))
 
     def search(
         self,
@@ -400,6 +402,8 @@ class SearchIndex:
 
             pool = max(pool, DEPTH)
         mask = None if filters.index else q.Term("index", "1")
+        if not restrict:
+            wanted = common_split(wanted, searcher, pool + (len(self.masked()) if mask is not None else 0))
         try:
             results = searcher.search(wanted, limit=pool, filter=q.And(restrict) if restrict else None, mask=mask)
             found = [(hit.score, hit["path"], hit["title"], hit.get("date") or None) for hit in results]
@@ -409,7 +413,7 @@ class SearchIndex:
         terms = {text for field, text in wanted.iter_all_terms() if field in ("title", "aliases", "body")}
         shown: dict[str, str] = {}
         if body_of is not None and len(found) > 1:
-            found, shown = _by_passage(found, _positive_terms(wanted), searcher, body_of, self._passages)
+            found, shown = _by_passage(found, positive_terms(wanted), searcher, body_of, self._passages)
         now = today if today is not None else time.time()
         scored = []
         for score, path, title, date in found:
@@ -524,15 +528,6 @@ def _index_shard(job):
     return writer._finalize_segment(), kept
 
 
-def _positive_terms(query) -> set[str]:
-    """The body terms a query asks for (not those under a NOT)."""
-    if isinstance(query, q.Not):
-        return set()
-    if query.is_leaf():
-        return {text for field, text in query.iter_all_terms() if field in ("title", "aliases", "body")}
-    return set().union(*(_positive_terms(c) for c in query.children()))
-
-
 def _term_counts(text: str) -> Counter[str]:
     """{index term: count} of a text (stop words out), through the word cache."""
     terms = _TERMS
@@ -573,32 +568,6 @@ def _by_passage(found: list, wanted: set[str], searcher, body_of: Callable[[str]
     scores = blend([hit[0] for hit in found], [b for b, _ in best])
     shown = {path: plain_text(text) for (_, path, _, _), (score, text) in zip(head, best) if score > 0}
     return [(s, *hit[1:]) for s, hit in zip(scores, found)], shown
-
-
-def _union_matchers(query):
-    """Score OR queries with Whoosh's tree of union matchers, which can skip
-    blocks that cannot reach the top N, instead of the "preload every match"
-    matcher it picks for segments under 5,000 documents (~35% faster warm
-    queries at 10k notes, same ranking)."""
-    if isinstance(query, q.Or):
-        query.matcher_type = q.Or.DEFAULT_MATCHER
-    for child in query.children():
-        _union_matchers(child)
-    return query
-
-
-def _lift_nots(query):
-    """With OR as the default operator, ``a NOT b`` parses as ``a OR (NOT b)``,
-    which matches nearly everything; make it ``a ANDNOT b`` as people mean it."""
-    if isinstance(query, (q.And, q.Or)):
-        query = type(query)([_lift_nots(c) for c in query.subqueries], boost=query.boost)
-    if isinstance(query, q.Or):
-        keep = [c for c in query.subqueries if not isinstance(c, q.Not)]
-        drop = [c.query for c in query.subqueries if isinstance(c, q.Not)]
-        if drop:
-            positive = (q.Or(keep) if len(keep) > 1 else keep[0]) if keep else q.Every()
-            return q.AndNot(positive, q.Or(drop) if len(drop) > 1 else drop[0])
-    return query
 
 
 def _epoch(date: str) -> float:

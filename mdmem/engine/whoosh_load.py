@@ -1,8 +1,8 @@
 """How mdmem loads Whoosh-Reloaded: without the imports it never uses, and reading its segment files in place.
 
 Both are small patches on the library, measured on a search process of the generated 10k-note vault, and
-both run once, from :mod:`mdmem.engine.index` (with this module, the only one that imports Whoosh), before Whoosh's own
-modules are imported there. Standard library only until :func:`load_whoosh` runs.
+both run once, from :mod:`mdmem.engine.index` or :mod:`mdmem.engine.query_plan` (with this module, the only ones that
+import Whoosh), before Whoosh's own modules are imported there. Standard library only until :func:`load_whoosh` runs.
 """
 
 from __future__ import annotations
