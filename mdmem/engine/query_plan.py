@@ -75,9 +75,13 @@ def common_split(query, searcher, pool: int):
     of the generated 10k vault's notes and one in 70, so it scored ~8,000 notes to keep 30. CPU time of
     ``Memory.lexical(q, 10)`` over bench.py's 56 terms + 8 questions x 3 (one process, load ~2), p50 / p95:
     as before 15.1 / 52.3 ms (questions 21.2 / 77.2), split at 10% 12.5 / 28.5 (questions 18.5 / 31.5); the
-    same ten notes in the same order for 63 of the 64 queries and the same first note for all 64. At 5% the
-    figures were alike, at 20% the questions' p95 stayed at 85-106 ms (the words at 28-50% split, those at
-    12-20% did not). Recall on the dev sets: docs/benchmarks.md.
+    same ten notes in the same order for 63 of the 64 queries and the same first note for all 64. On real text,
+    a vault of the 7,952 sessions of LongMemEval_s's dev split pooled (~12 kB notes; its 181 questions, gold =
+    their answer sessions; 4 interleaved runs): CPU p50 / p95 68-72 / 268-338 ms -> 45-47 / 128-133 ms, Hit@1
+    0.343 / R@5 0.619 / MRR 0.463 -> 0.343 / 0.619 / 0.464 (18 lists and 4 first notes changed). Other shares
+    there: 5% 40 / 110 ms but Hit@1 0.326, R@5 0.597; 2% 0.337 / 0.608: 10% is kept. The per-question vaults of
+    the dev sets (20-50 notes) never reach the split: REALTALK dev and LongMemEval dev (first 120) gave the same
+    lists, question for question.
     """
     if not isinstance(query, q.Or) or len(query.subqueries) < 2:
         return query
