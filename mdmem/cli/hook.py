@@ -66,7 +66,9 @@ USAGE = {
         "stdin (Claude Code's JSON): session_id, cwd (the bootstrap files that apply), hook_event_name\n"
         "  (\"SessionStart\"), source (startup, resume, clear or compact: after a compaction only the session's own\n"
         "  pending checkpoint is shown).\n"
-        "stdout: the card, plain text (Claude Code adds it to the session's context).\n\n"
+        "stdout: the card, plain text (Claude Code adds it to the session's context); when config.toml is broken\n"
+        "  or --vault is no vault, {\"systemMessage\": LINE, \"hookSpecificOutput\": {..., \"additionalContext\": ...}}\n"
+        "  (the user sees LINE; the card, with the defaults, opens with it).\n\n"
         "options:\n" + _VAULT +
         "  --budget BYTES the card's size, 200 to 10000 (default 8000, leaving room for a pending checkpoint)\n"),
     "prompt": (
