@@ -30,6 +30,13 @@ def is_memory_vault(path: Path) -> bool:
     return (path / STATE_DIR).is_dir() or ((path / INDEX_NAME).is_file() and (path / MEMORY_DIR).is_dir())
 
 
+def is_flat(path: Path) -> bool:
+    """A flat vault: no ``memory/`` folder, every note but ``MEMORY.md`` a memory (Claude Code's own memory
+    folder); else layered (memory files under ``memory/``). Decided by what exists, so nothing mdmem does
+    to a flat vault may make ``memory/`` (forgetting archives into ``.archive/``: layout.FLAT_ARCHIVE_DIR)."""
+    return not os.path.isdir(os.path.join(path, MEMORY_DIR))
+
+
 def is_obsidian_vault(path: Path) -> bool:
     """A folder Obsidian opens as a vault: it holds ``.obsidian/``."""
     return (path / OBSIDIAN_DIR).is_dir()

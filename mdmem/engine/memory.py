@@ -565,11 +565,12 @@ def _gc_paused():
 
 
 def _archived(root: Path, text: str) -> str | None:
-    """``text`` as the vault path of an archived note (``memory/.archive/...``) that exists, else None."""
-    from mdmem.base.layout import ARCHIVE_DIR
+    """``text`` as the vault path of an archived note (``memory/.archive/...``, a flat vault's ``.archive/...``)
+    that exists, else None."""
+    from mdmem.base.layout import archive_of
 
     rel = text.lstrip("/")
-    if not rel.casefold().startswith(ARCHIVE_DIR.casefold() + "/"):
+    if archive_of(rel) is None:
         return None
     for candidate in (rel, rel + ".md"):
         try:
