@@ -305,7 +305,9 @@ def hint_lines(evidence: Sequence[Evidence], limit: int = 900) -> list[str]:
     Not task closure (①): the prompt says finishing the task is not enough by itself, and both
     stand-in models of the blind model-path runs (holdout6, holdout7) called the ① hints ("Done",
     "all tests pass") the noise of every session."""
-    from mdmem.text.secrets import redact  # ~14 ms to import (measured), only when the scan prompt is written
+    if not evidence:
+        return []
+    from mdmem.text.secrets import redact  # ~14 ms to import (measured), only when there are hints to write
 
     out: list[str] = []
     used = 0
