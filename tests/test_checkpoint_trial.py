@@ -162,20 +162,46 @@ def test_propose_marks_a_secret_in_english_portuguese_and_over_mcp(vault: Path):
     anyio.run(go)
 
 
-def test_the_offline_checkpoint_marks_a_secret_it_quotes_as_accept_refuses_it(vault: Path, tmp_path: Path):
-    talk = tmp_path / "leak.txt"
-    talk.write_text(f"User: The deploy needs a token. Should we use {TOKEN} or a fresh one?\n"
-                    f"Assistant: We decided to use {TOKEN} instead of a fresh token because it already has the "
-                    "scopes.\nUser: no, don't paste the whole diff back to me, just say which files changed.\n")
-    got = json.loads(mdmem("checkpoint", talk, "--vault", vault, "--json").stdout)
-    # the correction's note quotes the practice it corrected, which holds the token: marked too
-    assert [(c["number"], c["type"], c["secret"]) for c in got["candidates"]] == [
-        (1, "decision", "line 1: a GitHub token"), (2, "feedback", "line 3: a GitHub token")]
-    numbered = [line for line in got["text"].splitlines() if line[:3] in ("1. ", "2. ")]
-    assert len(numbered) == 2 and all(line.endswith(" (holds a secret: refused unless --allow-secret)")
-                                      for line in numbered)
-    refused = json.loads(mdmem("checkpoint", "accept", "2", "--session", "leak", "--vault", vault, "--json").stdout)
-    assert refused["accepted"][0]["status"] == "refused" and refused["pending"] == [2]
+def test_an_offline_suggestion_never_carries_a_secret_the_user_typed(tmp_path: Path):
+    """A new user's trial: a token in the user's message made the offline suggestion "Chose use ghp_… over …".
+    What the detectors quote is redacted, so no hook output, card, stored checkpoint or accepted note holds it."""
+    vault = tmp_path / "v"
+    assert mdmem("init", vault).returncode == 0
+
+    def rec(kind: str, text: str, n: int) -> str:
+        content = text if kind == "user" else [{"type": "text", "text": text}]
+        return json.dumps({"type": kind, "message": {"role": kind, "content": content, "id": f"m{n}"},
+                           "sessionId": "s1", "uuid": f"u{n}"})
+
+    talk = tmp_path / "s1.jsonl"
+    talk.write_text("\n".join([
+        rec("user", f"The deploy needs a token. Should we use {TOKEN} or a fresh one?", 1),
+        rec("assistant", f"We decided to use {TOKEN} instead of a fresh token because it already has the scopes.", 2),
+        rec("user", "no, don't paste the whole diff back to me, just say which files changed.", 3),
+        rec("assistant", "Understood.", 4)]) + "\n")
+    event = {"session_id": "s1", "transcript_path": str(talk), "cwd": str(tmp_path)}
+    stop = mdmem("hook", "stop", "--vault", vault, "--policy", "evidence",
+                 stdin=json.dumps(event | {"hook_event_name": "Stop"}))
+    hint = '- ④ msg 1 (assistant): "We decided to use [GitHub token redacted] instead of a fresh token because it'
+    assert stop.returncode == 0 and hint in json.loads(stop.stdout)["reason"]
+    pre = mdmem("hook", "pre-compact", "--vault", vault,
+                stdin=json.dumps(event | {"hook_event_name": "PreCompact", "trigger": "auto"}))
+    assert pre.returncode == 0 and pre.stderr == ""
+    assert [(c["name"], c["secret"]) for c in stored(vault, "s1")["candidates"]] == [
+        ("Chose use [GitHub token redacted] over a fresh token", None),
+        ("No, don't paste the whole diff back to me", None)]
+    assert pending_block(card(vault, "s2"))[2] == (
+        "1. [decision] ④ Chose use [GitHub token redacted] over a fresh token — use [GitHub token redacted] over "
+        "a fresh token: it already has the scopes")
+    saved = mdmem("checkpoint", "accept", "all", "--session", "s1", "--vault", vault)
+    assert saved.returncode == 0 and saved.stderr.splitlines()[0] == (
+        "1. saved memory/decisions/decision-chose-use-github-token-redacted-over-a-fresh-token.md (decision)")
+    note = (vault / "memory" / "decisions" / "decision-chose-use-github-token-redacted-over-a-fresh-token.md")
+    assert "We decided to use [GitHub token redacted] instead of a fresh token" in note.read_text()
+    # (the Stop hook's own state, .mdmem/hooks/, keeps the transcript's last messages as they are, as the transcript
+    # Claude Code keeps does: it is not a suggestion)
+    leaked = [p.relative_to(vault) for p in vault.rglob("*") if p.is_file() and "ghp_" in p.read_text(errors="replace")]
+    assert leaked == [Path(".mdmem/hooks/stop-s1.json")]
 
 
 HOOKS = {"stop": "--vault, --policy, --output", "session-start": "--vault, --budget", "prompt": "--vault",

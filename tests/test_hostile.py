@@ -587,6 +587,26 @@ def test_near_misses_are_not_secrets(text):
     assert find(text) == []
 
 
+@pytest.mark.parametrize("kind", sorted(SECRETS))
+def test_each_kind_of_secret_is_redacted_and_nothing_else(kind):
+    from mdmem.text.secrets import find, redact
+
+    text = f"# Deploy\n\nsome prose first\n{SECRETS[kind]}\nand after\n"
+    out = redact(text)
+    assert find(out) == [] and f"[{kind} redacted]" in out
+    assert out.startswith("# Deploy\n\nsome prose first\n") and out.endswith("\nand after\n")
+
+
+def test_redact_takes_a_private_key_whole_and_leaves_near_misses_alone():
+    from mdmem.text.secrets import redact
+
+    key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU=\n-----END OPENSSH PRIVATE KEY-----"
+    assert redact(f"key:\n{key}\nthe end") == "key:\n[private key redacted]\nthe end"
+    assert redact(f"cut: {key[:60]}") == "cut: [private key redacted]"
+    for text in NEAR_MISSES:
+        assert redact(text) is text
+
+
 def test_save_refuses_a_secret_and_writes_nothing(vault, tmp_path):
     def snapshot():
         return {p: p.read_bytes() for p in vault.rglob("*") if p.is_file() and ".mdmem" not in p.parts}
@@ -612,15 +632,18 @@ def test_save_refuses_a_secret_and_writes_nothing(vault, tmp_path):
     assert ok.exit_code == 0 and AWS_KEY in (vault / "memory/references/Demo key.md").read_text()
 
 
-def test_checkpoint_accept_refuses_the_suggestion_holding_a_secret(vault, tmp_path):
+def test_checkpoint_accept_never_writes_a_secret_an_offline_suggestion_quoted(vault, tmp_path):
+    """The offline suggestion quotes the user with the key redacted (a suggestion a model proposes with a
+    secret is marked and refused instead: test_checkpoint_trial)."""
     talk = tmp_path / "talk.txt"
     talk.write_text(SESSION.replace("just say which files changed.", f"use the deploy key {AWS_KEY} instead."))
     assert invoke("checkpoint", talk, "--vault", vault).exit_code == 0
     r = invoke("checkpoint", "accept", "all", "--vault", vault, "--json")
-    assert r.exit_code == 1
-    refused = [a for a in json.loads(r.stdout)["accepted"] if a["status"] == "refused"]
-    assert len(refused) == 1 and "looks like a secret (line 1: an AWS access key ID)" in refused[0]["message"]
-    assert not any(AWS_KEY in p.read_text() for p in (vault / "memory").rglob("*.md"))
+    assert r.exit_code == 0 and {a["status"] for a in json.loads(r.stdout)["accepted"]} == {"created"}
+    saved = [p.read_text() for p in (vault / "memory").rglob("*.md") if "[AWS access key ID redacted]" in p.read_text()]
+    assert len(saved) == 1 and "use the deploy key [AWS access key ID redacted] instead" in saved[0]
+    assert not any(AWS_KEY in p.read_text() for p in vault.rglob("*") if p.is_file() and ".mdmem" not in p.parts
+                   or p.parent.name == "checkpoints")
 
 
 @pytest.mark.anyio

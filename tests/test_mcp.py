@@ -465,8 +465,7 @@ def test_install_claude_machine_specific_entry_goes_to_the_local_scope(cli, vaul
     got = cli.json("install", "claude", "--vault", notes, "--project", project)
     assert got["mcp"]["path"] == str(project / ".mcp.json") and got["mcp"]["note"] is None
     assert got["replaced"]["actions"] == {"mcpServers.mdmem": "removed"}
-    assert json.loads((home / ".claude.json").read_text())["projects"][os.path.realpath(project)] == \
-        {"mcpServers": {}}
+    assert json.loads((home / ".claude.json").read_text()) == {}  # nothing left empty behind
 
 
 def test_install_claude_keeps_other_servers_and_keys(cli, world, inside):
@@ -564,8 +563,43 @@ def test_uninstall_claude_undoes_install_claude(cli, world, inside):
     # user scope: the server leaves ~/.claude.json, the hooks ~/.claude/settings.json
     cli("install", "claude", "--scope", "user", "--vault", inside)
     cli("uninstall", "claude", "--scope", "user")
-    assert json.loads((home / ".claude.json").read_text()) == {"mcpServers": {}}
+    assert json.loads((home / ".claude.json").read_text()) == {}
     assert json.loads((home / ".claude" / "settings.json").read_text()) == {}
+
+
+def test_uninstall_claude_leaves_no_empty_object_and_keeps_everything_else(cli, world, tmp_path):
+    """A new user's trial: `uninstall claude` left `"mcpServers": {}` (and, in the local scope, a project entry
+    holding only that) in ~/.claude.json. What install added goes, with each object that leaves empty; the user's
+    keys, servers, projects and hooks stay as they were, an empty object of their own included."""
+    home, project = world
+    vault = tmp_path / "v"
+    cli("init", vault)
+    state, settings = home / ".claude.json", home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    mine = {"type": "command", "command": "echo mine"}
+    old_state = {"numStartups": 3, "projects": {"/x": {"allowedTools": [], "mcpServers": {}}}}
+    old_settings = {"model": "opus", "hooks": {"Stop": [{"hooks": [mine]}]}}
+    state.write_text(dump(old_state))
+    settings.write_text(dump(old_settings))
+    for scope in ("user", "project"):  # a vault outside the project: the project's server goes to the local scope
+        cli("install", "claude", "--scope", scope, "--vault", vault, "--project", project)
+        assert "mdmem" in json.dumps(json.loads(state.read_text()))
+        cli("uninstall", "claude", "--scope", scope, "--project", project)
+        assert json.loads(state.read_text()) == old_state, scope
+        assert json.loads(settings.read_text()) == old_settings, scope
+    # the user's own servers and the project's own keys stay, mdmem's entry alone goes
+    ours = os.path.realpath(project)
+    old_state = {"mcpServers": {"github": {"command": "gh-mcp"}}, "projects": {ours: {"allowedTools": ["Bash"]}}}
+    state.write_text(dump(old_state))
+    for scope in ("user", "project"):
+        cli("install", "claude", "--scope", scope, "--vault", vault, "--project", project)
+        cli("uninstall", "claude", "--scope", scope, "--project", project)
+        assert json.loads(state.read_text()) == old_state, scope
+    # a shared .mcp.json with a key of its own keeps it, without an empty "mcpServers"
+    (project / ".mcp.json").write_text(dump({"mcpServers": {"mdmem": server(vault)}, "extra": [1]}))
+    got = cli.json("uninstall", "claude", "--project", project)
+    assert got["results"][0]["actions"] == {"mcpServers.mdmem": "removed"}
+    assert json.loads((project / ".mcp.json").read_text()) == {"extra": [1]}
 
 
 def test_install_claude_keeps_the_machine_specific_skills_out_of_git(cli, vault, tmp_path, monkeypatch):

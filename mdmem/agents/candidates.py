@@ -333,6 +333,29 @@ def secret_of(c: Candidate) -> str | None:
     return None
 
 
+def redacted(e: Evidence) -> Evidence:
+    """``e`` with every secret in its quote and its detail's texts (chosen, rejected, the clause, the request,
+    ...) replaced by what it is, "[GitHub token redacted]" (:func:`mdmem.text.secrets.redact`). An offline
+    suggestion is made of these texts, and a user's message that held a token once made "Chose use ghp_… over
+    …" (a new user's trial), on the card, in the pending checkpoint and, once accepted, in a note. Nobody
+    chose to keep that token, so it never reaches the suggestion, rather than being marked and refused at
+    ``accept`` as a secret a model proposed is (:func:`_secret`): the rest of the suggestion stays useful."""
+    from mdmem.agents.transcript import replace as renew
+    from mdmem.text.secrets import redact
+
+    def clear(value):
+        if isinstance(value, str):
+            return redact(value)
+        if isinstance(value, (list, tuple)):
+            return type(value)(clear(v) for v in value)
+        if isinstance(value, dict):
+            return {k: clear(v) for k, v in value.items()}
+        return value
+
+    quote, detail = redact(e.quote), clear(e.detail)
+    return e if quote == e.quote and detail == e.detail else renew(e, quote=quote, detail=detail)
+
+
 def _do_not_save(text: str, dim: int, code_ok: bool = True, claim: str | None = None) -> str | None:
     """Why a candidate must not be saved, or None. ``claim`` (a model's name and description) is what
     the task-state and git-history tests read when given, not the whole body: a model's body says why a
@@ -359,7 +382,7 @@ def build(evidence: Sequence[Evidence], *, session: str, transcript: str | None,
     message when a slot is left; within a dimension the strongest evidence, the latest
     first among equals (a rule restated later is the complete one)."""
     # evidence the Stop hook counts but that is too unsure to suggest without a model (detail "offline": False)
-    evidence = [e for e in evidence if e.detail.get("offline", True)]
+    evidence = [redacted(e) for e in evidence if e.detail.get("offline", True)]
     found = {d: sorted(v, key=lambda e: (-round(e.strength, 2), -e.index)) for d, v in hits(evidence).items()}
     order = sorted(found, key=lambda d: (RANK[d], -round(found[d][0].strength, 1), PRIORITY.index(d)))
     day = today or dt.date.today().isoformat()

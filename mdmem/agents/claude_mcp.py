@@ -158,8 +158,11 @@ def register_mcp(scope: str, vault: str | os.PathLike, project: str | os.PathLik
 
 
 def unregister_mcp(scope: str, project: str | os.PathLike | None = None, *, dry_run: bool = False) -> InstallResult:
-    """Remove the ``mdmem`` server from ``mcpServers`` of ``scope``; a .mcp.json left with nothing else
-    is removed (it was all mdmem's)."""
+    """Remove the ``mdmem`` server from ``mcpServers`` of ``scope``, and each object that removal leaves
+    empty: ``mcpServers``, then (local scope) the project's entry and ``projects``, as
+    :func:`register_mcp` made them (a new user's trial found ``"mcpServers": {}`` left behind); every
+    other key stays as it was. A .mcp.json left with nothing else is removed (it was all mdmem's);
+    Claude Code's own ~/.claude.json stays, ``{}`` at the least."""
     key = _project_key(project) if scope == "local" else None
     path = mcp_config_path(scope, project)
     settings = _load(path, _check_servers_in(scope, key))
@@ -172,6 +175,13 @@ def unregister_mcp(scope: str, project: str | os.PathLike | None = None, *, dry_
             _remove(settings)
         return InstallResult(str(path), scope, {f"mcpServers.{MCP_NAME}": "removed"}, None, dry_run, "",
                              note="removed the file: it held nothing else")
+    holder = settings.data["projects"][key] if scope == "local" else settings.data
+    if not servers:
+        del holder["mcpServers"]
+        if scope == "local" and not holder:
+            del settings.data["projects"][key]
+            if not settings.data["projects"]:
+                del settings.data["projects"]
     return _finish(settings, scope, {f"mcpServers.{MCP_NAME}": "removed"}, dry_run)
 
 

@@ -132,14 +132,33 @@ def _card_current(card: dict, fp: str, budget: int, day: str) -> bool:
             and isinstance(made, str) and made <= day and (not isinstance(through, str) or day <= through))
 
 
-def session_start(vault: str, payload: dict, opts: dict) -> str:
+def _config_trouble(vault: str) -> str | None:
+    """The line the card opens with when the vault's config.toml cannot be used (the one reader's message,
+    :func:`mdmem.base.settings.trouble`), else None; no file: None, the settings module never imported."""
+    if not os.path.isfile(os.path.join(vault, ".mdmem", "config.toml")):
+        return None
+    from mdmem.base.settings import trouble
+
+    why = trouble(vault)
+    return None if why is None else \
+        f"mdmem: {why} — this card uses the defaults; until the file is fixed, what reads it stops with this error"
+
+
+def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
     """The memory card, from ``.mdmem/hooks/context-card.json`` when nothing it depends on changed,
     else made again (refreshing the notes cache); then, when a checkpoint is pending (kept by the
     Stop, PreCompact or SessionEnd hook and not yet accepted or skipped; never a hand run's,
     :data:`CARD_ORIGINS`), its suggestions still pending and how to accept them. At most
-    :data:`CARD_MAX` bytes in all."""
+    :data:`CARD_MAX` bytes in all.
+
+    A broken config.toml (bad TOML, a bad value) never costs the session its card, nor passes unseen (it once
+    made the hook print nothing, the message on stderr only, which Claude Code does not show: see
+    :mod:`mdmem.cli.hook`): the card is made with the defaults and opens with one line, the reader's own
+    message (the one every command stops with) and what it means here; the same line goes to the user as
+    the hook's ``systemMessage``, so the answer is JSON then, the card as ``additionalContext``."""
     cwd = folder_field(payload) or os.getcwd()
     budget = int(opts.get("budget", CARD_BUDGET))
+    broken = _config_trouble(vault)
     fp = fingerprint(vault, cwd)
     card = read_state(_card_path(vault))
     day = today()
@@ -148,16 +167,19 @@ def session_start(vault: str, payload: dict, opts: dict) -> str:
     else:
         from pathlib import Path
 
+        from mdmem.base.settings import Settings
         from mdmem.engine.memory import Memory
         from mdmem.ops.context import context
 
-        with Memory.open(vault) as mem:
+        with Memory.open(vault, settings=Settings() if broken else None) as mem:
             mem.refresh(strict=False)
             text = context(mem, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
                            command=card_command(vault)).text
             through = mem.store.valid_through(day)
         save_card(vault, cwd, text, budget, fp, day, through)
         log(vault, f"session-start source={payload.get('source', '?')}: card made again ({len(text)} characters)")
+    if broken:
+        text = broken + "\n\n" + text
     text = _cut(text, CARD_MAX)
     session = text_field(payload, "session_id") or None
     found = pending(vault, session if payload.get("source") == "compact" else None, prefer=session)
@@ -166,6 +188,11 @@ def session_start(vault: str, payload: dict, opts: dict) -> str:
         block = pending_text(vault, found, room)
         if block:
             text = (text.rstrip("\n") + "\n\n" if text else "") + block
+    if broken:
+        from mdmem.base.terminal import visible
+
+        return {"systemMessage": visible(broken, False), "hookSpecificOutput": {"hookEventName": "SessionStart",
+                                                                         "additionalContext": visible(text)}}
     return text
 
 

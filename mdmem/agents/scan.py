@@ -305,6 +305,10 @@ def hint_lines(evidence: Sequence[Evidence], limit: int = 900) -> list[str]:
     Not task closure (①): the prompt says finishing the task is not enough by itself, and both
     stand-in models of the blind model-path runs (holdout6, holdout7) called the ① hints ("Done",
     "all tests pass") the noise of every session."""
+    if not evidence:
+        return []
+    from mdmem.text.secrets import redact  # ~14 ms to import (measured), only when there are hints to write
+
     out: list[str] = []
     used = 0
     seen: set[tuple[int, int]] = set()
@@ -312,7 +316,8 @@ def hint_lines(evidence: Sequence[Evidence], limit: int = 900) -> list[str]:
         if e.dimension == 1 or (e.dimension, e.index) in seen:
             continue
         seen.add((e.dimension, e.index))
-        line = f"- {MARKS[e.dimension]} msg {e.index} ({e.speaker}): \"{clean(e.quote)[:160]}\" [{e.signal[:60]}]"
+        # a secret the user typed is not quoted back (cut at 160 characters, a token would not even be seen)
+        line = f"- {MARKS[e.dimension]} msg {e.index} ({e.speaker}): \"{clean(redact(e.quote))[:160]}\" [{e.signal[:60]}]"
         if used + len(line) + 1 > limit:
             break
         out.append(line)

@@ -394,11 +394,12 @@ def move_new(root: Path, source: str, target: str, what: str) -> None:
         os.rename(src, dst)
 
 
-def archive_target(root: Path, rel: str) -> str:
-    """Where forgetting ``rel`` moves it: ``memory/.archive/<path under memory/>`` (``-2``, ``-3``... when taken)."""
+def archive_target(root: Path, rel: str, flat: bool = False) -> str:
+    """Where forgetting ``rel`` moves it: ``memory/.archive/<path under memory/>``, in a flat vault
+    ``.archive/<path>`` (``-2``, ``-3``... when taken)."""
     from mdmem.base.layout import archive_path
 
-    base = archive_path(rel)
+    base = archive_path(rel, flat)
     stem, n = base[:-3], 2
     while os.path.lexists(os.path.join(root, base)):
         base, n = f"{stem}-{n}.md", n + 1

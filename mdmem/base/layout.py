@@ -9,6 +9,7 @@ look at the environment, so the hook fast path can import it for nothing (~0.2 m
   memory/              MEMORY_DIR: people/ projects/ protocols/ daily/ decisions/ feedback/ references/
     .archive/          ARCHIVE_DIR: where forgotten notes go (hidden, so out of the index)
       forgotten.jsonl  ARCHIVE_LOG: where each came from and its MEMORY.md lines (what `restore` puts back)
+  .archive/            FLAT_ARCHIVE_DIR: a flat vault's archive (no memory/: MEMORY.md beside its notes), same log
     digests/           DIGEST_DIR: weekly/ and monthly/ digests of the daily notes
   .mdmem/              STATE_DIR: derived state, rebuildable (index, caches, hooks, checkpoints, config.toml)
 ```
@@ -24,6 +25,10 @@ MEMORY_DIR = "memory"
 DAILY_DIR = f"{MEMORY_DIR}/daily"
 ARCHIVE_DIR = f"{MEMORY_DIR}/.archive"
 ARCHIVE_LOG = f"{ARCHIVE_DIR}/forgotten.jsonl"  # one JSON line per note forgotten: where it came from, its index lines
+# a flat vault's archive (Claude Code's memory folder: MEMORY.md and its notes, no memory/): hidden at the root, so
+# forgetting never makes memory/, which would turn the vault layered (mdmem.base.vault.is_flat; see ops/forget)
+FLAT_ARCHIVE_DIR = ".archive"
+ARCHIVE_DIRS = (ARCHIVE_DIR, FLAT_ARCHIVE_DIR)  # where `restore` looks: both, whatever the vault is now
 DIGEST_DIR = f"{MEMORY_DIR}/digests"
 HOOKS_DIR = f"{STATE_DIR}/hooks"
 CHECKPOINTS_DIR = f"{STATE_DIR}/checkpoints"
@@ -94,10 +99,29 @@ def is_sensitive(frontmatter: dict, tags) -> bool:
     return _true(frontmatter.get("sensitive")) or "sensitive" in tags
 
 
-def archive_path(rel: str) -> str:
-    """Where a note goes when forgotten: ``memory/x/y.md`` -> ``memory/.archive/x/y.md``."""
+def archive_dir(flat: bool = False) -> str:
+    """The archive forgetting moves notes into: ``memory/.archive``, or ``.archive`` in a flat vault."""
+    return FLAT_ARCHIVE_DIR if flat else ARCHIVE_DIR
+
+
+def archive_log(flat: bool = False) -> str:
+    """The archive's log (``forgotten.jsonl``) of :func:`archive_dir`."""
+    return f"{archive_dir(flat)}/forgotten.jsonl"
+
+
+def archive_path(rel: str, flat: bool = False) -> str:
+    """Where a note goes when forgotten: ``memory/x/y.md`` -> ``memory/.archive/x/y.md``; in a flat vault
+    ``x.md`` -> ``.archive/x.md``."""
+    if flat:
+        return f"{FLAT_ARCHIVE_DIR}/{rel}"
     inner = rel[len(MEMORY_DIR) + 1:] if rel.startswith(MEMORY_DIR + "/") else rel
     return f"{ARCHIVE_DIR}/{inner}"
+
+
+def archive_of(rel: str) -> str | None:
+    """The archive folder (of :data:`ARCHIVE_DIRS`) holding the vault path ``rel``, else None (any case)."""
+    folded = rel.casefold()
+    return next((d for d in ARCHIVE_DIRS if folded.startswith(d.casefold() + "/")), None)
 
 
 def safe_session(session: str) -> str:

@@ -298,6 +298,18 @@ def check_settings(vault: Path | None, **flags: Any) -> CheckSettings:
     return _check(read(vault), where, flags)
 
 
+def trouble(vault: Path | str) -> str | None:
+    """Why the vault's ``config.toml`` cannot be used, in the words every command stops with (the
+    :class:`ConfigError` of :meth:`Settings.load`, then of ``[hook]``: :func:`hook_settings`), or None (also
+    when there is no file). For what must go on with the defaults and say so: the SessionStart hook."""
+    try:
+        Settings.load(vault)
+        hook_settings(str(vault), {})
+    except ConfigError as e:
+        return str(e)
+    return None
+
+
 # ----------------------------------------------------------------------------- hooks (stdlib, cheap)
 
 HOOK_DEFAULTS: dict[str, Any] = {"policy": "signals", "min_stops": 20, "min_minutes": 30.0, "min_dimensions": 2,

@@ -30,6 +30,13 @@ def is_memory_vault(path: Path) -> bool:
     return (path / STATE_DIR).is_dir() or ((path / INDEX_NAME).is_file() and (path / MEMORY_DIR).is_dir())
 
 
+def is_flat(path: Path) -> bool:
+    """A flat vault: no ``memory/`` folder, every note but ``MEMORY.md`` a memory (Claude Code's own memory
+    folder); else layered (memory files under ``memory/``). Decided by what exists, so nothing mdmem does
+    to a flat vault may make ``memory/`` (forgetting archives into ``.archive/``: layout.FLAT_ARCHIVE_DIR)."""
+    return not os.path.isdir(os.path.join(path, MEMORY_DIR))
+
+
 def is_obsidian_vault(path: Path) -> bool:
     """A folder Obsidian opens as a vault: it holds ``.obsidian/``."""
     return (path / OBSIDIAN_DIR).is_dir()
@@ -40,12 +47,13 @@ def is_vault(path: Path) -> bool:
     return is_memory_vault(path) or is_obsidian_vault(path)
 
 
-def looks_like_vault(path: Path) -> bool:
+def looks_like_vault(path: Path | str) -> bool:
     """A folder given as the vault is taken as one when it holds any of ``MEMORY.md`` (Claude Code's flat
     memory folder has only that), ``memory/``, ``.obsidian/`` or ``.mdmem/``; any other folder is a
-    mistyped path, never made a vault behind the user's back (``mdmem init`` makes one)."""
-    return (path / INDEX_NAME).is_file() or (path / MEMORY_DIR).is_dir() or is_obsidian_vault(path) \
-        or (path / STATE_DIR).is_dir()
+    mistyped path, never made a vault behind the user's back (``mdmem init`` makes one). A ``str`` too:
+    the hooks' fast path asks without importing ``pathlib``."""
+    return os.path.isfile(os.path.join(path, INDEX_NAME)) or os.path.isdir(os.path.join(path, MEMORY_DIR)) \
+        or os.path.isdir(os.path.join(path, OBSIDIAN_DIR)) or os.path.isdir(os.path.join(path, STATE_DIR))
 
 
 def _too_wide(path: Path) -> str | None:

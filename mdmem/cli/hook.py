@@ -10,6 +10,19 @@ A hook fails open: any error exits 0, with the message on stderr and in ``.mdmem
 unknown option too (Claude Code runs these: a typo in a settings file must not break a session). ``--help``
 / ``-h`` prints the hook's usage (:data:`USAGE`: what it reads on stdin, its options, what it prints) and
 exits 0; each hook knows only its own options (:data:`OPTIONS`).
+
+A vault given (``--vault``, ``MDMEM_VAULT``) that is no vault (:func:`mdmem.base.vault.looks_like_vault`: a
+mistyped path in the settings file) is refused as the Typer CLI refuses it (:class:`NotAVault`), before
+anything is written: no ``.mdmem/`` is made in that folder (a new user's trial found ``.mdmem/hooks/`` made
+in a plain folder, which then passed for a vault), and the log goes to ``~/.mdmem/hook.log``. How the user
+learns of it: Claude Code's hooks reference says that on exit 0 it parses stdout as JSON and shows a hook's
+stderr only in its debug output (stderr reaches the user on another non-zero exit code, as a "non-blocking
+error", and reaches the model on exit 2); the user-visible channel at exit 0 is the JSON ``systemMessage``.
+So the SessionStart hook, once a session, prints ``{"systemMessage": LINE, "hookSpecificOutput":
+{"hookEventName": "SessionStart", "additionalContext": LINE}}`` (the user sees the line, the agent knows
+there is no memory this session) while every hook writes LINE on stderr (a person running it by hand, and
+Claude Code's debug log). The Stop and prompt hooks, which run at every turn, stay quiet on stdout: the same
+warning at every turn would be noise, and the session start already said it.
 """
 
 from __future__ import annotations
@@ -53,7 +66,9 @@ USAGE = {
         "stdin (Claude Code's JSON): session_id, cwd (the bootstrap files that apply), hook_event_name\n"
         "  (\"SessionStart\"), source (startup, resume, clear or compact: after a compaction only the session's own\n"
         "  pending checkpoint is shown).\n"
-        "stdout: the card, plain text (Claude Code adds it to the session's context).\n\n"
+        "stdout: the card, plain text (Claude Code adds it to the session's context); when config.toml is broken\n"
+        "  or --vault is no vault, {\"systemMessage\": LINE, \"hookSpecificOutput\": {..., \"additionalContext\": ...}}\n"
+        "  (the user sees LINE; the card, with the defaults, opens with it).\n\n"
         "options:\n" + _VAULT +
         "  --budget BYTES the card's size, 200 to 10000 (default 8000, leaving room for a pending checkpoint)\n"),
     "prompt": (
@@ -114,9 +129,11 @@ def run(hook, args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> int:
     """Run a hook fail-open: its JSON (if any) on stdout, errors on stderr and in the log, exit 0."""
     from mdmem.agents.hookstate import disarm, log
     from mdmem.base.errors import MdmemError
+    from mdmem.base.vault import looks_like_vault
 
     given = args[args.index("--vault") + 1] if "--vault" in args[:-1] else None
-    vault = os.path.abspath(given) if given and os.path.isdir(given) else None  # where to log from the start
+    # where to log from the start: never a folder that is no vault (the log would make it look like one)
+    vault = os.path.abspath(given) if given and os.path.isdir(given) and looks_like_vault(given) else None
     try:
         opts = parse_options(args, known)
         payload = read_payload(sys.stdin)
@@ -126,10 +143,19 @@ def run(hook, args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> int:
     except Exception as e:
         message = str(e) if isinstance(e, MdmemError) else f"{type(e).__name__}: {e}"
         disarm()
-        from mdmem.base.terminal import visible
+        from mdmem.base.errors import NotAVault
+        from mdmem.base.terminal import json_safe, visible
 
-        sys.stderr.write(visible(f"mdmem hook {hook.__name__.replace('_', '-')}: {message}") + "\n")
+        line = visible(f"mdmem hook {hook.__name__.replace('_', '-')}: {message}")
+        sys.stderr.write(line + "\n")
         log(vault, f"{hook.__name__} error: {message}")
+        if isinstance(e, NotAVault) and hook.__name__ == "session_start":  # the user must see it: see above
+            import json
+
+            shown = {"systemMessage": line, "hookSpecificOutput": {"hookEventName": "SessionStart",
+                                                                   "additionalContext": line}}
+            sys.stdout.write(json_safe(json.dumps(shown, ensure_ascii=False)) + "\n")
+            sys.stdout.flush()
         return 0
     if out is None or out == "":
         return 0  # the quiet path: nothing printed (and `json`, `re` and the terminal module never imported)
@@ -185,9 +211,11 @@ def read_payload(stream) -> dict:
 def locate(explicit: str | None, cwd) -> str:
     """The vault: ``--vault`` (what ``hook install`` writes: the fast path), else
     ``MDMEM_VAULT``, the hook's ``cwd`` and its ancestors, the default vault."""
-    if explicit and os.path.isdir(explicit):
+    from mdmem.base.vault import looks_like_vault
+
+    if explicit and os.path.isdir(explicit) and looks_like_vault(explicit):
         return os.path.abspath(explicit)
-    from pathlib import Path
+    from pathlib import Path  # (a folder that is no vault: find_vault says why, NotAVault)
 
     from mdmem.base.vault import find_vault
 

@@ -136,8 +136,12 @@ def _load_for_build(root: Path, broken: dict[str, Note], rel: str) -> Note:
 class Memory:
     """One vault: its notes cache, its search index, and what they were built from."""
 
-    def __init__(self, root: Path, *, lock_timeout: float | None = None, procs: int = 2):
+    def __init__(self, root: Path, *, lock_timeout: float | None = None, procs: int = 2,
+                 settings: Settings | None = None):
+        """``settings``: use these, never the vault's config.toml (the SessionStart hook's card goes on with the
+        defaults when that file is broken, and says so)."""
         self.root = root
+        self._pinned = settings
         self.state_dir = root / fs.STATE_DIR
         self.lock_timeout = lock_timeout if lock_timeout is not None else float(
             os.environ.get("MDMEM_LOCK_TIMEOUT", "10")
@@ -157,6 +161,8 @@ class Memory:
     def settings(self) -> Settings:
         """The vault's ``.mdmem/config.toml`` (:class:`mdmem.base.settings.Settings`), read once and again
         only when the file changes (one ``stat`` a call: a long-lived MCP server sees an edited config)."""
+        if self._pinned is not None:
+            return self._pinned
         seen = fs.stat_note(self.state_dir, "config.toml")
         if self._settings is None or self._settings[0] != seen:
             self._settings = (seen, Settings.load(self.root))
@@ -559,11 +565,12 @@ def _gc_paused():
 
 
 def _archived(root: Path, text: str) -> str | None:
-    """``text`` as the vault path of an archived note (``memory/.archive/...``) that exists, else None."""
-    from mdmem.base.layout import ARCHIVE_DIR
+    """``text`` as the vault path of an archived note (``memory/.archive/...``, a flat vault's ``.archive/...``)
+    that exists, else None."""
+    from mdmem.base.layout import archive_of
 
     rel = text.lstrip("/")
-    if not rel.casefold().startswith(ARCHIVE_DIR.casefold() + "/"):
+    if archive_of(rel) is None:
         return None
     for candidate in (rel, rel + ".md"):
         try:

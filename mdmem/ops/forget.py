@@ -3,6 +3,16 @@ a note moves to ``memory/.archive/`` (hidden, so it leaves the index; same relat
 MEMORY.md lines go, atomically, under the vault's lock, never over a file changed since read. Only
 memory notes can be forgotten (a root ``README.md`` is not one).
 
+A flat vault (:func:`mdmem.base.vault.is_flat`: ``MEMORY.md`` beside its notes, no ``memory/``, as Claude
+Code keeps its own memory) archives into ``.archive/`` at its root (:data:`~mdmem.base.layout.FLAT_ARCHIVE_DIR`,
+hidden too, the same relative path, its own ``forgotten.jsonl``). DESIGN.md names only ``memory/.archive/``,
+the layered layout's; in a flat vault that folder was ``memory/``'s first content, and a vault is flat or
+layered by what exists, so the first ``forget`` turned it layered: every other note was then outside
+``memory/``, no longer a memory (``check`` counted 0 files; the next ``forget`` refused), as a new user's
+trial found. Not ``.mdmem/``: that is derived state, deletable at any time; an archive is not. A layered
+vault keeps ``memory/.archive/``; ``restore`` looks in both, so a note forgotten while the vault was flat
+comes back after it was made layered (``mdmem init``).
+
 What may be forgotten at once: a note *named* exactly, as ``show`` resolves it (its vault path, file
 name, title, ``name:`` or an alias). A word that names no note is searched, and its matches are only
 a guess at what was meant (``forget Adyen`` found a whole person note that mentions Adyen once): they
@@ -10,7 +20,7 @@ are archived only with ``yes`` (the CLI asks on a terminal, scripts pass ``--yes
 :class:`NeedsConfirmation` (exit 2) and nothing moves. The MCP tool takes a named note only: an agent
 cannot answer a prompt, so it searches, asks its user, then names the note.
 
-Each forgotten note gets a line in ``memory/.archive/forgotten.jsonl`` (:data:`ARCHIVE_LOG`): where it
+Each forgotten note gets a line in its archive's ``forgotten.jsonl`` (:func:`~mdmem.base.layout.archive_log`): where it
 came from, the day, and the MEMORY.md lines removed with the heading they stood under. :func:`restore`
 reads it to put the note back where it was, with its lines under their heading again, never over a
 note that now exists there. An archived note without a log line (forgotten by hand, or before the log
@@ -34,7 +44,8 @@ from typing import TYPE_CHECKING
 
 from mdmem.base import files as fs
 from mdmem.base.errors import AmbiguousNote, MdmemError, NoteArchived, NoteNotFound, UsageError
-from mdmem.base.layout import ARCHIVE_DIR, ARCHIVE_LOG, INDEX_NAME, MEMORY_DIR
+from mdmem.base.layout import ARCHIVE_DIR, ARCHIVE_DIRS, INDEX_NAME, MEMORY_DIR, archive_log, archive_of
+from mdmem.base.vault import is_flat
 from mdmem.ops.capture import _check_unchanged, _clean, _index_links, _resolver_for
 
 if TYPE_CHECKING:
@@ -93,7 +104,7 @@ def matches(mem: Memory, query: str, limit: int = 20) -> tuple[list[str], bool]:
     except (AmbiguousNote, NoteArchived):
         raise
     except NoteNotFound as e:
-        flat = not (mem.root / MEMORY_DIR).is_dir()
+        flat = is_flat(mem.root)
         hits = mem.search(query, limit, mode="lexical").results
         paths = list(dict.fromkeys(h.path for h in hits if _forgettable(h.path, flat)))
         if not paths:
@@ -125,7 +136,8 @@ def forget(
     mem: Memory, query: str, dry_run: bool = False, yes: bool = False, limit: int = 20,
     paths: list[str] | None = None, today: dt.date | None = None,
 ) -> ForgetResult:
-    """Move the notes QUERY names into ``memory/.archive/`` (same relative path), remove their MEMORY.md
+    """Move the notes QUERY names into ``memory/.archive/`` (a flat vault: ``.archive/``; same relative path),
+    remove their MEMORY.md
     lines and log where they came from. QUERY names a note (path, file name, title, alias); failing
     that, its search matches, archived only with ``yes`` (a dry run shows them without it). ``paths``:
     the notes to forget, as :func:`matches` found them (after a confirmation). Nothing is deleted;
@@ -135,7 +147,7 @@ def forget(
         paths, by_search = matches(mem, query, limit)
         if by_search and not yes and not dry_run:
             raise NeedsConfirmation(query, paths)
-    flat = not (mem.root / MEMORY_DIR).is_dir()  # Claude Code's flat memory folder: every note is a memory
+    flat = is_flat(mem.root)  # Claude Code's flat memory folder: every note is a memory
     for rel in paths:
         if not _forgettable(rel, flat):
             raise UsageError(f"refusing to forget {rel}: only memory notes (under {MEMORY_DIR}/) can be "
@@ -155,7 +167,7 @@ def forget(
         for rel in paths:
             if not (mem.root / rel).is_file():
                 raise NoteNotFound(f"{rel} is gone from disk; nothing was moved")
-            target = fs.archive_target(mem.root, rel)
+            target = fs.archive_target(mem.root, rel, flat)
             removed = [i for i in sorted(drop) if rel in links[i]]
             count, sources = _links_to(mem, rel, set(paths))
             plan.append(Forgotten(rel, target, [lines[i] for i in removed], count, sources))
@@ -165,7 +177,7 @@ def forget(
             return ForgetResult(query, True, plan, by_search)
         if drop:
             _check_unchanged(mem.root / INDEX_NAME, index_seen)
-        log_data, log_seen = fs.read_stat(mem.root, ARCHIVE_LOG)
+        log_data, log_seen = fs.read_stat(mem.root, archive_log(flat))
         moved = []
         for item in plan:
             src, dst = mem.root / item.path, mem.root / item.archived_to
@@ -181,7 +193,7 @@ def forget(
             fs.write_atomic(mem.root / INDEX_NAME, (bom + nl.join(kept) + nl).encode("utf-8"),
                             expected=index_seen)
         entries = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in log)
-        fs.write_atomic(mem.root / ARCHIVE_LOG, _appended(log_data, entries), expected=log_seen)
+        fs.write_atomic(mem.root / archive_log(flat), _appended(log_data, entries), expected=log_seen)
     mem.refresh()
     return ForgetResult(query, False, moved, by_search)
 
@@ -201,11 +213,13 @@ def _key(text: str) -> str:
 
 
 def _log(mem: Memory) -> dict[str, dict]:
-    """The archive's log: archived path -> its newest entry (a damaged line is skipped, never fatal)."""
-    try:
-        data = fs.read_bytes(mem.root, ARCHIVE_LOG)
-    except FileNotFoundError:
-        return {}
+    """The archives' logs: archived path -> its newest entry (a damaged line is skipped, never fatal)."""
+    data = b""
+    for log in (archive_log(False), archive_log(True)):
+        try:
+            data += fs.read_bytes(mem.root, log) + b"\n"
+        except FileNotFoundError:
+            continue
     out: dict[str, dict] = {}
     for line in data.decode("utf-8", "replace").splitlines():
         try:
@@ -218,15 +232,17 @@ def _log(mem: Memory) -> dict[str, dict]:
 
 
 def archived_notes(mem: Memory) -> list[str]:
-    """Every archived note (vault paths under ``memory/.archive/``), by the one walker."""
-    try:
-        fs.inside(mem.root, ARCHIVE_DIR)
-    except OSError:
-        return []
-    if not (mem.root / ARCHIVE_DIR).is_dir():
-        return []
-    scan = fs.scan(mem.root / ARCHIVE_DIR)
-    return sorted(f"{ARCHIVE_DIR}/{rel}" for rel in scan.notes)
+    """Every archived note (vault paths under ``memory/.archive/`` or a flat vault's ``.archive/``), by the
+    one walker."""
+    out = []
+    for folder in ARCHIVE_DIRS:
+        try:
+            fs.inside(mem.root, folder)
+        except OSError:
+            continue
+        if (mem.root / folder).is_dir():
+            out += [f"{folder}/{rel}" for rel in fs.scan(mem.root / folder).notes]
+    return sorted(out)
 
 
 def _origin(mem: Memory, archived: str, log: dict[str, dict]) -> tuple[str, bool]:
@@ -234,8 +250,9 @@ def _origin(mem: Memory, archived: str, log: dict[str, dict]) -> tuple[str, bool
     entry = log.get(archived)
     if entry and not posixpath.isabs(entry["from"]) and ".." not in entry["from"].split("/"):
         return entry["from"], True
-    inner = archived[len(ARCHIVE_DIR) + 1:]
-    return (f"{MEMORY_DIR}/{inner}" if (mem.root / MEMORY_DIR).is_dir() else inner), False
+    folder = archive_of(archived) or ARCHIVE_DIR
+    inner = archived[len(folder) + 1:]
+    return (f"{MEMORY_DIR}/{inner}" if folder == ARCHIVE_DIR and not is_flat(mem.root) else inner), False
 
 
 def find_archived(mem: Memory, ref: str) -> str:

@@ -102,9 +102,45 @@ def random_looking(value: str) -> bool:
 SCAN_CHARS = 1 << 20  # only the first MiB of a text is searched: a 50 MB note of key words took ~10 s
 
 
+def _found(text: str):
+    """Each secret in ``text`` as (where its line is told from, start, end, kind): ``start:end`` is the value
+    itself (a token, the password of a URL, an assignment's value; a private key from its header to its
+    footer or the end of the text), what :func:`redact` replaces."""
+    present = {n for n in _ALL_NEEDLES if n in text}  # substring tests: ~20x cheaper than the regexes' passes
+    for (kind, pattern, before), needles in zip(_RULES, _NEEDLES):
+        if present.isdisjoint(needles):
+            continue
+        for m in pattern.finditer(text):
+            if before and m.start() and text[m.start() - 1] in before:
+                continue
+            end = m.end()
+            if kind == "private key":  # the header alone says what it is; the key is what follows it
+                footer = text.find("PRIVATE KEY", end)
+                footer = text.find("-----", footer + 11) if footer >= 0 else -1
+                end = footer + 5 if footer >= 0 else len(text)
+            yield m.start(), m.start(), end, kind
+    for m in _URL_CREDENTIALS.finditer(text) if "@" in text else ():
+        if random_looking(m.group(1)):
+            yield m.start(), m.start(1), m.end(1), "password in a URL"
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a few non-ASCII letters change length when lowered: keep positions
+        lowered = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    for word in _KEYWORDS:
+        pos = lowered.find(word)
+        while pos >= 0:
+            if not (pos and lowered[pos - 1].isalnum()) and not _NOT_A_KEY.match(text, pos):
+                assigned = _ASSIGNMENT.match(text, pos)
+                if assigned and random_looking(assigned.group(1)):
+                    yield pos, assigned.start(1), assigned.end(1), "password or key assignment"
+            pos = lowered.find(word, pos + 1)
+
+
+_ASSIGNED = "password or key assignment"
+
+
 def find(text: str) -> list[Secret]:
     """Every secret in the first :data:`SCAN_CHARS` characters of ``text`` (at most one per line and
-    kind), in line order."""
+    kind; an assignment only on a line holding no other secret), in line order."""
     text = text[:SCAN_CHARS]
     if not text:
         return []
@@ -117,35 +153,41 @@ def find(text: str) -> list[Secret]:
         return bisect.bisect_left(newlines, pos) + 1
 
     found: dict[tuple[int, str], Secret] = {}
-    present = {n for n in _ALL_NEEDLES if n in text}  # substring tests: ~20x cheaper than the regexes' passes
-    for (kind, pattern, before), needles in zip(_RULES, _NEEDLES):
-        if present.isdisjoint(needles):
-            continue
-        for m in pattern.finditer(text):
-            if before and m.start() and text[m.start() - 1] in before:
-                continue
-            line = line_of(m.start())
+    assigned: list[int] = []
+    for anchor, _, _, kind in _found(text):
+        if kind == _ASSIGNED:
+            assigned.append(line_of(anchor))
+        else:
+            line = line_of(anchor)
             found.setdefault((line, kind), Secret(line, kind))
-    for m in _URL_CREDENTIALS.finditer(text) if "@" in text else ():
-        if random_looking(m.group(1)):
-            line = line_of(m.start())
-            found.setdefault((line, "password in a URL"), Secret(line, "password in a URL"))
     taken = {line for line, _ in found}
-    lowered = text.lower()
-    if len(lowered) != len(text):  # a few non-ASCII letters change length when lowered: keep positions
-        lowered = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
-    for word in _KEYWORDS:
-        pos = lowered.find(word)
-        while pos >= 0:
-            if not (pos and lowered[pos - 1].isalnum()) and not _NOT_A_KEY.match(text, pos):
-                assigned = _ASSIGNMENT.match(text, pos)
-                if assigned and random_looking(assigned.group(1)):
-                    line = line_of(pos)
-                    if line not in taken:
-                        found.setdefault((line, "password or key assignment"),
-                                         Secret(line, "password or key assignment"))
-            pos = lowered.find(word, pos + 1)
+    for line in assigned:
+        if line not in taken:
+            found.setdefault((line, _ASSIGNED), Secret(line, _ASSIGNED))
     return sorted(found.values(), key=lambda s: (s.line, s.kind))
+
+
+REDACTED = "[{kind} redacted]"  # what stands for a secret :func:`redact` took out, e.g. "[GitHub token redacted]"
+
+
+def redact(text: str) -> str:
+    """``text`` with each secret :func:`find` sees (in its first :data:`SCAN_CHARS` characters) replaced by
+    :data:`REDACTED` naming its kind, the rest unchanged: for a text mdmem derives from what someone typed (an
+    offline checkpoint's suggestion quotes the user), where a secret has no place and nobody chose to keep
+    it. A text :func:`find` finds nothing in comes back as it is (the same object)."""
+    head = text[:SCAN_CHARS]
+    spans = sorted((start, end, kind) for _, start, end, kind in _found(head)) if head else []
+    if not spans:
+        return text
+    out, at = [], 0
+    for start, end, kind in spans:
+        if end <= at:
+            continue  # inside a secret already taken out (a token inside a private key, say)
+        out.append(head[at:start] if start >= at else "")
+        if start >= at:
+            out.append(REDACTED.format(kind=kind))
+        at = end
+    return "".join(out) + text[at:]
 
 
 def describe(secrets: list[Secret], limit: int = 3) -> str:
