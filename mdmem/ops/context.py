@@ -371,7 +371,7 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
     protocols = [n for n in notes if n.type == "protocol" and not protocol_paths(n)]
     decisions = _by_date([n for n in notes if n.type == "decision"])
     active = _active(notes)
-    people = [n.title for n in notes if n.type == "person"]
+    people = [_name(n) for n in notes if n.type == "person"]  # names, as in every section, not file names
     days = sorted((n.title for n in notes if n.type == "daily"), reverse=True)[:3]
     lists = {
         "profile": _List("Profile:", [line for line in profile_lines(mem, users[0]) if not any(

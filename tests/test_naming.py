@@ -1,0 +1,89 @@
+"""What `mdmem save` calls what it saves, through the real CLI in a vault made by `mdmem init`: a person
+by the person's name, other notes by a short subject, a one-sentence decision by its options."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def fresh(tmp_path: Path, cli) -> Path:
+    """A new, empty vault from `mdmem init`."""
+    root = tmp_path / "vault"
+    cli("init", root, "--today", "2026-12-02")
+    return root
+
+
+def save(cli, root: Path, text: str, *args: str, code: int = 0):
+    return cli("save", text, *args, "--vault", root, code=code)
+
+
+# --- 1. a person's note is named after the person ----------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Ana Souza is the billing team lead; she reviews all schema migrations", "Ana Souza"),
+    ("Ana Souza: billing lead, reviews migrations and owns the invoices service", "Ana Souza"),
+    ("Ana Souza (billing) reviews all schema migrations", "Ana Souza"),
+    ("Ana Souza é a líder do time de faturamento e revê as migrações", "Ana Souza"),
+    ("Ana Souza's team owns the invoices service", "Ana Souza"),
+    ("Maria da Silva leads the QA guild", "Maria da Silva"),
+    ("Rui answers within a day.", "Rui"),
+])
+def test_a_person_is_named_after_the_person(fresh, cli, text, name):
+    out = cli.json("save", text, "--type", "person", "--vault", fresh)
+    assert (out["name"], out["path"], out["description"]) == (name, f"memory/people/{name}.md", text)
+    assert (fresh / out["path"]).read_text().startswith(f"---\nname: {name}\n")
+    assert cli.json("show", name, "--vault", fresh)["path"] == out["path"]  # [[Ana Souza]] reaches it
+
+
+@pytest.mark.parametrize(("text", "path"), [
+    ("Talked to Ana about billing", "memory/people/talked-to-ana-about-billing.md"),
+    ("The new CTO is Ana Souza", "memory/people/the-new-cto-is-ana-souza.md"),
+])
+def test_a_text_that_does_not_open_with_a_name_is_named_by_its_subject(fresh, cli, text, path):
+    assert cli.json("save", text, "--type", "person", "--vault", fresh)["path"] == path
+
+
+def test_the_same_person_again_is_refused_and_points_at_the_note(fresh, cli):
+    first = cli.json("save", "Ana Souza is the billing team lead; she reviews all schema migrations",
+                     "--type", "person", "--vault", fresh)
+    assert first["path"] == "memory/people/Ana Souza.md"
+    r = save(cli, fresh, "Ana Souza: billing lead, owns the invoices service", "--type", "person",
+             "--name", "Ana Souza", code=1)
+    assert r.stderr == ("mdmem: memory/people/Ana Souza.md already exists with other content; choose another "
+                        "--name (or edit that note)\n")
+    # another case and accents: the same person
+    r = save(cli, fresh, "Ána souza owns the invoices service", "--type", "person", "--name", "ána SOUZA", code=1)
+    assert r.stderr == ("mdmem: memory/people/ána SOUZA.md would be a second note on the same person as "
+                        "memory/people/Ana Souza.md; add this to that note (mdmem edit 'memory/people/Ana Souza.md' "
+                        "--append TEXT), pass --supersedes 'memory/people/Ana Souza.md' if this one replaces it, "
+                        "or --new to save a second one\n")
+    assert sorted(p.name for p in (fresh / "memory/people").glob("*.md")) == ["Ana Souza.md"]
+    assert cli.json("save", "Ána souza owns the invoices service", "--type", "person", "--name", "ána SOUZA",
+                    "--new", "--vault", fresh)["status"] == "created"
+
+
+def test_a_person_named_by_an_alias_is_the_same_person(fresh, cli):
+    (fresh / "memory/people/ana-souza.md").write_text(
+        "---\nname: Ana Souza\ntype: person\naliases: [Aninha, A. Souza]\n---\nBilling lead.\n")
+    r = save(cli, fresh, "Aninha é a líder do time de faturamento", "--type", "person", code=1)
+    assert r.stderr.startswith("mdmem: memory/people/Aninha.md would be a second note on the same person as "
+                               "memory/people/ana-souza.md; add this to that note (mdmem edit "
+                               "memory/people/ana-souza.md --append TEXT)")
+    # an alias of a note that is not a person does not make a person a duplicate
+    (fresh / "memory/references").mkdir()
+    (fresh / "memory/references/tools.md").write_text("---\ntype: reference\naliases: [Bruno]\n---\nTools.\n")
+    assert cli.json("save", "Bruno runs the QA guild", "--type", "person", "--vault", fresh)["path"] == \
+        "memory/people/Bruno.md"
+
+
+def test_the_card_shows_people_by_name_not_file_name(fresh, cli):
+    (fresh / "memory/people/ana-souza-is-the-billing-team-lead.md").write_text(
+        "---\nname: Ana Souza\ntype: person\n---\nAna Souza is the billing team lead.\n")
+    save(cli, fresh, "Rui Costa: payments on-call, answers within a day", "--type", "person")
+    card = cli("context", "--vault", fresh).stdout
+    assert "People: Rui Costa, Ana Souza\n" in card  # by path, as the card orders them
+    assert "ana-souza-is" not in card
