@@ -87,3 +87,48 @@ def test_the_card_shows_people_by_name_not_file_name(fresh, cli):
     card = cli("context", "--vault", fresh).stdout
     assert "People: Rui Costa, Ana Souza\n" in card  # by path, as the card orders them
     assert "ana-souza-is" not in card
+
+
+# --- 2. other notes are named short, by their subject, not by the whole fact ------------------------------
+
+
+@pytest.mark.parametrize(("text", "kind", "name", "path"), [
+    ("The staging database listens on port 5432 and is rebuilt every night from the production snapshot",
+     "reference", "The staging database listens on port",
+     "memory/references/the-staging-database-listens-on-port.md"),
+    ("Kafka retention is 7 days for every topic of the billing cluster", "reference",
+     "Kafka retention is 7 days", "memory/references/kafka-retention-is-7-days.md"),
+    ("Deploy freeze: no production deploys from December 20 to January 3", "project", "Deploy freeze",
+     "memory/projects/deploy-freeze.md"),
+    ("Always answer with the command first and the explanation after it, in at most ten lines", "feedback",
+     "Always answer with the command first", "memory/feedback/always-answer-with-the-command-first.md"),
+    ("O banco de staging é recriado todas as noites a partir do snapshot de produção", "reference",
+     "O banco de staging é recriado", "memory/references/o-banco-de-staging-é-recriado.md"),
+])
+def test_a_name_is_the_first_clause_in_a_few_words(fresh, cli, text, kind, name, path):
+    out = cli.json("save", text, "--type", kind, "--vault", fresh)
+    assert (out["name"], out["path"], out["description"]) == (name, path, _cut(text))
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= 100 else text[:99].rsplit(" ", 1)[0] + "…"
+
+
+def test_an_edited_note_keeps_its_name_and_an_old_long_name_is_not_renamed(fresh, cli):
+    old = fresh / "memory/references/the-vpn-moved-to-vpn2-example-org-on-port-1194-last-week.md"
+    old.parent.mkdir()
+    old.write_text("---\ntype: reference\n---\nThe VPN moved to vpn2.example.org on port 1194 last week.\n")
+    out = cli.json("save", "The office printer is on the third floor by the kitchen", "--type", "reference",
+                   "--vault", fresh)
+    assert out["path"] == "memory/references/the-office-printer.md"
+    cli("edit", out["path"], "--append", "It moved to the second floor in May.", "--vault", fresh)
+    assert sorted(p.name for p in old.parent.glob("*.md")) == [
+        "the-office-printer.md", "the-vpn-moved-to-vpn2-example-org-on-port-1194-last-week.md"]
+    assert cli.json("show", out["path"], "--vault", fresh)["title"] == "the-office-printer"
+
+
+def test_the_card_says_a_short_name_and_its_description_once(fresh, cli):
+    text = "Always answer with the command first and the explanation after it, in at most ten lines"
+    save(cli, fresh, text, "--type", "feedback")
+    feedback = cli("context", "--vault", fresh).stdout.split("## Feedback (how the user wants you to work)\n")[1]
+    assert feedback.splitlines()[0] == f"- {text}"

@@ -204,8 +204,9 @@ def save(
     is about, never for the fact it states (an edited note keeps its name; nothing renames it): a
     person by the name the text opens with (:func:`~mdmem.text.naming.person_name`: "Ana Souza is the
     billing lead" -> "Ana Souza", kept as the file name like a given one); any other note by its
-    subject (:func:`~mdmem.text.naming.subject`: the first line up to its first clause break, at most
-    :data:`NAME_MAX` characters), filed under its slug. The description (``description``,
+    subject (:func:`~mdmem.text.naming.subject`: the first clause, at most
+    :data:`~mdmem.text.naming.WORDS` words: "Deploy freeze: no deploys from December 20" -> "Deploy
+    freeze"), filed under its slug. The description (``description``,
     else the first line cut at a word within :data:`DESCRIPTION_MAX` characters) has its links
     shown as text: it becomes the note's line in MEMORY.md, which links only the note itself. The same content already saved (at that path or any other
     memory note) changes nothing; a near-duplicate (the same name, or mostly
