@@ -132,3 +132,27 @@ def test_the_card_says_a_short_name_and_its_description_once(fresh, cli):
     save(cli, fresh, text, "--type", "feedback")
     feedback = cli("context", "--vault", fresh).stdout.split("## Feedback (how the user wants you to work)\n")[1]
     assert feedback.splitlines()[0] == f"- {text}"
+
+
+# --- 3. a one-sentence decision: its options, and a name that is not its description again ---------------
+
+
+@pytest.mark.parametrize(("text", "name", "chosen", "rejected"), [
+    ("We chose PostgreSQL over MongoDB for the billing service", "PostgreSQL over MongoDB for the billing service",
+     "PostgreSQL", "MongoDB"),
+    ("We chose SQS over Redis because it is managed and we have no ops team", "SQS over Redis", "SQS", "Redis"),
+    ("We chose CF Pages over Vercel since the previews are free", "CF Pages over Vercel", "CF Pages", "Vercel"),
+    ("We chose Whoosh over SQLite FTS5 as the search engine", "Whoosh over SQLite FTS5", "Whoosh", "SQLite FTS5"),
+    ("Optamos por Adyen em vez de Stripe para os pagamentos em Portugal, porque suporta MB Way",
+     "Adyen em vez de Stripe para os pagamentos em Portugal", "Adyen", "Stripe"),
+])
+def test_a_one_sentence_decision_names_its_options(fresh, cli, text, name, chosen, rejected):
+    out = cli.json("save", text, "--type", "decision", "--vault", fresh)
+    assert out["name"] == name
+    note = (fresh / out["path"]).read_text()
+    assert f"\nchosen: {chosen}\nrejected:\n- {rejected}\n" in note
+    assert f"## Options considered\n- {chosen} (chosen)\n- {rejected}\n" in note
+    decisions = cli("context", "--vault", fresh).stdout.split("## Recent decisions\n")[1].splitlines()
+    day = note.split("\ncreated: ", 1)[1].split("\n", 1)[0]  # today
+    assert decisions[0] == (f"- {day} {name}" if text.startswith("We chose PostgreSQL")  # not "X — We chose X"
+                            else f"- {day} {name} — {text}")

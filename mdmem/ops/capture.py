@@ -31,7 +31,7 @@ from mdmem.base import files as fs
 from mdmem.base.errors import MdmemError, UsageError
 from mdmem.base.layout import INDEX_NAME, INDEX_SECTIONS, MEMORY_DIR, TYPE_FOLDERS, nfc
 from mdmem.ops.budget import index_line
-from mdmem.text.classify import WARNINGS, classify, decision_note
+from mdmem.text.classify import WARNINGS, classify, decision_note, decision_title
 from mdmem.text.naming import NAME_MAX, first_line, person_name, plain_links, subject
 from mdmem.text.similar import SIMILAR, name_key, shingles, similarity
 
@@ -203,7 +203,8 @@ def save(
     ``decision-`` in front) and stays the ``name:``. Without a name a note is named once, for what it
     is about, never for the fact it states (an edited note keeps its name; nothing renames it): a
     person by the name the text opens with (:func:`~mdmem.text.naming.person_name`: "Ana Souza is the
-    billing lead" -> "Ana Souza", kept as the file name like a given one); any other note by its
+    billing lead" -> "Ana Souza", kept as the file name like a given one); a decision saying "chose X
+    over Y for Z" by "X over Y for Z" (:func:`~mdmem.text.classify.decision_title`); any other note by its
     subject (:func:`~mdmem.text.naming.subject`: the first clause, at most
     :data:`~mdmem.text.naming.WORDS` words: "Deploy freeze: no deploys from December 20" -> "Deploy
     freeze"), filed under its slug. The description (``description``,
@@ -242,6 +243,8 @@ def save(
     derived = None
     if name is None and kind == "person":
         derived = person_name(body)
+    elif name is None and kind == "decision" and chosen is None:
+        derived = decision_title(body)
     title = " ".join((name or derived or subject(body)).split())
     if (name is not None or (kind == "person" and derived)) and name_as_file \
             and kept_name(unicodedata.normalize("NFC", title)):
