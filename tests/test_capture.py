@@ -427,7 +427,7 @@ def test_save_warns_when_claude_md_or_a_protocol_already_says_it(vault, cli):
     ("1. run the migration on staging\n2. check lock_timeout", "protocol", "1."),
     ("I prefer short answers with the command first.", "user", "I prefer"),
     ("The Atlas project deadline moved to March.", "project", "project"),
-    ("Ana is a tech lead; she works on payments.", "person", "she works"),
+    ("Sofia is a tech lead; she works on payments.", "person", "she works"),  # (Ana has a note already)
     ("The office VPN is vpn.example.org, port 1194.", "reference", None),
 ])
 def test_save_without_type_infers_it_and_says_why(vault, cli, text, kind, signal):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import shlex
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,8 @@ from mdmem.base import files as fs
 from mdmem.base.errors import MdmemError, UsageError
 from mdmem.base.layout import INDEX_NAME, INDEX_SECTIONS, MEMORY_DIR, TYPE_FOLDERS, nfc
 from mdmem.ops.budget import index_line
-from mdmem.text.classify import WARNINGS, classify, decision_note
+from mdmem.text.classify import WARNINGS, classify, decision_note, decision_title
+from mdmem.text.naming import NAME_MAX, first_line, person_name, plain_links, subject
 from mdmem.text.similar import SIMILAR, name_key, shingles, similarity
 
 if TYPE_CHECKING:
@@ -146,28 +148,9 @@ def slug(name: str) -> str:
     return stem[:80].rstrip("-")
 
 
-NAME_MAX = 60  # characters of a file name made from the text, and of a --name kept as the file name
 DESCRIPTION_MAX = 100  # characters of a description made from the text
-_WIKILINK = re.compile(r"!?\[\[([^\]|\n]*?)(?:\\?\|([^\]\n]*))?\]\]")
-_MDLINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
-_SUBJECT_END = re.compile(r"[.?!:;](?:\s|$)|\s[—–-]\s")
 _KEPT_NAME = re.compile(r"[^\W_](?:[\w '(),&+-]*[\w)])?")  # letters, digits, spaces and a few marks
 _RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))})
-
-
-def _first_line(text: str) -> str:
-    for line in text.splitlines():
-        line = line.strip().lstrip("#").strip()
-        if line:
-            return line
-    return ""
-
-
-def plain_links(text: str) -> str:
-    """``[[target|shown]]`` -> ``shown``, ``[[target#part]]`` -> ``target``, ``[t](url)`` -> ``t``: a
-    description is a line of MEMORY.md, which holds one link per memory (its own), never others."""
-    text = _WIKILINK.sub(lambda m: (m.group(2) or m.group(1).split("#", 1)[0]).strip(), text)
-    return _MDLINK.sub(lambda m: m.group(1), text)
 
 
 def _cut(text: str, limit: int) -> str:
@@ -181,24 +164,7 @@ def _cut(text: str, limit: int) -> str:
 
 def _summary(text: str, limit: int = DESCRIPTION_MAX) -> str:
     """The first line as a description: links as their text, cut at a word (never inside a link)."""
-    return _cut(" ".join(plain_links(_first_line(text)).split()), limit)
-
-
-def _subject(text: str, limit: int = NAME_MAX) -> str:
-    """What a note made from ``text`` is called when no name is given: its first line's links as text,
-    up to the first sentence or clause break (``. : ; ! ?``, a spaced dash), at most ``limit``
-    characters cut at a word. "I live in Lisbon; my timezone is WET" -> "I live in Lisbon"."""
-    line = " ".join(plain_links(_first_line(text)).split())
-    for m in _SUBJECT_END.finditer(line):
-        if m.start() >= 3:
-            line = line[: m.start()]
-            break
-    line = line.rstrip(" .,;:!?")
-    if len(line) <= limit:
-        return line
-    head = line[:limit]
-    space = head.rfind(" ")
-    return (head[:space] if space > limit // 2 else head).rstrip(" ,;:-—–")
+    return _cut(" ".join(plain_links(first_line(text)).split()), limit)
 
 
 def kept_name(name: str) -> bool:
@@ -234,9 +200,14 @@ def save(
     ``[[Ana Souza]]`` resolves, in Obsidian as in mdmem (aliases never resolve a link in either),
     and it is the note's ``name:``; any other given name (or any name with ``name_as_file=False``:
     a checkpoint's suggested title) becomes a kebab-case file name (:func:`slug`; decisions get
-    ``decision-`` in front) and stays the ``name:``. Without a name the
-    note is called by its subject (:func:`_subject`: the first line up to its first clause break,
-    at most :data:`NAME_MAX` characters) and filed under its slug. The description (``description``,
+    ``decision-`` in front) and stays the ``name:``. Without a name a note is named once, for what it
+    is about, never for the fact it states (an edited note keeps its name; nothing renames it): a
+    person by the name the text opens with (:func:`~mdmem.text.naming.person_name`: "Ana Souza is the
+    billing lead" -> "Ana Souza", kept as the file name like a given one); a decision saying "chose X
+    over Y for Z" by "X over Y for Z" (:func:`~mdmem.text.classify.decision_title`); any other note by its
+    subject (:func:`~mdmem.text.naming.subject`: the first clause, at most
+    :data:`~mdmem.text.naming.WORDS` words: "Deploy freeze: no deploys from December 20" -> "Deploy
+    freeze"), filed under its slug. The description (``description``,
     else the first line cut at a word within :data:`DESCRIPTION_MAX` characters) has its links
     shown as text: it becomes the note's line in MEMORY.md, which links only the note itself. The same content already saved (at that path or any other
     memory note) changes nothing; a near-duplicate (the same name, or mostly
@@ -269,8 +240,14 @@ def save(
         raise UsageError(f"unknown type {type!r}: choose one of {', '.join(sorted(SECTIONS))}")
     if kind == "daily":
         raise UsageError("daily entries go through `mdmem daily add`")
-    title = " ".join((name or _subject(body)).split())
-    if name is not None and name_as_file and kept_name(unicodedata.normalize("NFC", title)):
+    derived = None
+    if name is None and kind == "person":
+        derived = person_name(body)
+    elif name is None and kind == "decision" and chosen is None:
+        derived = decision_title(body)
+    title = " ".join((name or derived or subject(body)).split())
+    if (name is not None or (kind == "person" and derived)) and name_as_file \
+            and kept_name(unicodedata.normalize("NFC", title)):
         title = stem = unicodedata.normalize("NFC", title)
     else:
         stem = slug(title if name is not None else re.sub(r"[/\\~]|\.\.+", " ", title))
@@ -302,13 +279,17 @@ def save(
         index_data, index_seen = fs.read_stat(mem.root, mem.root / INDEX_NAME)
         data = _dump(meta, body + "\n")
         existing, _ = fs.read_stat(mem.root, path)
-        twin = _twin(mem, rel, title, body, {p for p, _ in old}) if existing is None else None
+        twin = _twin(mem, rel, title, body, {p for p, _ in old}, kind) if existing is None else None
         if twin is not None and twin[1] is None:  # the same content under another name
             note = parse_note(twin[0], fs.read_stat(mem.root, mem.root / twin[0])[0] or b"")
             got = note.frontmatter.get("description")
             got = got if isinstance(got, str) else desc
             return SaveResult("unchanged", twin[0], note.type, note.title, got,
                               note.tokens, SECTIONS.get(note.type), index_line(note), False, [], reason)
+        if twin is not None and not new and twin[1] == "the same person":
+            raise MdmemError(f"{rel} would be a second note on the same person as {twin[0]}; add this to that note "
+                             f"(mdmem edit {shlex.quote(twin[0])} --append TEXT), pass --supersedes "
+                             f"{shlex.quote(twin[0])} if this one replaces it, or --new to save a second one")
         if twin is not None and not new:
             raise MdmemError(f"{rel} would be a near-duplicate of {twin[0]} ({twin[1]}); update that note, "
                              f"pass --supersedes {twin[0]} if this one replaces it, or --new to save a second one")
@@ -476,9 +457,12 @@ def _body_of(data: bytes) -> str:
     return split_frontmatter(decode(data)[0])[1]
 
 
-def _twin(mem: Memory, rel: str, title: str, body: str, replaces=frozenset()) -> tuple[str, str | None] | None:
+def _twin(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
+          kind: str = "") -> tuple[str, str | None] | None:
     """The memory note this one would repeat: ``(path, None)`` for the same
-    content, ``(path, reason)`` for a near-duplicate, else None. The notes it ``replaces`` are not compared."""
+    content, ``(path, reason)`` for a near-duplicate (the same name, whatever the case, accents and
+    spacing; for a person, also one of another person note's ``aliases``), else None. The notes it
+    ``replaces`` are not compared."""
     flat = " ".join(body.split())
     keys = {k for k in (name_key(title), name_key(rel.rsplit("/", 1)[-1][:-3])) if k}
     mine = shingles(body)
@@ -497,9 +481,12 @@ def _twin(mem: Memory, rel: str, title: str, body: str, replaces=frozenset()) ->
             names = {name_key(note.title)}
             if isinstance(note.frontmatter.get("name"), str):
                 names.add(name_key(note.frontmatter["name"]))
+            person = kind == "person" and note.type == "person"
+            if person:  # a person's other names: "Ana" is the note whose aliases say Ana
+                names |= {name_key(a) for a in note.aliases}
             theirs = shingles(other)
             if keys & names:
-                near = (note.path, "the same name")
+                near = (note.path, "the same person" if person else "the same name")
             elif mine and theirs and similarity(mine, theirs) >= SIMILAR:
                 near = (note.path, f"{int(100 * similarity(mine, theirs))}% the same wording")
     return near

@@ -231,23 +231,52 @@ def _name(note) -> str:
     return " ".join(name.split()) if isinstance(name, str) and name.strip() else note.title
 
 
+def _words(text: str) -> list[str]:
+    return "".join(c if c.isalnum() else " " for c in text.casefold()).split()
+
+
 def _same(a: str, b: str) -> bool:
     """The same words, whatever the case, punctuation and spacing."""
-    def words(t: str) -> list[str]:
-        return "".join(c if c.isalnum() else " " for c in t.casefold()).split()
+    return _words(a) == _words(b)
 
-    return words(a) == words(b)
+
+NEAR_WORDS = 2  # a description that is the name with at most this many words more says nothing more
+
+
+def _near(a: str, b: str) -> bool:
+    """The same words, or one's words inside the other's with at most :data:`NEAR_WORDS` more: "We chose
+    PostgreSQL over MongoDB for the billing service" is near "PostgreSQL over MongoDB for the billing
+    service" (a one-sentence decision's description and name)."""
+    short, long = sorted((_words(a), _words(b)), key=len)
+    if not short or len(long) - len(short) > NEAR_WORDS:
+        return short == long
+    return any(long[i:i + len(short)] == short for i in range(len(long) - len(short) + 1))
+
+
+def _extends(note) -> bool:
+    """Does the description say the name and then more ("I live in Lisbon and write" -> "I live in Lisbon
+    and write these docs in Neovim", a short name `save` made from the text's first words)? A name
+    written as a file name ("never-run-migrations") is a handle to the note, not words of it: kept."""
+    name, desc = _words(_name(note)), _words(_desc(note))
+    return " " in _name(note).strip() and len(desc) > len(name) > 0 and desc[:len(name)] == name
 
 
 def _about(note) -> str:
-    """`` — description`` for a line naming ``note``, or "" when it has none or it says the name again (a note
-    saved without ``--description`` has both the same: the card spent bytes on "X — X" in every session)."""
+    """`` — description`` for a line naming ``note``, or "" when it has none or it says the name again, or
+    nearly (a note saved without ``--description`` has both the same, or the name is the description's
+    first words: the card spent bytes on "X — X" in every session)."""
     desc = _desc(note)
-    return f" — {desc}" if desc and not _same(desc, _name(note)) else ""
+    return f" — {desc}" if desc and not _near(desc, _name(note)) and not _extends(note) else ""
+
+
+def _said(note) -> str:
+    """How a line names ``note``: "name — description"; the description alone when it begins with the
+    name; the name alone when the description says (nearly) only the name."""
+    return _desc(note) if _extends(note) else f"{_name(note)}{_about(note)}"
 
 
 def _item(note, extra: str = "") -> str:
-    return _clip(f"- {extra}{_name(note)}{_about(note)}")
+    return _clip(f"- {extra}{_said(note)}")
 
 
 def _by_date(notes: list) -> list:
@@ -362,7 +391,7 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     head = f"# Memory ({mem.root.name}: {total} notes — {kinds})"
     users = [n for n in notes if n.type == "user"]
-    user_lines = [_clip(f"User: {_name(u)}{_about(u)} ({u.path})")
+    user_lines = [_clip(f"User: {_said(u)} ({u.path})")
                   for u in users[:2]]
     recall_ = _cmd(command, 'recall "<question>"')
     pull = (f"Pull detail: `{recall_}` (search + linked notes, within a budget); "
@@ -371,7 +400,7 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
     protocols = [n for n in notes if n.type == "protocol" and not protocol_paths(n)]
     decisions = _by_date([n for n in notes if n.type == "decision"])
     active = _active(notes)
-    people = [n.title for n in notes if n.type == "person"]
+    people = [_name(n) for n in notes if n.type == "person"]  # names, as in every section, not file names
     days = sorted((n.title for n in notes if n.type == "daily"), reverse=True)[:3]
     lists = {
         "profile": _List("Profile:", [line for line in profile_lines(mem, users[0]) if not any(

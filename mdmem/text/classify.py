@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from mdmem.text.naming import NAME_MAX, bound, plain_links
+
 # (type, pattern, reason): the first rule that matches wins. English and Portuguese.
 _RULES = [
     ("decision", r"\b(?:decided|we chose|chose \S+ over|instead of|trade-?off|decidimos|decidi|optamos|optei|"
@@ -39,8 +41,42 @@ def classify(text: str) -> tuple[str, str]:
     return "reference", "nothing more specific matched: facts to look up"
 
 
-_OVER = re.compile(r"\bchose\s+(.+?)\s+over\s+(.+?)(?:\s+because\b|[.;\n]|$)|"
-                   r"\b(?:optamos|escolhemos) (?:por )?(.+?) em vez de (.+?)(?:\s+porque\b|[.;\n]|$)", re.I)
+# "chose X over Y", "optamos por X em vez de Y": each option a noun phrase, ended by the purpose or the reason
+# ("for the billing service", "because …", "since …", "as …", "para …", "porque …") or by a mark
+_PURPOSE = (r"(?=\s+(?:for|because|since|as|so|to|due to|given|porque|pois|já que|para|pra|por causa|devido)\b"
+            r"|\s*[.,;:!?()\n—–]|\s+-\s|$)")
+_OVER = re.compile(r"\bchose\s+(.+?)\s+over\s+(.+?)" + _PURPOSE + "|"
+                   r"\b(?:optamos|escolhemos) (?:por )?(.+?) em vez de (.+?)" + _PURPOSE, re.I)
+_PURPOSE_FOR = re.compile(r"\s+(?:for|para|pra)\s+[^.,;:!?()\n—–]+", re.I)
+
+
+def decision_choice(body: str) -> tuple[str, str, str] | None:
+    """``(chosen, rejected, purpose)`` from "chose X over Y for Z" / "optamos por X em vez de Y para Z" in
+    ``body`` (``purpose``: "for Z", or "" when the text goes on with a reason or nothing), else None.
+    "We chose PostgreSQL over MongoDB for the billing service" -> ("PostgreSQL", "MongoDB", "for the
+    billing service")."""
+    found = _OVER.search(body)
+    if not found:
+        return None
+    chosen = (found.group(1) or found.group(3) or "").strip(" `*\"'")
+    rejected = (found.group(2) or found.group(4) or "").strip(" `*\"'")
+    if not chosen or not rejected:
+        return None
+    purpose = _PURPOSE_FOR.match(body, found.end())
+    return chosen, rejected, " ".join(purpose.group().split()) if purpose else ""
+
+
+def decision_title(body: str, limit: int = NAME_MAX) -> str | None:
+    """A decision's name from its text: "PostgreSQL over MongoDB for the billing service" (Portuguese: "Adyen
+    em vez de Stripe para …"), at most ``limit`` characters cut at a word; None when the text does not say
+    "chose X over Y"."""
+    choice = decision_choice(body)
+    if choice is None:
+        return None
+    chosen, rejected, purpose = choice
+    over = " over " if _OVER.search(body).group(1) is not None else " em vez de "
+    line = " ".join(plain_links(f"{chosen}{over}{rejected}{' ' + purpose if purpose else ''}").split())
+    return bound(line, limit, words=limit, values=False)
 
 
 def decision_note(body: str, chosen: str | None, rejected: list[str]) -> tuple[dict, str]:
@@ -48,10 +84,10 @@ def decision_note(body: str, chosen: str | None, rejected: list[str]) -> tuple[d
     (Context, Options considered, Decision, Revisit when), filled from the
     options or from "chose X over Y" / "optamos por X em vez de Y" in the text.
     A body that already has those sections is kept as it is."""
-    found = _OVER.search(body)
+    found = decision_choice(body)
     if chosen is None and found:
-        chosen = (found.group(1) or found.group(3) or "").strip()
-        rejected = rejected or [(found.group(2) or found.group(4) or "").strip()]
+        chosen = found[0]
+        rejected = rejected or [found[1]]
     meta = {"chosen": chosen or "", "rejected": [r for r in rejected if r]}
     if re.search(r"^##\s+Decision\b", body, re.M):
         return meta, body
