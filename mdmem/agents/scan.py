@@ -87,10 +87,14 @@ class Known:
         self.entries: list[str] = []          # MEMORY.md lines as written
         self.notes: list[str] = []            # memory note names (file stems)
         self.proposed_names: list[str] = []
+        self.vault = None
+        self.accepted: set[str] = set()       # notes this session's accept saved (vault paths)
+        self._saved: list[tuple[str, dict]] | None = None
 
     @classmethod
     def read(cls, vault, extra_claude_md=(), session: str | None = None) -> Known:
         known = cls()
+        known.vault = vault
         texts: list[tuple[str, bool]] = []
         for rel in ("MEMORY.md", "CLAUDE.md"):
             try:
@@ -121,6 +125,8 @@ class Known:
             names = [c.get("name", "") for c in old.get("candidates", [])] + list(old.get("history", []))
             known.proposed.update(_slug(n) for n in names if n)
             known.proposed_names.extend(n for n in names if n)
+            known.accepted.update(r["path"] for r in old.get("results") or () if isinstance(r, dict)
+                                  and r.get("status") in ("created", "unchanged") and isinstance(r.get("path"), str))
         return known
 
     def repeats(self, c) -> str | None:
@@ -138,6 +144,43 @@ class Known:
             overlap = len(core & words) / max(1, len(core))
             if overlap >= 0.8 or len(mine & words) / len(mine | words) >= 0.5:
                 return "MEMORY.md or CLAUDE.md already says this"
+        return self.same_note(c)
+
+    def saved(self) -> list[tuple[str, dict]]:
+        """The vault's notes as ``(path, {type, name, description, chosen, rejected})``, from the notes
+        cache brought up to date (read once, when a suggestion is first checked: not on the Stop hook's
+        firing path, which only builds the scan prompt)."""
+        if self._saved is None:
+            from mdmem.base.errors import MdmemError
+            from mdmem.engine.memory import Memory
+
+            self._saved = []
+            if self.vault is not None:
+                try:
+                    with Memory.open(self.vault) as mem:
+                        mem.refresh(strict=False)
+                        for note in mem.notes():
+                            fm = note.frontmatter
+                            name = fm.get("name")
+                            self._saved.append((note.path, {
+                                "type": note.type, "name": name if isinstance(name, str) else note.title,
+                                "description": fm.get("description") if isinstance(fm.get("description"), str) else "",
+                                "chosen": fm.get("chosen"), "rejected": fm.get("rejected")}))
+                except MdmemError:  # a vault mdmem cannot open: the checks above still hold
+                    pass
+        return self._saved
+
+    def same_note(self, c) -> str | None:
+        """Why candidate ``c`` is a note the vault holds (:func:`mdmem.text.similar.same_memory`; a note
+        accepted in this session by its looser bar), or None."""
+        from mdmem.text.similar import same_memory
+
+        new = {"type": c.type, "name": c.name, "description": c.description, "chosen": c.chosen,
+               "rejected": c.rejected}
+        for path, note in self.saved():
+            why = same_memory(new, note, session=path in self.accepted)
+            if why:
+                return f"{why} as the saved note {path.rsplit('/', 1)[-1]}"
         return None
 
     def related(self, topic: frozenset[str], limit: int = 1500) -> tuple[list[str], int]:

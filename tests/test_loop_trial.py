@@ -1,0 +1,106 @@
+"""What a new user's trial of the agent loop found, each through the real hooks and CLI (`python -m mdmem` in a
+subprocess, as Claude Code runs them) on a vault made by `mdmem init` and a real transcript from
+tests/data/fixtures/ with the trial's four messages appended: a rule about starting the server and a decision of
+Bandit over Cowboy."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support import FIXTURES
+
+SHORT = FIXTURES / "transcripts" / "03-v2.1.38-short__spotter__short.jsonl"
+APPENDED = [
+    ("user", "Always start the server with iex -S mix phx.server, never plain mix phx.server."),
+    ("assistant", "Understood, I will always use iex -S mix phx.server."),
+    ("user", "Let's use Bandit instead of Cowboy because Cowboy kept dropping websocket connections."),
+    ("assistant", "Decided: we use Bandit instead of Cowboy because Cowboy kept dropping websocket connections."),
+]
+PROTOCOL = {"type": "protocol", "dimension": 3, "name": "Start the server with iex",
+            "description": "always iex -S mix phx.server, never plain mix phx.server",
+            "body": "Always start the server with iex -S mix phx.server; never plain mix phx.server."}
+DECISION = {"type": "decision", "dimension": 4, "name": "Bandit over Cowboy as HTTP server",
+            "description": "the Phoenix HTTP server", "chosen": "Bandit", "rejected": ["Cowboy"],
+            "body": "Bandit serves HTTP for the Phoenix app; Cowboy was turned down."}
+
+
+def mdmem(*args, stdin: str = "", code: int = 0) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_")} | {"MDMEM_HOME": os.environ["MDMEM_HOME"]}
+    proc = subprocess.run([sys.executable, "-m", "mdmem", *map(str, args)], input=stdin, capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
+    return proc
+
+
+@pytest.fixture
+def trial(tmp_path: Path) -> tuple[Path, Path]:
+    """A vault made by `mdmem init` and the real transcript with the trial's four messages appended."""
+    vault = tmp_path / "vault"
+    mdmem("init", vault)
+    transcript = tmp_path / "session.jsonl"
+    lines = SHORT.read_text(encoding="utf-8").splitlines()
+    last = json.loads(lines[-1])
+    parent = last["uuid"]
+    for i, (role, text) in enumerate(APPENDED):
+        uuid = f"00000000-0000-4000-8000-00000000000{i}"
+        message = {"role": role, "content": text} if role == "user" else \
+            {"role": role, "id": f"msg_{i}", "type": "message", "model": "claude", "content": [{"type": "text", "text": text}]}
+        lines.append(json.dumps({"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": str(tmp_path),
+                                 "sessionId": last["sessionId"], "version": "2.1.38", "type": role, "uuid": uuid,
+                                 "timestamp": f"2026-02-10T21:2{i}:00.000Z", "message": message}))
+        parent = uuid
+    transcript.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return vault, transcript
+
+
+def card(vault: Path) -> str:
+    return mdmem("hook", "session-start", "--vault", vault,
+                 stdin=json.dumps({"session_id": "s2", "source": "startup", "hook_event_name": "SessionStart"})).stdout
+
+
+def test_a_decision_accepted_in_the_session_is_not_suggested_again_at_its_end(trial):
+    vault, transcript = trial
+    stop = mdmem("hook", "stop", "--vault", vault, stdin=json.dumps(
+        {"session_id": "s1", "transcript_path": str(transcript), "hook_event_name": "Stop", "stop_hook_active": False}))
+    assert json.loads(stop.stdout)["decision"] == "block"
+    mdmem("checkpoint", "propose", "--session", "s1", "--vault", vault,
+          stdin=json.dumps({"dimensions": [3, 4], "candidates": [PROTOCOL, DECISION]}))
+    assert mdmem("checkpoint", "accept", "1,2", "--session", "s1", "--vault", vault).stderr.splitlines() == [
+        "1. saved memory/protocols/start-the-server-with-iex.md (protocol)",
+        "2. saved memory/decisions/decision-bandit-over-cowboy-as-http-server.md (decision)"]
+    # the offline detectors find the same decision in the transcript ("Chose Bandit over Cowboy"): the saved note
+    # says it, so the session's end keeps nothing and the next card has no pending checkpoint
+    end = mdmem("hook", "session-end", "--vault", vault, stdin=json.dumps(
+        {"session_id": "s1", "transcript_path": str(transcript), "hook_event_name": "SessionEnd", "reason": "exit"}))
+    assert end.stdout == ""
+    assert json.loads((vault / ".mdmem" / "checkpoints" / "s1.json").read_text())["status"] == "accepted"
+    text = card(vault)
+    assert "- 20" in text and "Bandit over Cowboy as HTTP server — the Phoenix HTTP server" in text
+    assert "Pending memory checkpoint" not in text
+    # a hand run over the same transcript drops it too, saying why
+    hand = json.loads(mdmem("checkpoint", transcript, "--session", "s3", "--vault", vault, "--json").stdout)
+    assert hand["candidates"] == []
+    assert {d["name"]: d["reason"] for d in hand["dropped"]} == {
+        "Always start the server with iex -S mix phx.server": "MEMORY.md or CLAUDE.md already says this",
+        "Chose Bandit over Cowboy": "the same choice as the saved note decision-bandit-over-cowboy-as-http-server.md"}
+    assert sorted(p.name for p in (vault / "memory").rglob("*.md")) == [
+        "decision-bandit-over-cowboy-as-http-server.md", "start-the-server-with-iex.md"]
+
+
+def test_a_decision_with_another_rejected_option_is_still_suggested(trial):
+    """The same chosen option against a new alternative is news, in another session: only a note accepted in
+    the session itself is matched by its chosen option alone."""
+    vault, transcript = trial
+    mdmem("checkpoint", "propose", "--session", "s0", "--vault", vault,
+          stdin=json.dumps({"candidates": [DECISION | {"rejected": ["Plug.Cowboy 1"]}]}))
+    mdmem("checkpoint", "accept", "1", "--session", "s0", "--vault", vault)
+    hand = json.loads(mdmem("checkpoint", transcript, "--session", "s3", "--vault", vault, "--json").stdout)
+    assert [(c["name"], c["chosen"], c["rejected"]) for c in hand["candidates"]] == [
+        ("Always start the server with iex -S mix phx.server", None, []),
+        ("Chose Bandit over Cowboy", "Bandit", ["Cowboy"])]
