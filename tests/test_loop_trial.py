@@ -104,3 +104,37 @@ def test_a_decision_with_another_rejected_option_is_still_suggested(trial):
     assert [(c["name"], c["chosen"], c["rejected"]) for c in hand["candidates"]] == [
         ("Always start the server with iex -S mix phx.server", None, []),
         ("Chose Bandit over Cowboy", "Bandit", ["Cowboy"])]
+
+
+SCOPED = {"type": "protocol", "dimension": 3, "name": "Elixir server start", "paths": ["lib/**/*.ex", "mix.exs"],
+          "description": "iex -S mix phx.server, never plain mix phx.server",
+          "body": "Always start the server with iex -S mix phx.server; never plain mix phx.server."}
+SCOPED_LINE = "- Elixir server start (lib/**/*.ex, mix.exs) — iex -S mix phx.server, never plain mix phx.server"
+SCOPED_HEAD = "## Protocols for some files (follow them when you work on matching paths)"
+
+
+def test_a_protocol_with_paths_is_listed_on_the_next_card(trial):
+    vault, _ = trial
+    mdmem("checkpoint", "propose", "--session", "s1", "--vault", vault, stdin=json.dumps({"candidates": [SCOPED]}))
+    mdmem("checkpoint", "accept", "1", "--session", "s1", "--vault", vault)
+    lines = card(vault).splitlines()
+    assert lines[:3] == ["# Memory (vault: 1 notes — protocol 1)", SCOPED_HEAD, SCOPED_LINE]
+    assert lines[3] == "## Memory protocol (mdmem)"
+
+
+def test_path_scoped_protocols_beyond_the_budget_are_counted_with_the_command_that_loads_them(trial):
+    vault, _ = trial
+    folder = vault / "memory" / "protocols"
+    for i in range(40):
+        (folder / f"rule-{i:02}.md").write_text(
+            f"---\nname: Rule {i:02}\ndescription: what to do in area {i:02} of the code base, and why\n"
+            f"type: protocol\npaths: [\"area{i:02}/**/*.ex\"]\n---\n\nDo it this way.\n", encoding="utf-8")
+    text = mdmem("hook", "session-start", "--vault", vault, "--budget", "3000",
+                 stdin=json.dumps({"session_id": "s2", "source": "startup", "hook_event_name": "SessionStart"})).stdout
+    assert len(text.encode()) <= 3000
+    block = text.split(SCOPED_HEAD + "\n")[1].split("\n## ")[0].splitlines()
+    shown = block[:-1]
+    assert shown == [f"- Rule {i:02} (area{i:02}/**/*.ex) — what to do in area {i:02} of the code base, and why"
+                     for i in range(len(shown))] and 0 < len(shown) < 40
+    assert block[-1].startswith(f"- … and {40 - len(shown)} more: `") and \
+        block[-1].endswith(f" context --paths FILE --vault {vault}` loads the ones for FILE")
