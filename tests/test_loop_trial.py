@@ -138,3 +138,34 @@ def test_path_scoped_protocols_beyond_the_budget_are_counted_with_the_command_th
                      for i in range(len(shown))] and 0 < len(shown) < 40
     assert block[-1].startswith(f"- … and {40 - len(shown)} more: `") and \
         block[-1].endswith(f" context --paths FILE --vault {vault}` loads the ones for FILE")
+
+
+def prompt_lines(vault: Path, text: str) -> list[str]:
+    """The notes' lines the prompt hook injected for ``text`` ([] when silent)."""
+    out = mdmem("hook", "prompt", "--vault", vault, stdin=json.dumps(
+        {"session_id": "p1", "prompt": text, "hook_event_name": "UserPromptSubmit"})).stdout
+    return json.loads(out)["hookSpecificOutput"]["additionalContext"].splitlines()[1:] if out.strip() else []
+
+
+def test_the_prompt_hooks_lines_end_in_no_dangling_dash(trial):
+    vault, _ = trial
+    notes = {  # saved from a description alone (the body says it again); no description; a blank one
+        "memory/references/vacuum.md": "---\ndescription: Postgres vacuum schedule for the ledger tables\n"
+                                       "type: reference\n---\n\nPostgres vacuum schedule for the ledger tables\n",
+        "memory/references/grafana-boards.md": "---\ntype: reference\n---\n\nThe Grafana boards live under ops.\n",
+        "memory/references/kafka-topics.md": "---\ndescription: ' '\ntype: reference\n---\n\n"
+                                             "Kafka topic names follow team.entity.event.\n",
+        "memory/references/backups.md": "---\ndescription: Nightly pgbackrest backups of the ledger\ntype: reference\n"
+                                        "---\n\nNightly pgbackrest backups of the ledger, kept for 35 days.\n"}
+    for rel, text in notes.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text, encoding="utf-8")
+    mdmem("index", "--vault", vault)
+    assert prompt_lines(vault, "what is the ledger vacuum schedule?") == [
+        "- vacuum (memory/references/vacuum.md): Postgres vacuum schedule for the ledger tables"]
+    assert prompt_lines(vault, "where are the grafana boards?") == [
+        "- grafana-boards (memory/references/grafana-boards.md): The Grafana boards live under ops."]
+    assert prompt_lines(vault, "how are kafka topics named?") == [
+        "- kafka-topics (memory/references/kafka-topics.md): Kafka topic names follow team.entity.event."]
+    assert prompt_lines(vault, "how long are pgbackrest backups kept?") == [  # the excerpt says the description
+        "- backups (memory/references/backups.md): Nightly pgbackrest backups of the ledger, kept for 35 days."]

@@ -258,6 +258,18 @@ def excerpt(vault: str, path: str, words: list[str], width: int = EXCERPT) -> st
     return "".join(c if c.isprintable() else " " for c in first)
 
 
+def about(desc: str, part: str) -> str:
+    """What a note's line says after its name: the description and the excerpt joined by " — ", each only when
+    it is there and the other does not hold it already (a note saved from a description alone has it as its
+    body's first line: the line ended in a dangling " — " when the excerpt was dropped as a repeat)."""
+    a, b = _fold(desc.lower()), _fold(part.lower())
+    if b and b in a:
+        part = ""
+    elif a and a in b:
+        desc = ""
+    return " — ".join(x for x in (desc, part) if x)
+
+
 def render(vault: str, notes: list[Found], words: list[str], span=None) -> str:
     head = "mdmem: notes from the user's memory that may bear on this prompt (read_note or the file for more)"
     if span:
@@ -265,12 +277,11 @@ def render(vault: str, notes: list[Found], words: list[str], span=None) -> str:
     blocks = [head + ":"]
     left = MAX_CHARS - len(blocks[0])
     for n in notes:
-        desc = "".join(c if c.isprintable() else " " for c in (n.description or ""))
-        part = excerpt(vault, n.path, words)
-        body = desc + (" — " if desc and part else "") + (part if part not in desc else "")
-        block = f"\n- {n.title} ({n.path}){': ' + body if body else ''}"
+        desc = " ".join("".join(c if c.isprintable() else " " for c in (n.description or "")).split())
+        block = f"\n- {n.title} ({n.path})" + (": " + body if (body := about(desc, excerpt(vault, n.path, words)))
+                                                 else "")
         if len(block) > left:
-            block = block[: max(0, left - 1)].rsplit(" ", 1)[0] + "…"
+            block = block[: max(0, left - 1)].rsplit(" ", 1)[0].rstrip(" —:;,") + "…"
             if len(block) < 40:
                 break
         blocks.append(block)
