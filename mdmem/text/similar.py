@@ -9,9 +9,11 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 
-from mdmem.base.models import Note
 from mdmem.base.settings import SIMILAR
-from mdmem.text.parse import decode
+
+TYPE_CHECKING = False  # the checkpoint's hooks import this for same_memory: no parser, no models at load time
+if TYPE_CHECKING:
+    from mdmem.base.models import Note
 
 SENTENCE_MIN = 30  # bytes: shorter lines (headings, template lines) say nothing about duplication
 SENTENCE_MAX_DF = 20  # a sentence in more notes than this is boilerplate, not a duplicate signal
@@ -49,6 +51,8 @@ def near_duplicates(notes: list[Note], read, threshold: float = SIMILAR) -> list
     inverted index over sentences, ignoring boilerplate found in many notes) or
     have byte-identical bodies, verified by the Jaccard similarity of their word
     5-gram sets. ``read(path)`` gives a note's bytes (or None)."""
+    from mdmem.text.parse import decode
+
     reasons: dict[tuple[str, str], str] = {}
 
     by_name: dict[str, list[str]] = defaultdict(list)
