@@ -16,7 +16,8 @@ aliases 1.0, its description or tags 0.7, only its body 0.35) times its rarity t
 ``df`` the notes holding it in that place (a word in a quarter of them or more tells none apart): "atlas"
 is in most bodies of a vault about Atlas but names one note.
 A note is relevant when that sum reaches the bar (:data:`THRESHOLD`, or in a big vault half of
-``ln N``: a word must name fewer than sqrt(N) notes to be enough alone) and either two of its words are
+``ln N``: a word must name fewer than sqrt(N) notes to be enough alone; in a vault smaller than sample-vault,
+THRESHOLD scaled down with the weights: :func:`threshold`) and either two of its words are
 there, one in its name, description or tags, or half of one of its names is said in the prompt (the alias
 "Ana" in "ask Ana about..."), or three body words reach twice the bar; and, unless the prompt says one
 of its names whole, the note holds 15% of the prompt's meaning (its words weighed by rarity, a word
@@ -55,6 +56,14 @@ NAMED = 0.5            # the share of a note's name the prompt must say for one 
 COVERED = 0.15         # the share of the prompt's meaning (its words by rarity) a note must hold, unless the
                        # prompt says one of its names whole
 RELATIVE = 0.5         # a note scoring under half the best one's relevance is left out
+# the notes (in the quick index: MEMORY.md counted) of sample-vault, where THRESHOLD was set; a smaller vault
+# scales the bar down (threshold()). The fixed bar was out of reach there: every word's weight is ln(N/df), so
+# in a first-week vault of 6 notes (8 in the index) a word naming one note weighs 1.79, a description word 1.25,
+# and "why did we pick PostgreSQL for billing?" scored 2.53 for its decision note (PostgreSQL in the
+# description, billing in two names) against the bar of 2.6: nothing was injected though `recall` ranked it
+# first. Measured with scripts/eval_prompt_small.py (figures in threshold()'s docstring)
+REFERENCE = 61
+SMALL = THRESHOLD / math.log((REFERENCE + 1) / 1.5)  # 0.70: the bar against a word naming one note, there
 WEIGHTS = {"name": 1.0, "about": 0.7, "words": 0.35}
 COMMON = 0.25          # a word in more than this share of the notes says nothing about any of them
 REFRESH_MAX = 200      # notes changed since the index: more than this and the hook answers from it as is
@@ -164,8 +173,7 @@ def relevant(db, words: list[str], span=None, gone: set[str] | frozenset = froze
             for rid in quick.matches(db, term, column):
                 if value > best.setdefault(rid, {}).get(term, (0.0, ""))[0]:
                     best[rid][term] = (value, column)
-    bar = max(THRESHOLD, 0.5 * math.log(total + 1))  # in a big vault: rarer than in sqrt(N) notes' names
-    bar = bar / 2 if span else bar
+    bar = threshold(total) / (2 if span else 1)
     scores = {rid: sum(v for v, _ in hits.values()) for rid, hits in best.items()}
     rows = quick.rows(db, [rid for rid, score in scores.items() if score >= bar])
     keys = [_key(w) for w in words]
@@ -191,6 +199,28 @@ def relevant(db, words: list[str], span=None, gone: set[str] | frozenset = froze
         out.append(found)
     out.sort(key=lambda f: (-f.score, f.path))
     return [f for f in out if f.score >= RELATIVE * out[0].score] if out else []
+
+
+def threshold(total: int) -> float:
+    """The relevance bar for a vault of ``total`` notes (the module's docstring): :data:`THRESHOLD`; in a big
+    vault half of ``ln N``; in one smaller than :data:`REFERENCE` (sample-vault, where the bar was set), the
+    bar keeps its ratio to the weight of a word naming one note, ``ln((N+1)/1.5)``: :data:`SMALL` = 0.70 of
+    it, as 2.6 is of 3.71 at 61 notes (one rare name word is enough alone, one description word is not).
+
+    Measured with ``scripts/eval_prompt_small.py`` (random subsets of sample-vault holding the note of one of
+    tests/test_prompt.py's measured related prompts, 12 a size; 14 unrelated prompts asked of each; related:
+    that note injected first). Fixed bar -> this one: 6 notes 6/12 -> 10/12, 10 notes 6/12 -> 12/12, 20 and 40
+    notes 12/12 both, a first-week vault like the trial's (6 notes) 2/4 -> 4/4 ("why did we pick PostgreSQL
+    for billing?" gets its decision note), sample-vault 6/6 both (unchanged: the same bar); no related prompt
+    got another note first. Unrelated prompts: "thanks", greetings, arithmetic, "write a haiku..." injected
+    nothing in any vault with either bar; "run the tests" is the one that injects (failing-test-first-for-money,
+    never-run-migrations: both name "test" or "run"), with the fixed bar too, in 10 of the 12 subsets of 40
+    notes and in sample-vault itself; in the 24 subsets of 6 and 10 notes it went from 2 to 5 (a relevance
+    question of its own, not of the bar). Stricter ratios (0.85, 1.00) kept that 5 (1.00: 4) and lost
+    related notes (1.00: 10 notes 7/12, the first week 3/4)."""
+    if total < REFERENCE:
+        return max(min(THRESHOLD, SMALL * math.log((total + 1) / 1.5)), 0.5 * math.log(total + 1))
+    return max(THRESHOLD, 0.5 * math.log(total + 1))  # in a big vault: rarer than in sqrt(N) notes' names
 
 
 def _key(word: str) -> str:
@@ -258,6 +288,18 @@ def excerpt(vault: str, path: str, words: list[str], width: int = EXCERPT) -> st
     return "".join(c if c.isprintable() else " " for c in first)
 
 
+def about(desc: str, part: str) -> str:
+    """What a note's line says after its name: the description and the excerpt joined by " — ", each only when
+    it is there and the other does not hold it already (a note saved from a description alone has it as its
+    body's first line: the line ended in a dangling " — " when the excerpt was dropped as a repeat)."""
+    a, b = _fold(desc.lower()), _fold(part.lower())
+    if b and b in a:
+        part = ""
+    elif a and a in b:
+        desc = ""
+    return " — ".join(x for x in (desc, part) if x)
+
+
 def render(vault: str, notes: list[Found], words: list[str], span=None) -> str:
     head = "mdmem: notes from the user's memory that may bear on this prompt (read_note or the file for more)"
     if span:
@@ -265,12 +307,11 @@ def render(vault: str, notes: list[Found], words: list[str], span=None) -> str:
     blocks = [head + ":"]
     left = MAX_CHARS - len(blocks[0])
     for n in notes:
-        desc = "".join(c if c.isprintable() else " " for c in (n.description or ""))
-        part = excerpt(vault, n.path, words)
-        body = desc + (" — " if desc and part else "") + (part if part not in desc else "")
-        block = f"\n- {n.title} ({n.path}){': ' + body if body else ''}"
+        desc = " ".join("".join(c if c.isprintable() else " " for c in (n.description or "")).split())
+        block = f"\n- {n.title} ({n.path})" + (": " + body if (body := about(desc, excerpt(vault, n.path, words)))
+                                                 else "")
         if len(block) > left:
-            block = block[: max(0, left - 1)].rsplit(" ", 1)[0] + "…"
+            block = block[: max(0, left - 1)].rsplit(" ", 1)[0].rstrip(" —:;,") + "…"
             if len(block) < 40:
                 break
         blocks.append(block)

@@ -102,8 +102,9 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
       task state: dropped with the reason;
     - names cleaned to the subject in at most 60 characters (:func:`title`: markup, tags and
       ellipses removed, cut at whole words), descriptions to one line;
-    - what repeats the vault (a note name, a MEMORY.md or CLAUDE.md line), the session's earlier
-      proposals or another candidate: dropped;
+    - what repeats the vault (a note name, a MEMORY.md or CLAUDE.md line, a saved note by
+      :func:`mdmem.text.similar.same_memory`), the session's earlier proposals or another candidate:
+      dropped;
     - at most three kept, in the model's order.
 
     Nothing is stored when no candidate is left; what is stored records ``origin``

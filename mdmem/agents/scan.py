@@ -87,10 +87,14 @@ class Known:
         self.entries: list[str] = []          # MEMORY.md lines as written
         self.notes: list[str] = []            # memory note names (file stems)
         self.proposed_names: list[str] = []
+        self.vault = None
+        self.accepted: set[str] = set()       # notes this session's accept saved (vault paths)
+        self._saved: list[tuple[str, dict]] | None = None
 
     @classmethod
     def read(cls, vault, extra_claude_md=(), session: str | None = None) -> Known:
         known = cls()
+        known.vault = vault
         texts: list[tuple[str, bool]] = []
         for rel in ("MEMORY.md", "CLAUDE.md"):
             try:
@@ -121,6 +125,8 @@ class Known:
             names = [c.get("name", "") for c in old.get("candidates", [])] + list(old.get("history", []))
             known.proposed.update(_slug(n) for n in names if n)
             known.proposed_names.extend(n for n in names if n)
+            known.accepted.update(r["path"] for r in old.get("results") or () if isinstance(r, dict)
+                                  and r.get("status") in ("created", "unchanged") and isinstance(r.get("path"), str))
         return known
 
     def repeats(self, c) -> str | None:
@@ -138,6 +144,29 @@ class Known:
             overlap = len(core & words) / max(1, len(core))
             if overlap >= 0.8 or len(mine & words) / len(mine | words) >= 0.5:
                 return "MEMORY.md or CLAUDE.md already says this"
+        return self.same_note(c)
+
+    def saved(self) -> list[tuple[str, dict]]:
+        """The vault's notes as ``(path, {type, name, description, chosen, rejected})`` (:func:`_saved_notes`),
+        read once, when a suggestion is first checked: never on the Stop hook's firing path, which only builds
+        the scan prompt."""
+        if self._saved is None:
+            self._saved = _saved_notes(str(self.vault)) if self.vault is not None else []
+        return self._saved
+
+    def same_note(self, c) -> str | None:
+        """Why candidate ``c`` is a note the vault holds (:func:`mdmem.text.similar.same_memory`; a note
+        accepted in this session by its looser bar), or None."""
+        from mdmem.text.similar import same_memory
+
+        new = {"type": c.type, "name": c.name, "description": c.description, "chosen": c.chosen,
+               "rejected": c.rejected}
+        for path, note in self.saved():
+            if note["type"] != c.type:
+                continue
+            why = same_memory(new, note, session=path in self.accepted)
+            if why:
+                return f"{why} as the saved note {path.rsplit('/', 1)[-1]}"
         return None
 
     def related(self, topic: frozenset[str], limit: int = 1500) -> tuple[list[str], int]:
@@ -155,6 +184,66 @@ class Known:
             out.append(item)
             used += len(item) + 3
         return out, left
+
+
+def _saved_notes(vault: str) -> list[tuple[str, dict]]:
+    """Every note's path, type, name (frontmatter ``name``, else the title), description and a decision's
+    ``chosen``/``rejected``, from the notes cache (``.mdmem/notes.db``) with the standard library (sqlite3's
+    json_extract), the cache brought up to date first when the vault's scan differs from the one it was made
+    from (the prompt hook's test: Whoosh and the parser only then; a vault never indexed is indexed). [] when
+    the cache cannot be read (the checks on MEMORY.md still hold).
+    Its cost on the SessionEnd hook with two suggestions to check (medians of 11 runs interleaved with the
+    code before it, two rounds, a loaded 2-core machine): sample-vault 222 -> 253 / 302 -> 298 ms, 2,000
+    generated notes 273 -> 373 / 376 -> 478 ms (~35 ms of it importing sqlite3, the settings and the similarity
+    code); opening :class:`mdmem.engine.memory.Memory` every time instead measured ~300 ms more (it imports
+    Whoosh). Daily notes are never read (never a suggestion's type)."""
+    import sqlite3
+
+    from mdmem.base.errors import MdmemError
+    from mdmem.engine import quick
+
+    path = os.path.join(vault, STATE_DIR, "notes.db")
+    db = quick.open_readonly(path)
+    try:
+        made = db and db.execute("SELECT value FROM meta WHERE key = 'scan_digest'").fetchone()
+        if not made or made[0] != files.digest(files.scan(vault)):
+            if db:
+                db.close()
+            from pathlib import Path
+
+            from mdmem.engine.memory import Memory
+
+            with Memory(Path(vault)) as mem:
+                mem.refresh(strict=False)
+                seen = files.digest(mem.scan)
+                if mem.store.get_meta("scan_digest") != seen:  # only a folder moved: the notes are as cached
+                    mem.store.set_meta("scan_digest", seen)
+            db = quick.open_readonly(path)
+    except (MdmemError, OSError, sqlite3.Error):
+        pass
+    if db is None:
+        return []
+    out = []
+    try:
+        rows = db.execute("SELECT json_extract(note, '$[0]'), json_extract(note, '$[1]'), json_extract(note, '$[2]'), "
+                          "json_extract(note, '$[3].name'), json_extract(note, '$[3].description'), "
+                          "json_extract(note, '$[3].chosen'), json_extract(note, '$[3].rejected') FROM notes "
+                          "WHERE json_extract(note, '$[2]') != 'daily'")  # never a suggestion's type
+        for rel, title, kind, name, description, chosen, rejected in rows:
+            if isinstance(rejected, str) and rejected.startswith("["):
+                try:
+                    rejected = json.loads(rejected)
+                except ValueError:
+                    pass  # a string that starts with "[" ("[[Cowboy]]"): one option
+            out.append((rel, {"type": kind, "name": name if isinstance(name, str) and name.strip() else title,
+                              "description": description if isinstance(description, str) else "",
+                              "chosen": chosen if isinstance(chosen, str) else None,
+                              "rejected": rejected if isinstance(rejected, (list, str)) else None}))
+    except sqlite3.Error:
+        return []
+    finally:
+        db.close()
+    return out
 
 
 def _stored(vault, session: str) -> dict:

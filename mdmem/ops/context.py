@@ -11,8 +11,8 @@ Sections, in this order, each only when it fits whole in what is left:
 3. ``index`` mode (the default, what the SessionStart hook prints): the card
    (:func:`card`), the same bytes for the same vault (no clock in it, everything
    sorted) so prompt caches keep working: counts by type, the user and their
-   profile lines, every feedback note and global protocol as one line each
-   (name — description), the most recent decisions, active projects, people,
+   profile lines, every feedback note and protocol as one line each
+   (name — description; a protocol with ``paths:`` with its globs), the most recent decisions, active projects, people,
    the last daily notes' dates, the memory protocol and how to pull detail;
    what does not fit is counted and named ("… and 12 more: `mdmem search
    type:feedback`"); ``full`` mode instead: the user's profile, the feedback
@@ -379,7 +379,8 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
     """The index-mode card in at most ``budget`` bytes ("" when not even its first line fits): the same
     text for the same vault. The first line, the user, the memory protocol and how to pull detail are
     always there (while they fit); the listed sections share the rest: the rules (feedback, global
-    protocols) up to 60% first, then the profile, decisions, projects, people and days, each a fair share
+    protocols, and the protocols with ``paths:`` as one line each: name, globs, description; their full
+    text comes with ``context --paths``) up to 60% first, then the profile, decisions, projects, people and days, each a fair share
     (the shortest shown whole, the others split what is left). What does not fit is counted, with the
     command that lists it."""
     notes = _notes(mem, False) if notes is None else notes
@@ -398,6 +399,7 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
             '`timeline "last week"`, `show NOTE` alike; over MCP: recall, search, read_note, timeline.')
     feedback = _by_date([n for n in notes if n.type == "feedback"])
     protocols = [n for n in notes if n.type == "protocol" and not protocol_paths(n)]
+    scoped = [n for n in notes if n.type == "protocol" and protocol_paths(n)]
     decisions = _by_date([n for n in notes if n.type == "decision"])
     active = _active(notes)
     people = [_name(n) for n in notes if n.type == "person"]  # names, as in every section, not file names
@@ -411,6 +413,9 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
                           f"- … and {{n}} more: `{_cmd(command, 'search type:feedback')}`"),
         "protocols": _List("## Protocols (always)", [_item(n) for n in protocols],
                            f"- … and {{n}} more: `{_cmd(command, 'search type:protocol')}`"),
+        "scoped": _List("## Protocols for some files (follow them when you work on matching paths)",
+                        [_clip(f"- {_name(n)} ({', '.join(protocol_paths(n))}){_about(n)}") for n in scoped],
+                        f"- … and {{n}} more: `{_cmd(command, 'context --paths FILE')}` loads the ones for FILE"),
         "decisions": _List("## Recent decisions", [_item(n, f"{n.date} " if n.date else "")
                                                    for n in decisions[:DECISIONS]],
                            f"- … and {{n}} older: `{_cmd(command, 'search type:decision')}`", len(decisions)),
@@ -430,11 +435,12 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
     if not fixed:
         return ""
     room = budget - (sum(size(t) + 1 for t in fixed) - 1)
-    # the rules first (feedback, global protocols: at most 60% of the room), then the rest shares what is left
-    used = _share([lists["feedback"], lists["protocols"]], room * 3 // 5)
+    # the rules first (feedback, global and path-scoped protocols: at most 60% of the room), then the rest shares
+    # what is left
+    used = _share([lists["feedback"], lists["protocols"], lists["scoped"]], room * 3 // 5)
     _share([lists[k] for k in ("profile", "decisions", "projects", "people", "days")], room - used)
     top = [t for t in [head, *user_lines] if t in fixed]
-    body = [line for name in ("profile", "feedback", "protocols", "decisions", "projects", "people", "days")
+    body = [line for name in ("profile", "feedback", "protocols", "scoped", "decisions", "projects", "people", "days")
             for line in lists[name].shown]
     bottom = [t for t in (protocol, pull) if t in fixed]
     text = "\n".join(top + body + bottom)

@@ -9,9 +9,11 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 
-from mdmem.base.models import Note
 from mdmem.base.settings import SIMILAR
-from mdmem.text.parse import decode
+
+TYPE_CHECKING = False  # the checkpoint's hooks import this for same_memory: no parser, no models at load time
+if TYPE_CHECKING:
+    from mdmem.base.models import Note
 
 SENTENCE_MIN = 30  # bytes: shorter lines (headings, template lines) say nothing about duplication
 SENTENCE_MAX_DF = 20  # a sentence in more notes than this is boilerplate, not a duplicate signal
@@ -49,6 +51,8 @@ def near_duplicates(notes: list[Note], read, threshold: float = SIMILAR) -> list
     inverted index over sentences, ignoring boilerplate found in many notes) or
     have byte-identical bodies, verified by the Jaccard similarity of their word
     5-gram sets. ``read(path)`` gives a note's bytes (or None)."""
+    from mdmem.text.parse import decode
+
     reasons: dict[tuple[str, str], str] = {}
 
     by_name: dict[str, list[str]] = defaultdict(list)
@@ -126,3 +130,51 @@ def near_duplicates(notes: list[Note], read, threshold: float = SIMILAR) -> list
             text = f"{alike:.0%} the same text (word 5-grams)"
             reasons[(a, b)] = (reasons[(a, b)] + ", " + text) if (a, b) in reasons else text
     return [(a, b, why) for (a, b), why in sorted(reasons.items())]
+
+
+def _options(value) -> set[str]:
+    """Option names (a string or a list of them) as :func:`name_key` keys."""
+    items = [value] if isinstance(value, str) else value if isinstance(value, (list, tuple)) else []
+    return {k for k in (name_key(v) for v in items if isinstance(v, str)) if k}
+
+
+def _alike(a: str, b: str, session: bool) -> bool:
+    x, y = shingles(a, 2), shingles(b, 2)
+    if not x or not y:
+        return False
+    if session:  # overlap coefficient: one says the other, in fewer or more words
+        return len(x & y) / min(len(x), len(y)) >= SIMILAR
+    return similarity(x, y) >= SIMILAR
+
+
+def same_memory(new: dict, saved: dict, session: bool = False) -> str | None:
+    """Why the suggested memory ``new`` is the same as the saved note ``saved``, or None. Both are
+    dicts of ``type``, ``name``, ``description`` and, for decisions, ``chosen`` (a string) and
+    ``rejected`` (a list). What counts as the same:
+
+    - two decisions that chose the same option (:func:`name_key`: case, accents, spaces and
+      punctuation aside) where every option ``new`` rejects is one ``saved`` rejected too ("Chose
+      Bandit over Cowboy" = "Bandit over Cowboy as HTTP server", chosen Bandit, rejected Cowboy);
+    - otherwise, of the same type: the same name by :func:`name_key`, or a name or a description whose
+      word pairs (:func:`shingles` with n=2: names and descriptions are a few words, too short for the
+      5-grams notes are compared by) are :data:`SIMILAR` alike (Jaccard).
+
+    ``session`` is for a note accepted in this very session, which a later suggestion from the same
+    transcript is most likely to repeat: a decision with the same chosen option is the same, and names
+    or descriptions need only overlap (:data:`SIMILAR` of the shorter one's word pairs in the other)."""
+    kind = new.get("type")
+    if kind != saved.get("type"):
+        return None
+    if kind == "decision":
+        chosen, was = _options(new.get("chosen")), _options(saved.get("chosen"))
+        if chosen and chosen == was and (session or _options(new.get("rejected")) <= _options(saved.get("rejected"))):
+            return "the same choice"
+    names = [str(x.get("name") or "") for x in (new, saved)]
+    if name_key(names[0]) and name_key(names[0]) == name_key(names[1]):
+        return "the same name"
+    if _alike(*names, session):
+        return "a near-same name"
+    descs = [str(x.get("description") or "") for x in (new, saved)]
+    if _alike(*descs, session):
+        return "a near-same description"
+    return None
