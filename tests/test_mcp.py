@@ -335,8 +335,9 @@ async def test_stdio_server_registered_by_install_speaks_only_protocol_on_stdout
 
 def test_mcp_without_a_vault_fails_clearly_and_other_commands_never_load_the_sdk(vault, tmp_path):
     proc = run_process("mcp", "--vault", tmp_path / "nowhere")
-    assert proc.returncode == 1 and proc.stdout == ""
-    assert proc.stderr == f"mdmem: vault not found: {tmp_path / 'nowhere'} (--vault) is not a folder\n"
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == (f"mdmem: vault not found: {tmp_path / 'nowhere'} (--vault) does not exist (was the vault "
+                           "moved or renamed?)\n")
     probe = ("import sys; from typer.testing import CliRunner; from mdmem.cli.app import app; "
              f"r = CliRunner().invoke(app, ['search', 'cents', '--vault', {str(vault)!r}]); "
              "print(r.exit_code, sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'mdmem.mcp'))))")
