@@ -392,7 +392,8 @@ def saved(result) -> None:
     why = "" if result.type_reason == "given" else f"; type inferred: {result.type_reason}"
     message(f"saved {_line(result.path)} ({result.type}, ~{result.tokens}tk{why})")
     for old in getattr(result, "supersedes", ()):
-        message(f"supersedes {_line(old)} (left as it is; recall and context leave it out)")
+        marked = "; its MEMORY.md line marked" if old in getattr(result, "index_marked", ()) else ""
+        message(f"supersedes {_line(old)} (left as it is{marked}; recall and context leave it out)")
     if result.index_changed:
         message(f"MEMORY.md ## {result.section}: {_line(result.index_line)}")
 

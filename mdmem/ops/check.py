@@ -75,7 +75,8 @@ NO ENTRIES            info      no file of a core type (user, feedback, project,
                                 reference, decision)
 ====================  ========  ==================================================
 
-Facts that supersede or expire add SUPERSEDES and VALID UNTIL (warning), SUPERSEDE? and EXPIRED (info):
+Facts that supersede or expire add SUPERSEDES and VALID UNTIL (warning), SUPERSEDED (a MEMORY.md line listing a
+superseded note: warning, info once the line says so), SUPERSEDE? and EXPIRED (info):
 :mod:`mdmem.ops.check_facts`; a pair where one note supersedes the other is no DUPLICATE.
 """
 
@@ -94,6 +95,7 @@ from mdmem.base.layout import INDEX_NAME, MEMORY_DIR, nfc, sync_conflicts
 from mdmem.base.models import Issue, Note
 from mdmem.base.settings import CheckSettings
 from mdmem.ops.budget import budget_comment, index_line, percent_of, update_budget, with_budget_comment
+from mdmem.ops.check_facts import index_issues as superseded_lines
 from mdmem.ops.check_facts import issues as facts_issues
 from mdmem.ops.check_facts import pairs_declared
 from mdmem.text.parse import decode, split_frontmatter, tokens_for
@@ -114,7 +116,7 @@ SEVERITIES = ("info", "warning", "error")
 KINDS = (
     "MISSING FOLDER", "NO INDEX", "BUDGET WARNING", "SECRET", "NAME TWINS", "LOAD LIMIT", "BROKEN LINK",
     "INVALID FRONTMATTER", "PARSE PROBLEM", "SYNC CONFLICT", "ORPHAN", "DANGLING", "DUPLICATE", "OVERSIZED",
-    "SUPERSEDES", "VALID UNTIL", "MISSING TYPE", "SUPERSEDE?", "EXPIRED", "STALE", "NO ENTRIES",
+    "SUPERSEDES", "SUPERSEDED", "VALID UNTIL", "MISSING TYPE", "SUPERSEDE?", "EXPIRED", "STALE", "NO ENTRIES",
 )
 PROBLEM_SEVERITY = {
     "invalid_yaml": "error", "frontmatter_not_mapping": "error", "unreadable": "error",
@@ -296,6 +298,7 @@ def _audit(memory: list[Note], index: Note | None, resolver: Resolver, read, set
     pairs = near_duplicates([n for n in checked if n.type not in JOURNAL_TYPES], read, settings.duplicate_similarity)
     issues += _duplicates(pairs, pairs_declared(checked, resolver))
     issues += facts_issues(checked, resolver, pairs, today)
+    issues += superseded_lines(index, checked, resolver, read)
     present = {n.type for n in memory}
     issues += [
         Issue("NO ENTRIES", ".", f"no memory of type {t!r}",
