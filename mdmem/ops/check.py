@@ -115,7 +115,8 @@ CORE_TYPES = ("user", "feedback", "project", "reference", "decision")
 SEVERITIES = ("info", "warning", "error")
 KINDS = (
     "MISSING FOLDER", "NO INDEX", "BUDGET WARNING", "SECRET", "NAME TWINS", "LOAD LIMIT", "BROKEN LINK",
-    "INVALID FRONTMATTER", "PARSE PROBLEM", "SYNC CONFLICT", "ORPHAN", "DANGLING", "DUPLICATE", "OVERSIZED",
+    "INVALID FRONTMATTER", "PARSE PROBLEM", "NOT TEXT", "SYNC CONFLICT", "ORPHAN", "DANGLING", "DUPLICATE",
+    "OVERSIZED",
     "SUPERSEDES", "SUPERSEDED", "VALID UNTIL", "MISSING TYPE", "SUPERSEDE?", "EXPIRED", "STALE", "NO ENTRIES",
 )
 PROBLEM_SEVERITY = {
@@ -211,6 +212,9 @@ def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date
         return no_layout(mem.root, len(notes), settings, today)
     prefix = MEMORY_DIR + "/"
     memory = [n for n in notes if n is not index and (layout == "flat" or n.path.startswith(prefix))]
+    binary = [n for n in memory if any(p.code == fs.NOT_TEXT for p in n.problems)]  # not notes: reported once
+    if binary:
+        memory = [n for n in memory if n not in binary]
 
     cache: dict[str, bytes | None] = {}
 
@@ -234,6 +238,9 @@ def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date
     copies = {copy: v for copy, v in sync_conflicts(scan.notes).items() if mine(copy)}
     found += [_conflict_issue(copy, original, tool, original in scan.notes)
               for copy, (original, tool) in sorted(copies.items())]
+    found += [replace(_problem_issue(n.path, n.problems[0]), kind="NOT TEXT",
+                      action="move it out of the vault, or rename it from .md (it is never read as a note)")
+              for n in binary]
     found += _secrets([*memory, *([index] if index else [])], read)
     return _audit([n for n in memory if n.path not in copies], index, resolver, read, settings, today, layout,
                   found, memory)
@@ -429,7 +436,9 @@ def _problem_issue(path: str, problem) -> Issue:
                      severity, line)
     action = ("re-save the file as plain UTF-8 Markdown" if problem.code in ("bom", "not_utf8")
               else "remove the symlink, or move what it points at into the vault (mdmem never reads "
-                   "outside the vault)" if problem.code == "outside_vault" else "check the file")
+                   "outside the vault)" if problem.code == "outside_vault"
+              else "remove it, or rename it from .md (mdmem never opens it)" if problem.code == "not_regular"
+              else "check the file")
     return Issue("PARSE PROBLEM", path, f"{problem.code}: {problem.message}", action, severity)
 
 
