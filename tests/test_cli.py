@@ -342,3 +342,11 @@ def test_note_argument_may_be_an_absolute_path_inside_the_vault(cli, vault):
     absolute = vault / "memory" / "people" / "ana-souza.md"
     assert cli.json("show", str(absolute), "--vault", vault)["path"] == "memory/people/ana-souza.md"
     cli("show", str(vault.parent / "elsewhere.md"), "--vault", vault, code=1)
+
+
+def test_search_refuses_an_unknown_type_as_save_does(cli, vault):
+    """`--type decisions` (a typo) answered "no notes match", as if the vault held no decision."""
+    r = cli("search", "cents", "--type", "decisions", "--vault", vault, code=2)
+    assert r.stdout == "" and r.stderr == ("mdmem: unknown type 'decisions': choose one of daily, decision, digest, "
+                                           "feedback, note, person, project, protocol, reference, user\n")
+    assert cli.json("search", "cents", "--type", "decision", "--vault", vault)["results"]

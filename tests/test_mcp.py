@@ -215,6 +215,20 @@ async def test_errors_are_tool_errors_and_the_server_keeps_answering(client, vau
     assert (await call(client, "search", query="integer cents"))["results"]
 
 
+async def test_search_refuses_an_unknown_type_and_argument_errors_carry_no_pydantic_link(client, vault):
+    """An unknown `type` silently returned [] (it now lists the valid ones, as save does); argument errors ended
+    with pydantic's "For further information visit https://errors.pydantic.dev/..." line."""
+    assert await fails(client, "search", query="cents", type="decisions") == (
+        "Error executing tool search: unknown type 'decisions': choose one of daily, decision, digest, feedback, note, "
+        "person, project, protocol, reference, user")
+    assert (await call(client, "search", query="cents", type="Decision"))["results"]
+    bad_limit = await fails(client, "search", query="x", limit=0)
+    assert bad_limit == ("Error executing tool search: 1 validation error for searchArguments\nlimit\n  Input should "
+                         "be greater than or equal to 1 [type=greater_than_equal, input_value=0, input_type=int]")
+    bad_type = await fails(client, "save", text="something", type="banana")
+    assert "banana" in bad_type and "pydantic" not in bad_type
+
+
 def test_an_unexpected_exception_is_logged_and_reported(vault, caplog):
     from mcp.server.mcpserver.exceptions import ToolError
 

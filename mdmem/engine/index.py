@@ -362,6 +362,11 @@ class SearchIndex:
             self._masked = (searcher, frozenset(searcher.stored_fields(d)["path"] for d in docs))
         return self._masked[1]
 
+    def types(self) -> set[str]:
+        """Every ``type`` a note in the index has (the field's lexicon: no document is read)."""
+        return {t.decode("utf-8", "replace") if isinstance(t, bytes) else t
+                for t in self._searcher_().lexicon("type")}
+
     def terms(self, text: str) -> set[str]:
         """The analysed words of a query that snippets mark."""
         return {t for f, t in self.parse_query(text).iter_all_terms() if f in ("title", "aliases", "body")}

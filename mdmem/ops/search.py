@@ -93,6 +93,8 @@ def search(mem: Memory, query: str, limit: int = 10, filters: Filters | None = N
     so ``limit`` still fills."""
     from mdmem.engine.index import Filters
 
+    if filters is not None and filters.type:
+        known_type(mem, filters.type)
     hidden = set(conflicts(mem))
     known = standing(mem, today)
     if current and (known.superseded_by or known.valid_until):
@@ -102,6 +104,19 @@ def search(mem: Memory, query: str, limit: int = 10, filters: Filters | None = N
     if known.superseded_by:
         hits = after_successors(hits)
     return replace(result, results=hits[:limit])
+
+
+def known_type(mem: Memory, kind: str) -> None:
+    """Refuse a ``type`` filter no note can have (:class:`~mdmem.base.errors.UsageError`, listing the valid
+    ones, as ``save`` does): one of mdmem's types, or any ``type:`` a note of the vault has (a vault may keep
+    its own, ``meeting``...). A mistyped ``--type decisions`` answered "no notes match", as if the vault held
+    none. The vault's types come from the index's lexicon of the field (no note is read)."""
+    from mdmem.base.errors import UsageError
+    from mdmem.base.layout import TYPE_FOLDERS
+
+    valid = {*TYPE_FOLDERS, "digest"} | mem.index.types()
+    if kind.lower() not in valid:
+        raise UsageError(f"unknown type {kind!r}: choose one of {', '.join(sorted(valid))}")
 
 
 def after_successors(hits: list) -> list:
