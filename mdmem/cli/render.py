@@ -438,13 +438,16 @@ def edited(result) -> None:
 
 
 def moved(result) -> None:
+    """What a move did, on stderr (messages); a dry run's plan is the data asked for, on stdout (``| less``
+    showed nothing), and only "dry run: nothing changed" stays a message."""
     verb = "would move" if result.dry_run else "moved"
-    message(f"{verb} {result.source} → {result.target}")
+    say = text if result.dry_run else message
+    say(f"{verb} {_line(result.source)} → {_line(result.target)}")
     for r in result.rewritten:
-        message(f"  {'would rewrite' if result.dry_run else 'rewrote'} {r.links} link(s) in {r.path} "
-                f"(line{'s' if len(r.lines) > 1 else ''} {', '.join(map(str, r.lines))})")
+        say(f"  {'would rewrite' if result.dry_run else 'rewrote'} {r.links} link(s) in {_line(r.path)} "
+            f"(line{'s' if len(r.lines) > 1 else ''} {', '.join(map(str, r.lines))})")
     for s in result.skipped:
-        message(f"  not rewritten: {s}")
+        say(f"  not rewritten: {_line(s)}")
     if result.dry_run:
         message("dry run: nothing changed")
 
