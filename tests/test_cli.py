@@ -350,3 +350,23 @@ def test_search_refuses_an_unknown_type_as_save_does(cli, vault):
     assert r.stdout == "" and r.stderr == ("mdmem: unknown type 'decisions': choose one of daily, decision, digest, "
                                            "feedback, note, person, project, protocol, reference, user\n")
     assert cli.json("search", "cents", "--type", "decision", "--vault", vault)["results"]
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_seen(cli, vault):
+    """cp -p, touch -r, an rsync restoring mtimes: the same size and mtime, other text. The card and search kept
+    the old text; the change fingerprint now holds st_ctime_ns, which no user call can set."""
+    import os
+
+    path = vault / "memory" / "decisions" / "decision-integer-cents.md"
+    cli("index", "--vault", vault)
+    assert cli.json("search", "zorblat", "--vault", vault)["results"] == []
+    before = os.stat(path)
+    text = path.read_text()
+    head, body = text.split("\n---\n", 1)  # a word of the body, which search reads (not the frontmatter)
+    word = next(w for w in body.split() if w.isalpha() and len(w) == 7)
+    path.write_text(head + "\n---\n" + body.replace(word, "zorblat", 1))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # touch -r: the old mtime back
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    hits = cli.json("search", "zorblat", "--vault", vault)["results"]
+    assert [h["path"] for h in hits] == ["memory/decisions/decision-integer-cents.md"]
