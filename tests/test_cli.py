@@ -261,8 +261,8 @@ def test_every_link_in_sample_vault_resolves_but_the_deliberate_ones(cli, vault)
 
 # --- errors and entry points -------------------------------------------------
 
-def test_missing_vault_is_exit_1_with_a_message(cli, tmp_path):
-    result = cli("search", "x", "--vault", tmp_path / "nope", code=1)
+def test_missing_vault_is_exit_2_with_a_message(cli, tmp_path):
+    result = cli("search", "x", "--vault", tmp_path / "nope", code=2)  # a --vault that cannot be used: usage
     assert result.stderr.startswith("mdmem: vault not found") and "Traceback" not in result.stderr
 
 
