@@ -32,6 +32,7 @@ import datetime as dt
 import json
 import logging
 import os
+import re
 import sys
 import threading
 from collections.abc import Callable
@@ -302,6 +303,25 @@ def read_text(mem, ref: str, offset: int, max_chars: int, limit: int = MAX_CHARS
 # ----------------------------------------------------------------------------- the server
 
 
+_PYDANTIC_URL = re.compile(r"\n *For further information visit https://errors\.pydantic\.dev/\S*")
+
+
+class _Server(MCPServer):
+    """The SDK's server, with its argument errors as the client should read them: pydantic's message less its
+    "For further information visit https://errors.pydantic.dev/..." lines (a link about pydantic, not about the
+    tool's arguments: noise in a model's context). Everything else (the error's cause, the SDK's log) is kept."""
+
+    async def call_tool(self, name, arguments, context=None):
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as e:
+            from pydantic import ValidationError
+
+            if type(e) is ToolError and isinstance(e.__cause__, ValidationError):
+                raise ToolError(_PYDANTIC_URL.sub("", str(e))) from e.__cause__
+            raise
+
+
 def build_server(vault: str | os.PathLike | None = None, timeout: float | None = None) -> MCPServer:
     """The MCP server of a vault (``--vault``, else ``MDMEM_VAULT``, else the nearest or default vault);
     ``timeout``: the longest a tool call may take (default ``MDMEM_MCP_TIMEOUT``, else 30 s)."""
@@ -315,7 +335,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         finally:
             state.close()
 
-    server = MCPServer("mdmem", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan,
+    server = _Server("mdmem", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan,
                        log_level="WARNING")
     read_only = server.tool(annotations=READ_ONLY, structured_output=False)
     adds = server.tool(annotations=ADDS, structured_output=False)

@@ -81,7 +81,7 @@ def test_reads_refuse_paths_that_leave_the_vault(hostile: Path, outside: Path) -
 def test_a_vault_of_the_whole_disk_or_home_is_refused(where: str, isolated: Path) -> None:
     target = isolated if where == "HOME" else Path("/")
     proc = run("search", "x", "--vault", target)
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # a --vault that cannot be used: usage, as every other one
     assert proc.stderr.startswith(f"mdmem: refusing {target.resolve()} (--vault) as a vault: it is ")
     assert proc.stderr.count("\n") == 1
 
@@ -202,3 +202,30 @@ def test_hook_walker_finishes_on_symlinks_to_parent_folders(vault: Path) -> None
     proc = subprocess.run([sys.executable, "-m", "mdmem", "hook", "session-start", "--vault", str(vault)],
                           input=payload, capture_output=True, text=True, timeout=GUARD)
     assert proc.returncode == 0 and proc.stdout.strip()
+
+
+def test_a_fifo_and_a_binary_file_named_md_are_no_notes(vault: Path) -> None:
+    """A new user's trial: 200 KB of random bytes as binary.md was decoded as cp1252 into made-up tags and ~62,500
+    tokens, and check asked for binary.md and fifo.md to be added to MEMORY.md. A FIFO is never a note; a file with
+    a NUL in its first KB is reported once (NOT TEXT), never indexed nor counted."""
+    refs = vault / "memory" / "references"
+    refs.mkdir(parents=True, exist_ok=True)
+    data = bytes(range(256)) * 800  # 204,800 bytes; the NUL is the first
+    (refs / "binary.md").write_bytes(data)
+    os.mkfifo(refs / "fifo.md")
+    report = json.loads(run("check", "--json", "--vault", vault).stdout)
+    mine = [(i["kind"], i["path"], i["severity"], i["detail"]) for i in report["issues"] if "references/" in i["path"]
+            and i["path"].rsplit("/", 1)[-1] in ("binary.md", "fifo.md")]
+    assert mine == [
+        ("PARSE PROBLEM", "memory/references/fifo.md", "warning",
+         "not_regular: not a regular file (a FIFO, device or socket named .md); not a note"),
+        ("NOT TEXT", "memory/references/binary.md", "warning",
+         "not_text: NUL bytes in its first 1024 bytes: a binary file, not a note")]
+    regular = [p for p in (vault / "memory").rglob("*.md") if p.is_file() and p.name != "binary.md"
+               and not any(part.startswith(".") for part in p.relative_to(vault).parts)]
+    assert report["budget"]["files"] == len(regular)
+    assert "binary.md" not in json.dumps({k: v for k, v in report.items() if k != "issues"})
+    assert json.loads(run("search", "binary", "--json", "--vault", vault).stdout)["results"] == []
+    shown = json.loads(run("show", "memory/references/binary.md", "--json", "--vault", vault).stdout)
+    assert (shown["tokens"], shown["tags"]) == (0, [])
+    assert run("show", "memory/references/fifo.md", "--vault", vault).returncode == 1

@@ -208,6 +208,15 @@ def test_fail_on_exit_codes(cli, tmp_path, vault):
     cli("check", "--vault", root, "--today", "yesterday", code=2)
 
 
+def test_check_exits_0_with_errors_unless_fail_on_and_its_help_says_so(cli, vault):
+    """The default (exit 0 whatever is found) stays, for the hooks and scripts that run check; --help says it."""
+    report = check(cli, vault)  # code=0
+    assert any(i["severity"] == "error" for i in report["issues"])
+    helptext = " ".join(cli("check", "--help").stdout.split())
+    assert "Exit 0 even when it finds errors, unless --fail-on is given (then 3 at or above that severity)." in helptext
+    assert "Without it check exits 0 whatever it finds, errors included (hooks and scripts rely on that)" in helptext
+
+
 # --- one vault that shows each kind, one that does not ---------------------------------------
 
 

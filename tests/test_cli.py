@@ -261,8 +261,8 @@ def test_every_link_in_sample_vault_resolves_but_the_deliberate_ones(cli, vault)
 
 # --- errors and entry points -------------------------------------------------
 
-def test_missing_vault_is_exit_1_with_a_message(cli, tmp_path):
-    result = cli("search", "x", "--vault", tmp_path / "nope", code=1)
+def test_missing_vault_is_exit_2_with_a_message(cli, tmp_path):
+    result = cli("search", "x", "--vault", tmp_path / "nope", code=2)  # a --vault that cannot be used: usage
     assert result.stderr.startswith("mdmem: vault not found") and "Traceback" not in result.stderr
 
 
@@ -342,3 +342,31 @@ def test_note_argument_may_be_an_absolute_path_inside_the_vault(cli, vault):
     absolute = vault / "memory" / "people" / "ana-souza.md"
     assert cli.json("show", str(absolute), "--vault", vault)["path"] == "memory/people/ana-souza.md"
     cli("show", str(vault.parent / "elsewhere.md"), "--vault", vault, code=1)
+
+
+def test_search_refuses_an_unknown_type_as_save_does(cli, vault):
+    """`--type decisions` (a typo) answered "no notes match", as if the vault held no decision."""
+    r = cli("search", "cents", "--type", "decisions", "--vault", vault, code=2)
+    assert r.stdout == "" and r.stderr == ("mdmem: unknown type 'decisions': choose one of daily, decision, digest, "
+                                           "feedback, note, person, project, protocol, reference, user\n")
+    assert cli.json("search", "cents", "--type", "decision", "--vault", vault)["results"]
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_seen(cli, vault):
+    """cp -p, touch -r, an rsync restoring mtimes: the same size and mtime, other text. The card and search kept
+    the old text; the change fingerprint now holds st_ctime_ns, which no user call can set."""
+    import os
+
+    path = vault / "memory" / "decisions" / "decision-integer-cents.md"
+    cli("index", "--vault", vault)
+    assert cli.json("search", "zorblat", "--vault", vault)["results"] == []
+    before = os.stat(path)
+    text = path.read_text()
+    head, body = text.split("\n---\n", 1)  # a word of the body, which search reads (not the frontmatter)
+    word = next(w for w in body.split() if w.isalpha() and len(w) == 7)
+    path.write_text(head + "\n---\n" + body.replace(word, "zorblat", 1))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # touch -r: the old mtime back
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    hits = cli.json("search", "zorblat", "--vault", vault)["results"]
+    assert [h["path"] for h in hits] == ["memory/decisions/decision-integer-cents.md"]

@@ -229,7 +229,9 @@ def test_cli_edit_and_move(cli, vault, monkeypatch):
     assert "changed since it was read" in stale.stderr and path.read_text() == text
     cli("edit", "billing-runbook", "--vault", vault, "--section", "Status", code=2)
     moved = cli("move", "billing-runbook", "runbook-billing", "--vault", vault, "--dry-run")
-    assert "would move memory/protocols/billing-runbook.md → memory/protocols/runbook-billing.md" in moved.stderr
+    # the plan is data, on stdout (`| less` showed nothing); only the closing remark is a message
+    assert moved.stdout == "would move memory/protocols/billing-runbook.md → memory/protocols/runbook-billing.md\n"
+    assert moved.stderr == "dry run: nothing changed\n"
     assert path.exists()
     cli("move", "billing-runbook", "runbook-billing", "--vault", vault)
     assert not path.exists() and (path.parent / "runbook-billing.md").read_text() == text

@@ -47,6 +47,37 @@ def test_a_folder_that_is_no_vault_is_refused_by_every_hook_and_left_untouched(t
     assert card.returncode == 0 and card.stderr == "" and card.stdout.startswith("# ")
 
 
+def test_a_vault_moved_away_is_shown_to_the_user_at_session_start(tmp_path: Path):
+    """A `--vault` that no longer exists (the vault moved or renamed) printed nothing at session start (stderr only,
+    hidden by Claude Code on exit 0) while a folder that is no vault got a systemMessage: the user silently lost
+    memory. Now the same systemMessage, and nothing is made at the old path."""
+    gone = tmp_path / "vault"
+    assert subprocess.run([sys.executable, "-m", "mdmem", "init", gone], capture_output=True).returncode == 0
+    gone.rename(tmp_path / "vault-renamed")
+    proc = hook("session-start", "--vault", gone, stdin={"session_id": "s1", "source": "startup"})
+    line = f"mdmem hook session-start: vault not found: {gone} (--vault) does not exist (was the vault moved or renamed?)"
+    assert proc.returncode == 0 and proc.stderr == line + "\n"
+    assert json.loads(proc.stdout) == {"systemMessage": line, "hookSpecificOutput": {
+        "hookEventName": "SessionStart", "additionalContext": line}}
+    stop = hook("stop", "--vault", gone, stdin={"session_id": "s1", "transcript_path": str(tmp_path / "t")})
+    assert stop.returncode == 0 and stop.stdout == ""  # the turn's hooks stay quiet: the session start said it
+    assert not gone.exists()
+
+
+def test_every_vault_given_that_cannot_be_used_exits_2(tmp_path: Path):
+    """`--vault /etc` (no vault) exited 2 and a missing folder 1: both are a wrong value given, exit 2 (usage)."""
+    docs, file = tmp_path / "docs", tmp_path / "f.md"
+    docs.mkdir()
+    file.write_text("x\n")
+    for given, why in ((tmp_path / "gone", "vault not found: {} (--vault) does not exist (was the vault moved or "
+                        "renamed?)"), (file, "vault not found: {} (--vault) is not a folder"),
+                       (docs, "{} (--vault) is not a vault (no MEMORY.md")):
+        proc = subprocess.run([sys.executable, "-m", "mdmem", "search", "x", "--vault", given],
+                              capture_output=True, text=True, timeout=120)
+        assert (proc.returncode, proc.stdout) == (2, ""), given
+        assert proc.stderr.startswith("mdmem: " + why.format(given)), proc.stderr
+
+
 BROKEN = {"bad TOML": '[search]\nmode = "lexical\n', "a bad value": '[search]\nmode = "fastest"\n',
           "a bad [hook] value": '[hook]\npolicy = "sometimes"\n'}
 

@@ -215,6 +215,20 @@ async def test_errors_are_tool_errors_and_the_server_keeps_answering(client, vau
     assert (await call(client, "search", query="integer cents"))["results"]
 
 
+async def test_search_refuses_an_unknown_type_and_argument_errors_carry_no_pydantic_link(client, vault):
+    """An unknown `type` silently returned [] (it now lists the valid ones, as save does); argument errors ended
+    with pydantic's "For further information visit https://errors.pydantic.dev/..." line."""
+    assert await fails(client, "search", query="cents", type="decisions") == (
+        "Error executing tool search: unknown type 'decisions': choose one of daily, decision, digest, feedback, note, "
+        "person, project, protocol, reference, user")
+    assert (await call(client, "search", query="cents", type="Decision"))["results"]
+    bad_limit = await fails(client, "search", query="x", limit=0)
+    assert bad_limit == ("Error executing tool search: 1 validation error for searchArguments\nlimit\n  Input should "
+                         "be greater than or equal to 1 [type=greater_than_equal, input_value=0, input_type=int]")
+    bad_type = await fails(client, "save", text="something", type="banana")
+    assert "banana" in bad_type and "pydantic" not in bad_type
+
+
 def test_an_unexpected_exception_is_logged_and_reported(vault, caplog):
     from mcp.server.mcpserver.exceptions import ToolError
 
@@ -335,8 +349,9 @@ async def test_stdio_server_registered_by_install_speaks_only_protocol_on_stdout
 
 def test_mcp_without_a_vault_fails_clearly_and_other_commands_never_load_the_sdk(vault, tmp_path):
     proc = run_process("mcp", "--vault", tmp_path / "nowhere")
-    assert proc.returncode == 1 and proc.stdout == ""
-    assert proc.stderr == f"mdmem: vault not found: {tmp_path / 'nowhere'} (--vault) is not a folder\n"
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == (f"mdmem: vault not found: {tmp_path / 'nowhere'} (--vault) does not exist (was the vault "
+                           "moved or renamed?)\n")
     probe = ("import sys; from typer.testing import CliRunner; from mdmem.cli.app import app; "
              f"r = CliRunner().invoke(app, ['search', 'cents', '--vault', {str(vault)!r}]); "
              "print(r.exit_code, sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'mdmem.mcp'))))")

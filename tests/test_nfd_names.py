@@ -184,7 +184,7 @@ def test_the_prompt_hook_looks_again_at_a_cache_an_older_walker_made(mac):
     scan = files.scan(mac)
     stats = scan.notes.values()
     old = hashlib.blake2b(digest_size=16)  # files.digest as the older walker's cache recorded it
-    old.update(f"{len(scan.notes)}:{sum(m for m, _ in stats)}:{sum(s for _, s in stats)}\n".encode())
+    old.update(f"{len(scan.notes)}:{sum(m for m, _, _ in stats)}:{sum(s for _, s, _ in stats)}\n".encode())
     for rel, mtime in sorted(scan.folders.items()):
         old.update(f"{rel}\0{mtime}\n".encode())
     db = sqlite3.connect(mac / ".mdmem" / "notes.db")

@@ -89,8 +89,8 @@ def test_save_supersedes_writes_the_link_and_never_touches_the_old_note(vault: P
     assert (old.read_bytes(), old.stat().st_mtime_ns) == before
     human = cli("save", "Desks at Zanzibar are first come, first served.", "--type", "reference", "--name",
                 "Zanzibar desks", "--supersedes", "[[Zanzibar hours]]", "--vault", vault)
-    assert human.stderr.splitlines()[1] == ("supersedes memory/references/Zanzibar hours.md (left as it is; "
-                                            "recall and context leave it out)")
+    assert human.stderr.splitlines()[1] == ("supersedes memory/references/Zanzibar hours.md (left as it is; its "
+                                            "MEMORY.md line marked; recall and context leave it out)")
     assert 'supersedes: "[[Zanzibar hours]]"\n' in (vault / "memory/references/Zanzibar desks.md").read_text()
 
 
@@ -112,6 +112,50 @@ def test_save_supersedes_a_list_and_refuses_what_points_nowhere_or_is_ambiguous(
     text = (vault / out["path"]).read_text()
     assert "\nsupersedes:\n- \"[[memory/projects/dup]]\"\n- \"[[answer-first]]\"\ncreated: " in text
     assert "memory/feedback/answer-first.md" not in ranked(cli, vault, "lead with the answer preamble")
+
+
+def test_save_supersedes_marks_the_old_line_of_memory_md_and_check_reports_an_unmarked_one(vault: Path, cli):
+    """After `save NEW --supersedes OLD`, MEMORY.md still listed OLD as current, unmarked, and check said nothing:
+    the old line is marked (the new note named as text, the line format and every other byte kept, CRLF too)."""
+    cli("save", "Staging deploys run the deploy script by hand.", "--type", "reference", "--name", "staging-deploy",
+        "--vault", vault)
+    index = vault / "MEMORY.md"
+    index.write_bytes(index.read_bytes().replace(b"\n", b"\r\n"))  # a Windows editor's line ends, kept
+    before = index.read_bytes().split(b"\r\n")
+    old_line = next(i for i, line in enumerate(before) if b"](memory/references/staging-deploy.md)" in line)
+    out = cli.json("save", "Staging deploys run from GitHub Actions on every merge.", "--type", "reference",
+                   "--name", "staging-actions", "--supersedes", "staging-deploy", "--vault", vault)
+    assert out["index_marked"] == ["memory/references/staging-deploy.md"]
+    after = index.read_bytes().split(b"\r\n")
+    assert after[old_line] == (b"- [staging-deploy.md](memory/references/staging-deploy.md) \xe2\x80\x94 Staging deploys "
+                               b"run the deploy script by hand. (superseded by staging-actions.md) `~" +
+                               before[old_line].rsplit(b"`~", 1)[1])
+    added = [line for line in after if line not in before]
+    assert added == [after[old_line], b"- [staging-actions.md](memory/references/staging-actions.md) \xe2\x80\x94 "
+                     b"Staging deploys run from GitHub Actions on every merge. `~" + added[1].rsplit(b"`~", 1)[1]]
+    assert [line for line in before if line not in after] == [before[old_line]]
+    report = cli.json("check", "--vault", vault)
+    mine = [(i["kind"], i["severity"], i["line"]) for i in report["issues"] if i["kind"] == "SUPERSEDED"]
+    assert mine == [("SUPERSEDED", "info", old_line + 1)]
+    index.write_bytes(index.read_bytes().replace(b" (superseded by staging-actions.md)", b""))  # an older save's line
+    report = cli.json("check", "--vault", vault)
+    [issue] = [i for i in report["issues"] if i["kind"] == "SUPERSEDED"]
+    assert (issue["severity"], issue["path"], issue["line"]) == ("warning", "MEMORY.md", old_line + 1)
+    assert issue["detail"] == (f"line {old_line + 1}: memory/references/staging-deploy.md is superseded by "
+                               "memory/references/staging-actions.md, but the line lists it as current: an agent "
+                               "loads it as the truth")
+
+
+def test_search_ranks_a_superseded_note_below_the_note_that_supersedes_it(vault: Path, cli):
+    """The superseded note matched the words better and came first: it now comes right after its successor."""
+    write(vault, "memory/references/kiwi-old.md", note("reference", "Kiwi builds: kiwi builds run the kiwi build "
+                                                       "script, kiwi builds nightly."))
+    write(vault, "memory/references/kiwi-new.md", note("reference", "Kiwi builds now run in CI.",
+                                                       supersedes='"[[kiwi-old]]"'))
+    write(vault, "memory/references/kiwi-other.md", note("reference", "Kiwi builds cache pip wheels, kiwi builds."))
+    got = [h["path"] for h in cli.json("search", "kiwi builds", "--vault", vault)["results"]]
+    assert got == ["memory/references/kiwi-other.md", "memory/references/kiwi-new.md",
+                   "memory/references/kiwi-old.md"]
 
 
 # ----------------------------------------------------------------------------- recall, search, context

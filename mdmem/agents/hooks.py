@@ -75,8 +75,8 @@ def fingerprint(vault: str, cwd: str) -> str:
             h.update(f"{rel}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
         except OSError:  # a zipped or frozen install: the protocol and the notes still key the card
             h.update(f"{rel}\0?\n".encode())
-    for rel, (mtime, size) in sorted(files.scan(Path(vault)).notes.items()):
-        h.update(f"{rel}\0{mtime}\0{size}\n".encode("utf-8", "surrogateescape"))
+    for rel, (mtime, size, ctime) in sorted(files.scan(Path(vault)).notes.items()):
+        h.update(f"{rel}\0{mtime}\0{size}\0{ctime}\n".encode("utf-8", "surrogateescape"))
     for path in bootstrap_candidates(cwd):
         try:
             st = os.stat(path)

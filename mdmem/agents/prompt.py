@@ -343,10 +343,10 @@ def fresh(vault: str, log) -> None:
         if meta.get("index_ok") != "1":
             log(vault, "prompt: the index is being built (or a build was cut short); answering from it as is")
             return  # a whole build would outlast the hook's timeout: `mdmem index` does it
-        cached = {p: (m, s) for p, m, s in db.execute("SELECT path, mtime_ns, size FROM notes")}
+        cached = {p: (m, s, c) for p, m, s, c in db.execute("SELECT path, mtime_ns, size, ctime_ns FROM notes")}
     finally:
         db.close()
-    now = dict(scan.notes) | {p: (0, 0) for p in scan.broken}
+    now = dict(scan.notes) | {p: (0, 0, 0) for p in scan.broken}
     changed = sum(1 for p, st in now.items() if cached.get(p) != st) + sum(1 for p in cached if p not in now)
     if not changed:  # only a folder moved (an editor's swap file came and went): the notes are as indexed
         _record(vault, digest)

@@ -19,7 +19,9 @@ class VaultNotFound(MdmemError):
 
 
 class NotAVault(VaultNotFound):
-    """A folder given as the vault (``--vault``, ``MDMEM_VAULT``) holds nothing of one: a mistyped path."""
+    """A vault given (``--vault``, ``MDMEM_VAULT``) is refused: missing (moved, renamed), a file, the root or
+    home folder, or a folder holding nothing of a vault (a mistyped path). Exit 2: bad input, one code for
+    all of them (:func:`mdmem.base.vault.find_vault` says why)."""
 
     exit_code = EXIT_USAGE
 

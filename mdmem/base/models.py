@@ -80,6 +80,7 @@ class Note:
     size: int = 0
     date: str | None = None  # ISO date: frontmatter updated, else created, else file mtime
     text: str = field(default="", compare=False, repr=False)
+    ctime_ns: int = field(default=0, compare=False, repr=False)  # the change stamp it was read at (not kept in JSON)
 
 
 @dataclass(frozen=True)

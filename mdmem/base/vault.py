@@ -77,21 +77,28 @@ def find_vault(explicit: str | os.PathLike | None = None, cwd: Path | None = Non
     Obsidian one wins over it (a project that keeps its memory at its root and an Obsidian
     ``docs/`` folder inside). The file-system root and the home folder are refused: walking them
     would read the whole disk. A folder given (``--vault``, ``MDMEM_VAULT``) that holds nothing of a
-    vault (:func:`looks_like_vault`) is refused too (:class:`NotAVault`, exit 2): a mistyped
-    ``--vault /some/docs`` once made ``docs/`` a vault, indexed it and answered "no notes match".
-    ``adopt`` (``mdmem index``, the one command that means "index this folder as it is") takes it."""
+    vault (:func:`looks_like_vault`) is refused too: a mistyped ``--vault /some/docs`` once made
+    ``docs/`` a vault, indexed it and answered "no notes match". Every refusal of a vault *given* is one
+    :class:`NotAVault` (exit 2, usage: the value of an option is wrong, as click's own path checks exit
+    2), whether the path is missing, a file, the root or home, or a folder that is no vault: a script
+    tells "fix the path you passed" from a failure by one code (a new user's trial found ``--vault /etc``
+    exiting 2 and a missing folder 1), and the SessionStart hook shows the user every one of them (a
+    vault moved or renamed no longer loses its memory silently). Nothing given and nothing found stays
+    :class:`VaultNotFound` (exit 1): nothing the user typed is wrong. ``adopt`` (``mdmem index``, the one
+    command that means "index this folder as it is") takes a folder that is no vault yet."""
     from pathlib import Path
 
     for given, origin in ((explicit, "--vault"), (os.environ.get("MDMEM_VAULT"), "MDMEM_VAULT")):
         if given:
             path = Path(given).expanduser()
             if not path.is_dir():
-                raise VaultNotFound(f"vault not found: {path} ({origin}) is not a folder")
+                why = "is not a folder" if path.exists() else "does not exist (was the vault moved or renamed?)"
+                raise NotAVault(f"vault not found: {path} ({origin}) {why}")
             path = path.resolve()
             wide = _too_wide(path)
             if wide:
-                raise VaultNotFound(f"refusing {path} ({origin}) as a vault: it is {wide}; "
-                                    "pass the folder that holds your notes")
+                raise NotAVault(f"refusing {path} ({origin}) as a vault: it is {wide}; "
+                                "pass the folder that holds your notes")
             if not adopt and not looks_like_vault(path):
                 import shlex
 

@@ -359,8 +359,9 @@ def check(
     update_budget: Annotated[bool, typer.Option(
         "--update-budget", help="Rewrite MEMORY.md's first-line budget comment (the only write).")] = False,
     fail_on: Annotated[Optional[str], typer.Option(
-        "--fail-on", help="Exit 3 when an issue at or above this severity exists: info, warning or error.",
-        show_default=False)] = None,
+        "--fail-on", help="Exit 3 when an issue at or above this severity exists: info, warning or error. "
+        "Without it check exits 0 whatever it finds, errors included (hooks and scripts rely on that); pass "
+        "--fail-on error in CI.", show_default=False)] = None,
     cap: Annotated[Optional[int], typer.Option("--cap", min=1, help="Token budget of the memory files [40000].",
                                                show_default=False)] = None,
     warn_percent: Annotated[Optional[float], typer.Option(
@@ -382,7 +383,9 @@ def check(
         "--all", help="Audit every note as memory, not only what an agent loads (MEMORY.md + memory/).")] = False,
 ) -> None:
     """The budget audit: tokens against the cap, types, largest files, growth, issues. A vault without
-    MEMORY.md or memory/ (a plain Obsidian vault) is said to have no memory layout, unless --all."""
+    MEMORY.md or memory/ (a plain Obsidian vault) is said to have no memory layout, unless --all.
+
+    Exit 0 even when it finds errors, unless --fail-on is given (then 3 at or above that severity)."""
     import datetime as dt
 
     from mdmem.base.settings import check_settings

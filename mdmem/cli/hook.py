@@ -12,7 +12,7 @@ unknown option too (Claude Code runs these: a typo in a settings file must not b
 exits 0; each hook knows only its own options (:data:`OPTIONS`).
 
 A vault given (``--vault``, ``MDMEM_VAULT``) that is no vault (:func:`mdmem.base.vault.looks_like_vault`: a
-mistyped path in the settings file) is refused as the Typer CLI refuses it (:class:`NotAVault`), before
+mistyped path in the settings file) or no longer exists (a vault moved or renamed) is refused as the Typer CLI refuses it (:class:`NotAVault`), before
 anything is written: no ``.mdmem/`` is made in that folder (a new user's trial found ``.mdmem/hooks/`` made
 in a plain folder, which then passed for a vault), and the log goes to ``~/.mdmem/hook.log``. How the user
 learns of it: Claude Code's hooks reference says that on exit 0 it parses stdout as JSON and shows a hook's
@@ -67,7 +67,8 @@ USAGE = {
         "  (\"SessionStart\"), source (startup, resume, clear or compact: after a compaction only the session's own\n"
         "  pending checkpoint is shown).\n"
         "stdout: the card, plain text (Claude Code adds it to the session's context); when config.toml is broken\n"
-        "  or --vault is no vault, {\"systemMessage\": LINE, \"hookSpecificOutput\": {..., \"additionalContext\": ...}}\n"
+        "  or --vault is missing or no vault,\n"
+        "  {\"systemMessage\": LINE, \"hookSpecificOutput\": {..., \"additionalContext\": ...}}\n"
         "  (the user sees LINE; the card, with the defaults, opens with it).\n\n"
         "options:\n" + _VAULT +
         "  --budget BYTES the card's size, 200 to 10000 (default 8000, leaving room for a pending checkpoint)\n"),

@@ -392,7 +392,8 @@ def saved(result) -> None:
     why = "" if result.type_reason == "given" else f"; type inferred: {result.type_reason}"
     message(f"saved {_line(result.path)} ({result.type}, ~{result.tokens}tk{why})")
     for old in getattr(result, "supersedes", ()):
-        message(f"supersedes {_line(old)} (left as it is; recall and context leave it out)")
+        marked = "; its MEMORY.md line marked" if old in getattr(result, "index_marked", ()) else ""
+        message(f"supersedes {_line(old)} (left as it is{marked}; recall and context leave it out)")
     if result.index_changed:
         message(f"MEMORY.md ## {result.section}: {_line(result.index_line)}")
 
@@ -437,13 +438,16 @@ def edited(result) -> None:
 
 
 def moved(result) -> None:
+    """What a move did, on stderr (messages); a dry run's plan is the data asked for, on stdout (``| less``
+    showed nothing), and only "dry run: nothing changed" stays a message."""
     verb = "would move" if result.dry_run else "moved"
-    message(f"{verb} {result.source} → {result.target}")
+    say = text if result.dry_run else message
+    say(f"{verb} {_line(result.source)} → {_line(result.target)}")
     for r in result.rewritten:
-        message(f"  {'would rewrite' if result.dry_run else 'rewrote'} {r.links} link(s) in {r.path} "
-                f"(line{'s' if len(r.lines) > 1 else ''} {', '.join(map(str, r.lines))})")
+        say(f"  {'would rewrite' if result.dry_run else 'rewrote'} {r.links} link(s) in {_line(r.path)} "
+            f"(line{'s' if len(r.lines) > 1 else ''} {', '.join(map(str, r.lines))})")
     for s in result.skipped:
-        message(f"  not rewritten: {s}")
+        say(f"  not rewritten: {_line(s)}")
     if result.dry_run:
         message("dry run: nothing changed")
 

@@ -44,6 +44,7 @@ from whoosh.qparser import FieldsPlugin, MultifieldParser, OrGroup  # noqa: E402
 from whoosh.support.charset import accent_map  # noqa: E402
 from whoosh.writing import SegmentWriter  # noqa: E402
 
+from mdmem.base.files import NOT_TEXT  # noqa: E402
 from mdmem.base.layout import is_index_note, nfc  # noqa: E402
 from mdmem.base.models import Note  # noqa: E402
 from mdmem.base.settings import Recency  # noqa: E402
@@ -325,7 +326,10 @@ class SearchIndex:
             for path in removed:
                 writer.delete_by_term("path", path)
             for note in notes:
-                writer.update_document(**document(note))
+                if _binary(note):  # a file that became binary leaves the index
+                    writer.delete_by_term("path", note.path)
+                else:
+                    writer.update_document(**document(note))
         except BaseException:
             writer.cancel()
             raise
@@ -357,6 +361,11 @@ class SearchIndex:
             docs = searcher.docs_for_query(q.Term("index", "1"))
             self._masked = (searcher, frozenset(searcher.stored_fields(d)["path"] for d in docs))
         return self._masked[1]
+
+    def types(self) -> set[str]:
+        """Every ``type`` a note in the index has (the field's lexicon: no document is read)."""
+        return {t.decode("utf-8", "replace") if isinstance(t, bytes) else t
+                for t in self._searcher_().lexicon("type")}
 
     def terms(self, text: str) -> set[str]:
         """The analysed words of a query that snippets mark."""
@@ -444,7 +453,8 @@ def _index_into(writer, paths, load, keep, progress: Callable[[int], None], comm
     try:
         for i, path in enumerate(paths, 1):
             note = load(path)
-            writer.add_document(**document(note))
+            if not _binary(note):
+                writer.add_document(**document(note))
             kept.append(keep(note))
             if i % 50 == 0:
                 progress(50)
@@ -454,6 +464,11 @@ def _index_into(writer, paths, load, keep, progress: Callable[[int], None], comm
     if commit:
         _commit(writer)
     return kept
+
+
+def _binary(note: Note) -> bool:
+    """A binary file named .md (:func:`mdmem.base.files.binary`): kept in the notes cache, never indexed."""
+    return bool(note.problems) and note.problems[0].code == NOT_TEXT
 
 
 def _commit(writer) -> None:

@@ -111,10 +111,15 @@ def load_note(root: Path, rel: str) -> Note:
     except OSError as e:
         code = "symlink_loop" if e.errno == errno.ELOOP else "unreadable"
         return problem_note(rel, Problem(code, f"cannot read: {e.strerror}"))
+    if fs.binary(data):  # kept (with its stat, so it is not read again) but empty: never parsed, indexed, counted
+        return replace(problem_note(rel, Problem(fs.NOT_TEXT, f"NUL bytes in its first {fs.TEXT_PROBE} bytes: a binary "
+                                                 "file, not a note"), st.st_mtime_ns, st.st_size), tokens=0,
+                       ctime_ns=st.st_ctime_ns)
     try:
-        return parse_note(rel, data, st.st_mtime_ns)
+        note = parse_note(rel, data, st.st_mtime_ns)
     except Exception as e:  # a parser bug must cost one note, never the refresh
-        return problem_note(rel, Problem("parse_error", f"{type(e).__name__}: {e}"), st.st_mtime_ns, len(data))
+        note = problem_note(rel, Problem("parse_error", f"{type(e).__name__}: {e}"), st.st_mtime_ns, len(data))
+    return replace(note, ctime_ns=st.st_ctime_ns)  # the change stamp the cache compares (files.scan)
 
 
 def _load_many(root: Path, paths: list[str], procs: int) -> Iterator[Note]:

@@ -26,9 +26,9 @@ from mdmem.base.files import Lock, Scan, digest
 from mdmem.base.models import Heading, Link, Note, Problem
 from mdmem.engine import quick, supersede
 
-SCHEMA_VERSION = "5"  # 3: the quick index (FTS5, :mod:`mdmem.engine.quick`) and the scan digest;
+SCHEMA_VERSION = "6"  # 3: the quick index (FTS5, :mod:`mdmem.engine.quick`) and the scan digest;
 # 4: notes stored as JSON arrays (no pickle); 5: the claims and superseded tables
-# (:mod:`mdmem.engine.supersede`). Older caches are rebuilt.
+# (:mod:`mdmem.engine.supersede`); 6: ``ctime_ns`` in the change fingerprint. Older caches are rebuilt.
 
 
 class CacheDamaged(Exception):
@@ -92,13 +92,16 @@ class Store:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+        row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if row is not None and row[0] != SCHEMA_VERSION:  # an older layout of the table: made again below
+            db.execute("DROP TABLE IF EXISTS notes")
         db.execute(
             "CREATE TABLE IF NOT EXISTS notes (path TEXT PRIMARY KEY, mtime_ns INTEGER,"
-            " size INTEGER, note BLOB)"
+            " size INTEGER, note BLOB, ctime_ns INTEGER)"
         )
         # a covering index for stats()/diff(): every refresh reads all (path, mtime, size) rows, and the
         # table scan also walked the rows' JSON pages (10k notes: 31 -> 21 ms measured)
-        db.execute("CREATE INDEX IF NOT EXISTS notes_stat ON notes(path, mtime_ns, size)")
+        db.execute("CREATE INDEX IF NOT EXISTS notes_stat ON notes(path, mtime_ns, size, ctime_ns)")
         # the change log lets derived views (the link graph) catch up incrementally
         db.execute("CREATE TABLE IF NOT EXISTS changes (gen INTEGER, path TEXT)")
         quick.create(db)
@@ -146,8 +149,10 @@ class Store:
 
     # reading ---------------------------------------------------------------
     @_guard
-    def stats(self) -> dict[str, tuple[int, int]]:
-        return {p: (m, s) for p, m, s in self._db.execute("SELECT path, mtime_ns, size FROM notes")}
+    def stats(self) -> dict[str, tuple[int, int, int]]:
+        """path -> the (mtime_ns, size, ctime_ns) each note was read at: :func:`mdmem.base.files.scan`'s fingerprint."""
+        rows = self._db.execute("SELECT path, mtime_ns, size, ctime_ns FROM notes")
+        return {p: (m, s, c) for p, m, s, c in rows}
 
     @_guard
     def get(self, path: str) -> Note | None:
@@ -220,7 +225,7 @@ class Store:
         current = scan.notes
         if scan.broken:
             current = dict(current)
-            current.update({p: (0, 0) for p in scan.broken})
+            current.update({p: (0, 0, 0) for p in scan.broken})
         get = cached.get
         differ = [p for p, st in current.items() if get(p) != st]
         added = [p for p in differ if p not in cached]
@@ -233,11 +238,11 @@ class Store:
 
     # writing (hold write_lock) ---------------------------------------------
     @staticmethod
-    def row(note: Note) -> tuple[str, int, int, str, tuple, tuple | None]:
+    def row(note: Note) -> tuple[str, int, int, str, tuple, tuple | None, int]:
         """A note as a cache row: its stat and its JSON (:func:`dumps`), without the body text, its
         quick-index row (made from the text, which is then dropped) and its claim row
-        (:func:`mdmem.engine.supersede.row`: ``supersedes``, ``valid_until``; None for most notes)."""
-        return note.path, note.mtime_ns, note.size, dumps(note), quick.row(note), supersede.row(note)
+        (:func:`mdmem.engine.supersede.row`: ``supersedes``, ``valid_until``; None for most notes), then its ctime."""
+        return note.path, note.mtime_ns, note.size, dumps(note), quick.row(note), supersede.row(note), note.ctime_ns
 
     def apply(
         self, notes: Iterable[Note], removed: Iterable[str], scan: Scan | None = None,
@@ -286,7 +291,8 @@ class Store:
                 )
             if clear:
                 quick.clear(self._db)
-            self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?)", [r[:4] for r in rows])
+            self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)",
+                                 [(*r[:4], r[6]) for r in rows])
             self._db.executemany("DELETE FROM notes WHERE path=?", [(p,) for p in removed])
             quick.put(self._db, [r[4] for r in rows], removed, fresh=clear)
             if clear:

@@ -100,7 +100,7 @@ def stamp_new_index(root: Path, today: dt.date, timeout: float = 10.0) -> str:
 
     scan = fs.scan(root)
     prefix = MEMORY_DIR + "/"
-    total = tokens_for(sum(size for path, (_, size) in scan.notes.items() if path.startswith(prefix)))
+    total = tokens_for(sum(st[1] for path, st in scan.notes.items() if path.startswith(prefix)))
     comment = budget_comment(total, Settings.load(root).check.cap, today)
     with fs.write_lock(root / fs.STATE_DIR, float(os.environ.get("MDMEM_LOCK_TIMEOUT", timeout))):
         data, seen = fs.read_stat(root, INDEX_NAME)

@@ -129,6 +129,7 @@ class SaveResult:
     type_reason: str = "given"  # why this type: "given", or the rule that inferred it
     supersedes: list[str] = field(default_factory=list)  # the notes it replaces (vault paths), as its
     # frontmatter ``supersedes`` says
+    index_marked: list[str] = field(default_factory=list)  # the old notes whose MEMORY.md line got SUPERSEDED_MARK
 
 
 def slug(name: str) -> str:
@@ -222,7 +223,9 @@ def save(
 
     ``supersedes``: notes this one replaces (each a path, file name or title, as ``show`` takes it;
     :func:`replaced`), written as its frontmatter ``supersedes: "[[old note]]"`` (a list for several).
-    The old notes are never touched; being replaced, they are not near-duplicates of it."""
+    The old notes are never touched; being replaced, they are not near-duplicates of it. Each old note's
+    MEMORY.md line is marked (:func:`_mark_superseded`): the index is what an agent loads first, and an
+    unmarked line went on presenting the old fact as current."""
     from mdmem.text.parse import parse_note
 
     _bounded(text, "text")
@@ -274,6 +277,7 @@ def save(
                 "supersedes": links[0] if len(links) == 1 else links, "created": meta["created"],
                 "updated": meta["updated"]}
     section = SECTIONS[kind]
+    marked: list[str] = []
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
         _clean(path.parent, mem.root, mem.state_dir)
         index_data, index_seen = fs.read_stat(mem.root, mem.root / INDEX_NAME)
@@ -311,11 +315,12 @@ def save(
                 _undo_new(path, data)
                 raise
             status = "created"
+            marked = _mark_superseded(mem, [p for p, _ in old], rel) if old else []
     if status == "created" or index_changed:
         mem.refresh()
     return SaveResult(status, rel, kind, title, desc, note.tokens, section, line, index_changed,
                       warnings(mem, body, rel) if status == "created" else [], reason,
-                      [p for p, _ in old] if status == "created" else [])
+                      [p for p, _ in old] if status == "created" else [], marked if status == "created" else [])
 
 
 def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:
@@ -428,7 +433,7 @@ def _add_index_line(mem: Memory, rel: str, line: str, section: str,
     resolve = _resolver_for(mem, rel)
     if any(rel in targets for targets in _index_links(text, resolve).values()):
         return False
-    nl = "\r\n" if "\r\n" in text else "\n"
+    nl = "\r\n" if b"\r\n" in data else "\n"  # (decode made every line end in LF: the file's own ends are kept)
     lines = text.splitlines()
     start = next((i for i, ln in enumerate(lines)
                   if (m := _SECTION.match(ln)) and m.group(1).strip().lower() == section.lower()), None)
@@ -444,6 +449,54 @@ def _add_index_line(mem: Memory, rel: str, line: str, section: str,
         lines.insert(at, line)
     fs.write_atomic(path, (bom + nl.join(lines) + nl).encode("utf-8"), expected=seen)
     return True
+
+
+SUPERSEDED_MARK = "(superseded by {})"  # put before a MEMORY.md line's `~NNtk` (``{}``: the new note's file name)
+_TOKENS_END = re.compile(r"(\s`~\d+tk`)\s*$")
+
+
+def _mark_superseded(mem: Memory, olds: list[str], new: str) -> list[str]:
+    """Mark the MEMORY.md lines of the notes ``new`` supersedes: ``- [old.md](path) — what it said (superseded
+    by new.md) `~97tk```, the line format kept (the mark goes into the description, before the token count).
+    The new note is named as plain text, never a link: a MEMORY.md line links only its own note, so that
+    what finds a note's line by its links (``save`` skipping a note already listed, ``forget`` taking its
+    lines out, ``check``'s ORPHAN) never takes the old note's line for the new one's. Only lines whose links
+    resolve to an old note and that are not marked yet change; every other byte is kept. Under the write lock
+    the caller holds, never over a MEMORY.md changed since it was read (then nothing is marked and ``check``
+    reports the line). Returns the old notes whose line was marked."""
+    from mdmem.base.errors import WriteConflict
+    from mdmem.text.parse import decode
+
+    path = mem.root / INDEX_NAME
+    data, seen = fs.read_stat(mem.root, INDEX_NAME)
+    if data is None:
+        return []
+    bom = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
+    try:  # the lines as they are on disk (CRLF kept); a MEMORY.md that is not UTF-8 is left to check
+        raw = data[len(bom):].decode("utf-8")
+    except UnicodeDecodeError:
+        return []
+    if "\r" in raw.replace("\r\n", ""):  # a lone CR would number lines otherwise than the parser
+        return []
+    mark = SUPERSEDED_MARK.format(new.rsplit("/", 1)[-1])
+    lines = raw.split("\n")
+    marked: list[str] = []
+    for number, targets in sorted(_index_links(decode(data)[0], _resolver_for(mem, new)).items()):
+        hit = [p for p in olds if p in targets]
+        if not hit or number >= len(lines) or "(superseded by " in lines[number]:
+            continue
+        body = lines[number].removesuffix("\r")
+        end = lines[number][len(body):]
+        m = _TOKENS_END.search(body)
+        lines[number] = (body[:m.start()] + " " + mark + body[m.start():] if m else body + " " + mark) + end
+        marked += [p for p in hit if p not in marked]
+    if not marked:
+        return []
+    try:
+        fs.write_atomic(path, bom + "\n".join(lines).encode("utf-8"), expected=seen)
+    except WriteConflict:
+        return []
+    return marked
 
 
 # ----------------------------------------------------------------------------- dedupe and warnings

@@ -75,7 +75,8 @@ NO ENTRIES            info      no file of a core type (user, feedback, project,
                                 reference, decision)
 ====================  ========  ==================================================
 
-Facts that supersede or expire add SUPERSEDES and VALID UNTIL (warning), SUPERSEDE? and EXPIRED (info):
+Facts that supersede or expire add SUPERSEDES and VALID UNTIL (warning), SUPERSEDED (a MEMORY.md line listing a
+superseded note: warning, info once the line says so), SUPERSEDE? and EXPIRED (info):
 :mod:`mdmem.ops.check_facts`; a pair where one note supersedes the other is no DUPLICATE.
 """
 
@@ -94,6 +95,7 @@ from mdmem.base.layout import INDEX_NAME, MEMORY_DIR, nfc, sync_conflicts
 from mdmem.base.models import Issue, Note
 from mdmem.base.settings import CheckSettings
 from mdmem.ops.budget import budget_comment, index_line, percent_of, update_budget, with_budget_comment
+from mdmem.ops.check_facts import index_issues as superseded_lines
 from mdmem.ops.check_facts import issues as facts_issues
 from mdmem.ops.check_facts import pairs_declared
 from mdmem.text.parse import decode, split_frontmatter, tokens_for
@@ -113,8 +115,9 @@ CORE_TYPES = ("user", "feedback", "project", "reference", "decision")
 SEVERITIES = ("info", "warning", "error")
 KINDS = (
     "MISSING FOLDER", "NO INDEX", "BUDGET WARNING", "SECRET", "NAME TWINS", "LOAD LIMIT", "BROKEN LINK",
-    "INVALID FRONTMATTER", "PARSE PROBLEM", "SYNC CONFLICT", "ORPHAN", "DANGLING", "DUPLICATE", "OVERSIZED",
-    "SUPERSEDES", "VALID UNTIL", "MISSING TYPE", "SUPERSEDE?", "EXPIRED", "STALE", "NO ENTRIES",
+    "INVALID FRONTMATTER", "PARSE PROBLEM", "NOT TEXT", "SYNC CONFLICT", "ORPHAN", "DANGLING", "DUPLICATE",
+    "OVERSIZED",
+    "SUPERSEDES", "SUPERSEDED", "VALID UNTIL", "MISSING TYPE", "SUPERSEDE?", "EXPIRED", "STALE", "NO ENTRIES",
 )
 PROBLEM_SEVERITY = {
     "invalid_yaml": "error", "frontmatter_not_mapping": "error", "unreadable": "error",
@@ -209,6 +212,9 @@ def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date
         return no_layout(mem.root, len(notes), settings, today)
     prefix = MEMORY_DIR + "/"
     memory = [n for n in notes if n is not index and (layout == "flat" or n.path.startswith(prefix))]
+    binary = [n for n in memory if any(p.code == fs.NOT_TEXT for p in n.problems)]  # not notes: reported once
+    if binary:
+        memory = [n for n in memory if n not in binary]
 
     cache: dict[str, bytes | None] = {}
 
@@ -232,6 +238,9 @@ def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date
     copies = {copy: v for copy, v in sync_conflicts(scan.notes).items() if mine(copy)}
     found += [_conflict_issue(copy, original, tool, original in scan.notes)
               for copy, (original, tool) in sorted(copies.items())]
+    found += [replace(_problem_issue(n.path, n.problems[0]), kind="NOT TEXT",
+                      action="move it out of the vault, or rename it from .md (it is never read as a note)")
+              for n in binary]
     found += _secrets([*memory, *([index] if index else [])], read)
     return _audit([n for n in memory if n.path not in copies], index, resolver, read, settings, today, layout,
                   found, memory)
@@ -296,6 +305,7 @@ def _audit(memory: list[Note], index: Note | None, resolver: Resolver, read, set
     pairs = near_duplicates([n for n in checked if n.type not in JOURNAL_TYPES], read, settings.duplicate_similarity)
     issues += _duplicates(pairs, pairs_declared(checked, resolver))
     issues += facts_issues(checked, resolver, pairs, today)
+    issues += superseded_lines(index, checked, resolver, read)
     present = {n.type for n in memory}
     issues += [
         Issue("NO ENTRIES", ".", f"no memory of type {t!r}",
@@ -426,7 +436,9 @@ def _problem_issue(path: str, problem) -> Issue:
                      severity, line)
     action = ("re-save the file as plain UTF-8 Markdown" if problem.code in ("bom", "not_utf8")
               else "remove the symlink, or move what it points at into the vault (mdmem never reads "
-                   "outside the vault)" if problem.code == "outside_vault" else "check the file")
+                   "outside the vault)" if problem.code == "outside_vault"
+              else "remove it, or rename it from .md (mdmem never opens it)" if problem.code == "not_regular"
+              else "check the file")
     return Issue("PARSE PROBLEM", path, f"{problem.code}: {problem.message}", action, severity)
 
 

@@ -18,6 +18,12 @@ SUPERSEDE?            info      two near-duplicate memory files (DUPLICATE's
                                 may replace the older (reported on the newer)
 EXPIRED               info      ``valid_until`` is before today: left out of
                                 recall, context and the prompt hook
+SUPERSEDED            warning   a MEMORY.md line lists a superseded note as if
+                                current (the index is what an agent loads first,
+                                so the old fact still reads as the truth); info
+                                once the line says "(superseded by ...)", as
+                                ``save --supersedes`` writes it: the line still
+                                costs the always-loaded budget
 ====================  ========  ==================================================
 
 Everything is computed from the memory files the audit already holds and the vault's link resolution:
@@ -32,6 +38,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING
 
+from mdmem.base.layout import INDEX_NAME
 from mdmem.base.models import Issue, Note
 from mdmem.text.validity import supersedes, valid_until
 
@@ -96,6 +103,41 @@ def issues(notes: list[Note], resolver: Resolver, pairs: list[tuple[str, str, st
             "SUPERSEDE?", new, f"may supersede {old} ({dates[old]}; this note {dates[new]}): near-duplicates, {why}",
             f'if it replaces it, add supersedes: "[[{stem}]]" to its frontmatter (the old note stays, out of '
             "recall); else merge the two", "info"))
+    return found
+
+
+def index_issues(index: Note | None, notes: list[Note], resolver: Resolver, read) -> list[Issue]:
+    """SUPERSEDED: each MEMORY.md line that links a note another memory file supersedes (``read``: a vault
+    path's bytes, for the line's text)."""
+    if index is None:
+        return []
+    by: dict[str, set[str]] = {}
+    for new, olds in declared(notes, resolver).items():
+        for old in olds:
+            by.setdefault(old, set()).add(new)
+    if not by:
+        return []
+    from mdmem.text.parse import decode
+
+    lines = decode(read(index.path) or b"")[0].split("\n")
+    found, seen = [], set()
+    for link in index.links:
+        old = resolver.resolve(link.target, index.path) if link.target else None
+        if old not in by or (old, link.line) in seen:
+            continue
+        seen.add((old, link.line))
+        news = ", ".join(sorted(by[old]))
+        names = ", ".join(p.rsplit("/", 1)[-1] for p in sorted(by[old]))
+        text = lines[link.line - 1] if 0 < link.line <= len(lines) else ""
+        if "(superseded by " in text:
+            found.append(Issue("SUPERSEDED", INDEX_NAME, f"line {link.line}: {old} is superseded by {news}; the line "
+                               "says so, and still costs the always-loaded budget", "remove the line when nothing "
+                               "needs the old fact (or archive the note: mdmem forget)", "info", link.line))
+        else:
+            found.append(Issue("SUPERSEDED", INDEX_NAME, f"line {link.line}: {old} is superseded by {news}, but the "
+                               "line lists it as current: an agent loads it as the truth", "remove the line, or add "
+                               f"\"(superseded by {names})\" before its token count", "warning",
+                               link.line))
     return found
 
 

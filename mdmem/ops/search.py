@@ -11,8 +11,13 @@ Facts that no longer hold (:mod:`mdmem.text.validity`): a note another note ``su
 ``valid_until`` is before today. ``search`` keeps them, in the order they score, marked (``superseded_by``,
 ``valid_until``, ``expired`` on the hit; ``superseded by [[new]]`` / ``expired YYYY-MM-DD`` in the
 text): search is where a person looks up what the vault says, old facts included, and the new note
-that replaces an old one usually matches the same words and is shown beside it. They are not ranked
-lower, so the order of hits stays the scorer's alone. Recall, context and the prompt hook ask for
+that replaces an old one usually matches the same words and is shown beside it. When both match, the old
+note comes right after its successor (:func:`after_successors`), wherever the scorer put it: a
+new user's trial found the superseded note ranked first (the scorer knows nothing of superseding: the
+old text can match the words better), and an agent or person reads the first hit as the answer. A move rather than a
+demotion factor, so the order stays the scorer's for every other hit and no factor has to be tuned
+against BM25's scale; an old note whose successor did not match keeps its place. Recall, context and
+the prompt hook ask for
 current notes only (``current=True``) and never see them. Who supersedes whom is derived once per
 refresh in the notes cache (:mod:`mdmem.engine.supersede`), so this costs one small query.
 """
@@ -88,13 +93,49 @@ def search(mem: Memory, query: str, limit: int = 10, filters: Filters | None = N
     so ``limit`` still fills."""
     from mdmem.engine.index import Filters
 
+    if filters is not None and filters.type:
+        known_type(mem, filters.type)
     hidden = set(conflicts(mem))
     known = standing(mem, today)
     if current and (known.superseded_by or known.valid_until):
         hidden |= set(known.hidden)
     result = mem.search(query, limit + min(len(hidden), 100), filters or Filters(), recency, mode, explain, fusion)
-    hits = [mark(h, known) for h in result.results if h.path not in hidden][:limit]
-    return replace(result, results=hits)
+    hits = [mark(h, known) for h in result.results if h.path not in hidden]
+    if known.superseded_by:
+        hits = after_successors(hits)
+    return replace(result, results=hits[:limit])
+
+
+def known_type(mem: Memory, kind: str) -> None:
+    """Refuse a ``type`` filter no note can have (:class:`~mdmem.base.errors.UsageError`, listing the valid
+    ones, as ``save`` does): one of mdmem's types, or any ``type:`` a note of the vault has (a vault may keep
+    its own, ``meeting``...). A mistyped ``--type decisions`` answered "no notes match", as if the vault held
+    none. The vault's types come from the index's lexicon of the field (no note is read)."""
+    from mdmem.base.errors import UsageError
+    from mdmem.base.layout import TYPE_FOLDERS
+
+    valid = {*TYPE_FOLDERS, "digest"} | mem.index.types()
+    if kind.lower() not in valid:
+        raise UsageError(f"unknown type {kind!r}: choose one of {', '.join(sorted(valid))}")
+
+
+def after_successors(hits: list) -> list:
+    """``hits`` with each superseded hit moved to just after the last of its successors that is also a hit,
+    when one ranks below it (chains settle: B supersedes A, C supersedes B gives C, B, A). Every other hit keeps
+    its order. At most a few dozen hits: quadratic is nothing here."""
+    out = list(hits)
+    for _ in range(len(out)):
+        moved = False
+        for i, hit in enumerate(out):
+            by = set(hit.superseded_by or ())
+            last = max((j for j, other in enumerate(out) if other.path in by), default=-1)
+            if last > i:
+                out.insert(last, out.pop(i))
+                moved = True
+                break
+        if not moved:
+            break
+    return out
 
 
 def without_conflicts(mem: Memory, notes):
