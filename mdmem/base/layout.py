@@ -186,8 +186,8 @@ def _conflict_patterns():
     return _CONFLICT_NAME
 
 
-def sync_conflicts(notes: dict[str, tuple[int, int]]) -> dict[str, tuple[str, str]]:
-    """The sync conflict copies among ``notes`` (vault path -> (mtime_ns, size), as the walker gives them):
+def sync_conflicts(notes: dict[str, tuple[int, int, int]]) -> dict[str, tuple[str, str]]:
+    """The sync conflict copies among ``notes`` (vault path -> (mtime_ns, size, ctime_ns), as the walker gives them):
     copy -> (the original it belongs to, the tool that made it). A Dropbox or Syncthing copy is one by its
     name alone (its original may be gone); ``x 2.md`` only beside ``x.md`` and modified within
     :data:`SYNC_WINDOW_NS` of it (else it is a note someone named so)."""

@@ -122,19 +122,19 @@ def index_issues(index: Note | None, notes: list[Note], resolver: Resolver, read
     lines = decode(read(index.path) or b"")[0].split("\n")
     found, seen = [], set()
     for link in index.links:
-        old = resolver.resolve(link.target, index.path) if link.target else None
-        if old not in by or (old, link.line) in seen:
+        listed = resolver.resolve(link.target, index.path) if link.target else None
+        if listed is None or listed not in by or (listed, link.line) in seen:
             continue
-        seen.add((old, link.line))
-        news = ", ".join(sorted(by[old]))
-        names = ", ".join(p.rsplit("/", 1)[-1] for p in sorted(by[old]))
+        seen.add((listed, link.line))
+        news = ", ".join(sorted(by[listed]))
+        names = ", ".join(p.rsplit("/", 1)[-1] for p in sorted(by[listed]))
         text = lines[link.line - 1] if 0 < link.line <= len(lines) else ""
         if "(superseded by " in text:
-            found.append(Issue("SUPERSEDED", INDEX_NAME, f"line {link.line}: {old} is superseded by {news}; the line "
+            found.append(Issue("SUPERSEDED", INDEX_NAME, f"line {link.line}: {listed} is superseded by {news}; the line "
                                "says so, and still costs the always-loaded budget", "remove the line when nothing "
                                "needs the old fact (or archive the note: mdmem forget)", "info", link.line))
         else:
-            found.append(Issue("SUPERSEDED", INDEX_NAME, f"line {link.line}: {old} is superseded by {news}, but the "
+            found.append(Issue("SUPERSEDED", INDEX_NAME, f"line {link.line}: {listed} is superseded by {news}, but the "
                                "line lists it as current: an agent loads it as the truth", "remove the line, or add "
                                f"\"(superseded by {names})\" before its token count", "warning",
                                link.line))

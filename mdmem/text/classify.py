@@ -74,7 +74,8 @@ def decision_title(body: str, limit: int = NAME_MAX) -> str | None:
     if choice is None:
         return None
     chosen, rejected, purpose = choice
-    over = " over " if _OVER.search(body).group(1) is not None else " em vez de "
+    said = _OVER.search(body)
+    over = " over " if said is not None and said.group(1) is not None else " em vez de "
     line = " ".join(plain_links(f"{chosen}{over}{rejected}{' ' + purpose if purpose else ''}").split())
     return bound(line, limit, words=limit, values=False)
 

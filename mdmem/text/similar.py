@@ -172,9 +172,9 @@ def same_memory(new: dict, saved: dict, session: bool = False) -> str | None:
     names = [str(x.get("name") or "") for x in (new, saved)]
     if name_key(names[0]) and name_key(names[0]) == name_key(names[1]):
         return "the same name"
-    if _alike(*names, session):
+    if _alike(names[0], names[1], session):
         return "a near-same name"
     descs = [str(x.get("description") or "") for x in (new, saved)]
-    if _alike(*descs, session):
+    if _alike(descs[0], descs[1], session):
         return "a near-same description"
     return None
