@@ -257,7 +257,8 @@ class Memory:
         from mdmem.engine.vectors import Vectors
 
         v = Vectors.load(self)
-        return v is None or v.gen != self.store.state()[1] or v.model != IDS[self.settings.semantic.model]
+        epoch, gen, _ = self.store.state()
+        return v is None or (v.epoch, v.gen) != (epoch, gen) or v.model != IDS[self.settings.semantic.model]
 
     def _refresh(self, rebuild, progress, strict, semantic=False) -> RefreshResult:
         t0 = time.perf_counter()

@@ -14,8 +14,9 @@ for (``mdmem index --semantic``, or ``[semantic] enabled = true`` in
 ``.mdmem/config.toml``); from then on every refresh brings them up to date in
 the same write-locked step as the Whoosh index, embedding only the notes the
 cache's change log names whose text really changed (a content hash), and the
-file is replaced atomically. A vectors file from another model, another cache
-epoch, another FORMAT, or too far behind the change log is rebuilt. The model and
+file is replaced atomically. A vectors file from another model or another FORMAT is
+rebuilt; one from another cache epoch, or too far behind the change log, is checked
+note by note (its passages' hash) and only the notes whose text changed are embedded. The model and
 the float32 matrix are loaded once a process (warm in ``mdmem mcp`` and ``watch``).
 
 Hybrid search fuses the two ranked lists (:func:`fuse`): by default calibrated
@@ -147,8 +148,12 @@ def sync(mem: Memory, rebuild: bool = False) -> SyncResult:
     epoch, gen, pruned = mem.store.state()
     current = {n.path for n in mem.store.notes() if n.path != "MEMORY.md"}
     old = None if rebuild else Vectors.load(mem)
-    if old is not None and (old.epoch != epoch or old.model != MODEL_ID or not pruned <= old.gen <= gen):
+    if old is not None and old.model != MODEL_ID:
         old = None
+    # another cache epoch (the notes cache was rebuilt: a schema change, a deleted .mdmem/notes.db) or a change
+    # log pruned past these vectors: which notes changed is unknown, so every note's passages are hashed again
+    # and only those whose text differs are embedded (a schema bump re-embedded the whole 10k vault: 387 s)
+    resync = old is not None and (old.epoch != epoch or not pruned <= old.gen <= gen)
     if old is None:
         todo, keep_rows = sorted(current), []
         hashes: dict[str, str] = {}
@@ -156,7 +161,7 @@ def sync(mem: Memory, rebuild: bool = False) -> SyncResult:
         base_chunks: list[int] = []
         base = np.zeros((0, DIM), dtype=np.float16)
     else:
-        changed = mem.store.changes_since(old.gen) | (set(old.hashes) ^ current)
+        changed = set(current) if resync else mem.store.changes_since(old.gen) | (set(old.hashes) ^ current)
         todo = sorted(changed & current)
         gone = set(old.hashes) - current
         drop = gone | set(todo)
@@ -199,7 +204,7 @@ def sync(mem: Memory, rebuild: bool = False) -> SyncResult:
     matrix = np.concatenate([base, fresh]) if len(base) else fresh
     hashes = {p: h for p, h in hashes.items() if p in current}
     removed = 0 if old is None else len(set(old.hashes) - current)
-    if old is None or texts or removed or old.gen != gen:
+    if old is None or texts or removed or old.gen != gen or old.epoch != epoch:
         Vectors(epoch, gen, MODEL_ID, base_paths + new_paths, base_chunks + new_chunks, hashes, matrix).save(mem)
     return SyncResult(embedded, len(texts), removed, old is None, round(time.perf_counter() - t0, 3),
                       len(hashes), int(matrix.shape[0]))
