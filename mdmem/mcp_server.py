@@ -7,36 +7,17 @@ change, see :mod:`mdmem.engine.changes`, else every time) and then makes the sam
 call as the CLI command of the same name. Calls run one at a time, on one worker
 thread of the session's own (so a Memory is never used by two threads at once).
 
-Time bound: a tool call waits at most :data:`CALL_SECONDS` (``MDMEM_MCP_TIMEOUT``,
-default 30 s) for its answer, queueing behind an earlier call included; past that
-it returns a tool error saying so, and the server goes on answering (the SDK's
-event loop never runs a call itself, so ``ping``, ``tools/list`` and the error
-replies are never held up). Python cannot kill a thread: the work that ran over
-finishes in the background, and a write that ran over may still complete (the
-error says so). What keeps calls short in the first place: queries are bounded
-(:mod:`mdmem.text.query`), reads wait at most a second for another writer and
-then answer from the index as it is, writes wait for the write lock at most
-``MDMEM_LOCK_TIMEOUT``.
-
-Results are compact JSON (``dataclasses.asdict``), never longer than
-:data:`MAX_CHARS`: a list that does not fit is cut (``"truncated": true`` and
-``"<list>_total"``), a long text is cut with a note. Errors are tool errors
-(``isError`` results the agent reads), never a dead server; an unexpected one is
-logged on stderr with its traceback. stdout carries the protocol only.
+The calls' time bound and their bounded JSON results: :mod:`mdmem.mcp_session`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
-import json
 import logging
 import os
 import re
 import sys
 import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -46,18 +27,15 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from mdmem import __version__
-from mdmem.base.errors import MdmemError
 from mdmem.base.terminal import visible
+from mdmem.mcp_session import MAX_CHARS, Session, plain, read_text
 from mdmem.text.query import MAX_QUERY_CHARS
 
 if TYPE_CHECKING:
-    from mdmem.engine.changes import Changes
-    from mdmem.engine.memory import Memory
+    pass
 
 log = logging.getLogger("mdmem.mcp")
 
-MAX_CHARS = 20_000  # the most characters of one tool result
-CALL_SECONDS = 30.0  # the longest a tool call may take before it answers with an error (MDMEM_MCP_TIMEOUT)
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 CHANGES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
@@ -89,155 +67,6 @@ Day = Annotated[str | None, Field(description="YYYY-MM-DD or YYYY-MM (inclusive)
 MemoryType = Literal["user", "person", "project", "protocol", "decision", "reference", "feedback"]
 
 
-class Session:
-    """The server's one Memory, the lock that serialises calls on it, and the
-    turning of results and errors into what a tool returns."""
-
-    def __init__(self, vault: str | os.PathLike | None, timeout: float | None = None):
-        from mdmem.base.vault import find_vault
-
-        self.root = find_vault(vault)  # found (or refused) now, at start-up
-        self.timeout = timeout if timeout is not None else _timeout()
-        self.lock = threading.Lock()
-        self.worker: ThreadPoolExecutor | None = None  # made by the first call (again after a close)
-        self._mem: Memory | None = None
-        self.changes: Changes | None = None
-        self._open()
-
-    def _open(self) -> None:
-        from mdmem.engine.changes import Changes
-        from mdmem.engine.memory import Memory
-
-        self.changes = Changes(self.root)  # before the first scan: nothing falls between the two
-        self._mem = Memory(self.root)
-        self.fresh = False
-
-    def memory(self):
-        """The Memory, brought up to date when a file changed (or may have: no inotify)."""
-        if self._mem is None:  # closed at the end of a connection, opened again by the next one
-            self._open()
-        if not self.fresh or self.changes.changed():
-            self.fresh = False
-            result = self._mem.refresh(strict=False)
-            if result.why == "no room":
-                log.warning("the index could not be updated (disk full, or .mdmem/ not writable); results "
-                            "may be behind the files")
-            elif result.stale:
-                log.warning("another process is updating the index; results may be a moment behind")
-            else:
-                self.fresh = True
-            self._mem.index.refresh()  # another process may have indexed the change already
-        return self._mem
-
-    def warm(self) -> None:
-        """Index what changed and load the link graph before the first call needs them."""
-        try:
-            with self.lock:
-                self.memory().graph()
-        except Exception:  # the first call will meet (and report) the same problem
-            log.warning("warming up %s failed", self.root, exc_info=True)
-
-    def close(self, wait: float = 5.0) -> None:
-        if self.worker is not None:
-            self.worker.shutdown(wait=False, cancel_futures=True)  # what runs finishes; queued calls are dropped
-            self.worker = None
-        if self.lock.acquire(timeout=wait):  # a long first build still running: leave it to process exit
-            try:
-                if self._mem is not None:
-                    self._mem.close()
-                    self._mem = None
-                if self.changes is not None:
-                    self.changes.close()
-                    self.changes = None
-            finally:
-                self.lock.release()
-
-    def _run(self, work: Callable[[Any], Any]) -> Any:
-        with self.lock:
-            return work(self.memory())
-
-    def call(self, name: str, work: Callable[[Any], Any], writes: bool = False) -> str:
-        """Run ``work(memory)`` on the up-to-date memory, on the worker, waiting at most
-        :attr:`timeout` seconds; its result as bounded JSON."""
-        import sqlite3
-        from concurrent.futures import TimeoutError as Late
-
-        if self.worker is None:
-            self.worker = ThreadPoolExecutor(1, thread_name_prefix="mdmem-call")
-        future = self.worker.submit(self._run, work)
-        try:
-            result = future.result(timeout=self.timeout)
-        except Late:
-            if future.cancel():
-                raise ToolError(f"{name} waited {self.timeout:g} s behind an earlier call that is still running; "
-                                "nothing was done; try again in a moment") from None
-            log.warning("tool %s ran over %g s; it goes on in the background", name, self.timeout)
-            raise ToolError(f"{name} took longer than {self.timeout:g} s and goes on in the background"
-                            + ("; it may still complete: check (search or read_note) before trying again"
-                               if writes else "; try again in a moment, or narrow the request")) from None
-        except (ToolError, MdmemError) as e:
-            raise ToolError(str(e)) from None
-        except OSError as e:
-            raise ToolError(f"{e.strerror or e}" + (f": {e.filename}" if e.filename else "")) from None
-        except sqlite3.Error as e:  # the notes cache: a full disk, a read-only folder
-            raise ToolError(f"the notes cache (.mdmem/notes.db) failed: {e}") from None
-        except Exception as e:
-            log.exception("mdmem tool %s failed", name)
-            raise ToolError(f"internal error in {name} ({type(e).__name__}: {e}); the traceback is in the "
-                            f"server's log") from None
-        return result if isinstance(result, str) else fit(plain(result))
-
-
-# ----------------------------------------------------------------------------- results
-
-
-def plain(value: Any) -> Any:
-    return dataclasses.asdict(value) if dataclasses.is_dataclass(value) and not isinstance(value, type) else value
-
-
-def to_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_default)
-
-
-def _default(value: Any) -> Any:
-    return list(value) if isinstance(value, (set, frozenset, tuple)) else str(value)  # dates in frontmatter, paths
-
-
-def fit(payload: dict, limit: int = MAX_CHARS) -> str:
-    """``payload`` as JSON of at most ``limit`` characters: its longest lists cut
-    first (``truncated``, ``<key>_total``), then its longest texts (with a note)."""
-    text = to_json(payload)
-    if len(text) <= limit:
-        return text
-    payload = dict(payload)
-    lists = sorted((k for k, v in payload.items() if isinstance(v, list) and v), key=lambda k: -len(to_json(payload[k])))
-    for key in lists:
-        items = payload[key]
-        payload["truncated"] = True
-        payload[f"{key}_total"] = len(items)
-        lo, hi = 0, len(items)  # the most items that fit
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            payload[key] = items[:mid]
-            lo, hi = (mid, hi) if len(to_json(payload)) <= limit else (lo, mid - 1)
-        payload[key] = items[:lo]
-        text = to_json(payload)
-        if len(text) <= limit:
-            return text
-    for key in sorted((k for k, v in payload.items() if isinstance(v, str)), key=lambda k: -len(payload[k])):
-        for _ in range(5):  # JSON escapes make the cut an estimate: cut again if it was not enough
-            over = len(to_json(payload)) - limit
-            if over <= 0:
-                return to_json(payload)
-            value = payload[key]
-            keep = max(0, len(value) - over - 120)
-            payload[key] = value[:keep] + f"\n…[cut: {len(value) - keep} more characters]"
-            payload["truncated"] = True
-    text = to_json(payload)
-    return text if len(text) <= limit else to_json({"truncated": True, "error": "the result is too large to send; "
-                                                    "narrow the request (a smaller limit, a more specific query)"})
-
-
 def _day(value: str | None, name: str, end: bool = False) -> str | None:
     """``YYYY-MM-DD`` as is; ``YYYY-MM`` as the month's first (or, for an end, last) day."""
     if value is None:
@@ -250,18 +79,6 @@ def _day(value: str | None, name: str, end: bool = False) -> str | None:
         raise ToolError(f"{name} {e}") from None
 
 
-def _timeout() -> float:
-    """``MDMEM_MCP_TIMEOUT`` (seconds, > 0), else :data:`CALL_SECONDS`."""
-    value = os.environ.get("MDMEM_MCP_TIMEOUT") or ""
-    try:
-        seconds = float(value) if value else CALL_SECONDS
-        if not seconds > 0 or seconds != seconds or seconds == float("inf"):
-            raise ValueError
-    except ValueError:
-        raise MdmemError(f"MDMEM_MCP_TIMEOUT wants a number of seconds above 0, not {value!r}") from None
-    return seconds
-
-
 def _today() -> str | None:
     """``MDMEM_TODAY`` (reproducible answers), checked; else None: the real today."""
     value = os.environ.get("MDMEM_TODAY") or None
@@ -271,33 +88,6 @@ def _today() -> str | None:
     except ValueError:
         raise ToolError(f"MDMEM_TODAY wants a date as YYYY-MM-DD, not {value!r}") from None
     return value
-
-
-def read_text(mem, ref: str, offset: int, max_chars: int, limit: int = MAX_CHARS) -> str:
-    """A note's whole text (frontmatter included) from ``offset``, cut to fit."""
-    from mdmem.base.files import read_bytes
-    from mdmem.ops.edit import version
-    from mdmem.text.parse import decode
-
-    view = mem.show(ref)
-    data = read_bytes(mem.root, view.path)
-    text = decode(data)[0]
-    head = {"path": view.path, "title": view.title, "type": view.type, "tags": view.tags, "tokens": view.tokens,
-            "problems": [dataclasses.asdict(p) for p in view.problems], "chars": len(text), "offset": offset,
-            "version": version(data)}
-    if offset > len(text):
-        raise ToolError(f"offset {offset} is past the end of {view.path} ({len(text)} characters)")
-    end = min(len(text), offset + max_chars)
-    while True:
-        rest = len(text) - end
-        payload = head | {"content": text[offset:end]}
-        if rest:
-            payload |= {"truncated": True, "next_offset": end,
-                        "note": f"{rest} more characters: call read_note again with offset={end}"}
-        out = to_json(payload)
-        if len(out) <= limit or end == offset:
-            return out if len(out) <= limit else fit(payload, limit)
-        end = offset + max(0, (end - offset) * (limit - 300) // len(out) - 200)
 
 
 # ----------------------------------------------------------------------------- the server

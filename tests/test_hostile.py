@@ -338,7 +338,8 @@ def mcp_calls(v: Path) -> list[tuple[str, dict]]:
 async def test_every_mcp_tool_on_a_hostile_vault(hostile):
     from mcp import Client
 
-    from mdmem.mcp_server import MAX_CHARS, build_server
+    from mdmem.mcp_server import build_server
+    from mdmem.mcp_session import MAX_CHARS
 
     results = {}
     async with Client(build_server(hostile), mode="legacy") as client:
@@ -421,7 +422,7 @@ async def test_an_mcp_call_that_runs_over_is_an_error_and_the_server_keeps_answe
 
 def test_mcp_timeout_setting_is_checked(vault, monkeypatch):
     from mdmem.base.errors import MdmemError
-    from mdmem.mcp_server import Session
+    from mdmem.mcp_session import Session
 
     for bad in ("0", "-1", "soon", "nan"):
         monkeypatch.setenv("MDMEM_MCP_TIMEOUT", bad)
@@ -856,7 +857,7 @@ def test_human_output_leaves_only_through_the_sanitising_functions():
     }
     writers = {"print", "echo", "secho", "write", "Console", "writelines"}
     found = []
-    for path in [*sorted((ROOT / "mdmem" / "cli").glob("*.py")), ROOT / "mdmem" / "mcp_server.py"]:
+    for path in [*sorted((ROOT / "mdmem" / "cli").glob("*.py")), ROOT / "mdmem" / "mcp_server.py", ROOT / "mdmem" / "mcp_session.py"]:
         tree = ast.parse(path.read_text())
         for func in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
             for call in [n for n in ast.walk(func) if isinstance(n, ast.Call)]:

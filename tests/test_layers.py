@@ -1,6 +1,6 @@
 """The package's layers: imports flow one way, at module level and inside functions.
 
-``base`` < ``text`` < ``engine`` < ``ops`` < ``agents`` < front ends (``cli``, ``mcp_server``).
+``base`` < ``text`` < ``engine`` < ``ops`` < ``agents`` < front ends (``cli``, ``mcp_server``, ``mcp_session``).
 A module may import its own layer and the layers below it, never one above. ``base`` and
 ``text`` use only the standard library plus, for ``text``, the parsing libraries; ``base`` is
 what the hook fast path stands on, so it imports nothing outside the standard library.
@@ -17,7 +17,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "mdmem"
 LAYERS = ["base", "text", "engine", "ops", "agents", "front"]
-FRONT = {"cli", "mcp_server", "__main__", "__init__"}
+FRONT = {"cli", "mcp_server", "mcp_session", "__main__", "__init__"}
 TEXT_LIBRARIES = {"markdown_it", "frontmatter", "yaml"}
 
 

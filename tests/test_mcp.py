@@ -22,7 +22,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from mdmem.agents.claude_env import HOOK_CODE
-from mdmem.mcp_server import MAX_CHARS, Session, build_server, fit
+from mdmem.mcp_server import build_server
+from mdmem.mcp_session import MAX_CHARS, Session, fit
 
 pytestmark = pytest.mark.anyio
 READ_ONLY = {"search", "recall", "read_note", "backlinks", "neighbors", "timeline", "check"}
