@@ -254,7 +254,7 @@ def hook_install(
     old file backed up). Default scope local: the command holds this machine's paths."""
     from mdmem.agents import claude_settings
     from mdmem.base.errors import MdmemError, VaultNotFound
-    from mdmem.cli import render
+    from mdmem.cli import claude_text, render
 
     _scope(scope, claude_settings.SCOPES)
     with _errors():
@@ -263,7 +263,7 @@ def hook_install(
         except VaultNotFound as e:
             raise MdmemError(f"cannot install the hook: {e}") from None
         result = claude_settings.install(scope, where, project, dry_run=dry_run, prompt=prompt)
-    render.emit_json(result) if json else render.text(render.install_text(result))
+    render.emit_json(result) if json else render.text(claude_text.install_text(result))
     for warning in getattr(result, "warnings", ()):
         render.message(f"mdmem: warning: {warning}")
 
@@ -273,12 +273,12 @@ def hook_uninstall(scope: ScopeOpt = "local", project: ProjectOpt = None, dry_ru
                    json: JsonOpt = False) -> None:
     """Remove mdmem's hooks from Claude Code's settings (everything else is kept)."""
     from mdmem.agents import claude_settings
-    from mdmem.cli import render
+    from mdmem.cli import claude_text, render
 
     _scope(scope, claude_settings.SCOPES)
     with _errors():
         result = claude_settings.uninstall(scope, project, dry_run=dry_run)
-    render.emit_json(result) if json else render.text(render.install_text(result))
+    render.emit_json(result) if json else render.text(claude_text.install_text(result))
     for warning in getattr(result, "warnings", ()):
         render.message(f"mdmem: warning: {warning}")
 
@@ -295,7 +295,7 @@ def hook_status(
     """Where mdmem's hooks and skills are installed, in every scope; for the current session its stop count,
     when the next checkpoint may fire, and the pending checkpoint."""
     from mdmem.agents import claude_settings
-    from mdmem.cli import render
+    from mdmem.cli import claude_text, render
 
     with _errors():
         if vault is not None:
@@ -303,7 +303,7 @@ def hook_status(
 
             vault = find_vault(vault)
         result = claude_settings.status(project, vault=vault, session=session)
-    render.emit_json(result) if json else render.text(render.hook_status_text(result))
+    render.emit_json(result) if json else render.text(claude_text.hook_status_text(result))
     for warning in result.warnings:
         render.message(f"mdmem: warning: {warning}")
 
@@ -336,7 +336,7 @@ def install_claude(
     /consolidate, the memory skill); all idempotent, every other setting, server and skill kept, the old
     file backed up; `mdmem uninstall claude` undoes it)."""
     from mdmem.agents import claude_mcp
-    from mdmem.cli import render
+    from mdmem.cli import claude_text, render
 
     if scope not in ("project", "user"):
         raise typer.BadParameter("choose project or user", param_hint="--scope")
@@ -345,7 +345,7 @@ def install_claude(
     if json:
         render.emit_json(result)
     else:
-        render.text(render.claude_text(result))
+        render.text(claude_text.claude_text(result))
     for warning in result.skills.warnings if result.skills else ():
         render.message(f"mdmem: warning: {warning}")
 
@@ -368,13 +368,13 @@ def uninstall_claude(
     """Undo `mdmem install claude`: remove mdmem's MCP server, hooks and skills (every other setting,
     server and skill is kept; a file that held only mdmem's entries is removed)."""
     from mdmem.agents import claude_mcp
-    from mdmem.cli import render
+    from mdmem.cli import claude_text, render
 
     if scope not in ("project", "user"):
         raise typer.BadParameter("choose project or user", param_hint="--scope")
     with _errors():
         result = claude_mcp.uninstall_claude(scope, project, dry_run=dry_run)
-    render.emit_json(result) if json else render.text(render.claude_uninstall_text(result))
+    render.emit_json(result) if json else render.text(claude_text.claude_uninstall_text(result))
     for warning in getattr(result.skills, "warnings", ()):
         render.message(f"mdmem: warning: {warning}")
 

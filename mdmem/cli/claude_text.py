@@ -1,0 +1,96 @@
+"""What the Claude Code commands report (`hook install|uninstall|status`, `install claude`, `uninstall claude`):
+their results as plain text, which :func:`mdmem.cli.render.text` then shows (control characters made visible
+there, as for every line of human output)."""
+
+from __future__ import annotations
+
+
+def install_text(result) -> str:
+    lines = [f"{event}: {action}" for event, action in result.actions.items()]
+    changed = any(a in ("added", "updated", "removed") for a in result.actions.values())
+    note = getattr(result, "note", None)
+    if note and note.startswith("removed the file"):
+        lines.append(f"{'would remove' if result.dry_run else 'removed'} {result.path}: it held nothing else")
+        return "\n".join(lines)
+    if note:
+        lines.append(f"({note})")
+    if result.dry_run and changed:
+        lines += [f"dry run: would write {result.path}:", result.content.rstrip("\n")]
+    elif changed:
+        lines.append(f"wrote {result.path}" + (f" (backup: {result.backup})" if result.backup else ""))
+    else:
+        lines.append(f"nothing to change in {result.path}")
+    return "\n".join(lines)
+
+
+def skills_text(result) -> str:
+    lines = [f"skill /{a.name}: {a.action} ({a.path})" for a in result.skills]
+    if result.dry_run and any(a.action in ("added", "updated", "removed") for a in result.skills):
+        lines.append("dry run: nothing written")
+    return "\n".join(lines)
+
+
+def claude_text(result) -> str:
+    from mdmem.agents import claude_settings
+
+    text = install_text(result.mcp) + "\n" + install_text(result.hooks)
+    if result.replaced is not None:
+        text += "\n" + install_text(result.replaced).replace(
+            "mcpServers.mdmem: removed", "mcpServers.mdmem: removed from the local scope (it would win over .mcp.json)")
+    if result.gitignore:
+        text += f"\n{'would write' if result.mcp.dry_run else 'wrote'} {result.gitignore} (settings.local.json, " \
+                "mdmem's skills and backups stay out of git)"
+    if result.skills is not None:
+        text += "\n" + skills_text(result.skills)
+    added = result.mcp.actions[f"mcpServers.{claude_settings.MCP_NAME}"] in ("added", "updated")
+    if result.mcp.scope == "project" and added:
+        text += "\nClaude Code asks once, in this project, to approve the servers of .mcp.json (commit it to share)"
+    return text
+
+
+def claude_uninstall_text(result) -> str:
+    text = "\n".join(install_text(r) for r in result.results)
+    if result.gitignore:
+        text += f"\n{'would remove' if result.results[0].dry_run else 'removed'} {result.gitignore}"
+    if getattr(result, "skills", None) is not None:
+        text += "\n" + skills_text(result.skills)
+    return text
+
+
+def hook_status_text(result) -> str:
+    lines = []
+    for s in result.scopes:
+        state = f"error: {s.error}" if s.error else ("" if s.exists else "no file")
+        lines.append(f"{s.scope}: {s.path}" + (f" ({state})" if state else ""))
+        for event, ev in s.events.items():
+            lines.append(f"  {event}: " + (f"installed: {ev.command}" if ev.installed else "not installed"))
+    for skill in result.skills or ():
+        if skill.action != "absent":
+            lines.append(f"skill /{skill.name}: {skill.action} ({skill.path})")
+    info = result.session
+    if info and info.get("session"):
+        nxt = info.get("next") or {}
+        lines.append(f"session {info['session']} (vault {info['vault']}): {info.get('stops', 0)} stop(s), "
+                     f"{info.get('checkpoints', 0)} checkpoint(s), {info.get('prompt_notes', 0)} note(s) recalled "
+                     "at prompts")
+        if nxt.get("policy") == "evidence":
+            when = (f"  next checkpoint (evidence): when {nxt['needs_dimensions']} dimensions are hit "
+                    f"(now {nxt['dimensions']})")
+        elif nxt.get("policy") == "signals":
+            when = (f"  next checkpoint (signals): when the conversation holds a rule, decision, correction or "
+                    f"an ask to consolidate (dimensions so far {nxt['dimensions']}, tool calls "
+                    f"{nxt['tool_calls']}), else after {nxt['fallback_stops_left']} more stop(s)")
+        elif nxt:
+            when = f"  next checkpoint (cadence): after {nxt['stops_left']} more stop(s)"
+        else:
+            when = "  next checkpoint: unknown"
+        lines.append(when + (f", not before {nxt['not_before']}" if nxt.get("not_before") else ""))
+        pending = info.get("pending")
+        if pending:
+            lines.append(f"  pending checkpoint (kept by {pending['kept_by']}, {pending['saved']}): "
+                         + "; ".join(pending["candidates"]))
+        else:
+            lines.append("  pending checkpoint: none")
+    elif info is not None:
+        lines.append(f"no session has run mdmem's hooks in {info['vault']} yet")
+    return "\n".join(lines)
