@@ -189,9 +189,9 @@ class Known:
 def _saved_notes(vault: str) -> list[tuple[str, dict]]:
     """Every note's path, type, name (frontmatter ``name``, else the title), description and a decision's
     ``chosen``/``rejected``, from the notes cache (``.mdmem/notes.db``) with the standard library (sqlite3's
-    json_extract), the cache brought up to date first when the vault's scan differs from the one it was made
-    from (the prompt hook's test: Whoosh and the parser only then; a vault never indexed is indexed). [] when
-    the cache cannot be read (the checks on MEMORY.md still hold).
+    json_extract), the cache brought up to date first as the prompt hook does (:func:`mdmem.agents.prompt.fresh`:
+    Whoosh and the parser only when the vault's scan differs). [] when there is no cache or it cannot be read
+    (the checks on MEMORY.md still hold).
     Its cost on the SessionEnd hook with two suggestions to check (medians of 11 runs interleaved with the
     code before it, two rounds, a loaded 2-core machine): sample-vault 222 -> 253 / 302 -> 298 ms, 2,000
     generated notes 273 -> 373 / 376 -> 478 ms (~35 ms of it importing sqlite3, the settings and the similarity
@@ -199,28 +199,16 @@ def _saved_notes(vault: str) -> list[tuple[str, dict]]:
     Whoosh). Daily notes are never read (never a suggestion's type)."""
     import sqlite3
 
+    from mdmem.agents.hookstate import log
+    from mdmem.agents.prompt import fresh
     from mdmem.base.errors import MdmemError
     from mdmem.engine import quick
 
-    path = os.path.join(vault, STATE_DIR, "notes.db")
-    db = quick.open_readonly(path)
     try:
-        made = db and db.execute("SELECT value FROM meta WHERE key = 'scan_digest'").fetchone()
-        if not made or made[0] != files.digest(files.scan(vault)):
-            if db:
-                db.close()
-            from pathlib import Path
-
-            from mdmem.engine.memory import Memory
-
-            with Memory(Path(vault)) as mem:
-                mem.refresh(strict=False)
-                seen = files.digest(mem.scan)
-                if mem.store.get_meta("scan_digest") != seen:  # only a folder moved: the notes are as cached
-                    mem.store.set_meta("scan_digest", seen)
-            db = quick.open_readonly(path)
+        fresh(vault, log)
     except (MdmemError, OSError, sqlite3.Error):
         pass
+    db = quick.open_readonly(os.path.join(vault, STATE_DIR, "notes.db"))
     if db is None:
         return []
     out = []
