@@ -94,6 +94,7 @@ from typing import TYPE_CHECKING
 from mdmem.base.layout import INDEX_NAME, MEMORY_DIR, nfc, sync_conflicts
 from mdmem.base.models import Issue, Note
 from mdmem.base.settings import CheckSettings
+from mdmem.base.vault import is_flat
 from mdmem.ops.budget import budget_comment, index_line, percent_of, update_budget, with_budget_comment
 from mdmem.ops.check_facts import index_issues as superseded_lines
 from mdmem.ops.check_facts import issues as facts_issues
@@ -207,7 +208,7 @@ def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date
     index = next((n for n in notes if n.path == INDEX_NAME), None)
     if index is None:  # a case-insensitive file system, or MEMORY.md spelled otherwise
         index = next((n for n in notes if n.path.lower() == INDEX_NAME.lower()), None)
-    layout = "vault" if (mem.root / MEMORY_DIR).is_dir() and not all_notes else "flat"
+    layout = "flat" if all_notes or is_flat(mem.root) else "vault"
     if layout == "flat" and index is None and not all_notes:
         return no_layout(mem.root, len(notes), settings, today)
     prefix = MEMORY_DIR + "/"
