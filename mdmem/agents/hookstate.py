@@ -17,7 +17,7 @@ import time
 from mdmem.agents.fastjson import dumps, loads
 from mdmem.base import files
 from mdmem.base.errors import MdmemError
-from mdmem.base.layout import HOOKS_DIR, mdmem_home
+from mdmem.base.layout import HOOKS_DIR, STATE_DIR, mdmem_home
 
 TYPE_CHECKING = False  # not `from typing import`: the quiet stop imports as little as it can
 if TYPE_CHECKING:
@@ -148,3 +148,73 @@ def write_state(path: str, state: dict) -> None:
     """Atomic, not durable: derived state (a lost update restarts a session's counts)."""
     files.write_atomic(path, dumps(state).encode(), durable=False)
 
+
+# ----------------------------------------------------------------------------- the notes cache, for hooks that read it
+
+REFRESH_MAX = 200      # notes changed since the index: more than this and the hook answers from it as is
+
+
+def notes_db(vault: str) -> str:
+    """The notes cache's file (``.mdmem/notes.db``), as a str: no pathlib on the hooks' path."""
+    return os.path.join(vault, STATE_DIR, "notes.db")
+
+
+def fresh(vault: str, log) -> None:
+    """Bring the index up to date when the vault changed since it was made (the scan's digest differs
+    from the cache's), for a hook that reads the notes cache (the prompt hook; the checkpoint's check of the
+    saved notes); more than :data:`REFRESH_MAX` changed notes are left to ``mdmem index``."""
+    from mdmem.engine import quick
+
+    scan = files.scan(vault)  # a str: no pathlib on the quick path
+    db = quick.open_readonly(notes_db(vault))
+    if db is None:
+        return
+    digest = files.digest(scan)
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('scan_digest', 'index_ok')"))
+        if meta.get("scan_digest") == digest:
+            return
+        if meta.get("index_ok") != "1":
+            log(vault, "prompt: the index is being built (or a build was cut short); answering from it as is")
+            return  # a whole build would outlast the hook's timeout: `mdmem index` does it
+        cached = {p: (m, s, c) for p, m, s, c in db.execute("SELECT path, mtime_ns, size, ctime_ns FROM notes")}
+    finally:
+        db.close()
+    now = dict(scan.notes) | {p: (0, 0, 0) for p in scan.broken}
+    changed = sum(1 for p, st in now.items() if cached.get(p) != st) + sum(1 for p in cached if p not in now)
+    if not changed:  # only a folder moved (an editor's swap file came and went): the notes are as indexed
+        _record(vault, digest)
+        return
+    if changed > REFRESH_MAX:
+        log(vault, f"prompt: {changed} notes changed since the index; answering from it as is (run `mdmem index`)")
+        return
+    from pathlib import Path
+
+    from mdmem.engine.memory import Memory
+
+    with Memory(Path(vault)) as mem:
+        mem.refresh(strict=False)
+        digest = files.digest(mem.scan)
+        if mem.store.get_meta("scan_digest") != digest:  # nothing to redo, but the digest was behind
+            mem.store.set_meta("scan_digest", digest)
+    log(vault, f"prompt: the index was {changed} note(s) behind; brought up to date")
+
+
+def _record(vault: str, digest: str) -> None:
+    """Keep the scan's digest as the cache's, so the next prompt does not look again (skipped when a writer
+    holds the vault: it records the digest itself)."""
+    import sqlite3
+    from pathlib import Path
+
+    from mdmem.base.errors import LockTimeout
+
+    try:
+        with files.write_lock(Path(vault) / STATE_DIR, 0.2):
+            db = sqlite3.connect(notes_db(vault), timeout=1)
+            try:
+                with db:
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('scan_digest', ?)", (digest,))
+            finally:
+                db.close()
+    except (LockTimeout, sqlite3.Error, OSError):
+        pass

@@ -44,9 +44,9 @@ import os
 import re
 import time
 
-from mdmem.agents.hookstate import text_field
+from mdmem.agents.hookstate import fresh, notes_db, text_field
 from mdmem.base import files
-from mdmem.base.layout import HOOKS_DIR, STATE_DIR, safe_session
+from mdmem.base.layout import HOOKS_DIR, safe_session
 
 MAX_CHARS = 2000       # characters of additionalContext at most
 MAX_NOTES = 3          # notes injected for one prompt at most
@@ -66,7 +66,6 @@ REFERENCE = 61
 SMALL = THRESHOLD / math.log((REFERENCE + 1) / 1.5)  # 0.70: the bar against a word naming one note, there
 WEIGHTS = {"name": 1.0, "about": 0.7, "words": 0.35}
 COMMON = 0.25          # a word in more than this share of the notes says nothing about any of them
-REFRESH_MAX = 200      # notes changed since the index: more than this and the hook answers from it as is
 SEEN_MAX = 500         # paths remembered per session
 EXCERPT = 220          # characters of a note's excerpt
 LOCK_WAIT = 5.0
@@ -322,70 +321,6 @@ def render(vault: str, notes: list[Found], words: list[str], span=None) -> str:
 # ----------------------------------------------------------------------------- the hook
 
 
-def _db_path(vault: str) -> str:
-    return os.path.join(vault, STATE_DIR, "notes.db")
-
-
-def fresh(vault: str, log) -> None:
-    """Bring the index up to date when the vault changed since it was made (the scan's digest differs
-    from the cache's); more than :data:`REFRESH_MAX` changed notes are left to ``mdmem index``."""
-    from mdmem.engine import quick
-
-    scan = files.scan(vault)  # a str: no pathlib on the quick path
-    db = quick.open_readonly(_db_path(vault))
-    if db is None:
-        return
-    digest = files.digest(scan)
-    try:
-        meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('scan_digest', 'index_ok')"))
-        if meta.get("scan_digest") == digest:
-            return
-        if meta.get("index_ok") != "1":
-            log(vault, "prompt: the index is being built (or a build was cut short); answering from it as is")
-            return  # a whole build would outlast the hook's timeout: `mdmem index` does it
-        cached = {p: (m, s, c) for p, m, s, c in db.execute("SELECT path, mtime_ns, size, ctime_ns FROM notes")}
-    finally:
-        db.close()
-    now = dict(scan.notes) | {p: (0, 0, 0) for p in scan.broken}
-    changed = sum(1 for p, st in now.items() if cached.get(p) != st) + sum(1 for p in cached if p not in now)
-    if not changed:  # only a folder moved (an editor's swap file came and went): the notes are as indexed
-        _record(vault, digest)
-        return
-    if changed > REFRESH_MAX:
-        log(vault, f"prompt: {changed} notes changed since the index; answering from it as is (run `mdmem index`)")
-        return
-    from pathlib import Path
-
-    from mdmem.engine.memory import Memory
-
-    with Memory(Path(vault)) as mem:
-        mem.refresh(strict=False)
-        digest = files.digest(mem.scan)
-        if mem.store.get_meta("scan_digest") != digest:  # nothing to redo, but the digest was behind
-            mem.store.set_meta("scan_digest", digest)
-    log(vault, f"prompt: the index was {changed} note(s) behind; brought up to date")
-
-
-def _record(vault: str, digest: str) -> None:
-    """Keep the scan's digest as the cache's, so the next prompt does not look again (skipped when a writer
-    holds the vault: it records the digest itself)."""
-    import sqlite3
-    from pathlib import Path
-
-    from mdmem.base.errors import LockTimeout
-
-    try:
-        with files.write_lock(Path(vault) / STATE_DIR, 0.2):
-            db = sqlite3.connect(_db_path(vault), timeout=1)
-            try:
-                with db:
-                    db.execute("INSERT OR REPLACE INTO meta VALUES ('scan_digest', ?)", (digest,))
-            finally:
-                db.close()
-    except (LockTimeout, sqlite3.Error, OSError):
-        pass
-
-
 def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
     """The UserPromptSubmit hook (see the module's docstring)."""
     from mdmem.agents.hooks import log, read_state
@@ -396,11 +331,11 @@ def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
     words = content_words(span.rest if span else text)
     if not words and not span:
         return None  # a greeting, arithmetic, "go on": nothing to look up
-    if not os.path.isfile(_db_path(vault)):
+    if not os.path.isfile(notes_db(vault)):
         log(vault, "prompt: no index yet (run `mdmem index`)")
         return None
     fresh(vault, log)
-    db = quick.open_readonly(_db_path(vault))
+    db = quick.open_readonly(notes_db(vault))
     if db is None:
         log(vault, "prompt: the notes cache has no quick index (run `mdmem index`)")
         return None

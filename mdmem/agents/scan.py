@@ -189,7 +189,7 @@ class Known:
 def _saved_notes(vault: str) -> list[tuple[str, dict]]:
     """Every note's path, type, name (frontmatter ``name``, else the title), description and a decision's
     ``chosen``/``rejected``, from the notes cache (``.mdmem/notes.db``) with the standard library (sqlite3's
-    json_extract), the cache brought up to date first as the prompt hook does (:func:`mdmem.agents.prompt.fresh`:
+    json_extract), the cache brought up to date first as the prompt hook does (:func:`mdmem.agents.hookstate.fresh`:
     Whoosh and the parser only when the vault's scan differs). [] when there is no cache or it cannot be read
     (the checks on MEMORY.md still hold).
     Its cost on the SessionEnd hook with two suggestions to check (medians of 11 runs interleaved with the
@@ -199,8 +199,7 @@ def _saved_notes(vault: str) -> list[tuple[str, dict]]:
     Whoosh). Daily notes are never read (never a suggestion's type)."""
     import sqlite3
 
-    from mdmem.agents.hookstate import log
-    from mdmem.agents.prompt import fresh
+    from mdmem.agents.hookstate import fresh, log, notes_db
     from mdmem.base.errors import MdmemError
     from mdmem.engine import quick
 
@@ -208,7 +207,7 @@ def _saved_notes(vault: str) -> list[tuple[str, dict]]:
         fresh(vault, log)
     except (MdmemError, OSError, sqlite3.Error):
         pass
-    db = quick.open_readonly(os.path.join(vault, STATE_DIR, "notes.db"))
+    db = quick.open_readonly(notes_db(vault))
     if db is None:
         return []
     out = []
