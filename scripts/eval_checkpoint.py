@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The checkpoint on real conversations: tests/data/checkpoint-real/ (89 real Claude Code sessions,
+"""The checkpoint on real conversations: eval/data/checkpoint-real/ (89 real Claude Code sessions,
 hand-labelled per dimension; read its SOURCES.md), split tune (24) / holdout (5) / holdout2 (5) / holdout3 to
 holdout9 (8 each, holdout9 7; labelled blind to the detectors), reported apart.
 
@@ -55,7 +55,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-DATA = REPO / "tests" / "data" / "checkpoint-real"
+DATA = REPO / "eval" / "data" / "checkpoint-real"
 JUDGEMENTS = HERE / "eval_checkpoint_judgements.json"
 sys.path.insert(0, str(REPO))
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The checkpoint's model path on the real sessions of tests/data/checkpoint-real (not a test).
+"""The checkpoint's model path on the real sessions of eval/data/checkpoint-real (not a test).
 
 The issue's design puts the model back in the loop: the Stop hook (or ``mdmem checkpoint --model CMD``)
 hands the model the scan prompt and the conversation, the model answers JSON candidates, and mdmem's
@@ -46,7 +46,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-DATA = REPO / "tests" / "data" / "checkpoint-real"
+DATA = REPO / "eval" / "data" / "checkpoint-real"
 ANSWERS = HERE / "model_path" / "answers"
 JUDGEMENTS = HERE / "model_path" / "judgements.json"
 EMPTY = '{"dimensions": [], "candidates": []}'

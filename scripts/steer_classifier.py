@@ -5,7 +5,7 @@ test; the measurement behind "the model path is where the judgement is" (docs/ag
     python scripts/steer_classifier.py [--features words|length|vectors]
 
 Data: the typed user messages after each session's first request (what the Stop hook's follow-up signal scores)
-of the dev sessions of tests/data/checkpoint-real (blind splits left out); positive = the message of a firm item
+of the dev sessions of eval/data/checkpoint-real (blind splits left out); positive = the message of a firm item
 said by the user (same line, or the item's quote inside it), negative = every other. A logistic regression
 (numpy, L2) is trained leave-one-split-out and scored on the held-out split; the figure is the ROC AUC of the
 pooled held-out scores. Features: ``words`` (unigrams and bigrams seen twice in training, plus length and a

@@ -26,12 +26,12 @@ LANGS = ("en", "pt")  # the languages of the checkpoint's text and of the scan p
 MAX_CANDIDATES = 3
 MIN_DIMENSIONS = 2
 # one rule, decision or correction this strong is worth a suggestion on its own (what fires the Stop hook
-# alone, agents/stop): measured on the dev sessions of tests/data/checkpoint-real, the two-dimension floor
+# alone, agents/stop): measured on the dev sessions of eval/data/checkpoint-real, the two-dimension floor
 # kept 5 sessions with firm items silent (a design discussion of decisions only, one prompt with two rules)
 # and no session with nothing to keep has such evidence
 ALONE = 0.8
 # a task closure (①) is suggested offline only after this many tool calls: the seed's "more than 15" says when to
-# scan, not that the result is worth a project memory. Measured on tests/data/checkpoint-real: no offline ①
+# scan, not that the result is worth a project memory. Measured on eval/data/checkpoint-real: no offline ①
 # suggestion was accepted as written (0/3); the two in sessions 01-34 closed 62 and 67 tool calls and stay; in
 # 41-48 a closure after 16 (tests pass, a merge still to come) was wrong. Below it ① is left to the model
 CLOSURE_TOOLS = 2 * SUBSTANTIAL

@@ -6,7 +6,7 @@ make the hook fail and the user has no clue what to do, right?"), a decision arg
 summarise the checkpoint's scope I think, not the whole log"). Claude Code's own reply says that
 the message was a correction, in the same few phrases whatever the user typed.
 
-Measured on tests/data/checkpoint-real (dev, 26 sessions): the concession opens the reply after
+Measured on eval/data/checkpoint-real (dev, 26 sessions): the concession opens the reply after
 17 typed user messages; 11 of them are labelled firm items (③ ④ ⑥), 3 borderline, 3 nothing (a
 pasted UI line, a bare "why won't you run it?", an addition "there is also the approach…"). So a
 concession alone is not enough: the user's message must say something in its own words (at least

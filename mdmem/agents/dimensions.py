@@ -15,7 +15,7 @@ when its strongest evidence reaches :data:`HIT`. Questions ("should we use X
 instead of Y?"), negations ("tests don't pass yet") and plans ("we'll deploy
 tomorrow") do not count.
 
-What real sessions taught them (tests/data/checkpoint-real, tune split; issue 13):
+What real sessions taught them (eval/data/checkpoint-real, tune split; issue 13):
 
 - ① only from a turn's closing report (its final message, or text after its last tool
   call), never from table, directory-tree or plan lines; short replies ("pushed", "verify")

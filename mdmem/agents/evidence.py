@@ -181,7 +181,7 @@ PASTED_MIN = 300  # characters
 def pasted(text: str) -> bool:
     """The user's message reads as pasted, not typed: at least :data:`PASTED_MIN` characters of prose
     that opens with a capital and never speaks in the first or second person (a review comment, a
-    bot's finding, documentation). Measured on the 42 dev sessions of tests/data/checkpoint-real: the
+    bot's finding, documentation). Measured on the 42 dev sessions of eval/data/checkpoint-real: the
     typed user messages this long and this impersonal are 3 review comments pasted as prompts (33's
     "Additional feedback: …", 46's and 48's) and none the user typed; a typed correction with a paste
     inside it ("again, this is not correct: <diff>") opens in lower case and stays the user's."""

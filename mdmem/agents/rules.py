@@ -333,7 +333,7 @@ _CORRECT = [
 ]
 # a bare "don't …" is as often a one-off request about the product ("don't scroll when I click it, though") as a
 # correction of the assistant's practice: a hint (0.75), not alone enough to fire the Stop hook. Measured on the
-# dev sessions of tests/data/checkpoint-real: no firm item rests on it; at 0.85 it fired the hook in a session
+# dev sessions of eval/data/checkpoint-real: no firm item rests on it; at 0.85 it fired the hook in a session
 # of UI tweaks with nothing to keep
 _CORRECT_STRENGTH = {"don't": 0.75, "não faça": 0.75}
 _CONFIRM = [
@@ -429,7 +429,7 @@ _AGAIN_SAID = _rx(r"\b(?:(?:failed|fails|failing|broke|broken|crashed|errored) a
                   r"same (?:error|issue|problem|failure)|came back|de novo|outra vez|novamente|mesmo (?:erro|problema))\b")
 LESSON = "the same failure twice in the session"
 # 0.7: hits its dimension and is a hint for the model, but does not fire the Stop hook alone (a CI loop that
-# "failed again" is debugging, not yet a lesson: the replay of tests/data/checkpoint-real, session 15)
+# "failed again" is debugging, not yet a lesson: the replay of eval/data/checkpoint-real, session 15)
 _LESSON_WORDS = frozenset("error errors failed fails failing failure exception traceback again same this that with "
                           "from have when because could would should there their which the and for not was were "
                           "been into also still again erro falhou falha mesmo outra novamente".split())

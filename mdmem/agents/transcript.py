@@ -10,7 +10,7 @@ prompts and assistant text, with the assistant records that share a
 Kept besides the ``user``/``assistant`` records: text the user typed while the
 agent was working, which exists only as a ``queue-operation`` ``enqueue`` record
 (Claude Code hands it to the running turn; measured on the real sessions in
-tests/data/checkpoint-real, two firm rules of one session exist only there); it
+eval/data/checkpoint-real, two firm rules of one session exist only there); it
 becomes a user message with ``kind="queued"`` at its place, unless it is a bare
 slash command, a wrapper or the same text as a user record that follows it.
 
@@ -70,7 +70,7 @@ _REJECTED_TEXT = "the user said:\n"
 _REJECTED_BOILERPLATE = ("The user wants to clarify these questions",)
 # text the user typed while a tool ran is a top-level text block after the tool_result, the last of the
 # message's content: `{"type":"text","text":"…"}]},"` (a text block nested inside a tool result's own content
-# ends `"}]}]},"`). Measured on tests/data/checkpoint-real: 2 of 861 tool-result lines hold both marks, and
+# ends `"}]}]},"`). Measured on eval/data/checkpoint-real: 2 of 861 tool-result lines hold both marks, and
 # both are typed text ("and remember to use pagination"); "type":"text" alone is in 201 (2.7 of 7 MB)
 _HEAD = 2048
 _TYPED_MARK = b'{"type":"text","text":"'
@@ -329,7 +329,7 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
         if not line.strip():
             continue
         # a record's own "type" is in its first few hundred bytes (measured: at most 420 of 1,850 skipped lines
-        # in tests/data/checkpoint-real): looked for there first, so a skipped line is scanned whole once at most
+        # in eval/data/checkpoint-real): looked for there first, so a skipped line is scanned whole once at most
         fast = next((kind for marker, kind in _FAST_SKIP if marker in line[:_HEAD]), None)
         if fast is None and len(line) > _HEAD:
             fast = next((kind for marker, kind in _FAST_SKIP if marker in line), None)

@@ -3,7 +3,7 @@ its suggestions, the hook's one-line message).
 
 A tally of common function words, each counted as a whole whitespace-separated token with its
 surrounding punctuation stripped, never inside a longer token: a real session (118 of
-tests/data/checkpoint-real, English throughout) was answered in Portuguese because its user pasted a
+eval/data/checkpoint-real, English throughout) was answered in Portuguese because its user pasted a
 terminal log full of ``com.apple.…`` identifiers, and the word pattern counted each ``com`` as the
 Portuguese "with" (39 "Portuguese" words to 24 English ones). Over the 105 real sessions and the
 fixtures' transcripts this is the only guess that changed. Words that are common in both languages

@@ -1,5 +1,5 @@
 """The detectors on what real people write (the misses and false alarms issue 13 lists, paraphrased),
-and the offline path and the hook on the tune split of tests/data/checkpoint-real (the holdout split
+and the offline path and the hook on the tune split of eval/data/checkpoint-real (the holdout split
 is reported by scripts/eval_checkpoint.py, never asserted on here: it is not tuned on)."""
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def test_what_real_people_write(text: str, expected: dict[int, float]):
     assert found(text) == expected
 
 
-# issue 13, second round (the dev split of tests/data/checkpoint-real, paraphrased): each class of phrasing
+# issue 13, second round (the dev split of eval/data/checkpoint-real, paraphrased): each class of phrasing
 # with an example and a near miss that must not fire
 SECOND_ROUND = [
     # a correction the assistant concedes ("You're right", "Good catch"), whatever the user's words

@@ -1,5 +1,5 @@
 """The checkpoint's model path on real answers: what a model (a Claude subagent standing in for the model in
-the session) answered for 105 of the real sessions of tests/data/checkpoint-real goes through the real CLI's
+the session) answered for 105 of the real sessions of eval/data/checkpoint-real goes through the real CLI's
 `checkpoint --model` and `propose`, and is scored against the hand judgements (scripts/eval_model_path.py).
 A change to propose that drops, renames or reorders what the model wrote shows here."""
 
