@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from mdmem.agents.checkpoint import dimensions
-from mdmem.agents.checkpoint.transcript import parse
+from mdmem.agents.claude.transcript import parse
 from support import script
 
 

@@ -65,7 +65,8 @@ def labelled(folder: Path = CORPUS) -> list[tuple[Path, set[int], str]]:
 
 def score(folder: Path = CORPUS) -> dict:
     """Precision and recall per dimension of the detectors on the labelled corpus."""
-    from mdmem.agents.checkpoint import dimensions, transcript
+    from mdmem.agents.checkpoint import dimensions
+    from mdmem.agents.claude import transcript
 
     rows = []
     for path, expected, lang in labelled(folder):
@@ -120,7 +121,7 @@ def hook_cmd(mdmem: str, *args: str) -> list[str]:
     """A hook's command line: as installed (this interpreter, ``-P -c`` mdmem's entry point: the
     console script pip writes imports ``re`` first), or through the console script ``mdmem``."""
     if RUNNER == "installed":
-        from mdmem.agents.claude.env import HOOK_CODE
+        from mdmem.agents.hooks.launch import HOOK_CODE
 
         return [sys.executable, "-P", "-c", HOOK_CODE, "hook", *args]
     return [mdmem, "hook", *args]

@@ -60,7 +60,7 @@ JUDGEMENTS = HERE / "eval_checkpoint_judgements.json"
 sys.path.insert(0, str(REPO))
 
 from mdmem.agents.checkpoint import consolidate as cp  # noqa: E402
-from mdmem.agents.checkpoint import transcript  # noqa: E402
+from mdmem.agents.claude import transcript  # noqa: E402
 
 BLIND: tuple[str, ...] = ()  # labelled, never run, never tuned on: none left (see above)
 
@@ -101,7 +101,7 @@ def empty_vault(root: Path) -> Path:
 def offline(path: Path, labels: dict, vault: Path) -> dict:
     tr = transcript.read(path)
     lines = Lines(path.read_bytes())
-    result = cp.analyze(str(path), vault, session=path.stem, store_result=False)
+    result = cp.analyze(str(path), vault, session=path.stem, store_result=False, read=transcript.read)
     by_index = {m.index: m for m in tr.messages}
     items = labels["items"]
 
@@ -222,7 +222,7 @@ def stops(data: bytes) -> list[tuple[int, float | None, str | None]]:
 
 
 def replay(path: Path, vault: Path, work: Path, policy: str | None = None) -> dict:
-    from mdmem.agents.hooks import session as hooks
+    from mdmem.agents.claude import hooks
 
     data = path.read_bytes()
     grow = work / path.name

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mdmem.agents.checkpoint import consolidate as cp
-from mdmem.agents.claude.env import runner
+from mdmem.agents.hooks.launch import runner
 from support import SESSION
 
 GOOD = {"dimensions": [3, 4, 6], "candidates": [

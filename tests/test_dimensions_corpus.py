@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mdmem.agents.checkpoint import dimensions, transcript
+from mdmem.agents.checkpoint import dimensions
+from mdmem.agents.claude import transcript
 from support import ROOT
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mdmem.agents.claude.env import HOOK_CODE
+from mdmem.agents.hooks.launch import HOOK_CODE
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample-vault"

@@ -264,7 +264,8 @@ def test_the_gate_lets_through_every_piece_of_evidence_in_the_labelled_corpora()
     """A quiet stop skips the detectors when its new text holds none of the words they need
     (hooks.gate): that must never hide evidence. Every hit of a dimension that can fire (②-⑦),
     in the 54 + 12 written conversations and the dev split of the real ones, passes the gate."""
-    from mdmem.agents.checkpoint import dimensions, transcript
+    from mdmem.agents.checkpoint import dimensions
+    from mdmem.agents.claude import transcript
     from mdmem.agents.hooks import session as hooks
 
     paths = [p for folder in ("checkpoint", "checkpoint-holdout") for p in sorted((ROOT / "tests" / "data" /

@@ -1,5 +1,9 @@
 """The package's layers: imports flow one way, at module level and inside functions.
 
+Inside ``agents``: the agent-neutral packages (``agents.checkpoint``, ``agents.hooks``) never import an
+agent's package (``agents.claude``, later ``agents.codex``, ...), and no agent's package imports another's:
+an adapter stands on the neutral core alone (docs/decisions/001-layout.md).
+
 ``base`` < ``text`` < ``engine`` < ``ops`` < ``agents`` < front ends (``cli``, ``mcp_server``, ``mcp_session``).
 A module may import its own layer and the layers below it, never one above. ``base`` and
 ``text`` use only the standard library plus, for ``text``, the parsing libraries; ``base`` is
@@ -19,6 +23,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "mdmem"
 LAYERS = ["base", "text", "engine", "ops", "agents", "front"]
 FRONT = {"cli", "mcp_server", "mcp_session", "__main__", "__init__"}
 TEXT_LIBRARIES = {"markdown_it", "frontmatter", "yaml"}
+NEUTRAL_AGENTS = {"checkpoint", "hooks"}  # agents/ packages that are no agent's
 
 
 def layer_of(module: str) -> str:
@@ -115,3 +120,41 @@ def test_no_import_cycle_between_modules() -> None:
                 graph.add_edge(module, target)
     cycles = sorted(sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1)
     assert not cycles, "import cycles:\n" + "\n".join(", ".join(c) for c in cycles)
+
+
+def agent_package(module: str) -> str | None:
+    """``mdmem.agents.claude.settings`` -> ``claude``; a neutral package, a module outside agents/ -> None."""
+    parts = module.split(".")
+    if len(parts) > 2 and parts[:2] == ["mdmem", "agents"] and parts[2] not in NEUTRAL_AGENTS:
+        return parts[2]
+    return None
+
+
+def agent_imports(module: str, path: Path) -> list[str]:
+    """The imports of ``module`` that cross into an agent's package it may not use: any agent's from a
+    neutral module, another agent's from an agent's module."""
+    mine = agent_package(module)
+    bad = []
+    for line, target in imports(path, module):
+        theirs = agent_package(target)
+        if theirs and theirs != mine and (mine is not None or module.startswith("mdmem.agents.")):
+            bad.append(f"{line}: {target}")
+    return bad
+
+
+def test_agent_packages_stand_on_the_neutral_core_alone() -> None:
+    names = [name for name, _ in modules()]
+    assert any(agent_package(n) == "claude" for n in names)
+    assert any(n.startswith("mdmem.agents.checkpoint.") for n in names)
+    bad = {module: found for module, path in modules() if (found := agent_imports(module, path))}
+    assert not bad, "agent packages crossed:\n" + "\n".join(f"{m}: {', '.join(b)}" for m, b in bad.items())
+
+
+def test_the_agent_rule_sees_a_crossing(tmp_path: Path) -> None:
+    """Not vacuous: a neutral module importing Claude's package, and a second agent importing Claude's, are found."""
+    fake = tmp_path / "mod.py"
+    fake.write_text("def f():\n    from mdmem.agents.claude import transcript\n")
+    assert agent_imports("mdmem.agents.checkpoint.mod", fake) == ["2: mdmem.agents.claude"]
+    assert agent_imports("mdmem.agents.codex.mod", fake) == ["2: mdmem.agents.claude"]
+    assert agent_imports("mdmem.agents.claude.mod", fake) == []
+    assert agent_imports("mdmem.cli.mod", fake) == []

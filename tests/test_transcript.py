@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mdmem.agents.checkpoint import transcript
+from mdmem.agents.checkpoint.transcript import turns
+from mdmem.agents.claude import transcript
 from mdmem.base.errors import MdmemError
 from support import FIXTURES
 
@@ -181,7 +182,7 @@ def test_queued_text_is_the_user_and_subagent_prompts_are_not(tmp_path: Path):
         ("user", "queued", "and use ruff"), ("assistant", "", "Done.")]
     assert tr.skipped["queue-operation"] == 3 and tr.skipped["queued-repeat"] == 1
     assert tr.skipped["noise"] == 1 and tr.skipped["synthetic"] == 1 and tr.skipped["subagent"] == 2
-    (turn,) = transcript.turns(tr.messages)  # queued text joins the running turn
+    (turn,) = turns(tr.messages)  # queued text joins the running turn
     assert turn.request == 0 and turn.final == 4 and turn.tools == 1
     sub = transcript.read(path, subagents=True)
     assert [(m.speaker, m.kind, m.text) for m in sub.messages if m.text.startswith(("Research", "Found"))] == [
@@ -219,7 +220,7 @@ def test_the_reason_a_user_gives_for_rejecting_a_tool_call_is_theirs(tmp_path: P
         ("user", "queued", "use the uuid library"), ("assistant", "", "Done.")]
     # the subagent's line is skipped as a tool result by the compact path, as a subagent's record otherwise
     assert tr.skipped["tool-result"] + tr.skipped.get("subagent", 0) == 4
-    (turn,) = transcript.turns(tr.messages)  # the rejection's words join the running turn
+    (turn,) = turns(tr.messages)  # the rejection's words join the running turn
     assert turn.request == 0 and turn.final == 4
 
 
@@ -240,7 +241,7 @@ def test_text_typed_beside_a_tool_result_joins_the_running_turn(tmp_path: Path, 
     assert [(m.speaker, m.kind, m.text) for m in tr.messages] == [
         ("user", "", "Review the PR comments."), ("assistant", "", ""),
         ("user", "queued", "and remember to use pagination"), ("assistant", "", "Fetched every page.")]
-    (turn,) = transcript.turns(tr.messages)
+    (turn,) = turns(tr.messages)
     assert turn.request == 0 and turn.final == 3
 
 

@@ -134,7 +134,7 @@ def checkpoint(
     if numbers is not None:
         raise typer.BadParameter(f"unexpected {numbers!r} after the {'command' if target == 'propose' else 'transcript'}")
     with _errors():
-        from mdmem.agents.checkpoint.transcript import latest_for
+        from mdmem.agents.claude.transcript import latest_for, read
 
         root = _vault_root(vault)
         if target == "propose":
@@ -154,7 +154,7 @@ def checkpoint(
         else:
             source = target if target is not None else str(latest_for(Path.cwd()))
             result = cp.analyze(source, root, lang=lang, subagents=subagents, session=session,
-                                today=os.environ.get("MDMEM_TODAY"), model=model)
+                                today=os.environ.get("MDMEM_TODAY"), model=model, read=read)
     if json:
         render.emit_json(cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result)})
     else:

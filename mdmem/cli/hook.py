@@ -103,18 +103,14 @@ def main(argv: list[str]) -> int:
     if any(a in HELP for a in rest):  # before stdin is read: a person typed it
         return usage(command)
     hook: Callable[[str, dict, dict], object]
+    from mdmem.agents.claude import hooks  # the agent's adapter: each of its hooks imports its module when run
+
     if command == "stop":  # the Stop policy alone: the card's module is not needed at every turn
-        from mdmem.agents.checkpoint.stop import stop as hook
         from mdmem.agents.hooks.state import DEFAULTS, arm
 
         arm(DEFAULTS["timeout_seconds"])  # a hostile transcript_path or a stdin never closed cannot hold the turn
-    elif command == "prompt":
-        from mdmem.agents.hooks.prompt import prompt as hook
-    else:
-        from mdmem.agents.hooks import session as hooks
-
-        hook = {"session-start": hooks.session_start, "pre-compact": hooks.pre_compact,
-                "session-end": hooks.session_end}[command]
+    hook = {"stop": hooks.stop, "prompt": hooks.prompt, "session-start": hooks.session_start,
+            "pre-compact": hooks.pre_compact, "session-end": hooks.session_end}[command]
     return run(hook, rest, OPTIONS[command])
 
 

@@ -31,7 +31,7 @@ module the numbered text, ``analyze``, ``accept`` and ``skip``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -82,7 +82,7 @@ from mdmem.agents.checkpoint.scan import (  # noqa: F401
     memory_protocol,
     scan_prompt,
 )
-from mdmem.agents.claude.env import runner
+from mdmem.agents.hooks.launch import runner
 from mdmem.base.errors import MdmemError, UsageError
 
 # ----------------------------------------------------------------------------- text
@@ -133,7 +133,7 @@ def text(cp: Checkpoint, mcp: bool = False) -> str:
 def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: bool = False,
             session: str | None = None, cwd: Path | None = None, today: str | None = None,
             store_result: bool = True, model: str | None = None, max_bytes: int | None = None,
-            timeout: float = MODEL_TIMEOUT, origin: str = "hand") -> Checkpoint:
+            timeout: float = MODEL_TIMEOUT, origin: str = "hand", read: Callable) -> Checkpoint:
     """The checkpoint of a whole transcript (``-`` = standard input; at most the last
     ``max_bytes`` of it), stored when it has candidates. Offline by default (the detectors);
     with ``model`` the scan prompt and the conversation go to that command, and its JSON
@@ -148,8 +148,6 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
     a session's transcript replaces that session's pending checkpoint, as every checkpoint does: the
     numbers just printed are the ones ``accept`` takes, and the person who ran it decides them."""
     from mdmem.agents.checkpoint.dimensions import detect, language
-    from mdmem.agents.checkpoint.transcript import read
-
     tr = read(source, subagents=subagents, max_bytes=max_bytes)
     sid = session or tr.session_id or (Path(source).stem if source != "-" else "stdin")
     chosen = lang or language(tr.messages)
@@ -201,7 +199,7 @@ class AcceptResult:
 def commands(session: str, vault, lang: str = "en", example: Sequence[int] = (1, 2), run: str | None = None) -> str:
     """How to accept or skip a stored checkpoint's suggestions from a shell, with the ``--session`` and
     ``--vault`` they need (the tail the Stop hook's prompt builds, :func:`mdmem.agents.checkpoint.scan._tail`)."""
-    from mdmem.agents.claude.env import runner
+    from mdmem.agents.hooks.launch import runner
 
     run = run or runner()
     tail = _tail(session, vault)

@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import re
 
-from mdmem.agents.checkpoint.evidence import Evidence, _re, _rx, clause, pasted, prose, quote, sentences
+from mdmem.agents.checkpoint.evidence import Evidence, clause, pasted, prose, quote, sentences
+from mdmem.base.lazy_re import lazy as _re
+from mdmem.base.lazy_re import rx as _rx
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

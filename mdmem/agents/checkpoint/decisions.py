@@ -11,8 +11,6 @@ from mdmem.agents.checkpoint.evidence import (
     _first,
     _lower,
     _no_plan,
-    _re,
-    _rx,
     clause,
     is_question,
     negated,
@@ -20,6 +18,8 @@ from mdmem.agents.checkpoint.evidence import (
     quote,
     sentences,
 )
+from mdmem.base.lazy_re import lazy as _re
+from mdmem.base.lazy_re import rx as _rx
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

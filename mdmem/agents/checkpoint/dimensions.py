@@ -64,8 +64,6 @@ from mdmem.agents.checkpoint.evidence import (  # noqa: F401  (the detectors' sh
     _first,
     _lower,
     _no_plan,
-    _re,
-    _rx,
     clause,
     is_question,
     language,
@@ -79,6 +77,8 @@ from mdmem.agents.checkpoint.evidence import (  # noqa: F401  (the detectors' sh
 )
 from mdmem.agents.checkpoint.rules import calibration, lessons, rules
 from mdmem.agents.checkpoint.transcript import Message, turns
+from mdmem.base.lazy_re import lazy as _re
+from mdmem.base.lazy_re import rx as _rx
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

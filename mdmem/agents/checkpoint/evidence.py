@@ -2,7 +2,7 @@
 without code, tables, trees or markup; hard wraps joined; sentences cut once; quotes under 200
 characters; questions, negations, plans and plan sections recognised; the EN/PT language guess.
 
-Patterns are compiled on first use (:class:`_Lazy`): a Stop hook that looks at one short message
+Patterns are compiled on first use (:mod:`mdmem.base.lazy_re`): a Stop hook that looks at one short message
 reaches a fraction of them. Standard library only (the Stop hook imports this).
 """
 
@@ -12,6 +12,8 @@ import functools
 import re
 
 from mdmem.agents.checkpoint.transcript import Frozen
+from mdmem.base.lazy_re import lazy as _re
+from mdmem.base.lazy_re import rx as _rx
 
 TYPE_CHECKING = False  # annotations only (`typing` costs ~10 ms of a hook's start)
 if TYPE_CHECKING:
@@ -43,55 +45,6 @@ class Evidence(Frozen):
     __slots__ = ("dimension", "index", "speaker", "quote", "signal", "strength", "offset", "detail")
     _fields = __slots__
     _defaults = {"offset": 0, "detail": {}}
-
-
-class _Lazy:
-    """A pattern compiled on its first use: a stop that looks at one short message reaches a
-    fraction of the ~110 patterns here, and compiling all of them costs ~25 ms (measured), more
-    than such a stop's budget. After the first use its methods are the compiled pattern's own."""
-
-    def __init__(self, pattern: str, flags: int = re.I) -> None:
-        self.pattern, self.flags = pattern, flags
-
-    def __getattr__(self, name: str):
-        compiled = re.compile(self.pattern, self.flags)
-        for method in ("search", "match", "finditer", "findall", "sub", "split", "fullmatch"):
-            setattr(self, method, getattr(compiled, method))
-        return getattr(compiled, name)
-
-
-class _Hinted:
-    """A pattern that can match only text holding one of ``hints`` (lower-case substrings): looked
-    for first, so a stop whose text holds none never compiles it (each costs 0.3-1.4 ms to compile,
-    measured; a stop that runs the detectors on one short turn reaches most of them)."""
-
-    def __init__(self, pattern: str, hints: tuple[str, ...], flags: int = re.I) -> None:
-        self.lazy, self.hints = _Lazy(pattern, flags), hints
-        self.pattern, self.flags = pattern, flags
-
-    def _maybe(self, text: str) -> bool:
-        low = text.lower()
-        return any(h in low for h in self.hints)
-
-    def search(self, text: str, *args):
-        return self.lazy.search(text, *args) if self._maybe(text) else None
-
-    def match(self, text: str, *args):
-        return self.lazy.match(text, *args) if self._maybe(text) else None
-
-    def finditer(self, text: str, *args):
-        return self.lazy.finditer(text, *args) if self._maybe(text) else iter(())
-
-    def sub(self, repl, text: str, count: int = 0):
-        return self.lazy.sub(repl, text, count) if self._maybe(text) else text
-
-
-def _rx(pattern: str, flags: int = re.I, hints: tuple[str, ...] | None = None):
-    return _Lazy(pattern, flags) if hints is None else _Hinted(pattern, hints, flags)
-
-
-def _re(pattern: str, flags: int = 0) -> _Lazy:
-    return _Lazy(pattern, flags)
 
 
 # ----------------------------------------------------------------------------- sentences

@@ -11,14 +11,14 @@ import re
 from mdmem.agents.checkpoint.evidence import (
     Evidence,
     _first,
-    _re,
-    _rx,
     clause,
     is_question,
     planned,
     quote,
     sentences,
 )
+from mdmem.base.lazy_re import lazy as _re
+from mdmem.base.lazy_re import rx as _rx
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -100,11 +100,12 @@ from mdmem.agents.hooks.state import (
 )
 from mdmem.base import files
 from mdmem.base.layout import HOOKS_DIR, safe_session
+from mdmem.base.lazy_re import Lazy
 from mdmem.text.language import choose, tally
 
 TYPE_CHECKING = False  # not `from typing import`: the quiet stop imports as little as it can
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 CARRY = 2          # messages carried from one evidence scan to the next, for context
 SEEN = 400         # evidence keys remembered per session, so a message is not counted twice
@@ -117,12 +118,12 @@ ASK_DEFER = 2
 STEER_WORDS = 5    # a follow-up message of fewer words ("yes", "commit this", "push") does not steer
 TOPIC = 80         # words of the recent requests kept, for topic changes and the scan prompt
 MEMORY_DIMENSIONS = ("2", "3", "4", "6", "7")  # what fires on its own: rules, decisions, feedback, analysis
-_ASK = (r"\b(?:consolidate|consolidar|consolide|sediment\w*|(?:do|run) (?:a|the) (?:memory )?checkpoint|"
+_ASK = Lazy(r"\b(?:consolidate|consolidar|consolide|sediment\w*|(?:do|run) (?:a|the) (?:memory )?checkpoint|"
         r"(?:save|remember|store|keep|note) (?:this|that|it|these|what we\b[^.?!]{0,30}?)\b[^.?!]{0,20}?"
         r"\b(?:memory|memories|for later|for next time)|add (?:this|that|it) to (?:your |the )?memory|"
         r"what should (?:we|you) remember|(?:review|summari[sz]e|recap|wrap up) (?:this|the|our) (?:session|"
         r"conversation|chat|work so far)|(?:revise|resuma|revisa|recapitule) (?:a|essa|esta|nossa) (?:sessão|conversa)|"
-        r"salv[ae] (?:isso|isto) na memória|guard[ae] (?:isso|isto) na memória)\b")
+        r"salv[ae] (?:isso|isto) na memória|guard[ae] (?:isso|isto) na memória)\b", "IM")
 # What any detector of a dimension the user speaks (②③④⑥⑦, ⑤) could hit needs one of these: a stop whose new
 # text holds none of them cannot fire (a delivery, tool calls and a topic change add up to 0.75 at most), so
 # the detectors (~40 ms of regular expressions to compile) are not even imported. A superset on purpose
@@ -255,26 +256,18 @@ def gate(users: list, new: list, before: Sequence = ()) -> bool:
 
 def _asked(users: list) -> bool:
     """The user asks to consolidate (checked with the regular expression only when a hint word is there)."""
-    return any(any(h in m.text.lower() for h in _ASK_HINTS) and _rx("_ASK").search(m.text) for m in users)
+    return any(any(h in m.text.lower() for h in _ASK_HINTS) and _ASK.search(m.text) for m in users)
 
 
-_COMPILED: dict[str, object] = {}
-
-
-def _rx(name: str):
-    """A pattern of this module, compiled on first use (a quiet stop compiles none it does not need)."""
-    if name not in _COMPILED:
-        import re
-
-        _COMPILED[name] = re.compile(globals()[name], re.I | re.M)
-    return _COMPILED[name]
 
 
 
 # ----------------------------------------------------------------------------- stop
 
 
-def stop(vault: str, payload: dict, opts: dict) -> dict | None:
+def stop(vault: str, payload: dict, opts: dict, *, read: Callable) -> dict | None:
+    """The Stop hook: a scan prompt when the session should consolidate, else None. ``read`` is the
+    agent's transcript reader (path, start=, max_bytes=) -> Transcript."""
     if payload.get("stop_hook_active") is True:
         return None  # Claude is already continuing because of a Stop hook: never loop
     session, transcript = text_field(payload, "session_id"), text_field(payload, "transcript_path")
@@ -303,11 +296,11 @@ def stop(vault: str, payload: dict, opts: dict) -> dict | None:
         if cfg["policy"] == "cadence":
             last = state.get("last_trigger") or state["first"]
             if state["since"] >= cfg["min_stops"] and t - last >= cfg["min_minutes"] * 60:
-                scan = _scan(transcript, state, "trigger_offset", payload, cfg)
+                scan = _scan(transcript, state, "trigger_offset", payload, cfg, read=read)
                 _remember(state, scan["found"])
                 why = f"{state['since']} stops since the last checkpoint"
         else:
-            scan = _scan(transcript, state, "offset", payload, cfg, cfg["policy"] != "signals", t)
+            scan = _scan(transcript, state, "offset", payload, cfg, cfg["policy"] != "signals", t, read=read)
             _remember(state, scan["found"])
             if cfg["policy"] == "evidence":
                 if len(state["pending"]) >= cfg["min_dimensions"] and _spaced(state, cfg, t):
@@ -407,13 +400,13 @@ def _evidence(d: dict):
 
 
 def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, detectors: bool = True,
-          t: float = 0.0) -> dict:
+          t: float = 0.0, *, read: Callable) -> dict:
     """What the transcript bytes after ``state[key]`` hold (the offset then moves to the end
     of what was read): new evidence, tool calls, whether the user asked to consolidate, whether
     the turn delivered a result or ends by asking the user, whether the topic changed.
     ``detectors=False`` (the ``signals`` policy): the detectors run only when this stop could
     fire (see :func:`_worth_detecting`)."""
-    from mdmem.agents.checkpoint.transcript import Message, read
+    from mdmem.agents.checkpoint.transcript import Message
 
     if not transcript:
         raise HookError("no transcript_path in the hook's input")
@@ -514,35 +507,18 @@ def _topic_words(text: str) -> set[str]:
     return {w for w in _words(text.lower()) if len(w) >= 4 and w.isalpha() and w not in _COMMON}
 
 
-def _runner() -> str:
-    """How this hook was started, for the commands the model is told to run: the console script
-    (``.../bin/mdmem``), else ``python -m mdmem`` with this interpreter (what
-    :func:`mdmem.agents.claude.env.runner` gives, without importing that module)."""
-    import shlex
-    import sys
-
-    script = sys.argv[0] if sys.argv else ""
-    if os.path.basename(script).startswith("mdmem") and os.path.isfile(script):
-        return shlex.quote(os.path.abspath(script))
-    # the hooks run as `python -P -c ...` (claude_env.hook_runner): the console script beside that python, when
-    # pip wrote one (a venv's bin/), is the same install and a shorter command to copy
-    beside = os.path.join(os.path.dirname(os.path.abspath(sys.executable)), "mdmem")
-    if os.path.isfile(beside):
-        return shlex.quote(beside)
-    return f"{shlex.quote(os.path.abspath(sys.executable))} -m mdmem"
-
-
 def _fire(vault_dir: str, session: str, transcript: str, evidence: list, state: dict, cfg: dict,
           why: str) -> dict:
     """The scan prompt for the model in the session, as the Stop hook's output."""
     from mdmem.agents.checkpoint import scan as cp
+    from mdmem.agents.hooks.launch import started_as
 
     vault = vault_dir
     lang = choose(*state.get("lang", (0, 0)))
     cwd_claude = [os.path.join(state["cwd"], "CLAUDE.md")] if state.get("cwd") else []
     known = cp.Known.read(vault, cwd_claude, session)
     reason = cp.scan_prompt(session, vault, known=known, evidence=evidence, topic=state.get("topic", []),
-                            lang=lang, run=_runner(), why=why)
+                            lang=lang, run=started_as(), why=why)
     log(vault, f"stop session={session} fired ({why}): {len(evidence)} hint(s), prompt {len(reason)} characters")
     note = ("mdmem: hora de consolidar a memória; o Claude vai revisar a sessão e sugerir o que vale guardar."
             if lang == "pt" else

@@ -12,7 +12,7 @@ import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from mdmem.agents.claude.env import find_project, runner
+from mdmem.agents.claude.env import claude_state_path, find_project
 from mdmem.agents.claude.settings import (
     BACKUP_SUFFIX,
     MCP_NAME,
@@ -25,6 +25,7 @@ from mdmem.agents.claude.settings import (
     uninstall,
 )
 from mdmem.agents.claude.skills import NAMES as SKILL_NAMES
+from mdmem.agents.hooks.launch import runner
 from mdmem.base.errors import MdmemError
 from mdmem.base.files import state_dir, write_atomic
 
@@ -61,12 +62,6 @@ CLAUDE_GITIGNORE = ("settings.local.json", "*" + BACKUP_SUFFIX,  # lines of <pro
                     *(f"skills/{name}/" for name in SKILL_NAMES))
 GITIGNORE_HEAD = "# written by mdmem: personal Claude Code settings, mdmem's skills and backups stay out of git"
 OLD_HEADS = ("# written by mdmem: personal Claude Code settings and mdmem's backups stay out of git",)
-
-
-def claude_state_path() -> Path:
-    """Claude Code's own state file, which holds the user and local MCP scopes."""
-    custom = os.environ.get("CLAUDE_CONFIG_DIR")
-    return (Path(custom).expanduser().absolute() if custom else Path.home()) / ".claude.json"
 
 
 def mcp_config_path(scope: str, project: str | os.PathLike | None = None) -> Path:

@@ -26,7 +26,8 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from mdmem.agents.claude.env import find_project, hook_runner, user_config_dir
+from mdmem.agents.claude.env import find_project, user_config_dir
+from mdmem.agents.hooks.launch import hook_runner
 from mdmem.base.errors import MdmemError
 from mdmem.base.files import write_atomic
 
@@ -98,7 +99,7 @@ def settings_path(scope: str, project: str | os.PathLike | None = None) -> Path:
 
 
 def hook_command(subcommand: str, vault: str | os.PathLike, exe: str | None = None) -> str:
-    """The command of one hook: ``exe`` when given, else :func:`~mdmem.agents.claude.env.hook_runner`
+    """The command of one hook: ``exe`` when given, else :func:`~mdmem.agents.hooks.launch.hook_runner`
     (this interpreter with ``-P -c``: the hooks' start-up without the console script's imports)."""
     return f"{exe or hook_runner()} hook {subcommand} --vault {shlex.quote(str(Path(vault).absolute()))}"
 

@@ -58,7 +58,7 @@ def folder(scope: str, project: str | os.PathLike | None = None) -> Path:
 
 def texts(vault: str | os.PathLike, exe: str | None = None, protocol: str | None = None) -> dict[str, str]:
     """The three SKILL.md files, for this vault and this way of running mdmem."""
-    from mdmem.agents.claude.env import runner
+    from mdmem.agents.hooks.launch import runner
     from mdmem.text.protocol import memory_protocol
 
     run = exe or runner()

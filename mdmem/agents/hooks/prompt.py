@@ -44,7 +44,7 @@ import os
 import re
 import time
 
-from mdmem.agents.hooks.state import fresh, notes_db, text_field
+from mdmem.agents.hooks.state import fresh, notes_db, text_field, today
 from mdmem.base import files
 from mdmem.base.layout import HOOKS_DIR, safe_session
 
@@ -127,14 +127,7 @@ def window(text: str):
 
     from mdmem.text.temporal import parse
 
-    given = os.environ.get("MDMEM_TODAY")
-    today = dt.date.fromisoformat(given) if given else dt.date.today()
-    return parse(text, today)
-
-
-def _today() -> str:
-    """Today as YYYY-MM-DD (``MDMEM_TODAY`` when set), without importing datetime."""
-    return os.environ.get("MDMEM_TODAY") or time.strftime("%Y-%m-%d")
+    return parse(text, dt.date.fromisoformat(today()))
 
 
 # ----------------------------------------------------------------------------- finding notes
@@ -340,7 +333,7 @@ def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
         log(vault, "prompt: the notes cache has no quick index (run `mdmem index`)")
         return None
     try:
-        gone = supersede.hidden(db, _today())  # superseded or expired: before the relative cut
+        gone = supersede.hidden(db, today())  # superseded or expired: before the relative cut
         found = relevant(db, words, span, gone) if words else in_window(db, span, gone)
     finally:
         db.close()

@@ -30,6 +30,7 @@ from mdmem.agents.hooks.state import (  # noqa: F401  (re-exported: the hooks' p
     read_state,
     settings,
     text_field,
+    today,
     write_state,
 )
 from mdmem.base import files
@@ -37,6 +38,8 @@ from mdmem.base.layout import HOOKS_DIR, bootstrap_candidates, safe_session
 
 TYPE_CHECKING = False  # the card stays on the standard library
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from mdmem.agents.checkpoint.consolidate import Checkpoint
 
 CARD_MAX = 10_000  # bytes (UTF-8): the most the SessionStart hook ever prints; Claude Code cuts larger ones
@@ -93,19 +96,19 @@ def _card_path(vault: str) -> str:
 def card_protocol(vault) -> str:
     """The memory protocol the card carries: its commands are this install's (the Stop prompt's runner) with
     ``--vault`` and the vault's absolute path, since the agent's shell runs in the project, not the vault."""
-    from mdmem.agents.checkpoint.stop import _runner
+    from mdmem.agents.hooks.launch import started_as
     from mdmem.text.protocol import memory_protocol as text
 
-    return text(run=_runner(), vault=os.path.abspath(str(vault)))
+    return text(run=started_as(), vault=os.path.abspath(str(vault)))
 
 
 def card_command(vault) -> str:
     """How the card writes the other commands it names (``{}``: the arguments), as :func:`card_protocol` does."""
     import shlex
 
-    from mdmem.agents.checkpoint.stop import _runner
+    from mdmem.agents.hooks.launch import started_as
 
-    return f"{_runner()} {{}} --vault {shlex.quote(os.path.abspath(str(vault)))}"
+    return f"{started_as()} {{}} --vault {shlex.quote(os.path.abspath(str(vault)))}"
 
 
 def save_card(vault, cwd, text: str, budget: int = CARD_BUDGET, fp: str | None = None,
@@ -117,11 +120,6 @@ def save_card(vault, cwd, text: str, budget: int = CARD_BUDGET, fp: str | None =
     os.makedirs(os.path.dirname(_card_path(vault)), exist_ok=True)
     write_state(_card_path(vault), {"fingerprint": fp or fingerprint(vault, cwd), "budget": budget, "text": text,
                                     "day": day or today(), "through": through})
-
-
-def today() -> str:
-    """Today as YYYY-MM-DD: ``MDMEM_TODAY`` when set (as every command's ``--today``), else the local date."""
-    return os.environ.get("MDMEM_TODAY") or time.strftime("%Y-%m-%d", time.localtime(now()))
 
 
 def _card_current(card: dict, fp: str, budget: int, day: str) -> bool:
@@ -252,7 +250,7 @@ def instructions(lang: str, session: str, vault, example: str = "1,2") -> str:
     the numbers the accept command shows (the pending ones: after a partial accept only #3 may be left)."""
     import shlex
 
-    from mdmem.agents.claude.env import runner
+    from mdmem.agents.hooks.launch import runner
 
     tail = f"--session {shlex.quote(session)} --vault {shlex.quote(str(vault))}"
     run = runner()
@@ -366,7 +364,7 @@ _KEPT_BY = {"propose": "Stop", "PreCompact": "PreCompact", "SessionEnd": "Sessio
             "hand": "a hand run of `mdmem checkpoint`, not shown on the card"}
 
 
-def _capture(vault: str, payload: dict, event: str) -> Checkpoint:
+def _capture(vault: str, payload: dict, event: str, read: Callable) -> Checkpoint:
     """PreCompact and SessionEnd: the offline checkpoint on the transcript as it stands
     (:func:`mdmem.agents.checkpoint.consolidate.analyze`), kept as the session's pending checkpoint when it has
     suggestions. Nothing is written to memory: the next card shows them and the user chooses."""
@@ -385,7 +383,7 @@ def _capture(vault: str, payload: dict, event: str) -> Checkpoint:
     base = os.path.join(folder, "pending-" + safe_session(session))
     with files.Lock(base + ".lock", LOCK_WAIT, f"another hook holds {base}.lock (waited {LOCK_WAIT:.0f} s)"):
         result = cp.analyze(transcript, Path(vault), session=session, cwd=Path(cwd) if cwd else None,
-                            today=time.strftime("%Y-%m-%d", time.localtime(now())), origin=event)
+                            today=time.strftime("%Y-%m-%d", time.localtime(now())), origin=event, read=read)
         if result.fired:
             write_state(base + ".json", {"event": event, "at": now(), "candidates": len(result.candidates),
                                          "trigger": payload.get("trigger") or payload.get("reason")})
@@ -394,8 +392,9 @@ def _capture(vault: str, payload: dict, event: str) -> Checkpoint:
     return result
 
 
-def pre_compact(vault: str, payload: dict, opts: dict) -> dict | None:
-    result = _capture(vault, payload, "PreCompact")
+def pre_compact(vault: str, payload: dict, opts: dict, *, read: Callable) -> dict | None:
+    """PreCompact: the offline checkpoint kept for the next card; ``read`` is the agent's transcript reader."""
+    result = _capture(vault, payload, "PreCompact", read)
     if result is None or not result.fired:
         return None
     n = len(result.candidates)
@@ -405,6 +404,7 @@ def pre_compact(vault: str, payload: dict, opts: dict) -> dict | None:
     return {"systemMessage": note}
 
 
-def session_end(vault: str, payload: dict, opts: dict) -> None:
-    _capture(vault, payload, "SessionEnd")
+def session_end(vault: str, payload: dict, opts: dict, *, read: Callable) -> None:
+    """SessionEnd: as :func:`pre_compact`, silent."""
+    _capture(vault, payload, "SessionEnd", read)
     return None

@@ -92,6 +92,12 @@ def now() -> float:
         return moment.timestamp()
 
 
+def today() -> str:
+    """Today as YYYY-MM-DD: ``MDMEM_TODAY`` when set (as every command's ``--today``), else the local date of
+    :func:`now`. The hooks' one today."""
+    return os.environ.get("MDMEM_TODAY") or time.strftime("%Y-%m-%d", time.localtime(now()))
+
+
 def text_field(payload: dict, key: str) -> str:
     """A string field of the hook's input; "" when absent or not a string (Claude Code's fields are
     read this way everywhere: an unknown shape is ignored, never trusted)."""
