@@ -1,23 +1,43 @@
 """mdmem: an Obsidian-style Markdown-vault memory manager for AI agents.
 
-``from mdmem import Memory`` is the library: ``Memory.open(path).search(q, limit=5)``.
-The name is resolved lazily so that ``import mdmem`` (the hook fast path) stays
-standard-library only and cheap.
+``from mdmem import Memory, save, search`` is the library (docs/python-api.md): every name of
+:mod:`mdmem.api`, resolved lazily so that ``import mdmem`` (the hook fast path) stays standard-library
+only and cheap.
 """
 
 from __future__ import annotations
 
+# ruff: noqa: F405  (the names of __all__ come from mdmem.api, lazily)
+
 __version__ = "0.1.0"
-__all__ = ["Memory", "__version__"]
 
 TYPE_CHECKING = False  # not `from typing import`: `import mdmem` is on the hooks' path (typing costs ~5 ms)
 if TYPE_CHECKING:
-    from mdmem.engine.memory import Memory
+    from mdmem.api import *  # noqa: F403
+
 
 
 def __getattr__(name: str) -> object:
-    if name == "Memory":
-        from mdmem.engine.memory import Memory
+    """A public name, from :mod:`mdmem.api` (imported on first use: ``import mdmem`` alone imports nothing)."""
+    if name.startswith("_") or name not in __all__:
+        raise AttributeError(f"module 'mdmem' has no attribute {name!r}")
+    import importlib
 
-        return Memory
-    raise AttributeError(f"module 'mdmem' has no attribute {name!r}")
+    return getattr(importlib.import_module("mdmem.api"), name)
+
+
+def __dir__() -> list[str]:
+    return list(__all__)
+
+
+# the public API's names, as `from mdmem import *` and readers of __all__ see them (kept equal to
+# mdmem.api.__all__ by tests/test_python_api.py)
+__all__ = [
+    "AmbiguousNote", "Changes", "ConfigError", "EXPORT_FORMATS", "Filters", "LockTimeout", "MAX_QUERY_CHARS",
+    "MAX_TEXT", "MdmemError", "Memory", "NeedsConfirmation", "NotAVault", "NoteArchived", "NoteNotFound",
+    "NoteText", "UsageError", "VaultNotFound", "WriteConflict", "__version__", "accept", "backlinks", "check",
+    "check_missing_folder", "checkpoint", "context", "daily_add", "daily_show", "dangling", "deadends", "decode",
+    "default_vault", "digest", "edit", "export", "find_vault", "forget", "graph_data", "graph_map", "graph_page",
+    "init_vault", "iso_bound", "iso_day", "isolated", "move", "neighbors", "orphans", "path_between", "recall",
+    "restore", "save", "search", "skip", "stamp_new_index", "timeline", "update_budget", "version", "watch",
+]

@@ -27,9 +27,9 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from mdmem import __version__
+from mdmem.api import MAX_QUERY_CHARS
 from mdmem.base.terminal import visible
 from mdmem.mcp_session import MAX_CHARS, Session, plain, read_text
-from mdmem.text.query import MAX_QUERY_CHARS
 
 if TYPE_CHECKING:
     pass
@@ -71,7 +71,7 @@ def _day(value: str | None, name: str, end: bool = False) -> str | None:
     """``YYYY-MM-DD`` as is; ``YYYY-MM`` as the month's first (or, for an end, last) day."""
     if value is None:
         return None
-    from mdmem.text.temporal import iso_bound
+    from mdmem.api import iso_bound
 
     try:
         return iso_bound(value, end)
@@ -149,8 +149,8 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         title, score, date and a snippet with the matched words in **bold**; a note that no longer holds is
         kept but marked: `superseded_by` (the notes that replace it) or `expired` (past its `valid_until`).
         Use read_note on a hit for its whole text."""
-        from mdmem.engine.index import Filters
-        from mdmem.ops.search import search as run
+        from mdmem.api import Filters
+        from mdmem.api import search as run
 
         filters = Filters(type, tag, folder, _day(after, "after"), _day(before, "before", end=True), include_index)
         return state.call("search", lambda mem: run(mem, query, limit, filters, mode=mode, today=_today()))
@@ -166,7 +166,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         """A Markdown context block about the query, never longer than the budget: the best search hits (description
         and snippet) and the notes linked to them, and a time window's dated entries when the query names one.
         Read `markdown`; `ranked` and `related` list the notes it shows."""
-        from mdmem.ops.recall import recall as run
+        from mdmem.api import recall as run
 
         def work(mem):
             data = plain(run(mem, query, budget=budget, limit=5, today=_today(), mode=mode))
@@ -196,9 +196,9 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
     ) -> str:
         """The notes that link to a note, each with the line number and the text of the linking line (Obsidian's
         backlinks pane)."""
-        from mdmem.ops import browse
+        from mdmem import api
 
-        return state.call("backlinks", lambda mem: browse.backlinks(mem, note, unlinked))
+        return state.call("backlinks", lambda mem: api.backlinks(mem, note, unlinked))
 
     @read_only
     def neighbors(
@@ -209,9 +209,9 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
                                                                              "both.")] = "both",
     ) -> str:
         """The notes around a note in the link graph, nearest first, then by link weight (how often they link)."""
-        from mdmem.ops import browse
+        from mdmem import api
 
-        return state.call("neighbors", lambda mem: browse.neighbors(mem, note, depth, direction, limit))
+        return state.call("neighbors", lambda mem: api.neighbors(mem, note, depth, direction, limit))
 
     @read_only
     def timeline(
@@ -225,7 +225,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
     ) -> str:
         """Dated entries in a window of time, newest first: the daily log's timestamped entries and the notes
         created or updated then."""
-        from mdmem.ops.timeline import timeline as run
+        from mdmem.api import timeline as run
 
         return state.call("timeline", lambda mem: run(mem, query, when, _today(), limit))
 
@@ -254,11 +254,11 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         """Save a durable memory: a new note in its type's folder plus its line in MEMORY.md. The same content saved
         again changes nothing; a near-duplicate is refused and named (update that note instead, or pass new=true).
         The result has `warnings` when the text looks like something not to keep (code, paths, task state)."""
-        from mdmem.ops import capture
+        from mdmem import api
 
         tag_list = [t for given in ([tags] if isinstance(tags, str) else tags or ()) for t in given.split(",")]
         old = [supersedes] if isinstance(supersedes, str) else list(supersedes or ())
-        return state.call("save", lambda mem: capture.save(mem, text, type, name, description, tag_list, new=new,
+        return state.call("save", lambda mem: api.save(mem, text, type, name, description, tag_list, new=new,
                                                            allow_secret=allow_secret, supersedes=old), writes=True)
 
     @adds
@@ -270,20 +270,20 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
     ) -> str:
         """Append a timestamped `## HH:MM` entry to today's daily note (memory/daily/YYYY-MM-DD.md, created when
         missing). Append-only."""
-        from mdmem.ops import daily
+        from mdmem import api
 
-        return state.call("daily_add", lambda mem: daily.daily_add(mem, text, at, allow_secret=allow_secret),
+        return state.call("daily_add", lambda mem: api.daily_add(mem, text, at, allow_secret=allow_secret),
                           writes=True)
 
     @read_only
     def check() -> str:
         """The memory budget audit: tokens used against the cap, by type, the largest files, growth, and every
         issue (broken index links, orphans, duplicates, stale notes...) with a suggested action, worst first."""
-        from mdmem.ops import check as budget
+        from mdmem import api
 
         def work(mem):
             today = _today()
-            report = budget.audit(mem, mem.settings.check, dt.date.fromisoformat(today) if today else None)
+            report = api.check(mem, mem.settings.check, dt.date.fromisoformat(today) if today else None)
             return plain(report) | {"counts": report.counts()}
 
         return state.call("check", work)
@@ -308,7 +308,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         everything else in the file (frontmatter formatting, other sections) stays byte for byte. Refused, with
         nothing written, when the note is not at `version` any more (read it again). Returns what changed and
         the new version."""
-        from mdmem.ops.edit import edit
+        from mdmem.api import edit
 
         return state.call("edit_note", lambda mem: edit(mem, note, expected=version, append=append, section=section,
                                                         replace=replace, set_keys=set or {}, unset=unset or [],
@@ -324,7 +324,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         """Rename or move a note; every wikilink, embed and Markdown link to it in the vault is rewritten so it
         still points at it (aliases, #headings and #^blocks kept), as Obsidian does. Returns the notes and lines
         rewritten."""
-        from mdmem.ops.edit import move
+        from mdmem.api import move
 
         return state.call("move_note", lambda mem: move(mem, note, new, dry_run))
 
@@ -336,7 +336,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         """Forget a note: move it to memory/.archive/ (out of search and recall, nothing deleted) and remove its
         MEMORY.md line; says how many links now point at an archived note. Takes one note named exactly (never
         search words: search, ask the user, then name the note). `restore_note` brings it back."""
-        from mdmem.ops.forget import forget as run
+        from mdmem.api import forget as run
 
         return state.call("forget", lambda mem: run(mem, note, dry_run, paths=[mem.resolve_note(note)]))
 
@@ -345,7 +345,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
                      ) -> str:
         """Bring a forgotten note back from memory/.archive/ to where it was, with its MEMORY.md line; refused when
         a note now exists there. NOTE: its archived path, the path it had, its file name or title."""
-        from mdmem.ops.forget import restore
+        from mdmem.api import restore
 
         return state.call("restore_note", lambda mem: restore(mem, note, dry_run))
 

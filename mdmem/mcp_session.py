@@ -22,7 +22,6 @@ logged on stderr with its traceback. stdout carries the protocol only.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import os
 import threading
@@ -33,10 +32,10 @@ from typing import TYPE_CHECKING, Any
 from mcp.server.mcpserver.exceptions import ToolError
 
 from mdmem.base.errors import MdmemError
+from mdmem.base.fastjson import encode, plain
 
 if TYPE_CHECKING:
-    from mdmem.engine.changes import Changes
-    from mdmem.engine.memory import Memory
+    from mdmem.api import Changes, Memory
 
 log = logging.getLogger("mdmem.mcp")
 
@@ -60,8 +59,7 @@ class Session:
         self._open()
 
     def _open(self) -> None:
-        from mdmem.engine.changes import Changes
-        from mdmem.engine.memory import Memory
+        from mdmem.api import Changes, Memory
 
         self.changes = Changes(self.root)  # before the first scan: nothing falls between the two
         self._mem = Memory(self.root)
@@ -158,16 +156,8 @@ def _timeout() -> float:
 # ----------------------------------------------------------------------------- results
 
 
-def plain(value: Any) -> Any:
-    return dataclasses.asdict(value) if dataclasses.is_dataclass(value) and not isinstance(value, type) else value
-
-
 def to_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_default)
-
-
-def _default(value: Any) -> Any:
-    return list(value) if isinstance(value, (set, frozenset, tuple)) else str(value)  # dates in frontmatter, paths
+    return encode(value, lenient=True)
 
 
 def fit(payload: dict, limit: int = MAX_CHARS) -> str:
@@ -207,9 +197,8 @@ def fit(payload: dict, limit: int = MAX_CHARS) -> str:
 
 def read_text(mem, ref: str, offset: int, max_chars: int, limit: int = MAX_CHARS) -> str:
     """A note's whole text (frontmatter included) from ``offset``, cut to fit."""
+    from mdmem.api import decode, version
     from mdmem.base.files import read_bytes
-    from mdmem.ops.edit import version
-    from mdmem.text.parse import decode
 
     view = mem.show(ref)
     data = read_bytes(mem.root, view.path)

@@ -2,7 +2,10 @@
 
 Inside ``agents``: the agent-neutral packages (``agents.checkpoint``, ``agents.hooks``) never import an
 agent's package (``agents.claude``, later ``agents.codex``, ...), and no agent's package imports another's:
-an adapter stands on the neutral core alone (docs/decisions/001-layout.md).
+an adapter stands on the neutral core alone (docs/decisions/001-layout.md). The front ends (``cli``,
+``mcp_server``, ``mcp_session``) reach the library only through its public API (:mod:`mdmem.api`, re-exported
+by :mod:`mdmem`), besides ``base`` and the agents' packages; and no module imports another module's private
+(``_name``) names.
 
 ``base`` < ``text`` < ``engine`` < ``ops`` < ``agents`` < front ends (``cli``, ``mcp_server``, ``mcp_session``).
 A module may import its own layer and the layers below it, never one above. ``base`` and
@@ -21,7 +24,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "mdmem"
 LAYERS = ["base", "text", "engine", "ops", "agents", "front"]
-FRONT = {"cli", "mcp_server", "mcp_session", "__main__", "__init__"}
+FRONT = {"cli", "mcp_server", "mcp_session", "__main__", "__init__", "api"}
 TEXT_LIBRARIES = {"markdown_it", "frontmatter", "yaml"}
 NEUTRAL_AGENTS = {"checkpoint", "hooks"}  # agents/ packages that are no agent's
 
@@ -158,3 +161,57 @@ def test_the_agent_rule_sees_a_crossing(tmp_path: Path) -> None:
     assert agent_imports("mdmem.agents.codex.mod", fake) == ["2: mdmem.agents.claude"]
     assert agent_imports("mdmem.agents.claude.mod", fake) == []
     assert agent_imports("mdmem.cli.mod", fake) == []
+
+
+FRONT_ENDS = ("mdmem.cli", "mdmem.mcp_server", "mdmem.mcp_session", "mdmem.__main__")
+LIBRARY = ("mdmem.text", "mdmem.engine", "mdmem.ops")  # reached by the front ends through mdmem.api only
+
+
+def library_imports(module: str, path: Path) -> list[str]:
+    """A front end's imports of the library that bypass the public API."""
+    if not module.startswith(FRONT_ENDS):
+        return []
+    return [f"{line}: {target}" for line, target in imports(path, module)
+            if target.startswith(LIBRARY) and target.split(".")[1] in ("text", "engine", "ops")]
+
+
+def test_front_ends_use_the_public_api() -> None:
+    bad = {module: found for module, path in modules() if (found := library_imports(module, path))}
+    assert not bad, "front ends importing the library around mdmem.api:\n" + "\n".join(
+        f"{m}: {', '.join(b)}" for m, b in bad.items())
+
+
+def test_the_public_api_names_resolve() -> None:
+    """Every name of mdmem.api (and the package root, which re-exports it) is there."""
+    import mdmem
+    from mdmem import api
+
+    assert sorted(mdmem.__all__) == sorted([*api.__all__, "__version__"])
+    for name in api.__all__:
+        assert getattr(mdmem, name) is getattr(api, name), name
+
+
+def private_imports(module: str, path: Path) -> list[str]:
+    """``from mdmem.x import _name`` where mdmem.x is another module: a private name used across modules."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bad = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mdmem") and node.module != module:
+            bad += [f"{node.lineno}: {node.module}.{a.name}" for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")]
+    return bad
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    bad = {module: found for module, path in modules() if (found := private_imports(module, path))}
+    assert not bad, "private names imported across modules:\n" + "\n".join(
+        f"{m}: {', '.join(b)}" for m, b in bad.items())
+
+
+def test_the_api_rules_see_a_breach(tmp_path: Path) -> None:
+    """Not vacuous: a front end importing ops directly, and a private import, are found."""
+    fake = tmp_path / "mod.py"
+    fake.write_text("def f():\n    from mdmem.ops.capture import _clean, save\n")
+    assert library_imports("mdmem.cli.mod", fake) == ["2: mdmem.ops.capture"]
+    assert library_imports("mdmem.agents.claude.mod", fake) == []
+    assert private_imports("mdmem.cli.mod", fake) == ["2: mdmem.ops.capture._clean"]

@@ -1,5 +1,8 @@
-"""JSON without ``import json``: CPython's own C scanner and encoder (``_json``, what :mod:`json`
-itself uses underneath), for the Stop hook's quiet path and the transcript reader it runs.
+"""mdmem's one JSON module. :func:`loads` and :func:`dumps` without ``import json``: CPython's own C scanner
+and encoder (``_json``, what :mod:`json` itself uses underneath), for the Stop hook's quiet path and the
+transcript readers it runs. :func:`plain` and :func:`encode`: a command's or a tool's result (frozen
+dataclasses, tuples, sets) as JSON, for the CLI's ``--json`` and the MCP server (these import :mod:`json`
+when called).
 
 Why: measured under load on 2 cores (20 interleaved runs, medians), ``python -c "import json"``
 took 1.83x a bare ``python -c pass`` and ``import _json`` 0.98x: :mod:`json` imports ``re``, which
@@ -85,3 +88,35 @@ def dumps(value) -> str:
             encoder = make_encoder({}, default, encode_basestring, None, ":", ",", False, False, True)
             _ENCODER = lambda v: "".join(encoder(v, 0))  # noqa: E731
     return _ENCODER(value)
+
+
+def plain(value: Any) -> Any:
+    """A result as JSON-ready data: a dataclass as its dict (``dataclasses.asdict``), anything else as is."""
+    import dataclasses
+
+    return dataclasses.asdict(value) if dataclasses.is_dataclass(value) and not isinstance(value, type) else value
+
+
+def _strict(value: Any) -> Any:
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def _lenient(value: Any) -> Any:
+    return list(value) if isinstance(value, (set, frozenset, tuple)) else str(value)  # dates in frontmatter, paths
+
+
+def encode(value: Any, *, indent: int | None = None, lenient: bool = False) -> str:
+    """``value`` (:func:`plain` first) as JSON text, non-ASCII kept: indented for a person (``--json``), compact
+    without ``indent`` (the MCP server's answers). Tuples and sets become lists; anything else JSON has no
+    type for is an error, or with ``lenient`` its ``str`` (a date in frontmatter, a path)."""
+    import json
+
+    separators = None if indent is not None else (",", ":")
+    return json.dumps(plain(value), ensure_ascii=False, indent=indent, separators=separators,
+                      default=_lenient if lenient else _strict)

@@ -506,3 +506,11 @@ def write_lock(state: Path, timeout: float) -> Lock:
     return Lock(state / "write.lock", timeout,
                 f"another mdmem process has held the write lock on {state} for {timeout:g} s; "
                 "try again, or raise MDMEM_LOCK_TIMEOUT")
+
+
+def version(data: bytes) -> str:
+    """A note's version: a hash of its bytes (what ``Memory.read`` and ``read_note`` return, and ``edit``
+    checks as ``expected``)."""
+    import hashlib
+
+    return hashlib.blake2b(data, digest_size=8).hexdigest()

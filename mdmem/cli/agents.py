@@ -16,12 +16,11 @@ from mdmem.cli.common import (
     SensitiveOpt,
     TodayOpt,
     VaultOpt,
-    _date,
-    _day,
-    _errors,
-    _memory,
-    _vault_root,
     app,
+    date_option,
+    day_option,
+    open_memory,
+    vault_root,
 )
 
 
@@ -38,11 +37,11 @@ def timeline(
     json: JsonOpt = False,
 ) -> None:
     """Dated entries in a window: daily notes' ## HH:MM entries and notes by created/updated date."""
+    from mdmem.api import timeline as run
     from mdmem.cli import render
-    from mdmem.ops.timeline import timeline as run
 
-    with _memory(vault) as mem:
-        result = run(mem, query, when, _date(today, "--today"), limit, include_sensitive)
+    with open_memory(vault) as mem:
+        result = run(mem, query, when, date_option(today, "--today"), limit, include_sensitive)
     render.emit_json(result) if json else render.timeline(result)
 
 
@@ -62,17 +61,17 @@ def context(
 ) -> None:
     """The block an agent gets in its prompt: bootstrap files, protocols, and the memory card
     (index) or profile, projects, relevant notes and recent days (full), within a budget."""
+    from mdmem.api import context as run
     from mdmem.cli import render
-    from mdmem.ops.context import context as run
 
-    with _memory(vault) as mem:
+    with open_memory(vault) as mem:
         from mdmem.agents.hooks.session import CARD_BUDGET, card_command, card_protocol, save_card
 
-        day = _date(today, "--today")
+        day = date_option(today, "--today")
         result = run(mem, mode, budget, query, paths or [], include_sensitive, today=day,
                      protocol=card_protocol(mem.root), command=card_command(mem.root))
         if mode == "index" and budget == CARD_BUDGET and not paths and not include_sensitive:
-            from mdmem.ops.search import iso_day
+            from mdmem.api import iso_day
 
             save_card(mem.root, Path.cwd(), result.text, day=iso_day(day),
                       through=mem.store.valid_through(iso_day(day)))
@@ -116,14 +115,13 @@ def checkpoint(
                 raise typer.BadParameter("--allow-secret goes with accept", param_hint="--allow-secret")
             if numbers is not None:
                 raise typer.BadParameter("skip takes no numbers", param_hint="skip")
-            with _errors():
-                skipped = cp.skip(_vault_root(vault), session)
+            skipped = cp.skip(vault_root(vault), session)
             render.emit_json(skipped) if json else render.message(
                 f"discarded {skipped.discarded} suggestion(s) of session {skipped.session}")
             return
         if not numbers:
             raise typer.BadParameter("which candidates? e.g. `mdmem checkpoint accept 1,3`", param_hint="accept")
-        with _memory(vault) as mem:
+        with open_memory(vault) as mem:
             accepted = cp.accept(mem, numbers, session, allow_secret=allow_secret)
         render.emit_json(accepted) if json else render.accepted(accepted)
         if any(a.status == "refused" for a in accepted.accepted):
@@ -133,28 +131,27 @@ def checkpoint(
         raise typer.BadParameter("--allow-secret goes with accept", param_hint="--allow-secret")
     if numbers is not None:
         raise typer.BadParameter(f"unexpected {numbers!r} after the {'command' if target == 'propose' else 'transcript'}")
-    with _errors():
-        from mdmem.agents.claude.transcript import latest_for, read
+    from mdmem.agents.claude.transcript import latest_for, read
 
-        root = _vault_root(vault)
-        if target == "propose":
-            import sys
+    root = vault_root(vault)
+    if target == "propose":
+        import sys
 
-            if model:
-                raise typer.BadParameter("--model goes with a transcript, not with propose", param_hint="--model")
-            data = sys.stdin.buffer.read(4 * 1024 * 1024)
-            sid = session
-            if sid is None:  # the model in a Claude Code session: the project's newest transcript is its own
-                try:
-                    sid = latest_for(Path.cwd()).stem
-                except Exception:
-                    sid = None
-            result = cp.propose(root, data, session=sid, lang=lang or "en", extra_claude_md=[Path.cwd() / "CLAUDE.md"],
-                                today=os.environ.get("MDMEM_TODAY"))
-        else:
-            source = target if target is not None else str(latest_for(Path.cwd()))
-            result = cp.analyze(source, root, lang=lang, subagents=subagents, session=session,
-                                today=os.environ.get("MDMEM_TODAY"), model=model, read=read)
+        if model:
+            raise typer.BadParameter("--model goes with a transcript, not with propose", param_hint="--model")
+        data = sys.stdin.buffer.read(4 * 1024 * 1024)
+        sid = session
+        if sid is None:  # the model in a Claude Code session: the project's newest transcript is its own
+            try:
+                sid = latest_for(Path.cwd()).stem
+            except Exception:
+                sid = None
+        result = cp.propose(root, data, session=sid, lang=lang or "en", extra_claude_md=[Path.cwd() / "CLAUDE.md"],
+                            today=os.environ.get("MDMEM_TODAY"))
+    else:
+        source = target if target is not None else str(latest_for(Path.cwd()))
+        result = cp.analyze(source, root, lang=lang, subagents=subagents, session=session,
+                            today=os.environ.get("MDMEM_TODAY"), model=model, read=read)
     if json:
         render.emit_json(cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result)})
     else:
@@ -174,8 +171,7 @@ def mcp_serve(vault: VaultOpt = None) -> None:
     project = os.environ.get("CLAUDE_PROJECT_DIR")
     if vault is not None and not vault.expanduser().is_absolute() and project:
         vault = Path(project) / vault  # .mcp.json's relative vault is the project's (Claude Code >= 2.1.141)
-    with _errors():
-        serve(vault)
+    serve(vault)
 
 
 hook_app = typer.Typer(help="Claude Code hooks: the hooks themselves (run by Claude Code) and their set-up.",
@@ -257,12 +253,11 @@ def hook_install(
     from mdmem.cli import claude_text, render
 
     _scope(scope, claude_settings.SCOPES)
-    with _errors():
-        try:
-            where = _vault_root(vault)
-        except VaultNotFound as e:
-            raise MdmemError(f"cannot install the hook: {e}") from None
-        result = claude_settings.install(scope, where, project, dry_run=dry_run, prompt=prompt)
+    try:
+        where = vault_root(vault)
+    except VaultNotFound as e:
+        raise MdmemError(f"cannot install the hook: {e}") from None
+    result = claude_settings.install(scope, where, project, dry_run=dry_run, prompt=prompt)
     render.emit_json(result) if json else render.text(claude_text.install_text(result))
     for warning in getattr(result, "warnings", ()):
         render.message(f"mdmem: warning: {warning}")
@@ -276,8 +271,7 @@ def hook_uninstall(scope: ScopeOpt = "local", project: ProjectOpt = None, dry_ru
     from mdmem.cli import claude_text, render
 
     _scope(scope, claude_settings.SCOPES)
-    with _errors():
-        result = claude_settings.uninstall(scope, project, dry_run=dry_run)
+    result = claude_settings.uninstall(scope, project, dry_run=dry_run)
     render.emit_json(result) if json else render.text(claude_text.install_text(result))
     for warning in getattr(result, "warnings", ()):
         render.message(f"mdmem: warning: {warning}")
@@ -297,12 +291,11 @@ def hook_status(
     from mdmem.agents.claude import settings as claude_settings
     from mdmem.cli import claude_text, render
 
-    with _errors():
-        if vault is not None:
-            from mdmem.base.vault import find_vault
+    if vault is not None:
+        from mdmem.base.vault import find_vault
 
-            vault = find_vault(vault)
-        result = claude_settings.status(project, vault=vault, session=session)
+        vault = find_vault(vault)
+    result = claude_settings.status(project, vault=vault, session=session)
     render.emit_json(result) if json else render.text(claude_text.hook_status_text(result))
     for warning in result.warnings:
         render.message(f"mdmem: warning: {warning}")
@@ -340,8 +333,7 @@ def install_claude(
 
     if scope not in ("project", "user"):
         raise typer.BadParameter("choose project or user", param_hint="--scope")
-    with _errors():
-        result = claude_mcp.install_claude(scope, _vault_root(vault), project, dry_run=dry_run, prompt=prompt)
+    result = claude_mcp.install_claude(scope, vault_root(vault), project, dry_run=dry_run, prompt=prompt)
     if json:
         render.emit_json(result)
     else:
@@ -372,8 +364,7 @@ def uninstall_claude(
 
     if scope not in ("project", "user"):
         raise typer.BadParameter("choose project or user", param_hint="--scope")
-    with _errors():
-        result = claude_mcp.uninstall_claude(scope, project, dry_run=dry_run)
+    result = claude_mcp.uninstall_claude(scope, project, dry_run=dry_run)
     render.emit_json(result) if json else render.text(claude_text.claude_uninstall_text(result))
     for warning in getattr(result.skills, "warnings", ()):
         render.message(f"mdmem: warning: {warning}")
@@ -391,10 +382,10 @@ def digest(
 ) -> None:
     """Write weekly and monthly digests of the daily notes (finished periods only; hand edits are kept)."""
 
+    from mdmem.api import digest as run_digest
     from mdmem.cli import render
-    from mdmem.ops.digest import digest as run_digest
 
-    day = _day(today)
-    with _memory(vault, refresh=False) as mem:
+    day = day_option(today)
+    with open_memory(vault, refresh=False) as mem:
         result = run_digest(mem, day, mem.settings.digest, dry_run)
     render.emit_json(result) if json else render.digest(result)

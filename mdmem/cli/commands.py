@@ -16,13 +16,12 @@ from mdmem.cli.common import (
     SensitiveOpt,
     TodayOpt,
     VaultOpt,
-    _date,
-    _day,
-    _errors,
-    _memory,
-    _tty,
-    _vault_root,
     app,
+    date_option,
+    day_option,
+    is_tty,
+    open_memory,
+    vault_root,
 )
 
 
@@ -41,14 +40,13 @@ def init(
     from mdmem.base.vault import default_vault, init_vault
     from mdmem.cli import render
 
-    day = _day(today) or dt.date.today()
-    with _errors():
-        target = (path or default_vault()).expanduser().resolve()
-        result = init_vault(target)
-        if INDEX_NAME in result.added:  # its budget comment: today's, with the audit's figure
-            from mdmem.ops.budget import stamp_new_index
+    day = day_option(today) or dt.date.today()
+    target = (path or default_vault()).expanduser().resolve()
+    result = init_vault(target)
+    if INDEX_NAME in result.added:  # its budget comment: today's, with the audit's figure
+        from mdmem.api import stamp_new_index
 
-            stamp_new_index(target, day)
+        stamp_new_index(target, day)
     render.emit_json(result) if json else render.initialised(result)
 
 
@@ -62,11 +60,11 @@ def index(
 ) -> None:
     """Bring the notes cache and search index up to date (only what changed). A folder of notes that is no
     vault yet is indexed as it is (its .mdmem/ makes it one); every other command refuses such a folder."""
+    from mdmem.api import Memory
     from mdmem.cli import render
-    from mdmem.engine.memory import Memory
 
-    with _errors(), Memory(_vault_root(vault, adopt=True)) as mem:
-        if json or not _tty():
+    with Memory(vault_root(vault, adopt=True)) as mem:
+        if json or not is_tty():
             result = mem.refresh(rebuild=rebuild, semantic=semantic)
         else:
             result = _with_progress(mem, rebuild, semantic)
@@ -112,16 +110,16 @@ def search(
 ) -> None:
     """Ranked search with snippets: BM25F full text (lexical), by meaning (semantic), or both fused (hybrid).
     A note another note supersedes, or past its valid_until, is shown marked."""
+    from mdmem.api import Filters
+    from mdmem.api import search as run
     from mdmem.base.settings import OFF
     from mdmem.cli import render
-    from mdmem.engine.index import Filters
-    from mdmem.ops.search import search as run
 
-    filters = Filters(type, tag, folder, _date(after, "--after"), _date(before, "--before", end=True),
+    filters = Filters(type, tag, folder, date_option(after, "--after"), date_option(before, "--before", end=True),
                       include_index)
-    with _memory(vault) as mem:
+    with open_memory(vault) as mem:
         result = run(mem, query, limit, filters, None if recency else OFF, mode, explain,
-                     today=_date(today, "--today"))
+                     today=date_option(today, "--today"))
     render.emit_json(result) if json else render.search(result)
 
 
@@ -135,7 +133,7 @@ def show(
     """A note's metadata: type, tags, aliases, frontmatter, tokens, problems (and its text with --body)."""
     from mdmem.cli import render
 
-    with _memory(vault) as mem:
+    with open_memory(vault) as mem:
         view = mem.show(note)
         text = _note_body(mem, view.path) if body else None
     if json:
@@ -148,10 +146,7 @@ def show(
 
 def _note_body(mem, path: str) -> str:
     """A note's text after its frontmatter, read within the vault's bounds."""
-    from mdmem.base.files import read_bytes
-    from mdmem.text.parse import decode, split_frontmatter
-
-    return split_frontmatter(decode(read_bytes(mem.root, path))[0])[1]
+    return mem.read(path).body
 
 
 @app.command()
@@ -159,7 +154,7 @@ def links(note: NoteArg, vault: VaultOpt = None, json: JsonOpt = False) -> None:
     """A note's outgoing links, resolved as Obsidian does (null target = dangling)."""
     from mdmem.cli import render
 
-    with _memory(vault) as mem:
+    with open_memory(vault) as mem:
         result = mem.links(note)
     if json:
         render.emit_json(
@@ -179,11 +174,11 @@ def backlinks(
     json: JsonOpt = False,
 ) -> None:
     """Notes linking to NOTE, with the line and its text (Obsidian's backlinks pane)."""
+    from mdmem import api
     from mdmem.cli import render
-    from mdmem.ops import browse
 
-    with _memory(vault) as mem:
-        result = browse.backlinks(mem, note, unlinked)
+    with open_memory(vault) as mem:
+        result = api.backlinks(mem, note, unlinked)
     render.emit_json(result) if json else render.backlinks(result, unlinked)
 
 
@@ -197,13 +192,13 @@ def neighbors(
     json: JsonOpt = False,
 ) -> None:
     """Notes around NOTE, nearest first, then by link weight."""
+    from mdmem import api
     from mdmem.cli import render
-    from mdmem.ops import browse
 
     if direction not in ("in", "out", "both"):
         raise typer.BadParameter("choose in, out or both", param_hint="--direction")
-    with _memory(vault) as mem:
-        result = browse.neighbors(mem, note, depth, direction, limit)
+    with open_memory(vault) as mem:
+        result = api.neighbors(mem, note, depth, direction, limit)
     render.emit_json(result) if json else render.neighbors(result)
 
 
@@ -220,12 +215,12 @@ def recall(
 ) -> None:
     """Search hits plus their linked notes, as a Markdown block for a prompt (a time phrase such
     as "last week" or "em abril" puts that window's dated entries first)."""
+    from mdmem.api import recall as run
     from mdmem.cli import render
-    from mdmem.ops.recall import recall as run
 
-    with _memory(vault) as mem:
+    with open_memory(vault) as mem:
         result = run(mem, query, budget=budget, limit=limit, include_sensitive=include_sensitive,
-                     today=_date(today, "--today"), mode=mode)
+                     today=date_option(today, "--today"), mode=mode)
     render.emit_json(result) if json else render.text(result.markdown)
 
 
@@ -237,21 +232,21 @@ app.add_typer(graph_app, name="graph")
 @graph_app.command("map")
 def graph_map(vault: VaultOpt = None, json: JsonOpt = False) -> None:
     """Counts by type and folder, links, dangling links, components, hubs."""
+    from mdmem import api
     from mdmem.cli import render
-    from mdmem.ops import browse
 
-    with _memory(vault) as mem:
-        result = browse.graph_map(mem)
+    with open_memory(vault) as mem:
+        result = api.graph_map(mem)
     render.emit_json(result) if json else render.graph_map(result)
 
 
 def _listing(name: str, doc: str):
     def command(vault: VaultOpt = None, json: JsonOpt = False) -> None:
+        from mdmem import api
         from mdmem.cli import render
-        from mdmem.ops import browse
 
-        with _memory(vault) as mem:
-            paths = getattr(browse, name)(mem)
+        with open_memory(vault) as mem:
+            paths = getattr(api, name)(mem)
         render.emit_json({name: paths}) if json else render.paths(paths, f"no {name}")
 
     command.__doc__ = doc
@@ -266,11 +261,11 @@ _listing("isolated", "Notes with no links in or out.")
 @graph_app.command("dangling")
 def graph_dangling(vault: VaultOpt = None, json: JsonOpt = False) -> None:
     """Link targets that do not exist, with the notes linking to them and counts."""
+    from mdmem import api
     from mdmem.cli import render
-    from mdmem.ops import browse
 
-    with _memory(vault) as mem:
-        result = browse.dangling(mem)
+    with open_memory(vault) as mem:
+        result = api.dangling(mem)
     render.emit_json({"dangling": result}) if json else render.dangling(result)
 
 
@@ -282,11 +277,11 @@ def graph_path(
     json: JsonOpt = False,
 ) -> None:
     """The shortest chain of links between two notes."""
+    from mdmem import api
     from mdmem.cli import render
-    from mdmem.ops import browse
 
-    with _memory(vault) as mem:
-        result = browse.path_between(mem, source, target)
+    with open_memory(vault) as mem:
+        result = api.path_between(mem, source, target)
     render.emit_json(result) if json else render.paths(result.path, "")
 
 
@@ -297,12 +292,13 @@ def graph_export(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file.")] = None,
 ) -> None:
     """The whole graph in a format other tools read."""
+    from mdmem.api import EXPORT_FORMATS as FORMATS
+    from mdmem.api import export
     from mdmem.cli import render
-    from mdmem.engine.export import FORMATS, export
 
     if format not in FORMATS:
         raise typer.BadParameter(f"choose one of {', '.join(FORMATS)}", param_hint="--format")
-    with _memory(vault) as mem:
+    with open_memory(vault) as mem:
         text = export(mem.graph(), format)
     render.to_file_or_stdout(text, output)
 
@@ -314,12 +310,12 @@ def graph_html(
     open_: Annotated[bool, typer.Option("--open", help="Open it in a browser.")] = False,
 ) -> None:
     """One self-contained HTML page to explore the graph (works offline)."""
+    from mdmem import api
+    from mdmem.api import graph_page as render_html
     from mdmem.cli import render
-    from mdmem.ops import browse
-    from mdmem.ops.graph_page import render_html
 
-    with _memory(vault) as mem:
-        page = render_html(browse.graph_data(mem))
+    with open_memory(vault) as mem:
+        page = render_html(api.graph_data(mem))
         target = output or mem.state_dir / "graph.html"
     render.to_file_or_stdout(page, target)
     if open_:
@@ -334,8 +330,8 @@ def watch(
     debounce: Annotated[float, typer.Option("--debounce", help="Seconds of quiet before a batch is indexed.")] = 0.3,
 ) -> None:
     """Keep the index up to date as files change (Ctrl-C to stop)."""
+    from mdmem.api import watch as run
     from mdmem.cli import render
-    from mdmem.ops.watch import watch as run
 
     def report(batch) -> None:
         if batch.error:
@@ -346,7 +342,7 @@ def watch(
                 f"{r.added} added, {r.changed} changed, {r.removed} removed ({r.notes} notes, {r.seconds:.2f}s)"
             )
 
-    with _memory(vault) as mem:
+    with open_memory(vault) as mem:
         run(mem, debounce=debounce, on_batch=report,
             on_ready=lambda: render.message(f"watching {mem.root} (Ctrl-C to stop)"))
         render.message("stopped")
@@ -388,27 +384,26 @@ def check(
     Exit 0 even when it finds errors, unless --fail-on is given (then 3 at or above that severity)."""
     import datetime as dt
 
+    from mdmem import api
     from mdmem.base.settings import check_settings
     from mdmem.cli import render
-    from mdmem.ops import check as budget
 
     severities = ("info", "warning", "error")
     if fail_on is not None and fail_on not in severities:
         raise typer.BadParameter("choose info, warning or error", param_hint="--fail-on")
-    day = _day(today)
+    day = day_option(today)
     flags = dict(cap=cap, warn_percent=warn_percent, stale_days=stale_days, oversized_percent=oversized_percent,
                  load_lines=load_lines, load_bytes=load_bytes)
     given = vault if vault is not None else os.environ.get("MDMEM_VAULT") or None
     if given is not None and not Path(given).expanduser().is_dir():
-        with _errors():
-            report = budget.missing_folder(Path(given).expanduser(), check_settings(None, **flags), day)
+        report = api.check_missing_folder(Path(given).expanduser(), check_settings(None, **flags), day)
         if update_budget:
             render.message("mdmem: no vault folder, so no MEMORY.md budget comment to update")
     else:
-        with _memory(vault) as mem:
-            report = budget.audit(mem, mem.settings.check_with(**flags), day, all_notes=all_notes)
+        with open_memory(vault) as mem:
+            report = api.check(mem, mem.settings.check_with(**flags), day, all_notes=all_notes)
             if update_budget:
-                status, report = budget.update_budget(mem, report, day or dt.date.today())
+                status, report = api.update_budget(mem, report, day or dt.date.today())
                 render.message({"updated": "mdmem: MEMORY.md budget comment updated",
                                 "unchanged": "mdmem: MEMORY.md budget comment already up to date",
                                 "missing": "mdmem: no MEMORY.md, so no budget comment to update"}[status])

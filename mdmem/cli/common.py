@@ -1,5 +1,6 @@
 """What every command shares: the Typer ``app``, the common options, the one error boundary
-(:func:`_errors`) and the way a command opens its vault (:func:`_memory`). The commands live in
+(:func:`errors`, around every command the app runs: :class:`Boundary`) and the way a command opens its vault
+(:func:`open_memory`). The commands live in
 :mod:`mdmem.cli.commands` and :mod:`mdmem.cli.agents`; :mod:`mdmem.cli.app` puts them together.
 
 Every command takes ``--vault`` (else ``MDMEM_VAULT``, else the nearest vault
@@ -17,11 +18,23 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from typer.core import TyperGroup
 
 from mdmem import __version__
 
+
+class Boundary(TyperGroup):
+    """The app's command group: every command runs inside :func:`errors` (defined below), so no command
+    wraps itself."""
+
+    def invoke(self, ctx):
+        with errors():
+            return super().invoke(ctx)
+
+
 app = typer.Typer(
     name="mdmem",
+    cls=Boundary,
     help="Markdown-vault memory for AI agents and the people who work with them.",
     no_args_is_help=True,
     add_completion=False,
@@ -62,7 +75,9 @@ def main(
 
 
 @contextmanager
-def _errors() -> Iterator[None]:
+def errors() -> Iterator[None]:
+    """The CLI's one error boundary: a domain error, the file system's refusal, a full notes cache or ^C
+    become one line on stderr and an exit code, never a traceback."""
     from mdmem.base.errors import MdmemError
     from mdmem.cli.render import message
 
@@ -88,14 +103,14 @@ def _errors() -> Iterator[None]:
         raise
 
 
-def _vault_root(vault: Path | None, adopt: bool = False) -> Path:
+def vault_root(vault: Path | None, adopt: bool = False) -> Path:
     """The vault (:func:`mdmem.base.vault.find_vault`; ``adopt``: a folder given is taken even when it holds
     nothing of a vault yet). When it was found rather than given (no --vault, no MDMEM_VAULT), say which on
     stderr: on a terminal only, never with --json."""
     from mdmem.base.vault import find_vault
 
     root = find_vault(vault, adopt=adopt)
-    if vault is None and not os.environ.get("MDMEM_VAULT") and _tty() and not _params().get("json"):
+    if vault is None and not os.environ.get("MDMEM_VAULT") and is_tty() and not _params().get("json"):
         from mdmem.cli.render import message
 
         message(f"vault: {root}")
@@ -113,13 +128,13 @@ def _params() -> dict:
 
 
 @contextmanager
-def _memory(vault: Path | None, refresh: bool = True, progress: bool = False, write: bool = False):
+def open_memory(vault: Path | None, refresh: bool = True, progress: bool = False, write: bool = False):
     """Open the vault and bring it up to date. Commands tolerate a busy writer; read commands also a full
     disk (they answer from the index there is); a ``write`` command then fails with the disk's one line."""
+    from mdmem.api import Memory
     from mdmem.cli.render import message
-    from mdmem.engine.memory import Memory
 
-    with _errors(), Memory(_vault_root(vault)) as mem:
+    with Memory(vault_root(vault)) as mem:
         if refresh:
             result = mem.refresh(strict=False, no_room_ok=not write)
             if result.why == "no room":
@@ -130,11 +145,11 @@ def _memory(vault: Path | None, refresh: bool = True, progress: bool = False, wr
         yield mem
 
 
-def _date(value: str | None, name: str, end: bool = False) -> str | None:
+def date_option(value: str | None, name: str, end: bool = False) -> str | None:
     """``YYYY-MM-DD`` as is; ``YYYY-MM`` as the month's first (or, for an end, last) day."""
     if value is None:
         return None
-    from mdmem.text.temporal import iso_bound
+    from mdmem.api import iso_bound
 
     try:
         return iso_bound(value, end)
@@ -142,7 +157,7 @@ def _date(value: str | None, name: str, end: bool = False) -> str | None:
         raise typer.BadParameter(str(e), param_hint=name) from None
 
 
-def _day(value: str | None, name: str = "--today"):
+def day_option(value: str | None, name: str = "--today"):
     """A ``YYYY-MM-DD`` option as a ``datetime.date`` (None when not given)."""
     if not value:
         return None
@@ -150,10 +165,10 @@ def _day(value: str | None, name: str = "--today"):
 
     if len(value) != 10:
         raise typer.BadParameter(f"wants a date as YYYY-MM-DD, not {value!r}", param_hint=name)
-    return dt.date.fromisoformat(_date(value, name) or value)
+    return dt.date.fromisoformat(date_option(value, name) or value)
 
 
-def _tty() -> bool:
+def is_tty() -> bool:
     import sys
 
     return sys.stderr.isatty()

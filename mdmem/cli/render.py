@@ -14,29 +14,20 @@ the exact text (:func:`mdmem.base.terminal.json_safe` escapes what ``json.dumps`
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import re
 import sys
 from typing import Any
 
+from mdmem.base.fastjson import encode
 from mdmem.base.terminal import json_safe, visible
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
 
-def _plain(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.asdict(value)
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
-
-
 def to_json(result: Any) -> str:
-    data = dataclasses.asdict(result) if dataclasses.is_dataclass(result) and not isinstance(result, type) else result
-    return json_safe(json.dumps(data, ensure_ascii=False, indent=2, default=_plain))
+    return json_safe(encode(result, indent=2))
 
 
 def emit_json(result: Any) -> None:

@@ -14,10 +14,9 @@ from mdmem.cli.common import (
     NoteArg,
     TodayOpt,
     VaultOpt,
-    _date,
-    _errors,
-    _memory,
     app,
+    date_option,
+    open_memory,
 )
 
 daily_app = typer.Typer(help="The daily log: append-only timestamped entries in memory/daily/.",
@@ -31,37 +30,36 @@ def _body(text: str | None, file: Path | None) -> str:
     line on stderr and exit 2."""
     import sys
 
+    from mdmem.api import MAX_TEXT
     from mdmem.base.errors import UsageError
-    from mdmem.ops.capture import MAX_TEXT
 
     if file is not None and text not in (None, "-"):
         raise typer.BadParameter("give the text or --file, not both", param_hint="--file")
     too_long = f"is longer than {MAX_TEXT:,} characters, the most a memory may be"
-    with _errors():
-        if file is not None:
-            from mdmem.base.files import read_outside
+    if file is not None:
+        from mdmem.base.files import read_outside
 
-            try:
-                data = read_outside(file, 4 * MAX_TEXT + 4)  # UTF-8: at most 4 bytes a character
-            except OSError as e:
-                raise UsageError(f"cannot read {file}: {e.strerror}") from None
-            try:
-                body = data.decode("utf-8")
-            except UnicodeDecodeError:
-                raise UsageError(f"{file} is not UTF-8 text") from None
-            if len(body) > MAX_TEXT:
-                raise UsageError(f"{file} {too_long}")
-            return body
-        if text is None or text == "-":
-            if sys.stdin.isatty():  # a person at a terminal: say what is awaited rather than wait in silence
-                from mdmem.cli.render import message
+        try:
+            data = read_outside(file, 4 * MAX_TEXT + 4)  # UTF-8: at most 4 bytes a character
+        except OSError as e:
+            raise UsageError(f"cannot read {file}: {e.strerror}") from None
+        try:
+            body = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise UsageError(f"{file} is not UTF-8 text") from None
+        if len(body) > MAX_TEXT:
+            raise UsageError(f"{file} {too_long}")
+        return body
+    if text is None or text == "-":
+        if sys.stdin.isatty():  # a person at a terminal: say what is awaited rather than wait in silence
+            from mdmem.cli.render import message
 
-                message("mdmem: reading the text from the terminal; end it with Ctrl-D on a line of its own "
-                        "(or give the text as an argument, or --file F)")
-            body = sys.stdin.read(MAX_TEXT + 1)
-            if len(body) > MAX_TEXT:
-                raise UsageError(f"the text on stdin {too_long}")
-            return body
+            message("mdmem: reading the text from the terminal; end it with Ctrl-D on a line of its own "
+                    "(or give the text as an argument, or --file F)")
+        body = sys.stdin.read(MAX_TEXT + 1)
+        if len(body) > MAX_TEXT:
+            raise UsageError(f"the text on stdin {too_long}")
+        return body
     return text
 
 
@@ -86,12 +84,12 @@ def daily_add(
     json: JsonOpt = False,
 ) -> None:
     """Append a `## HH:MM` entry to today's daily note."""
+    from mdmem import api
     from mdmem.cli import render
-    from mdmem.ops import daily
 
     body = _body(text, file)
-    with _memory(vault, refresh=False) as mem:
-        result = daily.daily_add(mem, body, at, _date(date, "--date"), allow_secret=allow_secret)
+    with open_memory(vault, refresh=False) as mem:
+        result = api.daily_add(mem, body, at, date_option(date, "--date"), allow_secret=allow_secret)
     render.emit_json(result) if json else render.daily_added(result)
 
 
@@ -104,11 +102,11 @@ def daily_show(
     json: JsonOpt = False,
 ) -> None:
     """Show the daily notes of a day or of the last week."""
+    from mdmem import api
     from mdmem.cli import render
-    from mdmem.ops import daily
 
-    with _memory(vault, refresh=False) as mem:
-        result = daily.daily_show(mem, when, _date(today, "--today"))
+    with open_memory(vault, refresh=False) as mem:
+        result = api.daily_show(mem, when, date_option(today, "--today"))
     render.emit_json(result) if json else render.daily_view(result)
 
 
@@ -141,13 +139,13 @@ def _save(
 ) -> None:
     """Save a memory: a note in its type's folder plus its line in MEMORY.md
     (without --type, the type is inferred and the reason shown)."""
+    from mdmem import api
     from mdmem.cli import render
-    from mdmem.ops import capture
 
     body = _body(text, file)
     tag_list = [t for given in tags or () for t in given.split(",")]
-    with _memory(vault, write=True) as mem:
-        result = capture.save(mem, body, type, name, description, tag_list, new=new,
+    with open_memory(vault, write=True) as mem:
+        result = api.save(mem, body, type, name, description, tag_list, new=new,
                               chosen=chosen, rejected=rejected or [], allow_secret=allow_secret,
                               supersedes=supersedes or [])
     render.emit_json(result) if json else render.saved(result)
@@ -171,11 +169,11 @@ def forget(
     matches are archived only when you confirm (on a terminal) or with --yes."""
     import sys
 
+    from mdmem.api import NeedsConfirmation
+    from mdmem.api import forget as run
     from mdmem.cli import render
-    from mdmem.ops.forget import NeedsConfirmation
-    from mdmem.ops.forget import forget as run
 
-    with _memory(vault, write=True) as mem:
+    with open_memory(vault, write=True) as mem:
         try:
             result = run(mem, query, dry_run, yes)
         except NeedsConfirmation as e:
@@ -209,10 +207,10 @@ def restore(
 ) -> None:
     """Bring a forgotten note back from memory/.archive/ to where it was, with its MEMORY.md lines (never over
     a note that now exists there)."""
+    from mdmem.api import restore as run
     from mdmem.cli import render
-    from mdmem.ops.forget import restore as run
 
-    with _memory(vault, write=True) as mem:
+    with open_memory(vault, write=True) as mem:
         result = run(mem, note, dry_run)
     render.emit_json(result) if json else render.restored(result)
 
@@ -256,8 +254,8 @@ def edit(
     lock; the rest of the note, frontmatter formatting included, is kept byte for byte)."""
     import sys
 
+    from mdmem.api import edit as run
     from mdmem.cli import render
-    from mdmem.ops.edit import edit as run
 
     values = {}
     for item in set_ or ():
@@ -269,9 +267,9 @@ def edit(
         append = sys.stdin.read()
     if replace == "-":
         replace = sys.stdin.read()
-    with _memory(vault, write=True) as mem:
+    with open_memory(vault, write=True) as mem:
         result = run(mem, note, expected=expected, append=append, section=section, replace=replace,
-                     set_keys=values, unset=[u.strip() for u in unset or ()], today=_date(today, "--today"))
+                     set_keys=values, unset=[u.strip() for u in unset or ()], today=date_option(today, "--today"))
     render.emit_json(result) if json else render.edited(result)
 
 
@@ -287,9 +285,9 @@ def move(
 ) -> None:
     """Rename or move a note and rewrite every link to it in the vault, as Obsidian does (aliases,
     headings, block ids and embeds kept)."""
+    from mdmem.api import move as run
     from mdmem.cli import render
-    from mdmem.ops.edit import move as run
 
-    with _memory(vault, write=True) as mem:
+    with open_memory(vault, write=True) as mem:
         result = run(mem, note, new, dry_run)
     render.emit_json(result) if json else render.moved(result)

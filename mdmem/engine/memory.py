@@ -25,14 +25,14 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mdmem.base import files as fs
 from mdmem.base.errors import AmbiguousNote, LockTimeout, MdmemError, NoteArchived, NoteNotFound
 
 if TYPE_CHECKING:
     from mdmem.engine.graph import LinkGraph
-from mdmem.base.files import write_lock
+from mdmem.base.files import version, write_lock
 from mdmem.base.layout import nfc
 from mdmem.base.models import Link, Note, Problem
 from mdmem.base.settings import Fusion, Recency, Settings
@@ -63,6 +63,14 @@ class RefreshResult:
     why: str = ""  # why it is stale: "busy" (another writer held the lock) or "no room" (the disk said no)
     stages: dict[str, float] = field(default_factory=dict)
     vectors: Any = None  # semantic.SyncResult when the vectors were brought up to date too
+
+
+class NoteText(NamedTuple):
+    """A note as stored: its frontmatter (the YAML text, None when it has none), its body and its version."""
+
+    frontmatter: str | None
+    body: str
+    version: str
 
 
 @dataclass(frozen=True)
@@ -425,6 +433,15 @@ class Memory:
     def note(self, ref: str) -> Note:
         path = self.resolve_note(ref)
         return self.store.get(path) or load_note(self.root, path)
+
+    def read(self, note: str | Note) -> NoteText:
+        """A note (a :class:`Note`, or its vault-relative path) read from disk within the vault's bounds:
+        ``(frontmatter, body, version)``. For a name or a title, ``mem.read(mem.note("Ana Souza"))``."""
+        from mdmem.text.parse import split_note
+
+        data = fs.read_bytes(self.root, note if isinstance(note, str) else note.path)
+        frontmatter, body = split_note(data)
+        return NoteText(frontmatter, body, version(data))
 
     def text_of(self, path: str) -> str:
         """The note's text for a snippet, read again from disk ("" if unreadable)."""

@@ -54,7 +54,7 @@ class SecretRefused(MdmemError):
 # ----------------------------------------------------------------------------- helpers
 
 
-def _day(value: str | dt.date | None, today: dt.date | None = None) -> dt.date:
+def as_date(value: str | dt.date | None, today: dt.date | None = None) -> dt.date:
     if isinstance(value, dt.date):
         return value
     if value is None:
@@ -65,7 +65,7 @@ def _day(value: str | dt.date | None, today: dt.date | None = None) -> dt.date:
         raise UsageError(f"wants a date as YYYY-MM-DD, not {value!r}") from None
 
 
-def _copy(day: dt.date) -> dt.date:
+def copy_date(day: dt.date) -> dt.date:
     """A distinct but equal date, so YAML writes the value twice, not an anchor and an alias."""
     return dt.date(day.year, day.month, day.day)
 
@@ -74,7 +74,7 @@ class Wikilink(str):
     """A frontmatter value written as Obsidian writes a link property: double-quoted, ``"[[Old note]]"``."""
 
 
-def _dump(meta: dict, body: str) -> bytes:
+def dump_note(meta: dict, body: str) -> bytes:
     import frontmatter
     import yaml
 
@@ -85,7 +85,7 @@ def _dump(meta: dict, body: str) -> bytes:
     return (frontmatter.dumps(frontmatter.Post(body, **meta), sort_keys=False, Dumper=Dumper) + "\n").encode("utf-8")
 
 
-def _bounded(text: str, what: str) -> None:
+def bounded(text: str, what: str) -> None:
     if len(text) > MAX_TEXT:
         raise UsageError(f"the {what} is {len(text):,} characters long; the most is {MAX_TEXT:,}")
 
@@ -105,7 +105,7 @@ def refuse_secrets(text: str, what: str = "text", extra: dict[str, str] | None =
             "save it with --allow-secret (allow_secret=true over MCP)")
 
 
-def _clean(*folders: Path) -> None:
+def clean(*folders: Path) -> None:
     """Remove what a killed writer left in ``folders`` (mdmem's own hidden ``.tmp`` files, old ones only)."""
     for folder in folders:
         fs.clean_temp(folder, TEMP_AGE)
@@ -228,7 +228,7 @@ def save(
     unmarked line went on presenting the old fact as current."""
     from mdmem.text.parse import parse_note
 
-    _bounded(text, "text")
+    bounded(text, "text")
     body = text.strip()
     if not body:
         raise UsageError("nothing to save: the text is empty")
@@ -259,12 +259,12 @@ def save(
     rel = f"{MEMORY_DIR}/{FOLDERS[kind]}/{stem}.md"
     rel = mem.scan.on_disk(rel) or rel  # the note already there under this name in another Unicode form
     path = mem.root / rel
-    _inside(mem.root, path)
-    day = _day(today)
+    inside_memory(mem.root, path)
+    day = as_date(today)
     desc = " ".join(plain_links(description).split()) if description else _summary(body)
     tag_list = sorted({t.strip().lstrip("#").lower() for t in tags if t.strip().lstrip("#")})
     meta = {"name": title, "description": desc, "type": kind, "tags": tag_list,
-            "created": day, "updated": _copy(day)}
+            "created": day, "updated": copy_date(day)}
     if kind == "decision":
         extra, body = decision_note(body, chosen, list(rejected))
         meta.update(extra)
@@ -279,9 +279,9 @@ def save(
     section = SECTIONS[kind]
     marked: list[str] = []
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
-        _clean(path.parent, mem.root, mem.state_dir)
+        clean(path.parent, mem.root, mem.state_dir)
         index_data, index_seen = fs.read_stat(mem.root, mem.root / INDEX_NAME)
-        data = _dump(meta, body + "\n")
+        data = dump_note(meta, body + "\n")
         existing, _ = fs.read_stat(mem.root, path)
         twin = _twin(mem, rel, title, body, {p for p, _ in old}, kind) if existing is None else None
         if twin is not None and twin[1] is None:  # the same content under another name
@@ -307,7 +307,7 @@ def save(
         else:
             note = parse_note(rel, data)
             line = index_line(note)
-            _check_unchanged(mem.root / INDEX_NAME, index_seen)
+            check_unchanged(mem.root / INDEX_NAME, index_seen)
             fs.write_new(path, data)
             try:
                 index_changed = _add_index_line(mem, rel, line, section, (index_data, index_seen))
@@ -366,7 +366,7 @@ def _stem(path: str) -> str:
     return nfc(path.rsplit("/", 1)[-1]).casefold().removesuffix(".md")
 
 
-def _inside(root: Path, path: Path) -> None:
+def inside_memory(root: Path, path: Path) -> None:
     real_root = root.resolve()
     if not path.resolve().is_relative_to(real_root) or any(p.startswith(".") for p in
                                                              path.relative_to(root).parts):
@@ -374,12 +374,12 @@ def _inside(root: Path, path: Path) -> None:
 
 
 def _same_content(existing: bytes, body: str) -> bool:
-    from mdmem.text.parse import decode, split_frontmatter
+    from mdmem.text.parse import split_note
 
-    return split_frontmatter(decode(existing)[0])[1].strip() == body.strip()
+    return split_note(existing)[1].strip() == body.strip()
 
 
-def _check_unchanged(path: Path, seen: tuple[int, int] | None) -> None:
+def check_unchanged(path: Path, seen: tuple[int, int] | None) -> None:
     from mdmem.base.errors import WriteConflict
 
     if fs.stat_note(path.parent, path.name) != seen:
@@ -393,7 +393,7 @@ def _undo_new(path: Path, data: bytes) -> None:
         os.unlink(path)
 
 
-def _index_links(text: str, resolve) -> dict[int, set[str]]:
+def index_links(text: str, resolve) -> dict[int, set[str]]:
     """0-based line number -> the vault paths the line's links resolve to (parsed, not substrings)."""
     from mdmem.text.parse import parse_note
 
@@ -406,7 +406,7 @@ def _index_links(text: str, resolve) -> dict[int, set[str]]:
     return found
 
 
-def _resolver_for(mem: Memory, extra: str | None = None):
+def resolver_for(mem: Memory, extra: str | None = None):
     """Resolve a MEMORY.md link target to a vault path (``extra``: a note just written)."""
     from mdmem.text.resolve import Resolver
 
@@ -430,8 +430,8 @@ def _add_index_line(mem: Memory, rel: str, line: str, section: str,
 
     text = decode(data)[0]
     bom = "\ufeff" if data.startswith(b"\xef\xbb\xbf") else ""
-    resolve = _resolver_for(mem, rel)
-    if any(rel in targets for targets in _index_links(text, resolve).values()):
+    resolve = resolver_for(mem, rel)
+    if any(rel in targets for targets in index_links(text, resolve).values()):
         return False
     nl = "\r\n" if b"\r\n" in data else "\n"  # (decode made every line end in LF: the file's own ends are kept)
     lines = text.splitlines()
@@ -481,7 +481,7 @@ def _mark_superseded(mem: Memory, olds: list[str], new: str) -> list[str]:
     mark = SUPERSEDED_MARK.format(new.rsplit("/", 1)[-1])
     lines = raw.split("\n")
     marked: list[str] = []
-    for number, targets in sorted(_index_links(decode(data)[0], _resolver_for(mem, new)).items()):
+    for number, targets in sorted(index_links(decode(data)[0], resolver_for(mem, new)).items()):
         hit = [p for p in olds if p in targets]
         if not hit or number >= len(lines) or "(superseded by " in lines[number]:
             continue
@@ -505,9 +505,9 @@ DUPLICATE_LINE = 30  # characters: a body line this long found in CLAUDE.md or a
 
 
 def _body_of(data: bytes) -> str:
-    from mdmem.text.parse import decode, split_frontmatter
+    from mdmem.text.parse import split_note
 
-    return split_frontmatter(decode(data)[0])[1]
+    return split_note(data)[1]
 
 
 def _twin(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),

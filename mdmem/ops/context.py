@@ -102,11 +102,8 @@ def protocol_paths(note) -> list[str]:
 
 
 def _body(mem: Memory, path: str) -> str:
-    from mdmem.base.files import read_bytes
-    from mdmem.text.parse import decode, split_frontmatter
-
     try:
-        return split_frontmatter(decode(read_bytes(mem.root, path))[0])[1].strip()
+        return mem.read(path).body.strip()
     except OSError:
         return ""
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from mdmem.base import files as fs
 from mdmem.base.errors import UsageError
 from mdmem.base.layout import DAILY_DIR
-from mdmem.ops.capture import _bounded, _clean, _copy, _day, _dump, _inside, refuse_secrets
+from mdmem.ops.capture import as_date, bounded, clean, copy_date, dump_note, inside_memory, refuse_secrets
 
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
@@ -68,7 +68,7 @@ def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date
     of the text are escaped (:func:`escape_entry`): one call, one entry."""
     from mdmem.text.daily import entries
 
-    _bounded(text, "entry")
+    bounded(text, "entry")
     text = text.strip()
     if not text:
         raise UsageError("nothing to add: the entry is empty")
@@ -78,21 +78,21 @@ def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date
     if len(entries(f"## 00:00\n{text}\n")) != 1:  # what the escaping did not foresee: refuse, never split
         raise UsageError("the entry would split into several daily entries; remove its heading lines")
     now = dt.datetime.now()
-    day = _day(date, now.date())
+    day = as_date(date, now.date())
     when = at if at is not None else now.strftime("%H:%M")
     if not _TIME.match(when):
         raise UsageError(f"wants a time as HH:MM, not {when!r}")
     rel = f"{DAILY_DIR}/{day.isoformat()}.md"
     path = mem.root / rel
-    _inside(mem.root, path)  # memory/daily may be a symlink to somewhere else: never write there
+    inside_memory(mem.root, path)  # memory/daily may be a symlink to somewhere else: never write there
     entry = f"## {when}\n{text}\n"
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
-        _clean(path.parent, mem.state_dir)
+        clean(path.parent, mem.state_dir)
         data, seen = fs.read_stat(mem.root, path)
         if data is None:
             meta = {"name": day.isoformat(), "description": f"Daily log {day.isoformat()}", "type": "daily",
-                    "tags": ["daily"], "created": day, "updated": _copy(day)}
-            fs.write_new(path, _dump(meta, f"# {day.isoformat()} ({day.strftime('%A')})\n\n{entry}"))
+                    "tags": ["daily"], "created": day, "updated": copy_date(day)}
+            fs.write_new(path, dump_note(meta, f"# {day.isoformat()} ({day.strftime('%A')})\n\n{entry}"))
         else:
             sep = b"" if not data else (b"\n" if data.endswith(b"\n") else b"\n\n")
             fs.write_atomic(path, data + sep + entry.encode("utf-8"), expected=seen)
@@ -102,9 +102,9 @@ def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date
 
 def daily_show(mem: Memory, when: str = "today", today: str | dt.date | None = None) -> DailyView:
     """The daily notes of ``today``, ``yesterday``, ``week`` (the last 7 days) or a YYYY-MM-DD."""
-    from mdmem.text.parse import decode, split_frontmatter
+    from mdmem.text.parse import split_note
 
-    ref = _day(today)
+    ref = as_date(today)
     if when == "today":
         start = end = ref
     elif when == "yesterday":
@@ -122,7 +122,7 @@ def daily_show(mem: Memory, when: str = "today", today: str | dt.date | None = N
         rel = f"{DAILY_DIR}/{day.isoformat()}.md"
         data, _ = fs.read_stat(mem.root, mem.root / rel)
         if data is not None:
-            body = split_frontmatter(decode(data)[0])[1]
+            body = split_note(data)[1]
             days.append(DailyDay(day.isoformat(), rel, body.strip("\n") + "\n"))
         day += dt.timedelta(days=1)
     return DailyView(when, start.isoformat(), end.isoformat(), days)

@@ -27,7 +27,6 @@ the new one.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import os
 import posixpath
@@ -37,15 +36,11 @@ from typing import TYPE_CHECKING, Any
 
 from mdmem.base import files as fs
 from mdmem.base.errors import MdmemError, NoteNotFound, UsageError, WriteConflict
+from mdmem.base.files import version
 from mdmem.base.layout import INDEX_NAME, nfc
 
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
-
-
-def version(data: bytes) -> str:
-    """A note's version: a hash of its bytes (what ``read_note`` returns and ``edit_note`` checks)."""
-    return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
 @dataclass(frozen=True)

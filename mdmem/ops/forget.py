@@ -46,7 +46,7 @@ from mdmem.base import files as fs
 from mdmem.base.errors import AmbiguousNote, MdmemError, NoteArchived, NoteNotFound, UsageError
 from mdmem.base.layout import ARCHIVE_DIR, ARCHIVE_DIRS, INDEX_NAME, MEMORY_DIR, archive_log, archive_of
 from mdmem.base.vault import is_flat
-from mdmem.ops.capture import _check_unchanged, _clean, _index_links, _resolver_for
+from mdmem.ops.capture import check_unchanged, clean, index_links, resolver_for
 
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
@@ -153,13 +153,13 @@ def forget(
             raise UsageError(f"refusing to forget {rel}: only memory notes (under {MEMORY_DIR}/) can be "
                              "archived; move or delete other files yourself")
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
-        _clean(mem.root, mem.state_dir)
-        resolve = _resolver_for(mem)
+        clean(mem.root, mem.state_dir)
+        resolve = resolver_for(mem)
         index_data, index_seen = fs.read_stat(mem.root, mem.root / INDEX_NAME)
         from mdmem.text.parse import decode
 
         index_text = decode(index_data)[0] if index_data is not None else ""
-        links = _index_links(index_text, resolve) if index_data is not None else {}
+        links = index_links(index_text, resolve) if index_data is not None else {}
         lines = index_text.splitlines()
         headings = _sections(lines)
         drop = {i for i, targets in links.items() if targets & set(paths)}
@@ -176,7 +176,7 @@ def forget(
         if dry_run:
             return ForgetResult(query, True, plan, by_search)
         if drop:
-            _check_unchanged(mem.root / INDEX_NAME, index_seen)
+            check_unchanged(mem.root / INDEX_NAME, index_seen)
         log_data, log_seen = fs.read_stat(mem.root, archive_log(flat))
         moved = []
         for item in plan:

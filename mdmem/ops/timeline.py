@@ -111,13 +111,13 @@ def daily_entries(mem: Memory, note) -> list[tuple[str | None, str]]:
     """(HH:MM, text) of a daily note's entries (:mod:`mdmem.text.daily`); one untimed entry when it has none."""
     from mdmem.base.files import read_bytes
     from mdmem.text.daily import entries, entries_plain
-    from mdmem.text.parse import MAX_PARSE_BYTES, decode, split_frontmatter
+    from mdmem.text.parse import MAX_PARSE_BYTES, split_note
 
     try:
         data = read_bytes(mem.root, note.path)
     except OSError:
         return []
-    body = split_frontmatter(decode(data)[0])[1]
+    body = split_note(data)[1]
     found = entries_plain(body) if len(data) > MAX_PARSE_BYTES else entries(body)
     if not found:
         return [(None, body)] if body.strip() else []

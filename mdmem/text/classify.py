@@ -104,7 +104,7 @@ def decision_note(body: str, chosen: str | None, rejected: list[str]) -> tuple[d
 
 
 # What should not be saved as memory (`save` warns; a checkpoint drops such candidates).
-_CODE = re.compile(r"^\s*(?:```|~~~)|^\s*(?:def |class \w+[:(]|import \w|from [\w.]+ import |function |"
+CODE = re.compile(r"^\s*(?:```|~~~)|^\s*(?:def |class \w+[:(]|import \w|from [\w.]+ import |function |"
                    r"const |let |var |#include|SELECT .* FROM )|[;{}]\s*$", re.M)
 _PATH = re.compile(r"(?:^|[\s(`'\"])(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+\.[A-Za-z]\w{0,4}\b"
                    r"|(?:^|\s)(?:~|\.{1,2})?/(?:[\w.-]+/)+[\w.-]*")
@@ -114,7 +114,7 @@ _GIT = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b"
 _TASK = re.compile(r"\b(?:TODO|WIP|in progress|right now|currently (?:working|fixing|debugging)|this session|"
                    r"next step|for now|half[- ]done)\b", re.I)
 WARNINGS = (
-    (_CODE, "it contains code: code patterns live in the code, not in memory"),
+    (CODE, "it contains code: code patterns live in the code, not in memory"),
     (_PATH, "it names file paths: they move; say what the thing is, not where it is"),
     (_GIT, "it reads like git history: `git log` already keeps that"),
     (_TASK, "it reads like ephemeral task state: it will be stale by the next session"),

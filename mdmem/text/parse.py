@@ -61,6 +61,12 @@ def _yaml_load(text: str) -> Any:
     return yaml.load(text, Loader=loader)
 
 
+def split_note(data: bytes) -> tuple[str | None, str]:
+    """A note's bytes -> (frontmatter YAML or None, body): :func:`decode`, then :func:`split_frontmatter`."""
+    fm, body, _ = split_frontmatter(decode(data)[0])
+    return fm, body
+
+
 def split_frontmatter(text: str) -> tuple[str | None, str, int]:
     """-> (frontmatter YAML or None, body, number of lines before the body)."""
     m = _FM.match(text)

@@ -16,11 +16,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from mdmem.agents.checkpoint.dimensions import NAMES, SUBSTANTIAL, Evidence, hits
-from mdmem.agents.checkpoint.scan import MARKS, RANK, Known, _slug, clean
+from mdmem.agents.checkpoint.scan import MARKS, RANK, Known, clean, key_slug
 from mdmem.base.errors import MdmemError, UsageError
 from mdmem.base.files import write_atomic
 from mdmem.base.layout import STATE_DIR, safe_session
-from mdmem.text.classify import _CODE  # code is not memory: the rule `save` warns with
+from mdmem.text.classify import CODE  # code is not memory: the rule `save` warns with
 
 LANGS = ("en", "pt")  # the languages of the checkpoint's text and of the scan prompt
 MAX_CANDIDATES = 3
@@ -303,7 +303,7 @@ _USE = re.compile(r"^(?:use|using|go with|usar|usando)\s+|\s*\((?:recommended|re
 _BECAUSE = re.compile(r"\b(?:because|since|as|so that|given that|porque|pois|já que|uma vez que)\b[\s:]*(.+)", re.I)
 
 
-def _secret(text: str) -> str | None:
+def secret_dropped(text: str) -> str | None:
     """Why ``propose`` drops a candidate for a secret: never, on purpose. A candidate that looks
     like it holds one is kept and shown marked (:func:`secret_of`, :data:`SECRET_MARK`), and ``accept``
     refuses it (nothing written, the reason and ``accept N --allow-secret --session S --vault V`` in its
@@ -339,7 +339,7 @@ def redacted(e: Evidence) -> Evidence:
     suggestion is made of these texts, and a user's message that held a token once made "Chose use ghp_… over
     …" (a new user's trial), on the card, in the pending checkpoint and, once accepted, in a note. Nobody
     chose to keep that token, so it never reaches the suggestion, rather than being marked and refused at
-    ``accept`` as a secret a model proposed is (:func:`_secret`): the rest of the suggestion stays useful."""
+    ``accept`` as a secret a model proposed is (:func:`secret_dropped`): the rest of the suggestion stays useful."""
     from mdmem.agents.checkpoint.transcript import replace as renew
     from mdmem.text.secrets import redact
 
@@ -356,14 +356,14 @@ def redacted(e: Evidence) -> Evidence:
     return e if quote == e.quote and detail == e.detail else renew(e, quote=quote, detail=detail)
 
 
-def _do_not_save(text: str, dim: int, code_ok: bool = True, claim: str | None = None) -> str | None:
+def do_not_save(text: str, dim: int, code_ok: bool = True, claim: str | None = None) -> str | None:
     """Why a candidate must not be saved, or None. ``claim`` (a model's name and description) is what
     the task-state and git-history tests read when given, not the whole body: a model's body says why a
     rule matters and how to apply it, and "each of these cost a failed CI round trip in this session" is a
     reason, "search branches and PRs for the same fix (git log --all)" a method, neither task state nor
     git history (measured: with the body read, 2 of 47 candidates a model wrote for the 42 real sessions
     were dropped as task state, and 1 of 17 for 8 more as git history, all three keepers)."""
-    if (dim != 7 or not code_ok) and _CODE.search(text):
+    if (dim != 7 or not code_ok) and CODE.search(text):
         return "it is code (do not save: code lives in the code)"
     if _GIT_ONLY.search(text if claim is None else claim):
         return "it is git history (do not save: `git log` keeps it)"
@@ -402,12 +402,12 @@ def build(evidence: Sequence[Evidence], *, session: str, transcript: str | None,
             rest = [e for e in found[dim] if e is not best]
             c = candidate(len(candidates) + 1, dim, [best] + rest, lang, day)
             c = replace(c, secret=secret_of(c))
-            why = known.repeats(c) or _do_not_save(best.quote, dim) or \
-                ("a repeat of another candidate" if _slug(c.name) in seen else None)
+            why = known.repeats(c) or do_not_save(best.quote, dim) or \
+                ("a repeat of another candidate" if key_slug(c.name) in seen else None)
             if why:
                 dropped.append(Dropped(c.name, dim, why))
                 continue
-            seen.add(_slug(c.name))
+            seen.add(key_slug(c.name))
             if len(candidates) < MAX_CANDIDATES:
                 candidates.append(c)
                 used.add(best.index)

@@ -62,8 +62,8 @@ from mdmem.agents.checkpoint.candidates import (  # noqa: F401  (the checkpoint'
     title,
 )
 from mdmem.agents.checkpoint.propose import (  # noqa: F401
-    _MODEL_ANSWER,
-    _MODEL_ANSWER_PT,
+    MODEL_ANSWER,
+    MODEL_ANSWER_PT,
     MODEL_INPUT_MAX,
     MODEL_TIMEOUT,
     conversation_text,
@@ -75,8 +75,8 @@ from mdmem.agents.checkpoint.scan import (  # noqa: F401
     PROMPT_MAX,
     RANK,
     Known,
-    _tail,
     clean,
+    command_tail,
     hint_lines,
     key_words,
     memory_protocol,
@@ -160,7 +160,7 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
         known = Known.read(vault, claude_md, sid)
         prompt = scan_prompt(None, None, known=known, evidence=evidence, lang=chosen, answer=False,
                              topic=[m.text[:2000] for m in tr.messages if m.speaker == "user"][-20:])
-        prompt = prompt + "\n\n" + (_MODEL_ANSWER_PT if chosen == "pt" else _MODEL_ANSWER)
+        prompt = prompt + "\n\n" + (MODEL_ANSWER_PT if chosen == "pt" else MODEL_ANSWER)
         head = "--- A conversa ---" if chosen == "pt" else "--- The conversation ---"
         answer = run_model(model, prompt + f"\n\n{head}\n\n" + conversation_text(tr.messages), timeout)
         result = propose(vault, answer, session=sid, lang=chosen, transcript=transcript, extra_claude_md=claude_md,
@@ -198,11 +198,11 @@ class AcceptResult:
 
 def commands(session: str, vault, lang: str = "en", example: Sequence[int] = (1, 2), run: str | None = None) -> str:
     """How to accept or skip a stored checkpoint's suggestions from a shell, with the ``--session`` and
-    ``--vault`` they need (the tail the Stop hook's prompt builds, :func:`mdmem.agents.checkpoint.scan._tail`)."""
+    ``--vault`` they need (the tail the Stop hook's prompt builds, :func:`mdmem.agents.checkpoint.scan.command_tail`)."""
     from mdmem.agents.hooks.launch import runner
 
     run = run or runner()
-    tail = _tail(session, vault)
+    tail = command_tail(session, vault)
     picks = ",".join(map(str, example[:2])) or "1"
     if lang == "pt":
         return (f"Para salvar: `{run} checkpoint accept {picks} {tail}` (com os números escolhidos); para "
@@ -243,7 +243,7 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
     if not chosen:
         raise MdmemError(f"the checkpoint of session {data.get('session')!r} has nothing pending "
                          f"(saved: {', '.join(str(c['number']) for c in done if c.get('result'))})")
-    tail = _tail(data["session"], mem.root)
+    tail = command_tail(data["session"], mem.root)
     results: list[Accepted] = []
     for n in chosen:
         c = by_number[n]

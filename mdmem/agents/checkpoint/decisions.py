@@ -8,12 +8,12 @@ import re
 
 from mdmem.agents.checkpoint.evidence import (
     Evidence,
-    _first,
-    _lower,
-    _no_plan,
     clause,
+    first_match,
     is_question,
+    lowered,
     negated,
+    no_plan,
     planned,
     quote,
     sentences,
@@ -128,14 +128,14 @@ def decisions(messages: Sequence[Message]) -> list[Evidence]:
         if not user:
             reply = next((x for x in messages[n + 1:n + 3] if x.speaker == "user"), None)
             approved = bool(reply and _APPROVAL.match(reply.text))
-        low = _lower(m.text)
+        low = lowered(m.text)
         if not (any(w in low for w in _DECISION_HINTS) or (user and any(w in low for w in _DECISION_USER_HINTS))):
             continue  # every way to a decision needs a choice phrase, a reason, a trade-off or (user) a stated one
-        parts = sentences(m.text if user else _no_plan(m.text))
+        parts = sentences(m.text if user else no_plan(m.text))
         for i, s in enumerate(parts):
             if is_question(s) or len(s) < 12:
                 continue
-            choice = _first(_CHOICE, s)
+            choice = first_match(_CHOICE, s)
             alt = _ALTERNATIVE.search(s)
             if alt and alt.group().lower() in _WEAK_ALTERNATIVES and not choice:
                 alt = None  # "over", "no", "sem", "instead" alone are too common to mean an alternative
@@ -144,7 +144,7 @@ def decisions(messages: Sequence[Message]) -> list[Evidence]:
                 continue
             if choice and not reason and i + 1 < len(parts) and not is_question(parts[i + 1]):
                 reason = _REASON.search(parts[i + 1])  # "decision: postgres. The whole argument is ..."
-            said = _first(_DECIDE_USER, s) if user else None
+            said = first_match(_DECIDE_USER, s) if user else None
             if choice and (alt or reason):
                 strength = 1.0 if alt and reason else 0.9
                 signal = " + ".join(x for x in (choice[0], alt and "alternative", reason and "reason") if x)

@@ -56,18 +56,18 @@ import re
 from mdmem.agents.checkpoint.corrections import PASTED_STRENGTH, conceded
 from mdmem.agents.checkpoint.decisions import decisions, picks
 from mdmem.agents.checkpoint.evidence import (  # noqa: F401  (the detectors' shared names, used from here)
-    _FENCE,
+    FENCE,
     HIT,
     NAMES,
     QUOTE,
     Evidence,
-    _first,
-    _lower,
-    _no_plan,
     clause,
+    first_match,
     is_question,
     language,
+    lowered,
     negated,
+    no_plan,
     pasted,
     planned,
     prose,
@@ -180,19 +180,19 @@ def task_closure(messages: Sequence[Message]) -> list[Evidence]:
         closing = [i for i in turn.messages if at[i].speaker == "assistant" and at[i].text and at[i].kind != "prompt"
                    and (i > last_tool or i == turn.final)]
         def earlier_proof(turn=turn, closing=closing) -> bool:  # asked only when "done" comes without a proof
-            return any(_first(_PROOF, s) and not _FAILING.search(s)
+            return any(first_match(_PROOF, s) and not _FAILING.search(s)
                        for i in turn.messages if i not in closing and at[i].speaker == "assistant"
-                       for s in sentences(_no_plan(at[i].text))[-3:])
+                       for s in sentences(no_plan(at[i].text))[-3:])
         best = None
-        for final, s in ((at[i], s) for i in closing for s in sentences(_no_plan(at[i].text))):
+        for final, s in ((at[i], s) for i in closing for s in sentences(no_plan(at[i].text))):
             if is_question(s) or s.rstrip(" *_").endswith(":"):
                 continue
-            proof = _first(_PROOF, s)
+            proof = first_match(_PROOF, s)
             if proof and _FAILING.search(s) and not re.search(r"\b0 failed\b", s):
                 proof = None
             if proof and planned(s, proof[1].start()):
                 proof = None
-            done = _first(_DONE, s)
+            done = first_match(_DONE, s)
             if proof:
                 strength = 0.9 if done or work >= 2 else 0.8
                 signal = proof[0] + (" + " + done[0] if done else "")
@@ -278,13 +278,13 @@ def milestones(messages: Sequence[Message]) -> list[Evidence]:
     a workflow does (an assistant's list item counts only with a version number)."""
     found: list[Evidence] = []
     for m in messages:
-        low = _lower(m.text)
+        low = lowered(m.text)
         if not any(w in low for w in _RELEASE_HINTS):  # most messages: a few substring looks, no sentences
             continue
         for s in sentences(m.text):
             if is_question(s):
                 continue
-            hit = _first(_RELEASE, s)
+            hit = first_match(_RELEASE, s)
             if not hit or planned(s, hit[1].start()):
                 continue
             before = s[:hit[1].start()]
@@ -341,7 +341,7 @@ def analysis(messages: Sequence[Message]) -> list[Evidence]:
     for i, m in enumerate(messages):
         if m.speaker != "assistant" or len(m.text) < 400:
             continue
-        items = len(_ITEM.findall(_FENCE.sub("", m.text)))
+        items = len(_ITEM.findall(FENCE.sub("", m.text)))
         framework = _FRAMEWORK.search(m.text)
         if items < 3 and not (framework and items >= 2):
             continue

@@ -49,11 +49,11 @@ class Evidence(Frozen):
 
 # ----------------------------------------------------------------------------- sentences
 
-_FENCE = _re(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.S | re.M)
+FENCE = _re(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.S | re.M)
 _SPLIT = _re(r"(?<=[.!?…])[\"')\]*]*\s+(?=\S)|\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)|\n")
 # a markup tag (<user-memory-input>, <br/>): markup, not words; the groups (closing slash, name, attributes,
 # self-closing slash) let scan.strip_tags keep a lone placeholder such as <sha> in a suggestion's text
-_TAG = _re(r"<(/?)([A-Za-z][\w:-]*)((?:\s[^<>\n]{0,200})?)(/?)>")
+TAG = _re(r"<(/?)([A-Za-z][\w:-]*)((?:\s[^<>\n]{0,200})?)(/?)>")
 # not prose: table rows, directory trees, horizontal rules, headings made of symbols only
 _NOT_PROSE = _re(r"^\s*(?:\|.*|[-*_=]{3,}\s*)$")
 _TREE = _re(r"[│├└┌┐┘┬┴┼]|^\s*(?:[\w.-]+/)+\s*$")
@@ -84,7 +84,7 @@ _ENDS = _re(r"[.!?:;]\s*\Z")
 
 def prose(text: str) -> str:
     """``text`` without fenced code, markup tags, table rows and directory-tree lines."""
-    text = _TAG.sub(" ", _FENCE.sub(" ", text))
+    text = TAG.sub(" ", FENCE.sub(" ", text))
     return "\n".join(ln for ln in text.split("\n") if not _NOT_PROSE.match(ln) and not _TREE.search(ln))
 
 
@@ -100,7 +100,7 @@ def _cut(text: str) -> tuple[str, ...]:
 
 
 def quote(sentence: str) -> str:
-    flat = " ".join(_TAG.sub(" ", sentence).replace("**", "").replace("__", "").split())
+    flat = " ".join(TAG.sub(" ", sentence).replace("**", "").replace("__", "").split())
     return flat if len(flat) <= QUOTE else flat[: QUOTE - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
 
 
@@ -161,7 +161,7 @@ def planned(sentence: str, at: int) -> bool:
 _IF = _rx(r"\b(?:if|whether|once|until|unless|in case|when|se|caso|quando)\b")
 
 
-def _first(patterns, sentence: str, *, allow_negated: bool = False):
+def first_match(patterns, sentence: str, *, allow_negated: bool = False):
     """The first (pattern, match) in ``sentence`` that is not negated."""
     for name, pattern in patterns:
         for found in pattern.finditer(sentence):
@@ -177,7 +177,7 @@ _PLAN_HEAD = _rx(r"^\s*(?:#{1,6}\s*|\*\*)?[^\n]{0,40}\b(?:plan|next steps?|to ?d
                  r"[^\n]{0,40}:?\**\s*:?\s*$")
 
 
-def _no_plan(text: str) -> str:
+def no_plan(text: str) -> str:
     """``text`` without the sections a plan heading opens ("## Plan", "Next steps:", "I'll:")
     up to the next heading or the next paragraph that is not a list."""
     out: list[str] = []
@@ -203,7 +203,7 @@ def _no_plan(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=2048)
-def _lower(text: str) -> str:
+def lowered(text: str) -> str:
     return text.lower()
 
 

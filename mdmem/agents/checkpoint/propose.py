@@ -21,14 +21,14 @@ from mdmem.agents.checkpoint.candidates import (
     Candidate,
     Checkpoint,
     Dropped,
-    _do_not_save,
-    _secret,
+    do_not_save,
     one_line,
+    secret_dropped,
     secret_of,
     store,
     title,
 )
-from mdmem.agents.checkpoint.scan import EXAMPLE_JSON, FIELDS, FIELDS_PT, MARKS, Known, _slug, clean, strip_tags
+from mdmem.agents.checkpoint.scan import EXAMPLE_JSON, FIELDS, FIELDS_PT, MARKS, Known, clean, key_slug, strip_tags
 from mdmem.base.errors import MdmemError, UsageError
 
 
@@ -153,7 +153,7 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
             dropped.append(Dropped(name, dim, "no body or description"))
             continue
         text_all = " ".join((raw_name, desc_raw, body))
-        why = _secret(text_all) or _do_not_save(body or description, dim or 3, code_ok=False,
+        why = secret_dropped(text_all) or do_not_save(body or description, dim or 3, code_ok=False,
                                                    claim=f"{raw_name}\n{desc_raw or description}")
         if why:
             dropped.append(Dropped(name, dim, why))
@@ -166,15 +166,15 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
         paths = [p for p in _globs(item.get("paths")) if not p.startswith(("/", "~")) and ".." not in p.split("/")]
         c = Candidate(len(candidates) + 1, kind, dim or 0, MARKS.get(dim, "·"), name, description,
                       (body or description).rstrip() + f"\n\n{said}\n", [], chosen, rejected, paths, line)
-        c = replace(c, secret=secret_of(c))  # kept, and marked in the list: the user decides (_secret)
-        why = known.repeats(c) or ("a repeat of another candidate" if _slug(name) in seen else None)
+        c = replace(c, secret=secret_of(c))  # kept, and marked in the list: the user decides (secret_dropped)
+        why = known.repeats(c) or ("a repeat of another candidate" if key_slug(name) in seen else None)
         if why:
             dropped.append(Dropped(name, dim, why))
             continue
         if len(candidates) >= MAX_CANDIDATES:
             dropped.append(Dropped(name, dim, f"only {MAX_CANDIDATES} candidates at a time"))
             continue
-        seen.add(_slug(name))
+        seen.add(key_slug(name))
         candidates.append(c)
     dims = sorted({d for d in declared if isinstance(d, int) and 1 <= d <= 7} if isinstance(declared, list) else set())
     dims = sorted(set(dims) | {c.dimension for c in candidates if c.dimension})
@@ -244,13 +244,13 @@ def run_model(command: str, text: str, timeout: float = MODEL_TIMEOUT) -> str:
 # what each field holds (the hook's prompt says the same). A model that read the first wording (a list of keys
 # only) found it ambiguous: whether "do nothing and say nothing" meant printing nothing, what `dimension`,
 # `chosen`/`rejected` and `paths` hold, how long a name may be.
-_MODEL_ANSWER = ("""\
+MODEL_ANSWER = ("""\
 Answer with JSON only, no prose. "Do nothing and say nothing" means answering {"dimensions": [], "candidates": []}; \
 otherwise list the dimension numbers hit and at most 3 candidates, e.g.
 """ + EXAMPLE_JSON + "\n" + FIELDS + """ dimension: the number of the dimension it hits. chosen, rejected \
 (decision only): the option taken and the ones turned down. A claude-md candidate is a line for the user to add \
 to CLAUDE.md.""")
-_MODEL_ANSWER_PT = ("""\
+MODEL_ANSWER_PT = ("""\
 Responda só com JSON, sem texto. "Não faça nada e não diga nada" quer dizer responder \
 {"dimensions": [], "candidates": []}; senão, liste os números das dimensões atingidas e no máximo 3 candidatas, ex.:
 """ + EXAMPLE_JSON + "\n" + FIELDS_PT + """ dimension: o número da dimensão atingida. chosen, rejected \

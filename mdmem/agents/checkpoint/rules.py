@@ -10,8 +10,8 @@ import re
 
 from mdmem.agents.checkpoint.evidence import (
     Evidence,
-    _first,
     clause,
+    first_match,
     is_question,
     planned,
     quote,
@@ -252,7 +252,7 @@ def rules(messages: Sequence[Message]) -> list[Evidence]:
             asked = None
             if is_question(s) and not (asked := _ASKED_RULE.match(s)):
                 continue
-            rule = ("asked as a question", asked) if asked else _first(_RULES, s, allow_negated=True)
+            rule = ("asked as a question", asked) if asked else first_match(_RULES, s, allow_negated=True)
             strength = 0.8 if asked else 0.85
             if rule and rule[0] in ("always/never", "sempre/nunca") and \
                     rule[1].group().lower().startswith(("no ", "não ")):
@@ -267,9 +267,9 @@ def rules(messages: Sequence[Message]) -> list[Evidence]:
                 elif (mid := _MID.search(s)) and not _STATEMENT.search(mid.group(1).lower()) \
                         and _ANCHOR_ANY.search(s):
                     rule, strength = ("always/never + anchor", mid), 0.7
-                elif ((pref := _first(_PREFER, s)) and not planned(s, pref[1].start()) or
+                elif ((pref := first_match(_PREFER, s)) and not planned(s, pref[1].start()) or
                       (pref and pref[0] in ("you should regularly", "we should use TOOL"))) \
-                        and not (_first(_CORRECT, s, allow_negated=True) and not _ANCHOR_ANY.search(s)):
+                        and not (first_match(_CORRECT, s, allow_negated=True) and not _ANCHOR_ANY.search(s)):
                     # a preference said as a reaction is ⑥; phrased as a tool or path rule it is ③ too
                     rule, strength = pref, _PREFER_STRENGTH.get(pref[0], 0.8)
                 else:
@@ -390,7 +390,7 @@ def calibration(messages: Sequence[Message]) -> list[Evidence]:
                 continue
             if is_question(s) and not s.lower().startswith(("no", "não", "nao")) and not _HOLD.search(s):
                 continue
-            hit = _first(_CORRECT, s, allow_negated=True)
+            hit = first_match(_CORRECT, s, allow_negated=True)
             if hit and hit[0] in ("don't", "não faça") and _KEEP_OFF.search(s) and (_paths(s) or _ANCHOR[2][1].search(s)):
                 continue  # a path kept off limits ("don't touch the `drafts/` folder"): a rule (③), not a correction
             if hit and hit[0] == "don't" and i > 0 and _REQUEST.match(parts[0]):
@@ -404,7 +404,7 @@ def calibration(messages: Sequence[Message]) -> list[Evidence]:
                                       _CORRECT_STRENGTH.get(hit[0], 0.85), m.offset,
                                       {"kind": "correction", "practice": practice, "clause": clause(s, hit[1].end())}))
                 continue
-            hit = _first(_CONFIRM, s)
+            hit = first_match(_CONFIRM, s)
             if hit and _CONTENT_ONLY.search(s):
                 hit = None  # "exactly what was missing": the content is right, no practice is confirmed
             if hit and previous_assistant:

@@ -15,7 +15,7 @@ import re
 import unicodedata
 
 from mdmem.agents.checkpoint.evidence import (
-    _TAG as _TAGS,  # one grammar of markup tags for the detectors and the checkpoint
+    TAG as _TAGS,  # one grammar of markup tags for the detectors and the checkpoint
 )
 from mdmem.base import files
 
@@ -73,7 +73,7 @@ def key_words(text: str) -> frozenset[str]:
     return frozenset(w for w in _FOLD.split(text) if len(w) > 2 and w not in _STOP)
 
 
-def _slug(text: str) -> str:
+def key_slug(text: str) -> str:
     return "-".join(sorted(key_words(text)))
 
 
@@ -120,12 +120,12 @@ class Known:
         for rel in files.scan(vault).notes:
             if rel.startswith(MEMORY_DIR + "/") and "/daily/" not in rel:
                 stem = rel.rsplit("/", 1)[-1][:-3]
-                known.stems.add(_slug(stem.replace("-", " ")))
+                known.stems.add(key_slug(stem.replace("-", " ")))
                 known.notes.append(stem)
         if session:
             old = _stored(vault, session)
             names = [c.get("name", "") for c in old.get("candidates", [])] + list(old.get("history", []))
-            known.proposed.update(_slug(n) for n in names if n)
+            known.proposed.update(key_slug(n) for n in names if n)
             known.proposed_names.extend(n for n in names if n)
             known.accepted.update(r["path"] for r in old.get("results") or () if isinstance(r, dict)
                                   and r.get("status") in ("created", "unchanged") and isinstance(r.get("path"), str))
@@ -133,7 +133,7 @@ class Known:
 
     def repeats(self, c) -> str | None:
         """Why candidate ``c`` repeats what is known, or None."""
-        slug = _slug(c.name)
+        slug = key_slug(c.name)
         if slug in self.proposed:
             return "already proposed in this session"
         if slug and slug in self.stems:
@@ -364,7 +364,7 @@ def _why(why: str, lang: str) -> str:
     return why
 
 
-def _tail(session: str | None, vault, lang: str | None = None) -> str:
+def command_tail(session: str | None, vault, lang: str | None = None) -> str:
     import shlex
 
     parts = []
@@ -435,7 +435,7 @@ def scan_prompt(session: str | None, vault, *, known: Known | None = None, evide
     if why:
         parts.append(words["why"].format(why=_why(why, lang)))
     if answer:
-        parts.append((_PROMPT_ANSWER_PT if pt else _PROMPT_ANSWER).format(run=run, tail=_tail(session, vault, lang)))
+        parts.append((_PROMPT_ANSWER_PT if pt else _PROMPT_ANSWER).format(run=run, tail=command_tail(session, vault, lang)))
     text = "\n\n".join(parts)
     while len(text) > PROMPT_MAX and len(parts) > 2:  # never: the parts are bounded; kept as a guard
         parts.pop(1)

@@ -90,10 +90,10 @@ from mdmem.agents.hooks.state import (
     DEFAULTS,
     LOCK_WAIT,
     HookError,
-    _rearm,
     log,
     now,
     read_state,
+    rearm,
     settings,
     text_field,
     write_state,
@@ -275,7 +275,7 @@ def stop(vault: str, payload: dict, opts: dict, *, read: Callable) -> dict | Non
         raise HookError("no session_id in the hook's input")
     cfg = settings(vault, opts)
     if cfg["timeout_seconds"] != DEFAULTS["timeout_seconds"]:
-        _rearm(cfg["timeout_seconds"])
+        rearm(cfg["timeout_seconds"])
     folder = os.path.join(vault, HOOKS_DIR)
     os.makedirs(folder, exist_ok=True)
     base = os.path.join(folder, "stop-" + safe_session(session))

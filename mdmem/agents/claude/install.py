@@ -17,11 +17,11 @@ from mdmem.agents.claude.settings import (
     BACKUP_SUFFIX,
     MCP_NAME,
     InstallResult,
-    _finish,
-    _kind,
-    _load,
-    _Settings,
+    SettingsFile,
+    finish,
     install,
+    json_kind,
+    load,
     uninstall,
 )
 from mdmem.agents.claude.skills import NAMES as SKILL_NAMES
@@ -94,16 +94,16 @@ def _check_servers_in(scope: str, key: str | None):
         if scope == "local":
             projects = data.get("projects", {})
             if not isinstance(projects, dict):
-                raise bad(f'"projects" must be an object, not {_kind(projects)}')
+                raise bad(f'"projects" must be an object, not {json_kind(projects)}')
             holder = projects.get(key, {})
             if not isinstance(holder, dict):
-                raise bad(f'"projects.{key}" must be an object, not {_kind(holder)}')
+                raise bad(f'"projects.{key}" must be an object, not {json_kind(holder)}')
             where = f"projects.{key}."
         servers = holder.get("mcpServers", {})
         if not isinstance(servers, dict):
-            raise bad(f'"{where}mcpServers" must be an object, not {_kind(servers)}')
+            raise bad(f'"{where}mcpServers" must be an object, not {json_kind(servers)}')
         if not isinstance(servers.get(MCP_NAME, {}), dict):
-            raise bad(f'"{where}mcpServers.{MCP_NAME}" must be an object, not {_kind(servers[MCP_NAME])}')
+            raise bad(f'"{where}mcpServers.{MCP_NAME}" must be an object, not {json_kind(servers[MCP_NAME])}')
     return check
 
 
@@ -136,7 +136,7 @@ def register_mcp(scope: str, vault: str | os.PathLike, project: str | os.PathLik
     """Add the ``mdmem`` server to ``mcpServers`` of ``scope`` (project: .mcp.json; local: this project's
     entry of ~/.claude.json; user: its top level), or bring its command up to date, keeping everything else."""
     key = _project_key(project) if scope == "local" else None
-    settings = _load(mcp_config_path(scope, project), _check_servers_in(scope, key))
+    settings = load(mcp_config_path(scope, project), _check_servers_in(scope, key))
     servers = _servers_of(settings.data, scope, key, create=True)
     assert servers is not None  # made when absent (create=True)
     want = mcp_entry(vault, exe, relative)
@@ -149,7 +149,7 @@ def register_mcp(scope: str, vault: str | os.PathLike, project: str | os.PathLik
     else:
         entry.update(want)  # in place: the user's own keys (env, type...) stay
         action = "updated"
-    return _finish(settings, scope, {f"mcpServers.{MCP_NAME}": action}, dry_run)
+    return finish(settings, scope, {f"mcpServers.{MCP_NAME}": action}, dry_run)
 
 
 def unregister_mcp(scope: str, project: str | os.PathLike | None = None, *, dry_run: bool = False) -> InstallResult:
@@ -160,10 +160,10 @@ def unregister_mcp(scope: str, project: str | os.PathLike | None = None, *, dry_
     Claude Code's own ~/.claude.json stays, ``{}`` at the least."""
     key = _project_key(project) if scope == "local" else None
     path = mcp_config_path(scope, project)
-    settings = _load(path, _check_servers_in(scope, key))
+    settings = load(path, _check_servers_in(scope, key))
     servers = _servers_of(settings.data, scope, key, create=False)
     if not servers or MCP_NAME not in servers:
-        return _finish(settings, scope, {f"mcpServers.{MCP_NAME}": "absent"}, dry_run)
+        return finish(settings, scope, {f"mcpServers.{MCP_NAME}": "absent"}, dry_run)
     del servers[MCP_NAME]
     if scope == "project" and not servers and set(settings.data) <= {"mcpServers"}:
         if not dry_run:
@@ -177,10 +177,10 @@ def unregister_mcp(scope: str, project: str | os.PathLike | None = None, *, dry_
             del settings.data["projects"][key]
             if not settings.data["projects"]:
                 del settings.data["projects"]
-    return _finish(settings, scope, {f"mcpServers.{MCP_NAME}": "removed"}, dry_run)
+    return finish(settings, scope, {f"mcpServers.{MCP_NAME}": "removed"}, dry_run)
 
 
-def _remove(settings: _Settings) -> None:
+def _remove(settings: SettingsFile) -> None:
     """Delete a settings file mdmem emptied, unless it changed since it was read."""
     if settings.stamp is not None:
         st = os.stat(settings.real)
@@ -316,7 +316,7 @@ def uninstall_claude(scope: str, project: str | os.PathLike | None = None, *,
     emptied = "removed" in hooks.actions.values() and json.loads(hooks.content or "null") == {}
     if scope == "project" and emptied:  # settings.local.json held only mdmem's hooks: it goes
         if not dry_run:
-            _remove(_load(Path(hooks.path)))
+            _remove(load(Path(hooks.path)))
         hooks = replace(hooks, dry_run=dry_run, content="", note="removed the file: it held nothing else")
     else:
         hooks = uninstall(HOOK_SCOPE[scope], project, dry_run=dry_run)

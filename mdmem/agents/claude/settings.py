@@ -112,7 +112,7 @@ def is_mdmem_hook(entry: object) -> bool:
 # --- reading ----------------------------------------------------------------
 
 @dataclass
-class _Settings:
+class SettingsFile:
     path: Path  # as addressed (may be a symlink)
     real: Path  # where the bytes live
     data: dict
@@ -120,7 +120,7 @@ class _Settings:
     stamp: tuple[int, int] | None
 
 
-def _kind(value: object) -> str:
+def json_kind(value: object) -> str:
     names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
     return names.get(type(value), "a number")
 
@@ -139,16 +139,16 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
 def _check_hooks(data: dict, bad) -> None:
     hooks = data.get("hooks", {})
     if not isinstance(hooks, dict):
-        raise bad(f'"hooks" must be an object, not {_kind(hooks)}')
+        raise bad(f'"hooks" must be an object, not {json_kind(hooks)}')
     for event, groups in hooks.items():
         if not isinstance(groups, list):
-            raise bad(f'"hooks.{event}" must be an array, not {_kind(groups)}')
+            raise bad(f'"hooks.{event}" must be an array, not {json_kind(groups)}')
         for i, group in enumerate(groups):
             if not isinstance(group, dict) or not isinstance(group.get("hooks", []), list):
                 raise bad(f'"hooks.{event}[{i}]" must be an object with a "hooks" array')
 
 
-def _load(path: Path, check=_check_hooks) -> _Settings:
+def load(path: Path, check=_check_hooks) -> SettingsFile:
     """Read a JSON settings file (a missing or empty one is ``{}``); ``check(data, bad)``
     validates the part mdmem will change (``bad(problem)`` makes the error)."""
     real = Path(os.path.realpath(path))
@@ -156,7 +156,7 @@ def _load(path: Path, check=_check_hooks) -> _Settings:
         st = os.stat(real)  # before reading: a change after this is caught at write time
         raw = real.read_bytes()
     except FileNotFoundError:
-        return _Settings(path, real, {}, None, None)
+        return SettingsFile(path, real, {}, None, None)
     except OSError as e:
         raise MdmemError(f"cannot read {path}: {e.strerror}") from None
 
@@ -174,9 +174,9 @@ def _load(path: Path, check=_check_hooks) -> _Settings:
     except ValueError as e:
         raise bad(f"not usable JSON ({e})") from None
     if not isinstance(data, dict):
-        raise bad(f"the top level must be an object, not {_kind(data)}")
+        raise bad(f"the top level must be an object, not {json_kind(data)}")
     check(data, bad)
-    return _Settings(path, real, data, raw, (st.st_mtime_ns, st.st_size))
+    return SettingsFile(path, real, data, raw, (st.st_mtime_ns, st.st_size))
 
 
 def _render(data: dict) -> str:
@@ -186,7 +186,7 @@ def _render(data: dict) -> str:
     return text
 
 
-def _save(settings: _Settings, text: str) -> str | None:
+def _save(settings: SettingsFile, text: str) -> str | None:
     """Back the old file up (if any), then write ``text`` atomically through any symlink."""
     backup = None
     if settings.raw is not None:
@@ -199,7 +199,7 @@ def _save(settings: _Settings, text: str) -> str | None:
     return str(backup) if backup else None
 
 
-def _finish(settings: _Settings, scope: str, actions: dict[str, str], dry_run: bool) -> InstallResult:
+def finish(settings: SettingsFile, scope: str, actions: dict[str, str], dry_run: bool) -> InstallResult:
     changed = any(a in ("added", "updated", "removed") for a in actions.values())
     if not changed:
         content = settings.raw.decode("utf-8-sig") if settings.raw is not None else ""
@@ -216,7 +216,7 @@ def install(scope: str, vault: str | os.PathLike, project: str | os.PathLike | N
             dry_run: bool = False, prompt: bool = True) -> InstallResult:
     """Add mdmem's hook for each event of ``hooks``, or bring an existing one up to date. Without
     ``prompt`` the UserPromptSubmit hook is left out (and removed if an earlier install added it)."""
-    settings = _load(settings_path(scope, project))
+    settings = load(settings_path(scope, project))
     events = settings.data.setdefault("hooks", {})
     actions: dict[str, str] = {}
     if not prompt:
@@ -244,7 +244,7 @@ def install(scope: str, vault: str | os.PathLike, project: str | os.PathLike | N
         actions[event] = "updated" if changed else "unchanged"
     order = list(HOOKS) + [e for e in actions if e not in HOOKS]
     actions = {event: actions[event] for event in order if event in actions}
-    return _finish(settings, scope, actions, dry_run)
+    return finish(settings, scope, actions, dry_run)
 
 
 def _drop_event(data: dict, event: str) -> str:
@@ -273,14 +273,14 @@ def _drop_event(data: dict, event: str) -> str:
 def uninstall(scope: str, project: str | os.PathLike | None = None, *,
               hooks: dict[str, tuple[str | None, str]] = HOOKS, dry_run: bool = False) -> InstallResult:
     """Remove every mdmem entry (from any event), dropping what that leaves empty."""
-    settings = _load(settings_path(scope, project))
+    settings = load(settings_path(scope, project))
     removed = [event for event in list(settings.data.get("hooks", {}))
                if _drop_event(settings.data, event) == "removed"]
     if removed and not settings.data["hooks"]:
         del settings.data["hooks"]
     actions = {event: "removed" if event in removed else "absent" for event in hooks}
     actions.update({event: "removed" for event in removed})
-    return _finish(settings, scope, actions, dry_run)
+    return finish(settings, scope, actions, dry_run)
 
 
 def _vault_of(command: str) -> str | None:
@@ -310,7 +310,7 @@ def status(project: str | os.PathLike | None = None, *,
         path = settings_path(scope, project)
         error, data = None, {}
         try:
-            data = _load(path).data
+            data = load(path).data
         except MdmemError as e:
             error = str(e).removeprefix(f"{path}: ").removesuffix("; nothing was changed")
         events = {}

@@ -67,7 +67,7 @@ def disarm() -> None:
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def _rearm(seconds: float) -> None:
+def rearm(seconds: float) -> None:
     """The configured bound, counted from the process's start, when :func:`arm` set one
     (in-process callers such as a replay are never interrupted)."""
     import _signal as signal
