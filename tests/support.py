@@ -38,6 +38,13 @@ class Cli:
         return json.loads(self(*args, "--json", env=env).stdout)
 
 
+def unfenced(text: str) -> str:
+    """``text`` without the fence lines mdmem puts around vault text (mdmem.text.fence), to compare the rest."""
+    import re
+
+    return re.sub(r"^</?mdmem-vault-data-[0-9a-f]{8}>\n", "", text, flags=re.M)
+
+
 def script(name: str):
     """A script of ``scripts/`` loaded as a module (once per test session), to test what it computes."""
     import importlib.util
