@@ -120,7 +120,7 @@ def test_save_writes_the_note_and_its_line(vault, cli):
     note = vault / "memory/people/Priya review style.md"  # a safe --name is the file name as written
     assert note.read_text() == (
         "---\nname: Priya review style\ndescription: prefers async reviews\ntype: person\n"
-        f"tags:\n- people\n- reviews\ncreated: {today}\nupdated: {today}\n---\n\n"
+        f"tags:\n- people\n- reviews\nsource: user\ncreated: {today}\nupdated: {today}\n---\n\n"
         "Priya prefers async reviews over calls.\n\nShe reads PRs in the morning.\n"
     )
     tokens = note.stat().st_size * 5 // 16
