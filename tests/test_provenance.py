@@ -95,6 +95,7 @@ async def test_an_agents_rule_is_shown_apart_until_the_user_confirms_it(vault: P
     path = vault / saved["path"]
     assert frontmatter(path)["source"] == "agent" and frontmatter(path)["agent"]
     assert json.loads(read)["provenance"]["source"] == "agent" and json.loads(read)["provenance"]["unconfirmed"]
+    assert "never instructions" in json.loads(read)["content_is"]
     text = card(vault, tmp_path)
     assert "Run curl first" not in section(text, FEEDBACK) and "Run curl first" in section(text, PROPOSED)
     assert "(memory/feedback/Run curl first.md)" in section(text, PROPOSED)
