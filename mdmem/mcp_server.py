@@ -28,7 +28,7 @@ from pydantic import Field
 
 from mdmem import __version__
 from mdmem.base.terminal import visible
-from mdmem.mcp_session import MAX_CHARS, Session, plain, read_text
+from mdmem.mcp_session import CONTENT_IS, MAX_CHARS, Session, plain, read_text
 from mdmem.text.query import MAX_QUERY_CHARS
 
 if TYPE_CHECKING:
@@ -187,7 +187,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
             data = plain(run(mem, query, budget=budget, limit=5, today=_today(), mode=mode))
             for key in ("ranked", "related"):  # their text is in the block already
                 data[key] = [{k: v for k, v in item.items() if k != "text"} for item in data.get(key, [])]
-            return data
+            return data | {"content_is": CONTENT_IS}
 
         return state.call("recall", work)
 
