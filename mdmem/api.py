@@ -73,6 +73,9 @@ if TYPE_CHECKING:
     from mdmem.ops.check import (  # noqa: F401  (the public names, for type checkers)
         audit as check,
     )
+    from mdmem.ops.confirm import (  # noqa: F401  (the public names, for type checkers)
+        confirm,
+    )
     from mdmem.ops.context import (  # noqa: F401  (the public names, for type checkers)
         context,
     )
@@ -148,6 +151,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "restore": ("mdmem.ops.forget", "restore"),
     "NeedsConfirmation": ("mdmem.ops.forget", "NeedsConfirmation"),
     "daily_add": ("mdmem.ops.daily", "daily_add"),
+    "confirm": ("mdmem.ops.confirm", "confirm"),
     # checking
     "check": ("mdmem.ops.check", "audit"),
     "check_missing_folder": ("mdmem.ops.check", "missing_folder"),
