@@ -58,12 +58,24 @@ def context(
                                                        show_default=False)] = None,
     include_sensitive: SensitiveOpt = False,
     today: TodayOpt = None,
+    write: Annotated[Optional[Path], typer.Option("--write", help="Write the card into FILE for an agent without "
+                                                  "hooks: between mdmem's markers in a file of yours (AGENTS.md), "
+                                                  "or the whole file when mdmem wrote it (`mdmem install AGENT`).",
+                                                  show_default=False)] = None,
     json: JsonOpt = False,
 ) -> None:
     """The block an agent gets in its prompt: bootstrap files, protocols, and the memory card
     (index) or profile, projects, relevant notes and recent days (full), within a budget."""
     from mdmem.cli import render
     from mdmem.ops.context import context as run
+
+    if write is not None:
+        from mdmem.agents.connect import write_card
+
+        with _errors():
+            action = write_card(write.absolute(), str(_vault_root(vault)), Path.cwd())
+        render.message(f"mdmem: {write}: card {action}")
+        return
 
     with _memory(vault) as mem:
         from mdmem.agents.hooks.session import CARD_BUDGET, card_command, card_protocol, save_card
@@ -290,12 +302,25 @@ def hook_status(
                                                   "one the installed hooks name).", show_default=False)] = None,
     session: Annotated[Optional[str], typer.Option("--session", help="The session to show (default: the one "
                                                    "that stopped last).", show_default=False)] = None,
+    agent: Annotated[str, typer.Option("--agent", help="Whose install to show: claude, or one of "
+                                       "codex, gemini, cursor, copilot, goose, opencode, cline, windsurf, aider "
+                                       "(for codex: whether Codex trusts each hook).")] = "claude",
     json: JsonOpt = False,
 ) -> None:
     """Where mdmem's hooks and skills are installed, in every scope; for the current session its stop count,
     when the next checkpoint may fire, and the pending checkpoint."""
     from mdmem.agents.claude import settings as claude_settings
     from mdmem.cli import claude_text, render
+
+    if agent != "claude":
+        if agent not in OTHER_AGENTS:
+            raise typer.BadParameter(f"choose claude or one of {', '.join(OTHER_AGENTS)}", param_hint="--agent")
+        from mdmem.agents import connect
+
+        with _errors():
+            found = connect.status(agent, _agent_module(agent), _project(project))
+        render.emit_json(found) if json else render.text(_status_text(found))
+        return
 
     with _errors():
         if vault is not None:
@@ -352,6 +377,92 @@ def install_claude(
 
 uninstall_app = typer.Typer(help="Disconnect mdmem from an agent.", no_args_is_help=True)
 app.add_typer(uninstall_app, name="uninstall")
+
+
+AGENT_LABELS = {"codex": "Codex CLI", "gemini": "Gemini CLI", "cursor": "Cursor", "copilot": "GitHub Copilot CLI",
+                "goose": "Goose", "opencode": "OpenCode", "cline": "Cline", "windsurf": "Windsurf", "aider": "Aider"}
+AGENT_WRITES = {  # what each install writes (the agent's install module says why)
+    "codex": "hooks in .codex/hooks.json (trust them in Codex's /hooks), the MCP server in .codex/config.toml",
+    "gemini": "hooks and the MCP server in .gemini/settings.json",
+    "cursor": "hooks in .cursor/hooks.json, the MCP server in .cursor/mcp.json",
+    "copilot": "hooks in .github/hooks/mdmem.json (the MCP server: the step is printed)",
+    "goose": "the memory card in AGENTS.md (the MCP extension: the step is printed)",
+    "opencode": "the MCP server in opencode.json, the memory card in AGENTS.md",
+    "cline": "the memory card as .clinerules/mdmem.md (the MCP server: the step is printed)",
+    "windsurf": "the memory card as .windsurf/rules/mdmem.md (the MCP server: the step is printed)",
+    "aider": "the memory card as .mdmem-card.md, for aider --read",
+}
+OTHER_AGENTS = ("codex", "gemini", "cursor", "copilot", "goose", "opencode", "cline", "windsurf", "aider")
+ProjectArg = Annotated[Optional[Path], typer.Option("--project", help="The project folder (default: the nearest "
+                                                   "ancestor with .git, else here).", show_default=False)]
+
+
+def _agent_module(agent: str):
+    import importlib
+
+    return importlib.import_module(f"mdmem.agents.{agent}.install")
+
+
+def _project(project: Path | None) -> Path:
+    from mdmem.agents.claude.env import find_project
+
+    return find_project(project).absolute()
+
+
+def _agent_result_text(result, verb: str) -> str:
+    lines = [f"mdmem {verb} {result.agent}{' (dry run: nothing written)' if result.dry_run else ''}: "
+             f"project {result.project}"]
+    lines += [f"  {f.action:9} {f.path}" + (f"  ({f.detail})" if f.detail else "") for f in result.files]
+    lines += [f"  note: {n}" for n in result.notes]
+    return "\n".join(lines)
+
+
+def _status_text(found: dict) -> str:
+    lines = [f"mdmem for {found['agent']} in {found['project']}:"]
+    for event, st in found["events"].items():
+        trust = "" if "trusted" not in st else ("  trusted" if st["trusted"] else
+                                                "  installed but not trusted: trust it in the agent (/hooks)")
+        lines.append(f"  hook {event:18} {'installed' if st['installed'] else 'absent'}{trust if st['installed'] else ''}")
+    if found["server"] is not None:
+        lines.append(f"  MCP server          {'installed' if found['server']['installed'] else 'absent'}  "
+                     f"({found['server']['file']})")
+    lines += [f"  card {name:15} {'installed' if ok else 'absent'}" for name, ok in found["cards"].items()]
+    return "\n".join(lines)
+
+
+def _register_agent(agent: str) -> None:
+    def install_agent(vault: VaultOpt = None, project: ProjectArg = None, prompt: PromptOpt = True,
+                      dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be written.")] = False,
+                      json: JsonOpt = False) -> None:
+        from mdmem.agents import connect
+        from mdmem.cli import render
+
+        with _errors():
+            result = connect.install(agent, _agent_module(agent), _project(project), str(_vault_root(vault)),
+                                     prompt=prompt, dry_run=dry_run)
+        render.emit_json(result) if json else render.text(_agent_result_text(result, "install"))
+
+    def uninstall_agent(project: ProjectArg = None,
+                        dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change.")] = False,
+                        json: JsonOpt = False) -> None:
+        from mdmem.agents import connect
+        from mdmem.cli import render
+
+        with _errors():
+            result = connect.uninstall(agent, _agent_module(agent), _project(project), dry_run=dry_run)
+        render.emit_json(result) if json else render.text(_agent_result_text(result, "uninstall"))
+
+    install_agent.__doc__ = f"Connect mdmem to {AGENT_LABELS[agent]}: {AGENT_WRITES[agent]}. Idempotent; only mdmem's own entries are ever changed; `mdmem uninstall " + \
+        agent + "` undoes it, byte for byte."
+    uninstall_agent.__doc__ = f"Undo `mdmem install {agent}`: mdmem's entries out, every other setting kept, " \
+        "a file mdmem created removed, a file it changed put back as it was."
+    install_app.command(agent)(install_agent)
+    uninstall_app.command(agent)(uninstall_agent)
+
+
+for _agent in OTHER_AGENTS:
+    _register_agent(_agent)
+
 
 
 @uninstall_app.command("claude")

@@ -35,15 +35,18 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 FAST = ("stop", "session-start", "prompt", "pre-compact", "session-end")
-OPTIONS = {"stop": ("--vault", "--policy", "--output"), "session-start": ("--vault", "--budget"),
-           "prompt": ("--vault",), "pre-compact": ("--vault",), "session-end": ("--vault",)}
-CHOICES = {"policy": ("signals", "cadence", "evidence"), "output": ("block", "context")}
+OPTIONS = {"stop": ("--vault", "--agent", "--policy", "--output"), "session-start": ("--vault", "--agent", "--budget"),
+           "prompt": ("--vault", "--agent"), "pre-compact": ("--vault", "--agent"), "session-end": ("--vault", "--agent")}
+AGENTS = ("claude", "codex", "gemini", "cursor", "copilot")  # = mdmem.agents.hooks.wire.AGENTS
+CHOICES = {"policy": ("signals", "cadence", "evidence"), "output": ("block", "context"), "agent": AGENTS}
 HELP = ("--help", "-h")
 
 # what `mdmem hook NAME --help` prints: a new user had to guess the JSON a hook reads on stdin. The fields are those
 # Claude Code sends (its hooks reference: every event has session_id, transcript_path, cwd, hook_event_name; each
 # event adds its own) that the hook uses; it ignores the rest
-_VAULT = "  --vault PATH   the vault (default: MDMEM_VAULT, else the hook's cwd or an ancestor, else the default)\n"
+_VAULT = ("  --vault PATH   the vault (default: MDMEM_VAULT, else the hook's cwd or an ancestor, else the default)\n"
+          "  --agent NAME   whose hook this is: claude (default), codex, gemini, cursor or copilot (its payload\n"
+          "                 and answer are mapped to and from Claude Code's; `mdmem install AGENT` writes it)\n")
 _TAIL = ("  -h, --help     this help\n\nClaude Code runs it (`mdmem hook install` registers it). It always exits 0: an "
          "error or an unknown option is\nreported on stderr and in <vault>/.mdmem/hooks/hook.log, never breaks the "
          "session.\n")
@@ -135,11 +138,15 @@ def run(hook, args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> int:
     given = args[args.index("--vault") + 1] if "--vault" in args[:-1] else None
     # where to log from the start: never a folder that is no vault (the log would make it look like one)
     vault = os.path.abspath(given) if given and os.path.isdir(given) and looks_like_vault(given) else None
+    name = hook.__name__.replace("_", "-")
+    agent = adapter("claude")
     try:
         opts = parse_options(args, known)
-        payload = read_payload(sys.stdin)
+        agent = adapter(opts.get("agent", "claude"))
+        opts.update(agent.FORCED.get(name, {}))
+        payload = agent.inbound(name, read_payload(sys.stdin))
         vault = vault or locate(opts.get("vault"), payload.get("cwd"))
-        out = hook(vault, payload, opts)
+        out = agent.outbound(name, hook(vault, payload, opts))
         disarm()  # the answer is printed whole, never cut by the time bound
     except Exception as e:
         message = str(e) if isinstance(e, MdmemError) else f"{type(e).__name__}: {e}"
@@ -153,10 +160,11 @@ def run(hook, args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> int:
         if isinstance(e, NotAVault) and hook.__name__ == "session_start":  # the user must see it: see above
             import json
 
-            shown = {"systemMessage": line, "hookSpecificOutput": {"hookEventName": "SessionStart",
-                                                                   "additionalContext": line}}
-            sys.stdout.write(json_safe(json.dumps(shown, ensure_ascii=False)) + "\n")
-            sys.stdout.flush()
+            shown = agent.outbound(name, {"systemMessage": line, "hookSpecificOutput": {
+                "hookEventName": "SessionStart", "additionalContext": line}})
+            if shown:
+                sys.stdout.write(json_safe(json.dumps(shown, ensure_ascii=False)) + "\n")
+                sys.stdout.flush()
         return 0
     if out is None or out == "":
         return 0  # the quiet path: nothing printed (and `json`, `re` and the terminal module never imported)
@@ -171,6 +179,13 @@ def run(hook, args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> int:
         sys.stdout.write(json_safe(json.dumps(out, ensure_ascii=False)) + "\n")
     sys.stdout.flush()
     return 0
+
+
+def adapter(name: str):
+    """The agent's hooks module (``mdmem.agents.<name>.hooks``): its payload in, mdmem's answer out."""
+    import importlib
+
+    return importlib.import_module(f"mdmem.agents.{name}.hooks")
 
 
 CARD_MAX = 10_000  # = mdmem.agents.hooks.session.CARD_MAX (the card's module is not imported for a stop)

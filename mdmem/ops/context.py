@@ -170,10 +170,12 @@ def _notes(mem: Memory, include_sensitive: bool, today: dt.date | str | None = N
 
 def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, query: str | None = None,
             paths: list[str] | tuple[str, ...] = (), include_sensitive: bool = False, cwd: Path | None = None,
-            today: dt.date | str | None = None, protocol: str | None = None, command: str = "mdmem {}") -> ContextResult:
+            today: dt.date | str | None = None, protocol: str | None = None, command: str = "mdmem {}",
+            bootstrap: bool = True) -> ContextResult:
     """The context block; ``protocol`` is the memory protocol's text (default :func:`mdmem.text.protocol.memory_protocol`);
     ``command``: how the commands it names are written, ``{}`` standing for the arguments (the SessionStart card
-    gives this install's runner and ``--vault``: the agent's shell runs in the project, not the vault)."""
+    gives this install's runner and ``--vault``: the agent's shell runs in the project, not the vault);
+    ``bootstrap=False`` leaves the project's AGENTS.md and friends out (a card written into AGENTS.md itself)."""
     if mode not in MODES:
         raise UsageError(f"--mode must be one of: {', '.join(MODES)}")
     if budget < 200:
@@ -181,7 +183,7 @@ def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, quer
     b = _Builder(budget)
     if mode == "off":
         return ContextResult(mode, budget, 0, "", [], [])
-    for name, file in bootstrap_files(cwd or Path.cwd()):
+    for name, file in bootstrap_files(cwd or Path.cwd()) if bootstrap else ():
         try:
             text = read_outside(file, BOOTSTRAP_MAX).decode("utf-8", "replace").strip()
         except OSError:
