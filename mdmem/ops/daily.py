@@ -62,10 +62,11 @@ def escape_entry(text: str) -> str:
 
 
 def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date | None = None,
-              allow_secret: bool = False) -> DailyEntry:
+              allow_secret: bool = False, refresh: bool = True) -> DailyEntry:
     """Append a ``## HH:MM`` entry to ``memory/daily/YYYY-MM-DD.md`` (created
     with ``type: daily`` frontmatter when missing). Append-only. Heading lines
-    of the text are escaped (:func:`escape_entry`): one call, one entry."""
+    of the text are escaped (:func:`escape_entry`): one call, one entry. ``refresh=False`` leaves the notes
+    cache to the caller (an import adding many entries refreshes once at its end)."""
     from mdmem.text.daily import entries
 
     _bounded(text, "entry")
@@ -96,7 +97,8 @@ def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date
         else:
             sep = b"" if not data else (b"\n" if data.endswith(b"\n") else b"\n\n")
             fs.write_atomic(path, data + sep + entry.encode("utf-8"), expected=seen)
-    mem.refresh()
+    if refresh:
+        mem.refresh()
     return DailyEntry(rel, day.isoformat(), when, text, data is None)
 
 
