@@ -190,3 +190,70 @@ def test_codex_status_says_installed_but_not_trusted_until_codex_records_a_hash(
         f'[hooks.state."{source}:stop:0:0"]\ntrusted_hash = "sha256:abc"\n')
     status = cli.json("hook", "status", "--agent", "codex", "--project", project)
     assert status["events"]["Stop"]["trusted"] is True and status["events"]["SessionStart"]["trusted"] is False
+
+
+RULE = "From now on, always write commit messages in Conventional Commits format, and never push to main directly."
+CANDIDATE = {"dimensions": [6], "candidates": [{
+    "type": "feedback", "dimension": 6, "name": "Conventional Commits, no direct push to main",
+    "description": "commit messages in Conventional Commits; never push to main directly", "body": RULE}]}
+
+
+def _codex_rollout(tmp_path: Path) -> Path:
+    """The real rollout (tests/data/codex/SOURCES.md) with one more turn in which the user states a rule, as
+    Codex records a turn: an ``event_msg`` ``user_message`` then ``agent_message``."""
+    real = next((ROOT / "tests" / "data" / "codex").glob("rollout-*.jsonl"))
+    path = tmp_path / real.name
+    turn = [{"timestamp": "2025-11-22T22:30:00.000Z", "type": "event_msg",
+             "payload": {"type": "user_message", "message": RULE, "images": []}},
+            {"timestamp": "2025-11-22T22:30:05.000Z", "type": "event_msg",
+             "payload": {"type": "agent_message", "message": "Understood: Conventional Commits from now on."}}]
+    path.write_bytes(real.read_bytes() + "".join(json.dumps(r) + "\n" for r in turn).encode())
+    return path
+
+
+def _propose(reason: str, answer: dict, cwd: Path) -> subprocess.CompletedProcess:
+    """What the model in the session does with the scan prompt: the command it names, the JSON on stdin."""
+    line = [ln for ln in reason.splitlines() if "checkpoint propose" in ln and ln.rstrip().endswith("<<'JSON'")][0]
+    command = line.rstrip()[: -len("<<'JSON'")]
+    return subprocess.run(["sh", "-c", command], input=json.dumps(answer), capture_output=True, text=True,
+                          timeout=60, cwd=cwd)
+
+
+def test_codex_whole_loop_through_the_installed_hooks(cli, vault, project, tmp_path):
+    cli("install", "codex", "--vault", vault, "--project", project)
+    rollout = _codex_rollout(tmp_path)
+    stop = {"cwd": str(project), "hook_event_name": "Stop", "last_assistant_message": "Understood.", "model": "m",
+            "permission_mode": "default", "session_id": "019aad50-a7e6", "stop_hook_active": False,
+            "transcript_path": str(rollout), "turn_id": "t-5"}
+    jsonschema.validate(stop, _schema("stop.command.input"))
+    fired = _run(_installed(project, ".codex/hooks.json", "Stop"), stop)
+    answer = json.loads(fired.stdout)
+    jsonschema.validate(answer, _schema("stop.command.output"))
+    assert answer["decision"] == "block" and "checkpoint propose" in answer["reason"]
+    again = _run(_installed(project, ".codex/hooks.json", "Stop"), {**stop, "turn_id": "t-6"})
+    assert again.stdout == ""  # no new words from the user: no second scan
+    stored = _propose(answer["reason"], CANDIDATE, project)
+    assert stored.returncode == 0, stored.stderr
+    start = _run(_installed(project, ".codex/hooks.json", "SessionStart"),
+                 {"cwd": str(project), "hook_event_name": "SessionStart", "model": "m", "permission_mode": "default",
+                  "session_id": "next", "source": "startup", "transcript_path": None})
+    assert "Conventional Commits, no direct push to main" in start.stdout  # pending, for the user to accept
+
+
+def test_gemini_stop_reads_geminis_own_recording(cli, vault, project, tmp_path):
+    cli("install", "gemini", "--vault", vault, "--project", project)
+    real = ROOT / "tests" / "data" / "gemini" / "session-12-cbfeaa512b.json"
+    recording = json.loads(real.read_text())
+    recording["messages"] += [{"id": "u-rule", "timestamp": "2026-01-10T02:10:00.000Z", "type": "user",
+                               "content": RULE},
+                              {"id": "g-ok", "timestamp": "2026-01-10T02:10:05.000Z", "type": "gemini",
+                               "content": "Understood."}]
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(recording))
+    after = {"session_id": recording["sessionId"], "transcript_path": str(path), "cwd": str(project),
+             "hook_event_name": "AfterAgent", "timestamp": "2026-01-10T02:10:06Z", "prompt": RULE,
+             "prompt_response": "Understood.", "stop_hook_active": False}
+    fired = _run(_installed(project, ".gemini/settings.json", "AfterAgent"), after)
+    answer = json.loads(fired.stdout)
+    assert answer["decision"] == "block" and "checkpoint propose" in answer["reason"]
+    assert _propose(answer["reason"], CANDIDATE, project).returncode == 0

@@ -248,6 +248,10 @@ def read(path: str | os.PathLike, start: int = 0, subagents: bool = False,
     ``max_bytes`` (default :data:`LIMIT`). A JSONL file is read up to the end of
     its last complete line, so a record being written is read next time. ``-``
     reads standard input (at most ``max_bytes``)."""
+    from mdmem.agents.checkpoint import foreign
+
+    if foreign.active() and str(path) != "-":  # another agent's file, through its own reader
+        return foreign.read(path, start)
     limit = LIMIT if max_bytes is None else max(0, int(max_bytes))
     if str(path) == "-":
         import sys

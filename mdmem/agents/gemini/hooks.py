@@ -19,6 +19,11 @@ _EVENT = {"session-start": "SessionStart", "prompt": "BeforeAgent"}
 
 
 def inbound(hook: str, payload: dict) -> dict:
+    if hook in ("stop", "pre-compact", "session-end"):  # the transcript is Gemini's own format
+        from mdmem.agents.checkpoint import foreign
+        from mdmem.agents.gemini.chats import read
+
+        foreign.use(read)
     if hook == "stop" and "last_assistant_message" not in payload and isinstance(payload.get("prompt_response"), str):
         return {**payload, "last_assistant_message": payload["prompt_response"]}
     return payload
