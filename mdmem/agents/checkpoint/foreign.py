@@ -18,12 +18,15 @@ if TYPE_CHECKING:
     from mdmem.agents.checkpoint.transcript import Transcript
 
 _reader: Callable | None = None
+_incremental = False
 
 
-def use(reader: Callable | None) -> None:
-    """Read transcripts with ``reader`` in this process (the hook adapter of the agent that runs it)."""
-    global _reader
-    _reader = reader
+def use(reader: Callable | None, incremental: bool = False) -> None:
+    """Read transcripts with ``reader`` in this process (the hook adapter of the agent that runs it): a whole
+    file's :class:`Session`, or (``incremental``) ``reader(path, start)`` giving the checkpoint's transcript of
+    what follows byte ``start`` itself."""
+    global _reader, _incremental
+    _reader, _incremental = reader, incremental
 
 
 def active() -> bool:
@@ -36,6 +39,8 @@ def read(path: str | os.PathLike, start: int = 0) -> Transcript:
     from mdmem.base.errors import MdmemError
 
     assert _reader is not None
+    if _incremental:
+        return _reader(path, start)
     try:
         session = _reader(path)
     except OSError as e:

@@ -24,9 +24,9 @@ ALLOWED = {"stop": _UNIVERSAL + ("decision", "reason"),
 def inbound(hook: str, payload: dict) -> dict:
     if hook in ("stop", "pre-compact", "session-end"):  # the transcript is Codex's own format
         from mdmem.agents.checkpoint import foreign
-        from mdmem.agents.codex.rollout import read
+        from mdmem.agents.codex.tail import read
 
-        foreign.use(read)
+        foreign.use(read, incremental=True)
     return payload
 
 
