@@ -246,12 +246,17 @@ def replay(path: Path, vault: Path, work: Path, policy: str | None = None) -> di
             if out is not None:
                 fired.append({"stop": n + 1, "bytes": length, "reason_chars": len(out.get("reason", "")),
                               "reason": out.get("reason", "")})
+        # the session ends: SessionEnd records the turns no scan covered, for the next session's review
+        grow.write_bytes(data)
+        review = hooks._record_uncovered(str(vault), {"session_id": session, "transcript_path": str(grow),
+                                                      "cwd": str(work)}, "SessionEnd")
     finally:
         if old is None:
             os.environ.pop("MDMEM_NOW", None)
         else:
             os.environ["MDMEM_NOW"] = old
-    return {"file": path.name, "stops": len(points), "fired": fired, "max_ms": max(timings, default=0.0)}
+    return {"file": path.name, "stops": len(points), "fired": fired, "max_ms": max(timings, default=0.0),
+            "review_from": review["from"] if review else None}
 
 
 # ----------------------------------------------------------------------------- report
@@ -308,6 +313,21 @@ def _seen(data: bytes, labels: dict, fired: list[dict]) -> dict:
     firm = [it for it in labels["items"] if it["strength"] == "firm"]
     seen = sum(1 for it in firm if 0 < it["line"] <= len(starts) and starts[it["line"] - 1] < last)
     return {"firm": len(firm), "firm_seen": seen}
+
+
+def _covered(data: bytes, labels: dict, play: dict) -> int:
+    """How many of the session's firm items a scan covers: one in the session (a fire after it) or the next
+    session's review of what no scan covered (the part from ``review_from`` on)."""
+    starts = Lines(data).starts
+    last = max((f["bytes"] for f in play["fired"]), default=-1)
+    start = play.get("review_from")
+    n = 0
+    for it in labels["items"]:
+        if it["strength"] != "firm" or not 0 < it["line"] <= len(starts):
+            continue
+        at = starts[it["line"] - 1]
+        n += at < last or (start is not None and at >= start)
+    return n
 
 
 def _p(x) -> str:

@@ -350,6 +350,10 @@ _WHY_PT = ((r"the user asked to consolidate", "o usuário pediu para consolidar"
            (r"a result was delivered", "um resultado foi entregue"),
            (r"(\d+) tool calls since the last checkpoint", r"\1 chamadas de ferramenta desde o último checkpoint"),
            (r"the topic changed", "o assunto mudou"),
+           (r"the user stated a rule or corrected the assistant", "o usuário disse uma regra ou corrigiu o assistente"),
+           (r"a task was closed", "uma tarefa foi concluída"),
+           (r"turns of an earlier session that no checkpoint scanned",
+            "turnos de uma sessão anterior que nenhum checkpoint revisou"),
            (r"(\d+) stops since the last checkpoint", r"\1 paradas desde o último checkpoint"),
            (r"(\d+) dimensions hit since the last checkpoint", r"\1 dimensões atingidas desde o último checkpoint"))
 
