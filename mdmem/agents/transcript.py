@@ -67,6 +67,13 @@ _FAST_SKIP = ((b'"type":"progress"', "progress"), (b'"type":"file-history-snapsh
 # boilerplate, not the user's: left out.
 _REJECTED = b"the user said:"
 _REJECTED_TEXT = "the user said:\n"
+# ... recognised by the record's structure, never by these words alone (a tool's output can hold them: a `cat` of a
+# README, a fetched page): Claude Code writes the rejection as the tool_result's whole content, a string, with
+# `is_error: true`, and the record's own `toolUseResult` is the same text after "Error: " (a tool's output has a
+# dict there, or no error mark). Measured on eval/data/checkpoint-real: all 50 rejection records hold this shape
+# and the exact sentence below, over Claude Code 2.1.7 to 2.1.38.
+_REJECTED_HEAD = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a "
+                  "file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\n")
 _REJECTED_BOILERPLATE = ("The user wants to clarify these questions",)
 # text the user typed while a tool ran is a top-level text block after the tool_result, the last of the
 # message's content: `{"type":"text","text":"…"}]},"` (a text block nested inside a tool result's own content
@@ -291,22 +298,22 @@ def _rejection(line: bytes) -> str:
 
 
 def _rejection_of(rec: dict) -> str:
+    """The words a user typed when rejecting a tool call, when the record has the structure Claude Code writes
+    for one (see :data:`_REJECTED_HEAD`), else ""."""
     msg = rec.get("message")
     if rec.get("type") != "user" or rec.get("isSidechain") or not isinstance(msg, dict):
         return ""
     content = msg.get("content")
-    for block in content if isinstance(content, list) else ():
-        if not isinstance(block, dict) or block.get("type") != "tool_result":
-            continue
-        body = block.get("content")
-        if isinstance(body, list):
-            body = "\n".join(b["text"] for b in body if isinstance(b, dict) and isinstance(b.get("text"), str))
-        if not isinstance(body, str) or not body.startswith("The user doesn't want to proceed"):
-            continue
-        at = body.find(_REJECTED_TEXT)
-        text = body[at + len(_REJECTED_TEXT):].strip() if at >= 0 else ""
-        if text and not text.startswith(_REJECTED_BOILERPLATE) and not _wrapper(text):
-            return text
+    if not isinstance(content, list) or len(content) != 1 or not isinstance(content[0], dict):
+        return ""
+    block = content[0]
+    body = block.get("content")
+    if block.get("type") != "tool_result" or block.get("is_error") is not True or not isinstance(body, str) \
+            or not body.startswith(_REJECTED_HEAD) or rec.get("toolUseResult") != "Error: " + body:
+        return ""
+    text = body[len(_REJECTED_HEAD):].strip()
+    if text and not text.startswith(_REJECTED_BOILERPLATE) and not _wrapper(text):
+        return text
     return ""
 
 
