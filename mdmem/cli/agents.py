@@ -172,8 +172,6 @@ def checkpoint(
         render.text(cp.text(result) + "\n")
         if target != "propose" and result.fired:  # a hand run: the person needs the commands, --session included
             render.message(cp.commands(result.session, root, result.lang, [c.number for c in result.candidates]))
-        for d in result.dropped if target == "propose" else ():
-            render.message(f"mdmem: dropped {d.name!r}: {d.reason}")
 
 
 @app.command("mcp")
