@@ -292,3 +292,47 @@ def test_only_the_last_bytes_are_read(tmp_path: Path):
     assert tr.messages[0].text == "question 0" and len(tr.messages) == 50
     assert tr.start == 0 and tr.cut == len(first) and tr.end == path.stat().st_size
     assert tr.messages[0].offset == len(first)
+
+
+@pytest.mark.parametrize("compact", [True, False])
+def test_the_conversation_a_model_reads_holds_what_the_user_typed_and_nothing_posing_as_it(tmp_path: Path,
+                                                                                            compact: bool):
+    """What ``checkpoint review`` and ``--model`` hand a model: IDE tags and system reminders out of the user's
+    text, interface lines ("Unknown command: /pricing", "Waiting.") out, a message sent twice once, a tool's
+    short error as the tool's, a long message elided in the middle (its end kept)."""
+    from mdmem.agents.propose import conversation_text
+
+    long = "start of the paste " + "x" * 20_000 + " and the rule at the end: always run make lint"
+    lines = [
+        _record("user", "<ide_opened_file>The user opened src/app.py in the IDE.</ide_opened_file>fix the login bug"),
+        _record("user", "Unknown command: /pricing"),
+        _record("user", "Waiting."),
+        _record("assistant", [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}], id="a1"),
+        _record("user", [{"type": "tool_result", "tool_use_id": "t1", "is_error": True,
+                          "content": "Exit code 1\nFAILED tests/test_login.py::test_expiry"}]),
+        _record("user", "use the uuid library, not a regex"),
+        _record("user", "use the uuid library, not a regex"),
+        _record("user", long),
+        _record("assistant", [{"type": "text", "text": "Done."}], id="a2"),
+    ]
+    if compact:
+        lines = [json.dumps(json.loads(line), separators=(",", ":")) for line in lines]
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    plain = transcript.read(path)  # the detectors' view: no tool errors
+    assert [m.text for m in plain.messages if m.speaker == "user"][:2] == ["fix the login bug",
+                                                                          "use the uuid library, not a regex"]
+    text = conversation_text(transcript.read(path, errors=True).messages)
+    assert "<ide_" not in text and "Unknown command" not in text and "Waiting." not in text
+    assert "· tool error (not the user)]\nExit code 1\nFAILED tests/test_login.py::test_expiry" in text
+    assert text.count("use the uuid library, not a regex") == 1
+    assert "characters left out …]" in text
+    assert "the rule at the end: always run make lint" in text and len(text) < 10_000
+
+
+def test_spanish_is_never_taken_for_portuguese():
+    from mdmem.text.language import guess
+
+    assert guess("Hola, quiero que el código use la librería de fechas, por favor, y que los tests pasen") == "en"
+    assert guess("preciso que o relatório mensal saia em planilha, não quero csv") == "pt"
+    assert guess("ficou bom, mas a coluna de datas está no formato errado para o banco") == "pt"

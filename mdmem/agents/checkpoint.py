@@ -154,14 +154,14 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
     from mdmem.agents.dimensions import detect, language
     from mdmem.agents.transcript import read
 
-    tr = read(source, subagents=subagents, max_bytes=max_bytes)
+    tr = read(source, subagents=subagents, max_bytes=max_bytes, errors=bool(model))  # a model sees tools' errors
     sid = session or tr.session_id or (Path(source).stem if source != "-" else "stdin")
     chosen = lang or language(tr.messages)
     if chosen not in _TEXT:
         raise UsageError(f"--lang must be one of: {', '.join(_TEXT)}")
     claude_md = [Path(p) / "CLAUDE.md" for p in {str(cwd or Path.cwd()), tr.cwd or ""} if p]
     transcript = None if source == "-" else str(Path(source).resolve())
-    evidence = detect(tr.messages)
+    evidence = detect([m for m in tr.messages if m.kind != "tool-error"])
     if model:
         known = Known.read(vault, claude_md, sid)
         prompt = scan_prompt(None, None, known=known, evidence=evidence, lang=chosen, answer=False,

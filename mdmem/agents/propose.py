@@ -240,16 +240,36 @@ MODEL_INPUT_MAX = 120_000  # characters of conversation handed to a model comman
 MODEL_TIMEOUT = 600.0
 
 
+MESSAGE_MAX = 8000  # characters of one message a model is shown: a longer one loses its middle, not its end
+
+
+def elide(text: str, limit: int = MESSAGE_MAX) -> str:
+    """``text`` within ``limit`` characters: its beginning and its end, the middle left out and said so."""
+    if len(text) <= limit:
+        return text
+    head, tail = limit * 5 // 8, limit * 3 // 8
+    return f"{text[:head].rstrip()}\n[… {len(text) - head - tail} characters left out …]\n{text[-tail:].lstrip()}"
+
+
 def conversation_text(messages, limit: int = MODEL_INPUT_MAX) -> str:
     """The user/assistant text of a conversation for a model, message numbers as mdmem counts
-    them, tool calls as a count; within ``limit`` characters: the first two messages and as
+    them, tool calls as a count; every word the user typed, labelled by how it reached the agent (typed while
+    it worked, or when rejecting a tool call), a message the user sent again shown once, a tool's short error as
+    the tool's; a long message elided in the middle. Within ``limit`` characters: the first two messages and as
     many of the latest as fit."""
     rows = []
+    said: set[str] = set()
     for m in messages:
-        who = "user (typed while you worked)" if m.kind == "queued" else m.speaker
+        if m.speaker == "user":
+            key = " ".join(m.text.split())
+            if key in said:
+                continue  # a queued message delivered again, a replayed prompt: once
+            said.add(key)
+        who = {"queued": "user (typed while you worked)", "tool-error": "tool error (not the user)",
+               "prompt": "assistant (a prompt to a subagent)"}.get(m.kind, m.speaker)
         tools = f" [{len(m.tools)} tool call{'s' if len(m.tools) != 1 else ''}]" if m.tools else ""
         if m.text or tools:
-            rows.append(f"[msg {m.index} · {who}]{tools}\n{m.text[:8000]}")
+            rows.append(f"[msg {m.index} · {who}]{tools}\n{elide(m.text)}")
     if sum(len(r) + 2 for r in rows) <= limit:
         return "\n\n".join(rows)
     head = rows[:2]

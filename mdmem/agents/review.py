@@ -52,9 +52,9 @@ def review(vault: Path, session: str, run: str = "mdmem", mark: bool = True) -> 
     if not isinstance(transcript, str) or not os.path.isfile(transcript):
         raise UsageError(f"no turns of session {session!r} wait for a review (or its transcript is gone)")
     start, end = int(record.get("from", 0) or 0), int(record.get("to", 0) or 0)
-    tr = read(transcript, start=start)
+    tr = read(transcript, start=start, errors=True)
     messages = [m for m in tr.messages if not end or m.offset < end]
-    users = " ".join(m.text for m in messages if m.speaker == "user")[:20000]
+    users = " ".join(m.text for m in messages if m.speaker == "user" and m.kind != "prompt")[:20000]
     lang = choose(*tally(users))
     known = scan.Known.read(vault, [Path(record["cwd"]) / "CLAUDE.md"] if record.get("cwd") else [], session)
     prompt = scan.scan_prompt(session, vault, known=known, lang=lang, run=run,
