@@ -77,7 +77,10 @@ def test_cadence_fires_after_20_stops_and_30_minutes(vault: Path, talk: Path):
     assert f"checkpoint propose --session s1 --vault {vault} <<'JSON'" in reason
     assert f"checkpoint accept 1,3 --session s1 --vault {vault}` with their numbers" in reason
     assert "save nothing before they answer" in reason and "0-1 dimensions hit → do nothing" in reason
-    assert "finishing this task (1) is not enough by itself" in reason and "needs no candidate of its own" in reason
+    assert "finishing this task (1) is not enough by itself" in reason and "with or without a candidate of their own" in reason
+    # the prompt's three answers: what counts as saved, what counts as a hit, which dimensions to list
+    assert "what this session wrote into CLAUDE.md, the repository's docs, a skill file or a `#` memory" in reason
+    assert "Scan everything since the last checkpoint." in reason
     assert "except a rule or correction the user stated, which is worth proposing alone" in reason
     assert out["systemMessage"] == NOTE
     assert state(vault)["since"] == 0 and state(vault)["triggers"] == 1

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mdmem.agents import transcript
+from mdmem.agents.checkpoint import transcript
 from mdmem.base.errors import MdmemError
 from support import FIXTURES
 
@@ -300,7 +300,7 @@ def test_the_conversation_a_model_reads_holds_what_the_user_typed_and_nothing_po
     """What ``checkpoint review`` and ``--model`` hand a model: IDE tags and system reminders out of the user's
     text, interface lines ("Unknown command: /pricing", "Waiting.") out, a message sent twice once, a tool's
     short error as the tool's, a long message elided in the middle (its end kept)."""
-    from mdmem.agents.propose import conversation_text
+    from mdmem.agents.checkpoint.propose import conversation_text
 
     long = "start of the paste " + "x" * 20_000 + " and the rule at the end: always run make lint"
     lines = [

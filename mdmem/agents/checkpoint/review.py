@@ -2,7 +2,7 @@
 the model of a new session to judge.
 
 The PreCompact and SessionEnd hooks record which part of a session's transcript no Stop-hook scan covered
-(:func:`mdmem.agents.hooks._record_uncovered`: offsets, never text); the next session's card names the session
+(:func:`mdmem.agents.hooks.session._record_uncovered`: offsets, never text); the next session's card names the session
 in one line. This reads that part again from the transcript and returns the scan prompt (answering through
 ``mdmem checkpoint propose --session S``, as a scan in the session does) and the conversation, bounded
 (:data:`REVIEW_MAX` characters, long messages elided in the middle). Reading it marks the record reviewed, so the
@@ -15,8 +15,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from mdmem.agents.hooks import REVIEW_PREFIX
-from mdmem.agents.hookstate import now, read_state, write_state
+from mdmem.agents.hooks.session import REVIEW_PREFIX
+from mdmem.agents.hooks.state import now, read_state, write_state
 from mdmem.base.errors import UsageError
 from mdmem.base.layout import HOOKS_DIR, safe_session
 
@@ -41,9 +41,9 @@ class Review:
 
 def review(vault: Path, session: str, run: str = "mdmem", mark: bool = True) -> Review:
     """The review of ``session``'s uncovered turns (see the module's docstring); ``mark``: record it reviewed."""
-    from mdmem.agents import scan
-    from mdmem.agents.propose import conversation_text
-    from mdmem.agents.transcript import read
+    from mdmem.agents.checkpoint import scan
+    from mdmem.agents.checkpoint.propose import conversation_text
+    from mdmem.agents.checkpoint.transcript import read
     from mdmem.text.language import choose, tally
 
     path = os.path.join(str(vault), HOOKS_DIR, REVIEW_PREFIX + safe_session(session) + ".json")

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from mdmem.agents.candidates import (
+from mdmem.agents.checkpoint.candidates import (
     BODY_MAX,
     KINDS,
     LANGS,
@@ -25,7 +25,17 @@ from mdmem.agents.candidates import (
     store,
     title,
 )
-from mdmem.agents.scan import EXAMPLE_JSON, FIELDS, FIELDS_PT, MARKS, Known, _slug, clean, key_words, strip_tags
+from mdmem.agents.checkpoint.scan import (
+    EXAMPLE_JSON,
+    FIELDS,
+    FIELDS_PT,
+    MARKS,
+    Known,
+    _slug,
+    clean,
+    key_words,
+    strip_tags,
+)
 from mdmem.base.errors import MdmemError, UsageError
 
 
@@ -138,9 +148,9 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
       the others stay, and the result lists every candidate pending now, numbered again from 1.
 
     Nothing is stored when no candidate is pending; what is stored records ``origin``
-    (:data:`mdmem.agents.candidates.ORIGINS`: "hand" for ``mdmem checkpoint TRANSCRIPT --model``, which the
+    (:data:`mdmem.agents.checkpoint.candidates.ORIGINS`: "hand" for ``mdmem checkpoint TRANSCRIPT --model``, which the
     card does not show)."""
-    from mdmem.agents.candidates import load
+    from mdmem.agents.checkpoint.candidates import load
     from mdmem.text.secrets import describe, find, redact
 
     payload = _json_payload(data)
@@ -229,7 +239,7 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
 
 
 def _candidate(d: dict) -> Candidate:
-    """A stored candidate (a dict, as :func:`mdmem.agents.candidates.store` keeps it) as a :class:`Candidate`."""
+    """A stored candidate (a dict, as :func:`mdmem.agents.checkpoint.candidates.store` keeps it) as a :class:`Candidate`."""
     return Candidate(int(d.get("number", 0)), str(d.get("type", "")), int(d.get("dimension", 0) or 0),
                      str(d.get("mark", "·")), str(d.get("name", "")), str(d.get("description", "")),
                      str(d.get("body", "")), [], d.get("chosen"), list(d.get("rejected") or []),
