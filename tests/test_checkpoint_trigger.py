@@ -109,3 +109,16 @@ def test_a_rule_fires_at_the_end_of_its_turn_once_the_session_is_under_way(tmp_p
     s.turn("never push to main without a review, from now on", "Understood, I will not.")
     reason = json.loads(hook(vault, "stop", payload, T0 + 120))["reason"]
     assert "Why now: the user stated a rule or corrected the assistant." in reason
+
+
+def test_a_review_record_past_its_window_is_dropped(tmp_path: Path):
+    vault = new_vault(tmp_path)
+    s = Session(tmp_path / "s.jsonl")
+    payload = {"session_id": "old", "transcript_path": str(s.path), "cwd": str(tmp_path)}
+    s.turn("never push to main without a review", "Understood.")
+    hook(vault, "session-end", payload)
+    record = vault / ".mdmem" / "hooks" / "review-old.json"
+    assert "not scanned" in hook(vault, "session-start", {"session_id": "new", "cwd": str(tmp_path)})
+    os.utime(record, (1, 1))  # untouched for longer than the card's window
+    assert "not scanned" not in hook(vault, "session-start", {"session_id": "new", "cwd": str(tmp_path)})
+    assert not record.exists()

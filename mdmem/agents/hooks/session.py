@@ -411,7 +411,8 @@ def _record_uncovered(vault: str, payload: dict, event: str) -> dict | None:
 def unreviewed(vault: str, cwd: str | None, session: str | None = None, own: bool = False) -> list[dict]:
     """The sessions whose uncovered turns wait for a review, newest first: of the same project (``cwd``
     the same folder as the session's, or one inside the other), seen in the last :data:`PENDING_DAYS`
-    days; ``own``: only ``session``'s (after a compaction), else never ``session``'s own."""
+    days; ``own``: only ``session``'s (after a compaction), else never ``session``'s own. A record untouched
+    for longer than that is removed (the folder does not grow with every session ever run)."""
     folder = os.path.join(vault, HOOKS_DIR)
     try:
         names = [f for f in os.listdir(folder) if f.startswith(REVIEW_PREFIX) and f.endswith(".json")]
@@ -421,7 +422,14 @@ def unreviewed(vault: str, cwd: str | None, session: str | None = None, own: boo
     here = os.path.realpath(cwd) if cwd else None
     out = []
     for f in names:
-        data = read_state(os.path.join(folder, f))
+        path = os.path.join(folder, f)
+        try:
+            if os.stat(path).st_mtime < time.time() - PENDING_DAYS * 86400:  # past the window: derived state, gone
+                os.remove(path)
+                continue
+        except OSError:
+            continue
+        data = read_state(path)
         sid = data.get("session")
         if data.get("status") != "pending" or not isinstance(sid, str) or not isinstance(data.get("at"), (int, float)):
             continue
