@@ -451,14 +451,17 @@ class Memory:
         )
 
     def links(self, ref: str) -> LinksResult:
+        """A note's links, resolved. In a template (the vault's Obsidian templates folder) a link holding a
+        ``{{placeholder}}`` is no link: Obsidian fills it in when the template is used."""
         n = self.note(ref)
         resolve = self.resolver.resolve
+        template = self.scan.excluded.get(n.path) == "template"
         views = [
             LinkView(
                 link.raw, resolve(link.target, n.path), link.subpath, link.display,
                 link.embed, link.kind, link.line, link.target,
             )
-            for link in n.links
+            for link in n.links if not (template and "{{" in link.raw)
         ]
         return LinksResult(n.path, views)
 
@@ -547,6 +550,17 @@ class Memory:
         fs.write_atomic(self.state_dir / GRAPH_FILE, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
         if gen > 1000 and gen - self.store.state()[2] > 1000:
             self.store.prune_changes(gen - 100)
+
+    def link(self, path: str, source: str, display: str | None = None, prop: bool = False) -> str:
+        """A new link to the vault path ``path`` written in the note ``source``, in the vault's Obsidian link
+        style (``.obsidian/app.json``: ``useMarkdownLinks``, ``newLinkFormat``; wikilinks in the shortest form
+        without one). ``prop``: the link goes in a frontmatter property, where Obsidian reads wikilinks only."""
+        from mdmem.base.settings import obsidian_settings
+        from mdmem.text.links import format_link
+
+        style = obsidian_settings(self.root)
+        return format_link(path, source, markdown=style.markdown_links and not prop, form=style.link_format,
+                           resolve=self.resolver.resolve, display=display)
 
     def resolved_links(self, note: Note) -> list[tuple[Link, str | None]]:
         resolve = self.resolver.resolve

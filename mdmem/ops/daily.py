@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from mdmem.base import files as fs
 from mdmem.base.errors import UsageError
 from mdmem.ops.capture import _bounded, _clean, _copy, _day, _dump, _inside, refuse_secrets
+from mdmem.ops.properties import register_types
 
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
@@ -107,6 +108,7 @@ def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date
             meta = {"name": day.isoformat(), "description": f"Daily log {day.isoformat()}", "type": "daily",
                     "tags": ["daily"], "created": day, "updated": _copy(day)}
             fs.write_new(path, _dump(meta, f"# {day.isoformat()} ({day.strftime('%A')})\n\n{entry}"))
+            register_types(mem.root, meta)
         else:
             sep = b"" if not data else (b"\n" if data.endswith(b"\n") else b"\n\n")
             fs.write_atomic(path, data + sep + entry.encode("utf-8"), expected=seen)
