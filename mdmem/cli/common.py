@@ -104,7 +104,7 @@ def _vault_root(vault: Path | None, adopt: bool = False, read: bool = False) -> 
         message(f"vault: {root}")
     if adopt:  # `mdmem index` makes a folder of notes a vault, as it always did
         (root / STATE_DIR / READING_MARK).unlink(missing_ok=True)
-    elif read and not looks_like_vault(root):
+    elif read and vault is not None and not looks_like_vault(root):  # a --vault folder of notes (find_vault)
         import shlex
 
         from mdmem.base.files import state_dir, write_atomic
