@@ -160,15 +160,18 @@ class Memory:
         self._scan: fs.Scan | None = None
         self._resolver: Resolver | None = None
         self._graph: LinkGraph | None = None
-        self._settings: tuple[tuple[int, int] | None, Settings] | None = None
+        self._settings: tuple[tuple, Settings] | None = None
 
     @property
     def settings(self) -> Settings:
         """The vault's ``.mdmem/config.toml`` (:class:`mdmem.base.settings.Settings`), read once and again
-        only when the file changes (one ``stat`` a call: a long-lived MCP server sees an edited config)."""
+        only when the file changes (one ``stat`` a call: a long-lived MCP server sees an edited config), or when
+        the vault's Obsidian settings do (its Daily notes folder and format: ``Settings.daily``)."""
         if self._pinned is not None:
             return self._pinned
-        seen = fs.stat_note(self.state_dir, "config.toml")
+        from mdmem.base.settings import obsidian_settings
+
+        seen = (fs.stat_note(self.state_dir, "config.toml"), obsidian_settings(self.root))
         if self._settings is None or self._settings[0] != seen:
             self._settings = (seen, Settings.load(self.root))
         return self._settings[1]
