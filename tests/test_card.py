@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from support import ROOT, SESSION
+from support import ROOT, SESSION, unfenced
 
 CARD_MAX = 10_000
 
@@ -74,7 +74,7 @@ def test_the_card_carries_profile_feedback_protocols_decisions_and_the_protocol(
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MDMEM_HOME", str(tmp_path / "home-mdmem"))
     assert cli("context", "--vault", vault).stdout == card
-    full = cli("context", "--vault", vault, "--mode", "full", "--budget", "30000").stdout
+    full = unfenced(cli("context", "--vault", vault, "--mode", "full", "--budget", "30000").stdout)
     assert "## Feedback (how the user wants you to work)\n- answer-first" in full
     assert "## Recent decisions\n- 2026-11-24 decision-adyen-over-stripe" in full and "## Memory protocol" in full
 
