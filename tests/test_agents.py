@@ -6,6 +6,7 @@ Gemini: its hooks reference, tests/data/agents/gemini/SOURCES.md)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -199,16 +200,22 @@ CANDIDATE = {"dimensions": [6], "candidates": [{
 
 
 def _codex_rollout(tmp_path: Path) -> Path:
-    """The real rollout (tests/data/codex/SOURCES.md) with one more turn in which the user states a rule, as
-    Codex records a turn: an ``event_msg`` ``user_message`` then ``agent_message``."""
+    """The real rollout (tests/data/codex/SOURCES.md), as it stands before the turn :func:`_codex_rule_turn` adds."""
     real = next((ROOT / "tests" / "data" / "codex").glob("rollout-*.jsonl"))
     path = tmp_path / real.name
+    path.write_bytes(real.read_bytes())
+    return path
+
+
+def _codex_rule_turn(path: Path) -> None:
+    """One more turn in which the user states a rule, as Codex records a turn: an ``event_msg``
+    ``user_message`` then ``agent_message``, appended."""
     turn = [{"timestamp": "2025-11-22T22:30:00.000Z", "type": "event_msg",
              "payload": {"type": "user_message", "message": RULE, "images": []}},
             {"timestamp": "2025-11-22T22:30:05.000Z", "type": "event_msg",
              "payload": {"type": "agent_message", "message": "Understood: Conventional Commits from now on."}}]
-    path.write_bytes(real.read_bytes() + "".join(json.dumps(r) + "\n" for r in turn).encode())
-    return path
+    with path.open("a", encoding="utf-8") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in turn))
 
 
 def _propose(reason: str, answer: dict, cwd: Path) -> subprocess.CompletedProcess:
@@ -226,7 +233,11 @@ def test_codex_whole_loop_through_the_installed_hooks(cli, vault, project, tmp_p
             "permission_mode": "default", "session_id": "019aad50-a7e6", "stop_hook_active": False,
             "transcript_path": str(rollout), "turn_id": "t-5"}
     jsonschema.validate(stop, _schema("stop.command.input"))
-    fired = _run(_installed(project, ".codex/hooks.json", "Stop"), stop)
+    command = _installed(project, ".codex/hooks.json", "Stop")
+    for turn in ("t-3", "t-4"):  # the session's earlier stops: the checkpoint waits for a gap or a rule
+        assert _run(command, {**stop, "turn_id": turn}).stdout == ""
+    _codex_rule_turn(rollout)
+    fired = _run(command, stop)
     answer = json.loads(fired.stdout)
     jsonschema.validate(answer, _schema("stop.command.output"))
     assert answer["decision"] == "block" and "checkpoint propose" in answer["reason"]
@@ -244,16 +255,39 @@ def test_gemini_stop_reads_geminis_own_recording(cli, vault, project, tmp_path):
     cli("install", "gemini", "--vault", vault, "--project", project)
     real = ROOT / "tests" / "data" / "gemini" / "session-12-cbfeaa512b.json"
     recording = json.loads(real.read_text())
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(recording))
+    after = {"session_id": recording["sessionId"], "transcript_path": str(path), "cwd": str(project),
+             "hook_event_name": "AfterAgent", "timestamp": "2026-01-10T02:10:06Z", "prompt": "go on",
+             "prompt_response": "Done.", "stop_hook_active": False}
+    command = _installed(project, ".gemini/settings.json", "AfterAgent")
+    for _ in range(2):  # the session's earlier turns
+        assert _run(command, after).stdout == ""
     recording["messages"] += [{"id": "u-rule", "timestamp": "2026-01-10T02:10:00.000Z", "type": "user",
                                "content": RULE},
                               {"id": "g-ok", "timestamp": "2026-01-10T02:10:05.000Z", "type": "gemini",
                                "content": "Understood."}]
-    path = tmp_path / "session.json"
     path.write_text(json.dumps(recording))
-    after = {"session_id": recording["sessionId"], "transcript_path": str(path), "cwd": str(project),
-             "hook_event_name": "AfterAgent", "timestamp": "2026-01-10T02:10:06Z", "prompt": RULE,
-             "prompt_response": "Understood.", "stop_hook_active": False}
-    fired = _run(_installed(project, ".gemini/settings.json", "AfterAgent"), after)
+    fired = _run(command, {**after, "prompt": RULE, "prompt_response": "Understood."})
     answer = json.loads(fired.stdout)
     assert answer["decision"] == "block" and "checkpoint propose" in answer["reason"]
     assert _propose(answer["reason"], CANDIDATE, project).returncode == 0
+
+
+def test_codex_has_no_session_end_so_the_next_start_records_what_no_scan_covered(cli, vault, project, tmp_path):
+    cli("install", "codex", "--vault", vault, "--project", project)
+    rollout = _codex_rollout(tmp_path)
+    _codex_rule_turn(rollout)
+    base = {"cwd": str(project), "model": "m", "permission_mode": "default", "transcript_path": str(rollout)}
+    stop = {**base, "hook_event_name": "Stop", "last_assistant_message": "ok", "session_id": "ended-1",
+            "stop_hook_active": False, "turn_id": "t-1"}
+    assert _run(_installed(project, ".codex/hooks.json", "Stop"), stop).stdout == ""  # a first stop never scans
+    state = vault / ".mdmem" / "hooks" / "stop-ended-1.json"
+    old = state.stat().st_mtime - 3600  # the session ended an hour ago (Codex never says so)
+    os.utime(state, (old, old))
+    start = _run(_installed(project, ".codex/hooks.json", "SessionStart"),
+                 {**base, "hook_event_name": "SessionStart", "session_id": "next-1", "source": "startup",
+                  "transcript_path": None})
+    assert "not scanned" in start.stdout and "checkpoint review --session ended-1" in start.stdout
+    review = cli("checkpoint", "review", "--session", "ended-1", "--vault", vault).stdout
+    assert RULE in review and "checkpoint propose" in review  # the rule, read from Codex's own rollout

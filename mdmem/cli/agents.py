@@ -41,7 +41,7 @@ def timeline(
     from mdmem.cli import render
     from mdmem.ops.timeline import timeline as run
 
-    with _memory(vault) as mem:
+    with _memory(vault, read=True) as mem:
         result = run(mem, query, when, _date(today, "--today"), limit, include_sensitive)
     render.emit_json(result) if json else render.timeline(result)
 
@@ -77,7 +77,7 @@ def context(
         render.message(f"mdmem: {write}: card {action}")
         return
 
-    with _memory(vault) as mem:
+    with _memory(vault, read=True) as mem:
         from mdmem.agents.hooks.session import CARD_BUDGET, card_command, card_protocol, save_card
 
         day = _date(today, "--today")
@@ -94,10 +94,11 @@ def context(
 @app.command()
 def checkpoint(
     target: Annotated[Optional[str], typer.Argument(
-        metavar="[TRANSCRIPT | - | propose | accept | skip]",
+        metavar="[TRANSCRIPT | - | propose | accept | skip | review]",
         help="A Claude Code .jsonl transcript or a User:/Assistant: text file (- reads stdin; default: the newest "
              "transcript of the project in the current folder); `propose` (JSON candidates on stdin, from a model); "
-             "or `accept 1,3` / `skip`.",
+             "or `accept 1,3` / `skip`; or `review --session S` (an earlier session's turns no scan covered, "
+             "with the scan prompt, for the model to judge).",
         show_default=False)] = None,
     numbers: Annotated[Optional[str], typer.Argument(help="With accept: the candidates to save (1,3 or all).",
                                                      show_default=False, metavar="[NUMBERS]")] = None,
@@ -122,6 +123,18 @@ def checkpoint(
     from mdmem.agents.checkpoint import consolidate as cp
     from mdmem.cli import render
 
+    if target == "review":
+        if not session:
+            raise typer.BadParameter("which session? `mdmem checkpoint review --session S`", param_hint="--session")
+        from mdmem.agents.checkpoint.review import review
+        from mdmem.agents.claude.env import runner
+
+        with _errors():
+            root = _vault_root(vault)
+            _reader_of(root, session)
+            done = review(root, session, run=runner())
+        render.emit_json(done) if json else render.text(done.text)
+        return
     if target in ("accept", "skip"):
         if target == "skip":
             if allow_secret:
@@ -173,8 +186,6 @@ def checkpoint(
         render.text(cp.text(result) + "\n")
         if target != "propose" and result.fired:  # a hand run: the person needs the commands, --session included
             render.message(cp.commands(result.session, root, result.lang, [c.number for c in result.candidates]))
-        for d in result.dropped if target == "propose" else ():
-            render.message(f"mdmem: dropped {d.name!r}: {d.reason}")
 
 
 @app.command("mcp")
@@ -415,6 +426,19 @@ def _agent_result_text(result, verb: str) -> str:
     lines += [f"  {f.action:9} {f.path}" + (f"  ({f.detail})" if f.detail else "") for f in result.files]
     lines += [f"  note: {n}" for n in result.notes]
     return "\n".join(lines)
+
+
+def _reader_of(vault: Path, session: str) -> None:
+    """Another agent's session is read in its own format: its hook adapter names the reader (the review record
+    says whose session it was)."""
+    from mdmem.agents.hooks.session import REVIEW_PREFIX
+    from mdmem.agents.hooks.state import read_state
+    from mdmem.base.layout import HOOKS_DIR, safe_session
+    from mdmem.cli.hook import AGENTS, adapter
+
+    agent = read_state(str(vault / HOOKS_DIR / f"{REVIEW_PREFIX}{safe_session(session)}.json")).get("agent")
+    if agent in AGENTS and agent != "claude":
+        adapter(agent).inbound("stop", {})
 
 
 def _status_text(found: dict) -> str:

@@ -91,12 +91,12 @@ _TEXT = {
     "en": {"head": "[Checkpoint] This conversation hit {n}/7 dimensions ({marks}). Suggested memories:",
            "quiet": "[Checkpoint] This conversation hit {n}/7 dimensions{marks}: nothing to suggest.",
            "ask": 'Save which? Reply with numbers (e.g. 1,2) or "skip".',
-           "evidence": "evidence", "said": "said"},
+           "evidence": "evidence", "said": "said", "check": "check", "dropped": "not kept: {name} ({reason})"},
     "pt": {"head": "[Checkpoint de Sedimentação] Esta conversa acertou {n}/7 dimensões ({marks}), "
                    "sugestão de sedimentação:",
            "quiet": "[Checkpoint de Sedimentação] Esta conversa acertou {n}/7 dimensões{marks}: nada a sugerir.",
            "ask": 'Salvar quais? Responda com os números (ex.: 1,2), ou "pular".',
-           "evidence": "evidência", "said": "disse"},
+           "evidence": "evidência", "said": "disse", "check": "verifique", "dropped": "não guardada: {name} ({reason})"},
 }
 _SPEAKERS = {"en": {"user": "user", "assistant": "assistant"}, "pt": {"user": "usuário", "assistant": "assistente"}}
 
@@ -107,11 +107,14 @@ def text(cp: Checkpoint, mcp: bool = False) -> str:
     t = _TEXT.get(cp.lang, _TEXT["en"])
     flagged = SECRET_MARK.get(cp.lang, SECRET_MARK["en"]).format(flag="allow_secret" if mcp else "--allow-secret")
     marks = "".join(MARKS[d] for d in cp.dimensions if d in MARKS)
+    # what `propose` did not keep is said inside the list the model shows (stdout), never only on stderr
+    gone = [t["dropped"].format(name=d.name, reason=d.reason) for d in cp.dropped] if cp.source == "model" else []
     if not cp.candidates:
-        return t["quiet"].format(n=len(cp.dimensions), marks=f" ({marks})" if marks else "")
+        return "\n".join([t["quiet"].format(n=len(cp.dimensions), marks=f" ({marks})" if marks else ""), *gone])
     out = [t["head"].format(n=len(cp.dimensions), marks=marks)]
     for c in cp.candidates:
-        out.append(f"{c.number}. [{c.type}] {c.mark} {c.name} — {c.description}" + (f" {flagged}" if c.secret else ""))
+        out.append(f"{c.number}. [{c.type}] {c.mark} {c.name} — {c.description}" + (f" {flagged}" if c.secret else "")
+                   + (f" ({t['check']}: {c.flag})" if c.flag else ""))
         if c.line:
             out.append(f"   CLAUDE.md: {c.line}")
         if c.chosen and c.rejected:
@@ -123,6 +126,7 @@ def text(cp: Checkpoint, mcp: bool = False) -> str:
             e = c.evidence[0]
             out.append(f"   {t['evidence']}: #{e.index} {_SPEAKERS[cp.lang if cp.lang in _SPEAKERS else 'en'][e.speaker]}"
                        f": \"{clean(e.quote)}\" ({e.signal})")
+    out.extend(gone)
     out.append(t["ask"])
     return "\n".join(out)
 
@@ -150,14 +154,14 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
     from mdmem.agents.checkpoint.dimensions import detect, language
     from mdmem.agents.checkpoint.transcript import read
 
-    tr = read(source, subagents=subagents, max_bytes=max_bytes)
+    tr = read(source, subagents=subagents, max_bytes=max_bytes, errors=bool(model))  # a model sees tools' errors
     sid = session or tr.session_id or (Path(source).stem if source != "-" else "stdin")
     chosen = lang or language(tr.messages)
     if chosen not in _TEXT:
         raise UsageError(f"--lang must be one of: {', '.join(_TEXT)}")
     claude_md = [Path(p) / "CLAUDE.md" for p in {str(cwd or Path.cwd()), tr.cwd or ""} if p]
     transcript = None if source == "-" else str(Path(source).resolve())
-    evidence = detect(tr.messages)
+    evidence = detect([m for m in tr.messages if m.kind != "tool-error"])
     if model:
         known = Known.read(vault, claude_md, sid)
         prompt = scan_prompt(None, None, known=known, evidence=evidence, lang=chosen, answer=False,
@@ -213,6 +217,24 @@ def commands(session: str, vault, lang: str = "en", example: Sequence[int] = (1,
             f"`{run} checkpoint skip {tail}`.")
 
 
+def provenance(data: dict):
+    """A stored checkpoint's provenance for the notes accepted from it: ``source: checkpoint``, its session, its
+    agent (Claude Code unless it says another) and the conversation's own date: ``conversation_date`` when the
+    checkpoint holds one, else the day it was stored (``saved``, the real clock, during the conversation)."""
+    import time
+
+    from mdmem.base.provenance import CLAUDE_CODE, Provenance
+
+    day = data.get("conversation_date")
+    if not (isinstance(day, str) and len(day) == 10 and day[4] == "-" and day[7] == "-"):
+        saved = data.get("saved")
+        day = time.strftime("%Y-%m-%d", time.localtime(saved)) if isinstance(saved, (int, float)) and saved > 0 \
+            else None
+    agent = data.get("agent") if isinstance(data.get("agent"), str) and data.get("agent") else CLAUDE_CODE
+    session = str(data.get("session") or "") or None
+    return Provenance("checkpoint", session=session if session != "manual" else None, agent=agent, created=day)
+
+
 def accept(mem, spec: str, session: str | None = None, today: str | None = None,
            allow_secret: bool = False) -> AcceptResult:
     """Save the chosen candidates through :func:`mdmem.ops.capture.save` (each on its
@@ -264,7 +286,8 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
         try:
             r = save(mem, c["body"], kind, c["name"], c["description"], tags=["checkpoint"], today=today,
                      chosen=c.get("chosen"), rejected=c.get("rejected") or [], paths=c.get("paths") or [],
-                     name_as_file=False, allow_secret=allow_secret)  # a suggested title, not a file name
+                     name_as_file=False, allow_secret=allow_secret,  # a suggested title, not a file name
+                     provenance=provenance(data))
         except SecretRefused as e:
             found = str(e).split("; nothing was written", 1)[0].removeprefix("refusing to save: ")
             results.append(Accepted(n, c["dimension"], kind, c["name"], "refused-secret", None,

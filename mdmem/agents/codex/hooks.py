@@ -22,7 +22,9 @@ ALLOWED = {"stop": _UNIVERSAL + ("decision", "reason"),
 
 
 def inbound(hook: str, payload: dict) -> dict:
-    if hook in ("stop", "pre-compact", "session-end"):  # the transcript is Codex's own format
+    if hook == "session-start":  # no SessionEnd in Codex: the sessions that ended are recorded now
+        payload = {**payload, "mdmem_catch_up": True}
+    if hook in ("stop", "pre-compact", "session-end", "session-start"):  # the transcript is Codex's own format
         from mdmem.agents.checkpoint import foreign
         from mdmem.agents.codex.tail import read
 
