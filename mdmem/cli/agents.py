@@ -129,10 +129,15 @@ def checkpoint(
         from mdmem.agents.checkpoint.review import review
         from mdmem.agents.claude.env import runner
 
+        from mdmem.agents.checkpoint import foreign
+
         with _errors():
             root = _vault_root(vault)
             _reader_of(root, session)
-            done = review(root, session, run=runner())
+            try:
+                done = review(root, session, run=runner())
+            finally:
+                foreign.use(None)  # this process may go on (an MCP server, a test): Claude Code's reader again
         render.emit_json(done) if json else render.text(done.text)
         return
     if target in ("accept", "skip"):
