@@ -64,6 +64,9 @@ Mode = Annotated[Literal["lexical", "semantic", "hybrid", "auto"] | None, Field(
                 "`mdmem index --semantic`), hybrid (both fused) or auto (hybrid where the vault has vectors, "
                 "else lexical); default: the vault's [search] mode.")]
 Day = Annotated[str | None, Field(description="YYYY-MM-DD or YYYY-MM (inclusive).")]
+Sessions = Annotated[bool | None, Field(description="Include the imported past sessions (`mdmem import`) that "
+                                                    "answer the query; default: when it asks about past "
+                                                    "conversations (\"when did we ...\", \"what did we discuss ...\").")]
 MemoryType = Literal["user", "person", "project", "protocol", "decision", "reference", "feedback"]
 
 
@@ -143,17 +146,33 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         mode: Mode = None,
         include_index: Annotated[bool, Field(description="Also index notes (MEMORY.md, notes marked `index: true`), "
                                                          "left out by default.")] = False,
+        sessions: Sessions = None,
     ) -> str:
         """Ranked search of the memory notes: full text by default (BM25, title and aliases weigh more, recent
         notes a little more), or by meaning / both fused when the vault has vectors. Returns each hit's path,
         title, score, date and a snippet with the matched words in **bold**; a note that no longer holds is
         kept but marked: `superseded_by` (the notes that replace it) or `expired` (past its `valid_until`).
-        Use read_note on a hit for its whole text."""
+        Use read_note on a hit for its whole text. Imported past sessions are not among the results; with
+        `sessions` (by default when the query asks about past conversations, "when did we ...") the matching
+        sessions come in `sessions`: date, agent, project, the lines that match, path."""
         from mdmem.engine.index import Filters
         from mdmem.ops.search import search as run
+        from mdmem.ops.sessions import is_session, recall_sessions
+        from mdmem.text.past import about_past
 
         filters = Filters(type, tag, folder, _day(after, "after"), _day(before, "before", end=True), include_index)
-        return state.call("search", lambda mem: run(mem, query, limit, filters, mode=mode, today=_today()))
+        asked = about_past(query) if sessions is None else sessions
+        only = (type or "").lower() == "session" or (folder or "").strip("/").startswith("sessions")
+
+        def work(mem):
+            data = plain(run(mem, query, limit, filters, mode=mode, today=_today()))
+            if not only:
+                data["results"] = [r for r in data.get("results", []) if not is_session(r.get("path", ""))]
+            if asked:
+                data["sessions"] = plain(recall_sessions(mem, query, limit, _today()))["hits"]
+            return data
+
+        return state.call("search", work)
 
     @read_only
     def recall(
@@ -162,6 +181,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
                                                 "phrase (\"last week\", \"in April\") narrows it.")],
         budget: Annotated[int, Field(ge=200, le=16_000, description="Most characters in the block.")] = 4000,
         mode: Mode = None,
+        sessions: Sessions = None,
     ) -> str:
         """A Markdown context block about the query, never longer than the budget: the best search hits (description
         and snippet) and the notes linked to them, and a time window's dated entries when the query names one.
@@ -169,7 +189,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         from mdmem.ops.recall import recall as run
 
         def work(mem):
-            data = plain(run(mem, query, budget=budget, limit=5, today=_today(), mode=mode))
+            data = plain(run(mem, query, budget=budget, limit=5, today=_today(), mode=mode, sessions=sessions))
             for key in ("ranked", "related"):  # their text is in the block already
                 data[key] = [{k: v for k, v in item.items() if k != "text"} for item in data.get(key, [])]
             return data

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from mdmem.agents.history.model import Session, SessionMessage, jsonl_records
+from mdmem.agents.history.model import Session, SessionMessage
 
 LINE_LIMIT = 16 * 1024 * 1024
 _WRITES = ("Write", "Edit", "MultiEdit", "NotebookEdit")
@@ -36,48 +36,74 @@ def files(root: Path | None = None) -> list[Path]:
 
 
 def read(path: str | os.PathLike) -> Session:
-    """One Claude Code transcript as a :class:`Session` (see the module's docstring)."""
+    """One Claude Code transcript as a :class:`Session` (see the module's docstring).
+
+    The second pass parses only the lines it needs (a message's first record, an assistant record that writes a
+    file, a title, the first with a ``cwd``); the others give their time with a byte search. Parsing every line
+    of a session full of tool output made the pass cost more than the conversation's own reader."""
+    import json
+    import re
+
     from mdmem.agents import transcript
+    from mdmem.base import files as fs
 
     conv = transcript.read(path)
+    wanted = {m.offset for m in conv.messages}
     times: dict[int, str] = {}
     touched: dict[str, None] = {}
     cwd = branch = title = model = None
     start = end = None
+    stamp = re.compile(rb'"timestamp":"([0-9T:.\-+Z]{10,40})"')
     offset = 0
-    for rec, size in jsonl_records(path, LINE_LIMIT):
-        here = offset
-        offset += size
-        if rec is None:
-            continue
-        kind = rec.get("type")
-        if kind in ("custom-title", "ai-title"):
-            title = rec.get("customTitle") or rec.get("aiTitle") or rec.get("title") or title
-            continue
-        if kind == "summary" and isinstance(rec.get("summary"), str) and not title:
-            title = rec["summary"]
-            continue
-        if rec.get("isSidechain"):
-            continue
-        at = rec.get("timestamp")
-        if isinstance(at, str):
-            times[here] = at
-            start = start or at
-            end = at
-        if isinstance(rec.get("cwd"), str) and not cwd:
-            cwd = rec["cwd"]
-        if isinstance(rec.get("gitBranch"), str) and rec["gitBranch"] and rec["gitBranch"] != "HEAD":
-            branch = rec["gitBranch"]
-        message = rec.get("message")
-        if kind == "assistant" and isinstance(message, dict):
-            if isinstance(message.get("model"), str) and message["model"] != "<synthetic>":
-                model = message["model"]
-            for block in message.get("content") or ():
-                if isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") in _WRITES:
-                    args: dict = block["input"] if isinstance(block.get("input"), dict) else {}
-                    target = args.get("file_path") or args.get("notebook_path")
-                    if isinstance(target, str) and target:
-                        touched[target] = None
+    fd = fs.open_regular(path)
+    with os.fdopen(fd, "rb") as f:
+        for line in f:
+            here = offset
+            offset += len(line)
+            if len(line) > LINE_LIMIT or not line.strip() or b'"isSidechain":true' in line:
+                continue
+            if line.startswith(b'{"type":"file-history-snapshot"'):
+                continue
+            found = stamp.findall(line)
+            if found:
+                at = found[-1].decode()
+                times[here] = at
+                start = start or at
+                end = at
+            writes = b'"tool_use"' in line and any(b'"name":"' + w.encode() + b'"' in line for w in _WRITES)
+            titled = b'-title"' in line or line.startswith(b'{"type":"summary"')
+            if not (here in wanted or writes or titled or (cwd is None and b'"cwd"' in line) or
+                    (branch is None and b'"gitBranch":"' in line) or (model is None and b'"model":"' in line)):
+                continue
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(rec, dict):
+                continue
+            kind = rec.get("type")
+            if kind in ("custom-title", "ai-title"):
+                title = rec.get("customTitle") or rec.get("aiTitle") or rec.get("title") or title
+                continue
+            if kind == "summary" and isinstance(rec.get("summary"), str) and not title:
+                title = rec["summary"]
+                continue
+            if isinstance(rec.get("timestamp"), str):
+                times[here] = rec["timestamp"]
+            if isinstance(rec.get("cwd"), str) and not cwd:
+                cwd = rec["cwd"]
+            if isinstance(rec.get("gitBranch"), str) and rec["gitBranch"] and rec["gitBranch"] != "HEAD":
+                branch = rec["gitBranch"]
+            message = rec.get("message")
+            if kind == "assistant" and isinstance(message, dict):
+                if isinstance(message.get("model"), str) and message["model"] != "<synthetic>":
+                    model = message["model"]
+                for block in message.get("content") or ():
+                    if isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") in _WRITES:
+                        args: dict = block["input"] if isinstance(block.get("input"), dict) else {}
+                        target = args.get("file_path") or args.get("notebook_path")
+                        if isinstance(target, str) and target:
+                            touched[target] = None
     messages = tuple(SessionMessage("user" if m.speaker == "user" else "assistant", m.text,
                                     times.get(m.offset), "queued" if m.kind == "queued" else "")
                      for m in conv.messages if m.kind != "prompt")

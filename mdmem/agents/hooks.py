@@ -158,6 +158,14 @@ def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
     the hook's ``systemMessage``, so the answer is JSON then, the card as ``additionalContext``."""
     cwd = folder_field(payload) or os.getcwd()
     budget = int(opts.get("budget", CARD_BUDGET))
+    if payload.get("source") in (None, "startup", "resume"):  # what a session killed before its end left behind
+        from mdmem.agents.history.background import catch_up, enabled
+
+        try:
+            if enabled(vault):
+                catch_up(vault, "claude-code", cwd)
+        except OSError as e:
+            log(vault, f"session-start: the catch-up import could not start: {e}")
     broken = _config_trouble(vault)
     fp = fingerprint(vault, cwd)
     card = read_state(_card_path(vault))
@@ -406,5 +414,15 @@ def pre_compact(vault: str, payload: dict, opts: dict) -> dict | None:
 
 
 def session_end(vault: str, payload: dict, opts: dict) -> None:
+    """The session's offline checkpoint, and its import into ``sessions/`` handed to a background process
+    (:mod:`mdmem.agents.history.background`, once the vault imports sessions: :func:`~mdmem.agents.history.
+    background.enabled`): what the user said is in the vault before Claude Code deletes the transcript, and the
+    hook does not wait for it."""
+    from mdmem.agents.history.background import enabled, spawn_import
+
+    transcript = text_field(payload, "transcript_path")
+    if transcript and os.path.isfile(transcript) and enabled(vault):
+        pid = spawn_import(vault, "claude-code", transcript)
+        log(vault, f"SessionEnd session={text_field(payload, 'session_id') or '?'}: import started (pid {pid})")
     _capture(vault, payload, "SessionEnd")
     return None

@@ -325,6 +325,11 @@ def check(report) -> None:
     out.print("")
     out.print(f"[bold]growth[/]  {g.last_7_days.files:,} files (~{g.last_7_days.tokens:,} tk) changed in the last "
               f"7 days, {g.days_8_to_30.files:,} (~{g.days_8_to_30.tokens:,} tk) 8-30 days ago")
+    if report.sessions_unreviewed:
+        waiting = report.sessions_unreviewed
+        parts = ", ".join(f"{_escape(p or '(no project)')} {n:,}" for p, n in waiting.items())
+        out.print(f"[bold]sessions[/]  {sum(waiting.values()):,} imported sessions never reviewed: {parts}  "
+                  "[dim](sessions/, outside the budget)[/]")
     out.print("")
     counts = report.counts()
     if not report.issues:
@@ -358,6 +363,7 @@ def check_json(report) -> None:
         "growth": {name: vars(bucket) for name, bucket in vars(report.growth).items()},
         "today": report.today,
         "layout": report.layout,
+        "sessions_unreviewed": report.sessions_unreviewed,
     }
     text = json.dumps(head, ensure_ascii=False, indent=2)
     issues = ",\n    ".join(json.dumps(vars(i), ensure_ascii=False) for i in report.issues)

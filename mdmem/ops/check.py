@@ -87,7 +87,7 @@ import posixpath
 import re
 import unicodedata
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -180,6 +180,8 @@ class CheckReport:
     today: str
     layout: str  # "vault" (memory files under memory/), "flat" (every note but MEMORY.md), "none" (no
     # MEMORY.md, no memory/: nothing audited) or "missing" (no folder)
+    sessions_unreviewed: dict[str, int] = field(default_factory=dict)  # imported sessions (sessions/) never
+    # reviewed, by project ("" for none): not memory, not in the budget; a reminder that they wait
 
     def counts(self) -> dict[str, int]:
         out = {s: 0 for s in SEVERITIES}
@@ -243,8 +245,11 @@ def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date
                       action="move it out of the vault, or rename it from .md (it is never read as a note)")
               for n in binary]
     found += _secrets([*memory, *([index] if index else [])], read)
-    return _audit([n for n in memory if n.path not in copies], index, resolver, read, settings, today, layout,
-                  found, memory)
+    from mdmem.ops.sessions import unreviewed
+
+    report = _audit([n for n in memory if n.path not in copies], index, resolver, read, settings, today, layout,
+                    found, memory)
+    return replace(report, sessions_unreviewed=unreviewed(mem))
 
 
 def missing_folder(path: Path, settings: CheckSettings = CheckSettings(), today: dt.date | None = None) -> CheckReport:

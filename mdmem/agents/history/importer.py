@@ -121,6 +121,25 @@ def _key(sid: str, length: int = 8) -> str:
     return re.sub(r"[^A-Za-z0-9]", "", sid)[:length] or "session"
 
 
+def _fields(head: str) -> dict:
+    """The ``session``, ``hash`` and ``reviewed`` of a session note's frontmatter (read as YAML, as written)."""
+    import yaml
+
+    if not head.startswith("---"):
+        return {}
+    block = head[3:].split("\n---", 1)[0]
+    wanted = "\n".join(line for line in block.splitlines() if line.startswith(("session:", "hash:", "reviewed:")))
+    try:
+        data = yaml.safe_load(wanted)
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    if isinstance(data.get("reviewed"), bool):
+        data["reviewed"] = "true" if data["reviewed"] else "false"
+    return data
+
+
 def _existing(root: Path) -> dict[tuple[str, str], _Seen]:
     """The session notes already in ``sessions/``, by (agent, id part of the name): their ids and hashes."""
     folder = root / SESSIONS_DIR
@@ -142,17 +161,18 @@ def _existing(root: Path) -> dict[tuple[str, str], _Seen]:
                 os.close(fd)
         except OSError:
             continue
-        field_of = {k: v.strip().strip("'\"") for k, v in re.findall(r"(?m)^(session|hash|reviewed):[ \t]*(.*)$",
-                                                                      head.split("\n---", 1)[0])}
-        out[(m.group("agent"), m.group("id"))] = _Seen(rel, field_of.get("session", ""), field_of.get("hash", ""),
-                                                      field_of.get("reviewed"))
+        field_of = _fields(head)
+        out[(m.group("agent"), m.group("id"))] = _Seen(rel, str(field_of.get("session", "")),
+                                                      str(field_of.get("hash", "")), field_of.get("reviewed"))
     return out
 
 
 def _place(state: _State, session: Session, day: dt.date | None) -> tuple[str, _Seen | None]:
     """The note's path and what is there now (None: a new note)."""
-    for length in (8, 16, 64):
-        part = _key(session.id, length)
+    import hashlib
+
+    digest = hashlib.sha256(session.id.encode("utf-8", "surrogatepass")).hexdigest()
+    for part in dict.fromkeys((_key(session.id, 8), _key(session.id, 16), _key(session.id, 64), digest[:12])):
         seen = state.existing.get((session.agent, part))
         if seen is None:
             stamp = day.isoformat() if day else "0000-00-00"
@@ -173,11 +193,14 @@ def _in_project(session: Session, project: str | None) -> bool:
     return (session.project or "").lower() == project.lower()
 
 
-def _daily_text(session: Session, rel: str, label: str) -> str:
+def _daily_text(session: Session, rel: str, label: str, names: set[str]) -> str:
+    """The daily entry: the project linked only when the vault has its note (a daily note is memory, where a
+    link to nothing is a finding of ``check``), the session's note always."""
     from mdmem.agents.history.note import AGENTS, project_link
 
     target = rel.removesuffix(".md")
-    where = project_link(session.project)
+    project = session.project
+    where = project_link(project) if project and project.lower() in names else (f" in {project}" if project else "")
     shown = label.replace("|", "/").replace("]", ")").replace("[", "(")
     return f"{AGENTS.get(session.agent, session.agent)} session{where}: [[{target}|{shown}]]"
 
@@ -240,6 +263,7 @@ def import_sessions(mem: Memory, source: str, file: str | os.PathLike | None = N
     since_day = _since(since)
     units = readers(source, file)
     state = _State(_existing(mem.root))
+    names = {os.path.splitext(os.path.basename(p))[0].lower() for p in mem.scan.notes}  # notes a link can name
     items: list[ImportItem] = []
     skipped: dict[str, int] = {}
     errors: list[tuple[str, str]] = []
@@ -289,7 +313,7 @@ def import_sessions(mem: Memory, source: str, file: str | os.PathLike | None = N
         if daily and not dry_run and status != "unchanged" and start is not None and day is not None \
                 and not _linked(mem, day, rel):
             try:
-                daily_add(mem, _daily_text(session, rel, title(session)), at=start.strftime("%H:%M"), date=day,
+                daily_add(mem, _daily_text(session, rel, title(session), names), at=start.strftime("%H:%M"), date=day,
                           refresh=False)
                 added += 1
             except MdmemError as e:
