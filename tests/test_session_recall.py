@@ -64,8 +64,8 @@ def test_check_counts_sessions_never_reviewed_per_project(cli, imported):
         "memory/daily/20") and ("rtchess" in i["detail"] or "[[cli]]" in i["detail"]) for i in report["issues"])
 
 
-def _prompt(vault: Path, tmp_path: Path, text: str, isolated: Path) -> str:
-    payload = json.dumps({"session_id": "s1", "cwd": str(tmp_path), "prompt": text,
+def _prompt(vault: Path, tmp_path: Path, text: str, isolated: Path, session: str = "s1") -> str:
+    payload = json.dumps({"session_id": session, "cwd": str(tmp_path), "prompt": text,
                           "hook_event_name": "UserPromptSubmit"})
     proc = subprocess.run([sys.executable, "-m", "mdmem", "hook", "prompt", "--vault", str(vault)], input=payload,
                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
@@ -79,6 +79,9 @@ def test_the_prompt_hook_gives_sessions_only_for_a_prompt_about_an_earlier_conve
     assert "sessions/2026-02-04-claude-code-ddf36c6d.md" in out
     out = _prompt(imported, tmp_path, "make sure we use US English spelling everywhere", isolated)
     assert "sessions/" not in out
+    # a word with an underscore is two words to the quick index (it once made the hook fail on a phrase query)
+    out = _prompt(imported, tmp_path, "when did we rename summarise_to summarize?", isolated, "s2")
+    assert "sessions/2026-02-04-claude-code-ddf36c6d.md" in out
 
 
 @pytest.mark.anyio

@@ -111,9 +111,11 @@ def _fold(word: str) -> str:
 
 def content_words(text: str) -> list[str]:
     """The words of ``text`` that can say what it is about: lower-case, at least 3 letters, not a number,
-    not a stop or chat word (English and Portuguese), each once, in order."""
+    not a stop or chat word (English and Portuguese), each once, in order. An underscore separates words, as
+    in the quick index's tokenizer ("homebrew_casks" there is two tokens: looked up whole it was a phrase
+    query, which its ``detail=column`` table refuses, and the hook failed)."""
     out: list[str] = []
-    for word in _WORD.findall(text.lower()):
+    for word in _WORD.findall(text.lower().replace("_", " ")):
         if len(word) < 3 or word.isdigit() or "_" == word[0] or word in STOP or _fold(word) in STOP:
             continue
         if word not in out:
@@ -208,7 +210,8 @@ SESSIONS_MAX = 2       # past sessions given for a prompt about an earlier conve
 def past_sessions(db, words: list[str], span=None) -> list[Found]:
     """Imported past sessions (``type: session``) holding the prompt's words, best first: what was said lives in
     a session's body, so body words count as in :func:`relevant` but against half its bar, and a session needs
-    every one of the rarest two words that any session has; with a time phrase, only sessions dated in it."""
+    two of the prompt's words (one when only one is in any session); with a time phrase, only sessions dated
+    in it."""
     from mdmem.engine import quick
 
     total = db.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
@@ -232,8 +235,8 @@ def past_sessions(db, words: list[str], span=None) -> list[Found]:
             continue
         found.score, found.terms = round(sum(best[rid].values()), 3), sorted(best[rid])
         out.append(found)
-    rare = [t for t in terms if any(t in f.terms for f in out)][:2]
-    out = [f for f in out if all(t in f.terms for t in rare)]
+    known = {t for f in out for t in f.terms}  # the prompt's words some session holds
+    out = [f for f in out if len(f.terms) >= min(2, len(known))]
     out.sort(key=lambda f: (-f.score, f.path))
     return out[:SESSIONS_MAX]
 
