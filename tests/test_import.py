@@ -273,3 +273,21 @@ def test_a_broken_transcript_is_an_error_not_the_end(cli, vault, claude_home):
     os.mkfifo(claude_home / "fifo.jsonl")
     report = cli.json("import", "claude-code", "--vault", vault)
     assert len(report["items"]) == 2
+
+
+def test_an_older_copy_of_a_session_never_replaces_the_note(cli, vault, claude_home):
+    """The same session in two files, one a prefix of the other (as Entire's checkpoints keep them): one note,
+    the fuller one, whatever the order, and a re-import changes nothing."""
+    full = claude_home / "14-session-share-curry-poems.jsonl"
+    lines = full.read_text(encoding="utf-8").splitlines(keepends=True)
+    (claude_home / "00-older-copy.jsonl").write_text("".join(lines[: len(lines) // 3]), encoding="utf-8")
+    (claude_home / "99-older-copy.jsonl").write_text("".join(lines[: len(lines) // 2]), encoding="utf-8")
+    report = cli.json("import", "claude-code", "--vault", vault)
+    assert report["skipped"] == {"older copy": 1}
+    assert len(notes(vault)) == 2
+    curry = next(t for n, t in notes(vault).items() if "0ccf1a04" in n)
+    assert said(curry)[-1] == "why won't you run it?"
+    before = tree(vault)
+    again = cli.json("import", "claude-code", "--vault", vault)
+    assert {i["status"] for i in again["items"]} == {"unchanged"} and again["skipped"] == {"older copy": 2}
+    assert tree(vault) == before

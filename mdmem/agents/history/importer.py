@@ -10,7 +10,9 @@ content leaves the file untouched, new content (a session that went on) rewrites
 note's ``reviewed`` mark; a new session makes a new note and a ``## HH:MM`` entry in that day's daily note
 (appended through :func:`mdmem.ops.daily.daily_add`, never when the day already links the note).
 Left out and counted: sessions with nothing the user said, subagent sessions, sessions outside ``project``
-or ended before ``since``; a file that cannot be read is an error of the report, never the end of the run.
+or ended before ``since``, and an older copy of a session already imported (the same id in another file that
+ends earlier: Entire's checkpoints and resumed sessions hold such copies; without this rule a re-import rewrote
+the note twice, first with the older copy); a file that cannot be read is an error of the report, never the end of the run.
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ class _Seen:
     session: str
     hash: str
     reviewed: object = None
+    ended: str = ""
 
 
 @dataclass
@@ -88,7 +91,7 @@ def readers(source: str, file: str | os.PathLike | None = None) -> list[tuple[st
         export_reader = chatgpt.read if source == "chatgpt" else claude_ai.read
         return [(os.fspath(file), lambda: export_reader(file))]
     if source == "claude-code":
-        from mdmem.agents import claude_history as mod
+        from mdmem.agents.claude import history as mod
     elif source == "codex":
         from mdmem.agents.codex import rollout as mod  # type: ignore[no-redef]
     else:
@@ -122,13 +125,14 @@ def _key(sid: str, length: int = 8) -> str:
 
 
 def _fields(head: str) -> dict:
-    """The ``session``, ``hash`` and ``reviewed`` of a session note's frontmatter (read as YAML, as written)."""
+    """The ``session``, ``hash``, ``reviewed`` and ``ended`` of a session note's frontmatter (read as YAML)."""
     import yaml
 
     if not head.startswith("---"):
         return {}
     block = head[3:].split("\n---", 1)[0]
-    wanted = "\n".join(line for line in block.splitlines() if line.startswith(("session:", "hash:", "reviewed:")))
+    wanted = "\n".join(line for line in block.splitlines()
+                       if line.startswith(("session:", "hash:", "reviewed:", "ended:")))
     try:
         data = yaml.safe_load(wanted)
     except yaml.YAMLError:
@@ -163,7 +167,8 @@ def _existing(root: Path) -> dict[tuple[str, str], _Seen]:
             continue
         field_of = _fields(head)
         out[(m.group("agent"), m.group("id"))] = _Seen(rel, str(field_of.get("session", "")),
-                                                      str(field_of.get("hash", "")), field_of.get("reviewed"))
+                                                      str(field_of.get("hash", "")), field_of.get("reviewed"),
+                                                      str(field_of.get("ended") or ""))
     return out
 
 
@@ -298,6 +303,9 @@ def import_sessions(mem: Memory, source: str, file: str | os.PathLike | None = N
         day = start.date() if start else None
         meta, body, digest = render(session)
         rel, seen = _place(state, session, day)
+        if seen is not None and seen.hash != digest and session.end and seen.ended and session.end < seen.ended:
+            skip("older copy")  # the same session in another file that stops earlier: the note holds more
+            continue
         if seen is not None and seen.hash == digest:
             status = "unchanged"
         else:
@@ -309,7 +317,7 @@ def import_sessions(mem: Memory, source: str, file: str | os.PathLike | None = N
             if not dry_run:
                 _write(mem, rel, meta, body, seen)
                 state.existing[(session.agent, rel.rsplit("-", 1)[1].removesuffix(".md"))] = \
-                    _Seen(rel, session.id, digest, meta["reviewed"])
+                    _Seen(rel, session.id, digest, meta["reviewed"], session.end or "")
         if daily and not dry_run and status != "unchanged" and start is not None and day is not None \
                 and not _linked(mem, day, rel):
             try:

@@ -1,6 +1,6 @@
 """Claude Code's past sessions: ``~/.claude/projects/<cwd-slug>/<sessionId>.jsonl`` read as :class:`Session`.
 
-The conversation comes from :func:`mdmem.agents.transcript.read` (the checkpoint's reader: sidechains,
+The conversation comes from :func:`mdmem.agents.checkpoint.transcript.read` (the checkpoint's reader: sidechains,
 subagent files, ``isMeta``/compaction-summary records, tool results, command wrappers and hook feedback are
 never the user's; text typed while the agent worked is kept as ``queued``). A second streamed pass over the
 same lines adds what that reader does not keep: each message's time (by its first record's byte offset), the
@@ -22,7 +22,7 @@ _WRITES = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 
 def home() -> Path:
     """Claude Code's projects folder (``CLAUDE_CONFIG_DIR``/projects or ``~/.claude/projects``)."""
-    from mdmem.agents.transcript import claude_projects_dir
+    from mdmem.agents.checkpoint.transcript import claude_projects_dir
 
     return Path(claude_projects_dir())
 
@@ -44,7 +44,7 @@ def read(path: str | os.PathLike) -> Session:
     import json
     import re
 
-    from mdmem.agents import transcript
+    from mdmem.agents.checkpoint import transcript
     from mdmem.base import files as fs
 
     conv = transcript.read(path)
