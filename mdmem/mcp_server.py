@@ -155,17 +155,20 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         Use read_note on a hit for its whole text. Imported past sessions are not among the results; with
         `sessions` (by default when the query asks about past conversations, "when did we ...") the matching
         sessions come in `sessions`: date, agent, project, the lines that match, path."""
+        from dataclasses import replace
+
         from mdmem.engine.index import Filters
         from mdmem.ops.search import search as run
-        from mdmem.ops.sessions import is_session, recall_sessions
+        from mdmem.ops.sessions import hidden_type, is_session, recall_sessions
         from mdmem.text.past import about_past
 
-        filters = Filters(type, tag, folder, _day(after, "after"), _day(before, "before", end=True), include_index)
         asked = about_past(query) if sessions is None else sessions
         only = (type or "").lower() == "session" or (folder or "").strip("/").startswith("sessions")
+        filters = Filters(type, tag, folder, _day(after, "after"), _day(before, "before", end=True), include_index)
 
         def work(mem):
-            data = plain(run(mem, query, limit, filters, mode=mode, today=_today()))
+            wanted = filters if only else replace(filters, not_type=hidden_type(mem))
+            data = plain(run(mem, query, limit, wanted, mode=mode, today=_today()))
             if not only:
                 data["results"] = [r for r in data.get("results", []) if not is_session(r.get("path", ""))]
             if asked:

@@ -134,3 +134,12 @@ def test_session_end_imports_the_session_in_the_background_once_the_vault_import
     assert (vault / ".mdmem" / "hooks" / "import.log").exists()
     assert _wait_for(vault / "sessions" / "2026-01-22-claude-code-0ccf1a04.md") or \
         _wait_for(vault / "sessions" / "2026-01-23-claude-code-0ccf1a04.md")
+
+
+def test_sessions_never_crowd_the_notes_out_of_recall(cli, imported):
+    """The three sessions rank above every note for "make sure it works" (recall's pool is 3 for --limit 1): recall
+    still finds a memory note, since sessions are masked in the search itself, not dropped after it."""
+    found = cli.json("search", "make sure it works", "--vault", imported, "-n", "3")
+    out = cli.json("recall", "make sure it works", "--vault", imported, "--limit", "1")
+    assert [r["path"][:9] for r in found["results"]] == ["sessions/"] * 3
+    assert out["ranked"] and not out["ranked"][0]["path"].startswith("sessions/")

@@ -98,6 +98,7 @@ class Filters:
     after: str | None = None  # ISO date, inclusive
     before: str | None = None  # ISO date, inclusive
     index: bool = False  # include index notes (MEMORY.md, ``index: true``): out of hits by default
+    not_type: str | None = None  # leave out notes of this type (recall leaves out imported sessions)
 
 
 _WORD = re.compile(r"\w+(?:['’]\w+)?")
@@ -411,6 +412,9 @@ class SearchIndex:
 
             pool = max(pool, DEPTH)
         mask = None if filters.index else q.Term("index", "1")
+        if filters.not_type:  # masked, not filtered after: a thousand sessions must not crowd the notes out
+            unwanted = q.Term("type", filters.not_type.lower())
+            mask = unwanted if mask is None else q.Or([mask, unwanted])
         if not restrict:
             wanted = common_split(wanted, searcher, pool + (len(self.masked()) if mask is not None else 0))
         try:

@@ -66,7 +66,7 @@ def recall(
     sessions that answer it come first, in at most half the budget (:func:`mdmem.ops.sessions.recall_sessions`)."""
     from mdmem.engine.index import Filters
     from mdmem.ops.search import conflicts, search, standing
-    from mdmem.ops.sessions import is_session
+    from mdmem.ops.sessions import hidden_type, is_session
     from mdmem.ops.timeline import TimelineEntry, collect, is_sensitive
     from mdmem.text import temporal
     from mdmem.text.past import about_past
@@ -86,11 +86,12 @@ def recall(
         if not entries and words.strip():  # the words match nothing there
             entries = [e for e in collect(mem, span.start, span.end, "", include_sensitive)
                        if e.path not in gone and not is_session(e.path)]
-        filters = Filters(after=span.start.isoformat(), before=span.end.isoformat())
+        filters = Filters(after=span.start.isoformat(), before=span.end.isoformat(), not_type=hidden_type(mem))
         hits = search(mem, words, limit * 3, filters, recency, mode, fusion=fusion, current=True,
                       today=day).results if words.strip() else []
     else:
-        hits = search(mem, query, limit * 3, recency=recency, mode=mode, fusion=fusion, current=True, today=day).results
+        hits = search(mem, query, limit * 3, Filters(not_type=hidden_type(mem)), recency=recency, mode=mode, fusion=fusion,
+                      current=True, today=day).results
     hits = [h for h in hits if not is_session(h.path)]
     if not include_sensitive:
         hits = [h for h in hits if not ((n := mem.store.get(h.path)) is not None and is_sensitive(n))]

@@ -53,6 +53,15 @@ def is_session(path: str) -> bool:
     return path.startswith(SESSIONS_DIR + "/")
 
 
+def hidden_type(mem: Memory) -> str | None:
+    """``"session"`` when the vault has imported sessions, to leave them out of a search (``Filters.not_type``);
+    None otherwise, so a vault without them keeps search's fast path (the index's type lexicon: no note read)."""
+    try:
+        return "session" if mem.index.exists() and "session" in mem.index.types() else None
+    except Exception:  # a damaged index answers the search itself, which rebuilds it
+        return None
+
+
 def _terms(text: str) -> set[str]:
     from mdmem.engine.index import term
 
