@@ -208,7 +208,7 @@ def test_gemini_jsonl_is_replayed_with_updates_sets_and_rewinds(cli, vault, isol
     assert "Which text should I add?" in note and '",how are you"' not in note
     # a $set of the whole message list replaces everything before it
     with path.open("a", encoding="utf-8") as f:
-        f.write(json.dumps({"$set": {"messages": [messages[0]]}}) + "\n")
+        f.write(json.dumps({"$set": {"messages": [messages[0]], "lastUpdated": "2026-01-10T02:11:00.000Z"}}) + "\n")
     assert cli.json("import", "gemini", "--vault", vault)["items"][0]["user_messages"] == 1
 
 
