@@ -18,6 +18,7 @@ import hashlib
 import re
 
 from mdmem.agents.history.model import Session
+from mdmem.base.provenance import Provenance
 
 MESSAGE_MAX = 1500  # characters of one user message shown
 CONCLUSION_MAX = 400  # characters of one assistant conclusion shown
@@ -162,8 +163,8 @@ def render(session: Session) -> tuple[dict, str, str]:
         "description": f"{agent} session" + (f" in {project}" if project else "") +
                        (f" on {day.isoformat()}" if day else "") + f", {len(users)} user messages",
         "type": "session",
-        "agent": session.agent,
-        "session": session.id,
+        # who wrote it (mdmem.base.provenance, the one writer of these fields): an import of this agent's session
+        **Provenance("import", session.id, session.agent).fields(),
     }
     if project:
         meta["project"] = project
