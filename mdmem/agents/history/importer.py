@@ -212,11 +212,12 @@ def _daily_text(session: Session, rel: str, label: str, names: set[str]) -> str:
 
 def _linked(mem: Memory, day: dt.date, rel: str) -> bool:
     from mdmem.base import files as fs
-    from mdmem.base.layout import DAILY_DIR
+    from mdmem.base.errors import UsageError
+    from mdmem.ops.daily import day_path
 
     try:
-        data, _ = fs.read_stat(mem.root, f"{DAILY_DIR}/{day.isoformat()}.md")
-    except OSError:
+        data, _ = fs.read_stat(mem.root, day_path(mem, day))
+    except (OSError, UsageError):
         return False
     return data is not None and rel.removesuffix(".md").encode("utf-8") in data
 
