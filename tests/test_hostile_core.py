@@ -1,0 +1,247 @@
+"""Hostile derived state and settings (issue "Hostile round 2": code from a cache file, a symlinked ``.mdmem``, a
+hostile ``config.toml``, a read-only vault, a lone surrogate over MCP).
+
+Whoosh unpickles its index files, and a vault's ``.mdmem/`` travels with it: each probe here plants a file that
+runs code when unpickled (it creates a marker file) and runs every front end that opens the index (``mdmem
+search``, the MCP ``search`` tool over the real stdio server, the SessionStart and prompt hooks); the marker must
+never appear, and the answer must be the notes' (the index rebuilt from them). Then the state folder must be a
+real folder, every settings file a bounded regular file read without a traceback or a hang, and a read-only vault
+still searchable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mdmem.base import keys
+from mdmem.engine.seal import MANIFEST
+from support import run_process
+
+SECONDS = 30  # a hang guard, not a timing
+
+
+class Boom:
+    """Unpickled, it creates the file ``marker``: what a crafted index file would do."""
+
+    def __init__(self, marker: Path):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+def index_dir(vault: Path) -> Path:
+    return vault / ".mdmem" / "index"
+
+
+def build(vault: Path) -> None:
+    proc = run_process("index", "--vault", vault)
+    assert proc.returncode == 0, proc.stderr
+
+
+def plant_toc(vault: Path, marker: Path) -> str:
+    """A table of contents of the next generation (Whoosh reads the newest) whose segment list runs code."""
+    from whoosh.filedb.filestore import FileStorage
+    from whoosh.index import TOC
+
+    from mdmem.engine.index import INDEX_NAME, schema
+
+    folder = index_dir(vault)
+    gen = max(int(n.split("_")[2][:-4]) for n in os.listdir(folder) if n.endswith(".toc")) + 1
+    TOC(schema(), Boom(marker), gen).write(FileStorage(str(folder)), INDEX_NAME)
+    return f"_{INDEX_NAME}_{gen}.toc"
+
+
+def replace_toc(vault: Path, marker: Path) -> None:
+    """The newest table of contents rewritten in place (same name), its segment list running code."""
+    folder = index_dir(vault)
+    toc = max((n for n in os.listdir(folder) if n.endswith(".toc")), key=lambda n: int(n.split("_")[2][:-4]))
+    planted = plant_toc(vault, marker)
+    os.replace(folder / planted, folder / toc)
+
+
+def swap_segment(vault: Path, marker: Path) -> None:
+    """Every compound segment replaced by one whose directory (a pickle) runs code."""
+    body = pickle.dumps(Boom(marker))
+    for seg in index_dir(vault).glob("*.seg"):
+        seg.write_bytes((12).to_bytes(8, "big") + len(body).to_bytes(4, "big") + body)
+
+
+def hook(name: str, vault: Path, payload: dict) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mdmem", "hook", name, "--vault", str(vault)], input=json.dumps(payload),
+                          capture_output=True, text=True, timeout=SECONDS)
+
+
+def touch_note(vault: Path) -> None:
+    """A note changed, so the next command updates the index (opens it to write)."""
+    note = vault / "memory" / "projects" / "atlas-billing.md"
+    note.write_text(note.read_text() + "\nAlso: the ledger reconciles nightly.\n")
+
+
+def mcp(vault: Path, *requests: dict | str) -> list[dict]:
+    """The real ``mdmem mcp`` server over stdio: initialize, then ``requests`` (objects, or raw lines as given);
+    the answers by id."""
+    lines = [json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}}),
+             json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})]
+    lines += [r if isinstance(r, str) else json.dumps(r) for r in requests]
+    proc = subprocess.Popen([sys.executable, "-m", "mdmem", "mcp", "--vault", str(vault)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wanted = {r["id"] if isinstance(r, dict) else json.loads(r)["id"] for r in requests if "id" in str(r)}
+    answers: dict = {}
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("\n".join(lines) + "\n")
+        proc.stdin.flush()
+        import selectors
+
+        sel = selectors.DefaultSelector()
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        import time
+
+        deadline = time.monotonic() + SECONDS
+        while not wanted <= set(answers) and time.monotonic() < deadline:
+            if sel.select(timeout=0.5):
+                line = proc.stdout.readline()
+                if not line:
+                    break
+                msg = json.loads(line)
+                if "id" in msg:
+                    answers[msg["id"]] = msg
+    finally:
+        proc.kill()
+        proc.communicate(timeout=SECONDS)
+    return [answers.get(i) for i in sorted(wanted, key=str)]
+
+
+def search_call(i: int = 1, query: str = "atlas") -> dict:
+    return {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "search", "arguments": {"query": query}}}
+
+
+# ----------------------------------------------------------------------------- F1: no code from an index file
+
+CRAFTS = {"a newer TOC": plant_toc, "the TOC rewritten": replace_toc, "a swapped segment": swap_segment}
+
+
+@pytest.mark.parametrize("craft", CRAFTS)
+def test_a_crafted_index_file_never_runs_on_search_and_the_index_is_rebuilt(vault, tmp_path, craft):
+    build(vault)
+    marker = tmp_path / "ran"
+    CRAFTS[craft](vault, marker)
+    proc = run_process("search", "atlas", "--json", "--vault", vault)
+    assert not marker.exists()
+    assert proc.returncode == 0, proc.stderr
+    assert "memory/projects/atlas-billing.md" in [h["path"] for h in json.loads(proc.stdout)["results"]]
+    assert not marker.exists()
+    again = run_process("search", "atlas", "--json", "--vault", vault)  # the rebuilt index is sealed: used as is
+    assert again.returncode == 0 and not marker.exists()
+
+
+def test_a_crafted_toc_never_runs_in_the_hooks_nor_over_mcp(vault, tmp_path):
+    marker = tmp_path / "ran"
+    build(vault)
+    for name, payload in (("session-start", {"session_id": "s1", "source": "startup", "cwd": str(tmp_path)}),
+                          ("prompt", {"session_id": "s1", "prompt": "how does the atlas billing ledger work?",
+                                      "cwd": str(tmp_path)})):
+        plant_toc(vault, marker)
+        touch_note(vault)  # the hook must update the index: it opens it
+        proc = hook(name, vault, payload)
+        assert proc.returncode == 0, proc.stderr
+        assert not marker.exists(), name
+    assert "Memory protocol" in proc.stdout or proc.stdout == "" or "atlas" in proc.stdout
+    plant_toc(vault, marker)
+    answer = mcp(vault, search_call())[0]
+    assert not marker.exists()
+    assert answer is not None and "atlas-billing" in json.dumps(answer)
+
+
+def test_an_index_sealed_with_another_key_is_rebuilt_never_read(vault, tmp_path, monkeypatch):
+    """A copied vault whose ``.mdmem/`` was sealed by someone else, planted TOC included (signed with their key)."""
+    from mdmem.engine.seal import Seal
+
+    marker = tmp_path / "ran"
+    theirs = tmp_path / "their-home"
+    monkeypatch.setenv("MDMEM_HOME", str(theirs))
+    build(vault)
+    planted = plant_toc(vault, marker)
+    temp = planted + ".tmp-sealing"
+    os.rename(index_dir(vault) / planted, index_dir(vault) / temp)
+    Seal(index_dir(vault)).write((temp, planted), {temp}, fresh=True)  # their key vouches for their TOC
+    os.rename(index_dir(vault) / temp, index_dir(vault) / planted)
+    monkeypatch.setenv("MDMEM_HOME", str(tmp_path / "my-home"))
+    proc = run_process("search", "atlas", "--json", "--vault", vault)
+    assert proc.returncode == 0, proc.stderr
+    assert not marker.exists()
+    assert json.loads(proc.stdout)["results"]
+
+
+@pytest.mark.parametrize("damage", ["truncated", "missing", "garbage", "symlink"])
+def test_a_damaged_seal_means_a_rebuild(vault, tmp_path, damage):
+    build(vault)
+    marker = tmp_path / "ran"
+    plant_toc(vault, marker)
+    seal = index_dir(vault) / MANIFEST
+    data = seal.read_bytes()
+    if damage == "truncated":
+        seal.write_bytes(data[:-20])
+    elif damage == "missing":
+        seal.unlink()
+    elif damage == "garbage":
+        seal.write_bytes(b"\x80\x04garbage\n" * 1000)
+    else:
+        (tmp_path / "elsewhere").write_bytes(data)
+        seal.unlink()
+        seal.symlink_to(tmp_path / "elsewhere")
+    proc = run_process("search", "atlas", "--json", "--vault", vault)
+    assert proc.returncode == 0, proc.stderr
+    assert not marker.exists()
+    assert json.loads(proc.stdout)["results"]
+
+
+def test_an_edit_then_search_keeps_the_seal_and_hashes_no_settled_file(vault, cli):
+    """After an update the new files are sealed too: the next search opens the index without a rebuild."""
+    build(vault)
+    touch_note(vault)
+    found = cli.json("search", "reconciles nightly", "--vault", vault)["results"]
+    assert found[0]["path"] == "memory/projects/atlas-billing.md"
+    files = json.loads((index_dir(vault) / MANIFEST).read_bytes().rsplit(b"\n", 2)[0])["files"]
+    on_disk = {n for n in os.listdir(index_dir(vault)) if n.endswith((".toc", ".seg"))}
+    assert on_disk <= set(files)
+
+
+def test_the_key_is_the_users_alone_and_made_once_by_racing_processes(tmp_path, isolated):
+    code = "from mdmem.base.keys import user_key; print(user_key().hex())"
+    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True) for _ in range(6)]
+    made = {p.communicate(timeout=SECONDS)[0].strip() for p in procs}
+    assert len(made) == 1 and len(next(iter(made))) == 64
+    path = Path(keys.key_path())
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert not [p for p in path.parent.iterdir() if p.name != keys.KEY_NAME]  # no temp file left
+
+
+@pytest.mark.parametrize("flaw", ["readable", "short", "symlink", "inside"])
+def test_an_untrustworthy_key_stops_search_with_one_line(vault, tmp_path, monkeypatch, flaw):
+    path = Path(keys.key_path())
+    if flaw == "inside":
+        monkeypatch.setenv("MDMEM_HOME", str(vault / ".mdmem" / "home"))
+    else:
+        path.parent.mkdir(parents=True, mode=0o700)
+        if flaw == "symlink":
+            (tmp_path / "k").write_bytes(os.urandom(32))
+            path.symlink_to(tmp_path / "k")
+        else:
+            path.write_bytes(os.urandom(32 if flaw == "readable" else 5))
+            path.chmod(0o644 if flaw == "readable" else 0o600)
+    proc = run_process("search", "atlas", "--vault", vault)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "key" in proc.stderr
