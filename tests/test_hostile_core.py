@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import shutil
 import stat
 import subprocess
 import sys
@@ -245,3 +246,72 @@ def test_an_untrustworthy_key_stops_search_with_one_line(vault, tmp_path, monkey
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert "key" in proc.stderr
+
+
+# ----------------------------------------------------------------------------- F6: the state folder is real
+
+PLACEMENTS = [".mdmem", ".mdmem/index", ".mdmem/hooks", ".mdmem/checkpoints", ".mdmem/notes.db"]
+
+
+def link_state(vault: Path, placement: str, outside: Path) -> Path:
+    """``placement`` in the vault made a symlink to ``outside`` (a folder holding a user's unrelated
+    ``notes.db``, or that file itself); the vault otherwise indexed."""
+    outside.mkdir()
+    (outside / "notes.db").write_bytes(b"the user's own database")
+    if placement != ".mdmem":
+        build(vault)
+    target = vault / placement
+    if target.is_dir():
+        shutil.rmtree(target)
+    elif target.exists():
+        target.unlink()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.symlink_to(outside / "notes.db" if placement.endswith(".db") else outside)
+    return outside
+
+
+def snapshot(folder: Path) -> dict:
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+def test_a_symlinked_state_folder_is_refused_in_one_line_and_nothing_is_written_through_it(vault, tmp_path,
+                                                                                          placement, isolated):
+    outside = link_state(vault, placement, tmp_path / "outside")
+    before = snapshot(outside)
+    for args in (("search", "atlas"), ("index",), ("save", "a fact", "--type", "reference", "--name", "fact-x")):
+        proc = run_process(*args, "--vault", vault)
+        assert proc.returncode == 1, (args, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+        assert "symlink" in proc.stderr
+    for name, payload in (("session-start", {"session_id": "s1", "source": "startup", "cwd": str(tmp_path)}),
+                          ("prompt", {"session_id": "s1", "prompt": "atlas billing ledger", "cwd": str(tmp_path)}),
+                          ("stop", {"session_id": "s1", "transcript_path": str(tmp_path / "none.jsonl")})):
+        proc = hook(name, vault, payload)
+        assert proc.returncode == 0 and proc.stdout == "", (name, proc.stdout)
+        assert "Traceback" not in proc.stderr and "symlink" in proc.stderr
+    assert snapshot(outside) == before
+    logs = [isolated / ".mdmem" / "hook.log", vault / ".mdmem" / "hooks" / "hook.log"]  # home, when .mdmem or hooks/ is the link
+    assert any(p.is_file() and not p.is_symlink() and "symlink" in p.read_text() for p in logs)
+
+
+def test_a_symlink_inside_a_real_state_folder_is_never_written_through(vault, tmp_path):
+    """The hook log and the locks open with O_NOFOLLOW: a planted ``hook.log`` or ``write.lock`` link is refused."""
+    build(vault)
+    victim = tmp_path / "victim"
+    victim.write_text("keep me\n")
+    hooks = vault / ".mdmem" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    (hooks / "hook.log").symlink_to(victim)
+    proc = hook("prompt", vault, {"session_id": "s1", "prompt": "atlas", "cwd": str(tmp_path)})
+    assert proc.returncode == 0
+    from mdmem.base.files import Lock
+
+    lock = tmp_path / "lockdir"
+    lock.mkdir()
+    (lock / "write.lock").symlink_to(tmp_path / "created-elsewhere")
+    with pytest.raises(OSError):
+        with Lock(lock / "write.lock", 0.1):
+            pass
+    assert not (tmp_path / "created-elsewhere").exists()
+    assert victim.read_text() == "keep me\n"

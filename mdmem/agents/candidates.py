@@ -18,7 +18,7 @@ from pathlib import Path
 from mdmem.agents.dimensions import NAMES, SUBSTANTIAL, Evidence, hits
 from mdmem.agents.scan import MARKS, RANK, Known, _slug, clean
 from mdmem.base.errors import MdmemError, UsageError
-from mdmem.base.files import write_atomic
+from mdmem.base.files import state_path, write_atomic
 from mdmem.base.layout import STATE_DIR, safe_session
 from mdmem.text.classify import _CODE  # code is not memory: the rule `save` warns with
 
@@ -438,8 +438,7 @@ def store(vault: Path, cp: Checkpoint, origin: str = "propose") -> Path:
     one of :data:`ORIGINS`)."""
     if origin not in ORIGINS:
         raise ValueError(f"origin must be one of {ORIGINS}, not {origin!r}")
-    folder = _folder(vault)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = Path(state_path(vault, "checkpoints"))
     path = folder / f"{safe_session(cp.session)}.json"
     old = load(vault, cp.session, missing_ok=True)
     history = list(old.get("history", [])) + [c.get("name", "") for c in old.get("candidates", [])]

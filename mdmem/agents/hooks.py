@@ -114,7 +114,6 @@ def save_card(vault, cwd, text: str, budget: int = CARD_BUDGET, fp: str | None =
     fingerprint, the ``day`` it was made for and the last day it stays right (``through``: the next
     ``valid_until`` to pass, :func:`mdmem.engine.supersede.valid_through`; None: none will)."""
     vault, cwd = str(vault), str(cwd)
-    os.makedirs(os.path.dirname(_card_path(vault)), exist_ok=True)
     write_state(_card_path(vault), {"fingerprint": fp or fingerprint(vault, cwd), "budget": budget, "text": text,
                                     "day": day or today(), "through": through})
 
@@ -380,8 +379,7 @@ def _capture(vault: str, payload: dict, event: str) -> Checkpoint:
     from mdmem.agents import checkpoint as cp
 
     cwd = folder_field(payload)
-    folder = os.path.join(vault, HOOKS_DIR)
-    os.makedirs(folder, exist_ok=True)
+    folder = files.state_path(vault, "hooks")
     base = os.path.join(folder, "pending-" + safe_session(session))
     with files.Lock(base + ".lock", LOCK_WAIT, f"another hook holds {base}.lock (waited {LOCK_WAIT:.0f} s)"):
         result = cp.analyze(transcript, Path(vault), session=session, cwd=Path(cwd) if cwd else None,

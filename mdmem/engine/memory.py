@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmem.base import files as fs
-from mdmem.base.errors import AmbiguousNote, LockTimeout, MdmemError, NoteArchived, NoteNotFound
+from mdmem.base.errors import AmbiguousNote, LockTimeout, NoteArchived, NoteNotFound
 
 if TYPE_CHECKING:
     from mdmem.engine.graph import LinkGraph
@@ -152,9 +152,7 @@ class Memory:
             os.environ.get("MDMEM_LOCK_TIMEOUT", "10")
         )
         self.procs = procs
-        if self.state_dir.exists() and not self.state_dir.is_dir():
-            raise MdmemError(f"{self.state_dir} is a file, not mdmem's state folder; move it away")
-        fs.state_dir(root)
+        fs.state_dir(root)  # a real folder in the vault, and nothing in it a symlink (else UnsafeState)
         self.store = Store(self.state_dir)
         self.index = SearchIndex(self.state_dir / "index")
         self._scan: fs.Scan | None = None
