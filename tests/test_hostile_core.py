@@ -87,40 +87,47 @@ def touch_note(vault: Path) -> None:
     note.write_text(note.read_text() + "\nAlso: the ledger reconciles nightly.\n")
 
 
-def mcp(vault: Path, *requests: dict | str) -> list[dict]:
-    """The real ``mdmem mcp`` server over stdio: initialize, then ``requests`` (objects, or raw lines as given);
-    the answers by id."""
-    lines = [json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+def mcp(vault: Path, *requests: dict | str) -> list[dict | None]:
+    """The real ``mdmem mcp`` server over stdio: initialize (the server's start-up bounded apart, generously: the
+    machine may be loaded), then ``requests`` (objects, or raw lines as given), each answer awaited at most
+    :data:`SECONDS`; the answers in the order of their ids (None: no answer)."""
+    import selectors
+    import time
+
+    init = [json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}}),
-             json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})]
-    lines += [r if isinstance(r, str) else json.dumps(r) for r in requests]
+            json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})]
+    lines = [r if isinstance(r, str) else json.dumps(r) for r in requests]
+    wanted = sorted(json.loads(line.encode("utf-8", "surrogatepass"))["id"] for line in lines)
     proc = subprocess.Popen([sys.executable, "-m", "mdmem", "mcp", "--vault", str(vault)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wanted = {r["id"] if isinstance(r, dict) else json.loads(r)["id"] for r in requests if "id" in str(r)}
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     answers: dict = {}
-    try:
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write("\n".join(lines) + "\n")
-        proc.stdin.flush()
-        import selectors
+    assert proc.stdin is not None and proc.stdout is not None
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
 
-        sel = selectors.DefaultSelector()
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        import time
-
-        deadline = time.monotonic() + SECONDS
-        while not wanted <= set(answers) and time.monotonic() < deadline:
+    def read_until(ids: set, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while not ids <= set(answers) and time.monotonic() < deadline:
             if sel.select(timeout=0.5):
                 line = proc.stdout.readline()
                 if not line:
-                    break
+                    return
                 msg = json.loads(line)
                 if "id" in msg:
                     answers[msg["id"]] = msg
+
+    try:
+        proc.stdin.write("\n".join(init).encode() + b"\n")
+        proc.stdin.flush()
+        read_until({0}, 120)
+        proc.stdin.write("\n".join(lines).encode("utf-8", "surrogatepass") + b"\n")
+        proc.stdin.flush()
+        read_until(set(wanted), SECONDS)
     finally:
         proc.kill()
         proc.communicate(timeout=SECONDS)
-    return [answers.get(i) for i in sorted(wanted, key=str)]
+    return [answers.get(i) for i in wanted]
 
 
 def search_call(i: int = 1, query: str = "atlas") -> dict:
@@ -315,3 +322,106 @@ def test_a_symlink_inside_a_real_state_folder_is_never_written_through(vault, tm
             pass
     assert not (tmp_path / "created-elsewhere").exists()
     assert victim.read_text() == "keep me\n"
+
+
+# ----------------------------------------------------------------------------- F10: config.toml
+
+def craft_config(path: Path, kind: str, tmp_path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "nested":
+        path.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    elif kind == "not UTF-8":
+        path.write_bytes(b'[search]\nmode = "\xff\xfe"\n')
+    elif kind == "huge":
+        path.write_text("# padding\n" * 200_000)
+    elif kind == "FIFO":
+        os.mkfifo(path)
+    else:
+        (tmp_path / "shared.toml").write_text('[search]\nmode = "lexical"\n')
+        path.symlink_to(tmp_path / "shared.toml")
+
+
+CONFIGS = ["nested", "not UTF-8", "huge", "FIFO", "symlink"]
+
+
+@pytest.mark.parametrize("kind", CONFIGS)
+def test_a_hostile_config_is_one_line_in_every_front_end_never_a_traceback_or_a_hang(vault, tmp_path, kind):
+    build(vault)
+    craft_config(vault / ".mdmem" / "config.toml", kind, tmp_path)
+    proc = run_process("search", "atlas", "--vault", vault, timeout=SECONDS)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("mdmem: cannot read ") and proc.stderr.count("\n") == 1, proc.stderr
+    card = hook("session-start", vault, {"session_id": "s1", "source": "startup", "cwd": str(tmp_path)})
+    assert card.returncode == 0 and card.stderr == ""
+    out = json.loads(card.stdout)  # the card, with the defaults, opens with the line; the user sees it
+    assert out["systemMessage"].startswith("mdmem: cannot read ") and "\n" not in out["systemMessage"]
+    assert "Memory protocol" in out["hookSpecificOutput"]["additionalContext"]
+    stop = hook("stop", vault, {"session_id": "s1", "transcript_path": str(tmp_path / "none.jsonl")})
+    assert stop.returncode == 0 and stop.stdout == "" and stop.stderr.count("\n") == 1
+    answer = mcp(vault, search_call())[0]
+    assert answer is not None and answer["result"]["isError"] is True
+    assert "cannot read" in answer["result"]["content"][0]["text"]
+
+
+def test_a_config_symlink_is_not_followed_out_of_the_vault(vault, tmp_path):
+    craft_config(vault / ".mdmem" / "config.toml", "symlink", tmp_path)
+    proc = run_process("search", "atlas", "--vault", vault)
+    assert "symlink" in proc.stderr
+
+
+# ----------------------------------------------------------------------------- the other caches hold only data
+
+def nested_json() -> str:
+    return "[" * 200_000 + "]" * 200_000
+
+
+CACHES = {
+    "notes.db garbage": (".mdmem/notes.db", b"SQLite format 3\x00" + os.urandom(4096)),
+    "notes.db FIFO": (".mdmem/notes.db", None),
+    "graph.json nested": (".mdmem/graph.json", nested_json()),
+    "graph.json FIFO": (".mdmem/graph.json", None),
+    "vectors.npz garbage": (".mdmem/vectors.npz", b"PK\x03\x04" + os.urandom(2048)),
+    "card state nested": (".mdmem/hooks/context-card.json", nested_json()),
+    "prompt state FIFO": (".mdmem/hooks/prompt-s1.json", None),
+    "checkpoint nested": (".mdmem/checkpoints/s1.json", nested_json()),
+    "checkpoint FIFO": (".mdmem/checkpoints/s1.json", None),
+}
+
+
+@pytest.mark.parametrize("cache", CACHES)
+def test_a_crafted_cache_is_rebuilt_or_refused_in_one_line_never_a_crash_or_a_hang(vault, tmp_path, cache):
+    build(vault)
+    rel, content = CACHES[cache]
+    path = vault / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        path.unlink()
+    for extra in ("-wal", "-shm"):
+        Path(str(path) + extra).unlink(missing_ok=True)
+    if content is None:
+        os.mkfifo(path)
+    else:
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    for args in (("search", "atlas", "--json"), ("graph", "orphans", "--json"), ("checkpoint", "skip", "--session", "s1")):
+        proc = run_process(*args, "--vault", vault, timeout=SECONDS)
+        assert "Traceback" not in proc.stderr, (args, proc.stderr)
+        assert proc.returncode in (0, 1), (args, proc.returncode, proc.stderr)
+        if proc.returncode == 1:
+            assert proc.stderr.count("\n") == 1, proc.stderr
+    for name, payload in (("session-start", {"session_id": "s1", "source": "startup", "cwd": str(tmp_path)}),
+                          ("prompt", {"session_id": "s1", "prompt": "atlas billing ledger", "cwd": str(tmp_path)})):
+        proc = hook(name, vault, payload)
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, (name, proc.stderr)
+
+
+# ----------------------------------------------------------------------------- low: MCP and a lone surrogate
+
+def test_a_request_holding_a_lone_surrogate_is_answered_and_the_server_goes_on(vault):
+    lone = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"atlas \\ud800"}}}'
+    low = '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"save","arguments":{"text":"x \\udfff y"}}}'
+    refused, refused_too, later = mcp(vault, lone, low, search_call(3))
+    for answer, i in ((refused, 1), (refused_too, 2)):
+        assert answer is not None and answer["id"] == i
+        assert answer["error"]["code"] == -32602 and "Unicode" in answer["error"]["message"]
+    assert later is not None and "atlas-billing" in json.dumps(later)
+    assert not list((vault / "memory").rglob("*x*y*.md"))  # nothing was saved

@@ -134,7 +134,7 @@ def _card_current(card: dict, fp: str, budget: int, day: str) -> bool:
 def _config_trouble(vault: str) -> str | None:
     """The line the card opens with when the vault's config.toml cannot be used (the one reader's message,
     :func:`mdmem.base.settings.trouble`), else None; no file: None, the settings module never imported."""
-    if not os.path.isfile(os.path.join(vault, ".mdmem", "config.toml")):
+    if not os.path.lexists(os.path.join(vault, ".mdmem", "config.toml")):  # a FIFO, a link: the reader says why
         return None
     from mdmem.base.settings import trouble
 

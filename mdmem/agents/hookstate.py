@@ -108,7 +108,7 @@ def folder_field(payload: dict, key: str = "cwd") -> str | None:
 def settings(vault: str, opts: dict) -> dict:
     """``[hook]`` of the vault's config over its defaults, then the flags (read only when the file exists:
     the settings module costs ~10 ms to import, a tenth of a quiet hook's budget)."""
-    if not os.path.isfile(os.path.join(vault, ".mdmem", "config.toml")):
+    if not os.path.lexists(os.path.join(vault, ".mdmem", "config.toml")):  # a FIFO, a link: the reader says why
         return DEFAULTS | {k: v for k, v in opts.items() if k in ("policy", "output")}
     from mdmem.base.settings import hook_settings
 

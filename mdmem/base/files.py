@@ -54,7 +54,7 @@ class NotRegular(OSError):
 # what mdmem keeps directly in .mdmem/: each, when it exists, must be itself (never a symlink out of the vault:
 # SQLite, the locks and the hook log would write through one)
 STATE_FILES = ("notes.db", "notes.db-wal", "notes.db-shm", "notes.db-journal", "graph.json", "vectors.npz",
-               "write.lock", "store.lock", "config.toml", ".gitignore")
+               "write.lock", "store.lock", ".gitignore")  # (config.toml: its reader refuses a link, settings.read)
 STATE_FOLDERS = ("index", "index.new", "index.old", "hooks", "checkpoints")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
@@ -100,15 +100,22 @@ def state_file(path: str | os.PathLike) -> str:
 
 def check_state(root: str | os.PathLike) -> None:
     """Raise :class:`~mdmem.base.errors.UnsafeState` when ``.mdmem`` or one of the folders and files mdmem keeps
-    in it (:data:`STATE_FOLDERS`, :data:`STATE_FILES`) is a symlink or of the wrong kind; makes nothing. About
+    in it (:data:`STATE_FOLDERS`, :data:`STATE_FILES`) is a symlink or of the wrong kind (a FIFO); makes nothing. About
     15 ``lstat`` calls: the hooks check this before they read or write any state."""
     folder = state_path(root, make=False)
     for name in STATE_FOLDERS:
         state_path(root, name, make=False)
     for name in STATE_FILES:
-        if os.path.islink(os.path.join(folder, name)):
+        try:
+            mode = os.lstat(os.path.join(folder, name)).st_mode
+        except OSError:
+            continue
+        if stat.S_ISLNK(mode):
             raise UnsafeState(f"{os.path.join(folder, name)} is a symlink; mdmem reads and writes nothing through it "
                               "(remove the link)")
+        if not stat.S_ISREG(mode):  # a FIFO would block SQLite or a reader
+            raise UnsafeState(f"{os.path.join(folder, name)} is not a regular file; move it away (it is derived "
+                              "state, made again)")
 
 
 def state_dir(root: Path) -> Path:

@@ -518,7 +518,7 @@ class Memory:
         cache = self.state_dir / GRAPH_FILE
         try:
             with _gc_paused():
-                data = json.loads(cache.read_bytes())
+                data = json.loads(fs.read_outside(cache, fs.MAX_READ))  # a regular file only, bounded
                 if data.get("version") != GRAPH_VERSION:
                     raise ValueError(data.get("version"))
                 cached_epoch, cached_gen = data["epoch"], data["gen"]
