@@ -425,3 +425,42 @@ def test_a_request_holding_a_lone_surrogate_is_answered_and_the_server_goes_on(v
         assert answer["error"]["code"] == -32602 and "Unicode" in answer["error"]["message"]
     assert later is not None and "atlas-billing" in json.dumps(later)
     assert not list((vault / "memory").rglob("*x*y*.md"))  # nothing was saved
+
+
+# ----------------------------------------------------------------------------- low: a read-only vault
+
+def read_only(vault: Path, *command: str, stdin: str = "") -> subprocess.CompletedProcess:
+    """``command`` run with the vault mounted read-only (a private mount namespace; as root, modes do not stop a
+    write)."""
+    import shlex
+
+    script = f"mount --bind -o ro {shlex.quote(str(vault))} {shlex.quote(str(vault))} && exec " + shlex.join(command)
+    return subprocess.run(["unshare", "-rm", "sh", "-c", script], input=stdin, capture_output=True, text=True,
+                          timeout=SECONDS * 4)
+
+
+def can_mount_read_only(tmp_path: Path) -> bool:
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    try:
+        proc = read_only(probe, "sh", "-c", f"touch {probe}/x")
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return proc.returncode != 0 and "Read-only" in proc.stderr
+
+
+@pytest.mark.parametrize("indexed", [False, True], ids=["never indexed", "indexed before"])
+def test_a_read_only_vault_is_searched_and_gets_its_card_writing_nothing_in_it(vault, tmp_path, indexed):
+    if not shutil.which("unshare") or not can_mount_read_only(tmp_path):
+        pytest.skip("no read-only bind mount here (unshare -rm)")
+    if indexed:
+        build(vault)
+    before = sorted(str(p.relative_to(vault)) for p in vault.rglob("*"))
+    found = read_only(vault, sys.executable, "-m", "mdmem", "search", "atlas", "--json", "--vault", str(vault))
+    assert found.returncode == 0, found.stderr
+    assert "memory/projects/atlas-billing.md" in [h["path"] for h in json.loads(found.stdout)["results"]]
+    card = read_only(vault, sys.executable, "-m", "mdmem", "hook", "session-start", "--vault", str(vault),
+                     stdin=json.dumps({"session_id": "s1", "source": "startup", "cwd": str(tmp_path)}))
+    assert card.returncode == 0 and card.stdout.startswith("# Memory ("), card.stderr
+    assert "Memory protocol" in card.stdout
+    assert sorted(str(p.relative_to(vault)) for p in vault.rglob("*")) == before

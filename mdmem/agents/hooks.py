@@ -175,7 +175,10 @@ def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
             text = context(mem, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
                            command=card_command(vault)).text
             through = mem.store.valid_through(day)
-        save_card(vault, cwd, text, budget, fp, day, through)
+        try:
+            save_card(vault, cwd, text, budget, fp, day, through)
+        except OSError as e:  # a read-only vault: the card is shown, only not kept
+            log(vault, f"session-start: the card could not be kept ({e.strerror})")
         log(vault, f"session-start source={payload.get('source', '?')}: card made again ({len(text)} characters)")
     if broken:
         text = broken + "\n\n" + text

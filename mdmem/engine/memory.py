@@ -147,12 +147,11 @@ class Memory:
         defaults when that file is broken, and says so)."""
         self.root = root
         self._pinned = settings
-        self.state_dir = root / fs.STATE_DIR
+        self.state_dir = _state_for(root)
         self.lock_timeout = lock_timeout if lock_timeout is not None else float(
             os.environ.get("MDMEM_LOCK_TIMEOUT", "10")
         )
         self.procs = procs
-        fs.state_dir(root)  # a real folder in the vault, and nothing in it a symlink (else UnsafeState)
         self.store = Store(self.state_dir)
         self.index = SearchIndex(self.state_dir / "index")
         self._scan: fs.Scan | None = None
@@ -166,7 +165,7 @@ class Memory:
         only when the file changes (one ``stat`` a call: a long-lived MCP server sees an edited config)."""
         if self._pinned is not None:
             return self._pinned
-        seen = fs.stat_note(self.state_dir, "config.toml")
+        seen = fs.stat_note(self.root / fs.STATE_DIR, "config.toml")
         if self._settings is None or self._settings[0] != seen:
             self._settings = (seen, Settings.load(self.root))
         return self._settings[1]
@@ -549,6 +548,32 @@ class Memory:
     def resolved_links(self, note: Note) -> list[tuple[Link, str | None]]:
         resolve = self.resolver.resolve
         return [(link, resolve(link.target, note.path)) for link in note.links]
+
+
+READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)  # what mkdir or a write in a vault mdmem may not write says
+
+
+def _state_for(root: Path) -> Path:
+    """Where the derived state of the vault ``root`` lives: its ``.mdmem`` (a real folder: :func:`fs.state_dir`,
+    else :class:`~mdmem.base.errors.UnsafeState`), or, when that cannot be written (a read-only mount, a vault
+    of another user's), a folder of this user's, ``$MDMEM_HOME/read-only/<hash of the vault's path>/.mdmem``:
+    search, the card and every read work there (the index built from the notes once, then kept up to date), and
+    nothing is written in the vault. Writes of notes fail as the file system says."""
+    try:
+        fs.state_dir(root)
+        if os.access(root / fs.STATE_DIR, os.W_OK):
+            return root / fs.STATE_DIR
+    except OSError as e:
+        if e.errno not in READ_ONLY:
+            raise
+    import hashlib
+
+    from mdmem.base.layout import mdmem_home
+
+    key = hashlib.blake2b(os.fsencode(os.path.realpath(root)), digest_size=8).hexdigest()
+    elsewhere = Path(mdmem_home()).expanduser() / "read-only" / key
+    os.makedirs(elsewhere, mode=0o700, exist_ok=True)
+    return fs.state_dir(elsewhere)
 
 
 @contextmanager
