@@ -48,25 +48,29 @@ def build(vault: Path) -> None:
     assert proc.returncode == 0, proc.stderr
 
 
-def plant_toc(vault: Path, marker: Path) -> str:
-    """A table of contents of the next generation (Whoosh reads the newest) whose segment list runs code."""
+def plant_toc(vault: Path, marker: Path, gen: int | None = None) -> str:
+    """A table of contents whose segment list runs code: of the next generation (Whoosh reads the newest), or
+    of generation ``gen`` written over the one there (same name, same generation inside)."""
     from whoosh.filedb.filestore import FileStorage
     from whoosh.index import TOC
 
     from mdmem.engine.index import INDEX_NAME, schema
 
     folder = index_dir(vault)
-    gen = max(int(n.split("_")[2][:-4]) for n in os.listdir(folder) if n.endswith(".toc")) + 1
-    TOC(schema(), Boom(marker), gen).write(FileStorage(str(folder)), INDEX_NAME)
-    return f"_{INDEX_NAME}_{gen}.toc"
+    newest = max(int(n.split("_")[2][:-4]) for n in os.listdir(folder) if n.endswith(".toc"))
+    name = f"_{INDEX_NAME}_{newest + 1 if gen is None else gen}.toc"
+    scratch = folder.parent / "scratch"
+    scratch.mkdir(exist_ok=True)
+    TOC(schema(), Boom(marker), newest + 1 if gen is None else gen).write(FileStorage(str(scratch)), INDEX_NAME)
+    os.replace(scratch / name, folder / name)
+    scratch.rmdir()
+    return name
 
 
 def replace_toc(vault: Path, marker: Path) -> None:
-    """The newest table of contents rewritten in place (same name), its segment list running code."""
-    folder = index_dir(vault)
-    toc = max((n for n in os.listdir(folder) if n.endswith(".toc")), key=lambda n: int(n.split("_")[2][:-4]))
-    planted = plant_toc(vault, marker)
-    os.replace(folder / planted, folder / toc)
+    """The newest table of contents rewritten in place: same name, same generation, its segment list running code."""
+    newest = max(int(n.split("_")[2][:-4]) for n in os.listdir(index_dir(vault)) if n.endswith(".toc"))
+    plant_toc(vault, marker, gen=newest)
 
 
 def swap_segment(vault: Path, marker: Path) -> None:
