@@ -326,6 +326,13 @@ def test_a_symlink_inside_a_real_state_folder_is_never_written_through(vault, tm
             pass
     assert not (tmp_path / "created-elsewhere").exists()
     assert victim.read_text() == "keep me\n"
+    whoosh_lock = index_dir(vault) / "MAIN_WRITELOCK"  # Whoosh's own lock, opened with O_CREAT on update
+    whoosh_lock.unlink(missing_ok=True)
+    whoosh_lock.symlink_to(tmp_path / "whoosh-elsewhere")
+    touch_note(vault)
+    proc = run_process("search", "ledger", "--vault", vault)
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") <= 1
+    assert not (tmp_path / "whoosh-elsewhere").exists()
 
 
 # ----------------------------------------------------------------------------- F10: config.toml

@@ -51,7 +51,7 @@ from mdmem.base.layout import is_index_note, nfc  # noqa: E402
 from mdmem.base.models import Note  # noqa: E402
 from mdmem.base.settings import Recency  # noqa: E402
 from mdmem.engine.query_plan import common_split, lift_nots, positive_terms, union_matchers  # noqa: E402
-from mdmem.engine.seal import Seal, is_toc  # noqa: E402
+from mdmem.engine.seal import Seal, Untrusted, is_toc  # noqa: E402
 from mdmem.text.query import check_query  # noqa: E402
 
 T = TypeVar("T")
@@ -265,6 +265,11 @@ class SealedStorage(FileStorage):
         if name in self._created:
             return super().open_file(name, **kwargs)
         return StructFile(os.fdopen(self.seal.open(name), "rb"), name=name, **kwargs)
+
+    def lock(self, name):
+        if os.path.islink(self._fpath(name)):  # Whoosh's lock opens with O_CREAT: never through a planted link
+            raise Untrusted(f"{self._fpath(name)} is a symlink")
+        return super().lock(name)
 
     def rename_file(self, oldname, newname, safe=False):
         if is_toc(newname):
