@@ -475,3 +475,12 @@ def test_a_read_only_vault_is_searched_and_gets_its_card_writing_nothing_in_it(v
     assert card.returncode == 0 and card.stdout.startswith("# Memory ("), card.stderr
     assert "Memory protocol" in card.stdout
     assert sorted(str(p.relative_to(vault)) for p in vault.rglob("*")) == before
+
+
+def test_a_crafted_obsidian_setting_is_a_line_not_a_traceback(vault):
+    """The other settings mdmem reads in a vault: ``.obsidian/*.json`` nested too deeply for the parser."""
+    (vault / ".obsidian").mkdir(exist_ok=True)
+    (vault / ".obsidian" / "app.json").write_text(nested_json())
+    proc = run_process("search", "atlas", "--json", "--vault", vault)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert json.loads(proc.stdout)["results"]
