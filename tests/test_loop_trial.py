@@ -68,21 +68,20 @@ def test_a_decision_accepted_in_the_session_is_not_suggested_again_at_its_end(tr
     vault, transcript = trial
     stop = mdmem("hook", "stop", "--vault", vault, stdin=json.dumps(
         {"session_id": "s1", "transcript_path": str(transcript), "hook_event_name": "Stop", "stop_hook_active": False}))
-    assert json.loads(stop.stdout)["decision"] == "block"
+    assert stop.returncode == 0  # (one stop: within the trigger's budget; the model consolidates on its own)
     mdmem("checkpoint", "propose", "--session", "s1", "--vault", vault,
           stdin=json.dumps({"dimensions": [3, 4], "candidates": [PROTOCOL, DECISION]}))
     assert mdmem("checkpoint", "accept", "1,2", "--session", "s1", "--vault", vault).stderr.splitlines() == [
         "1. saved memory/protocols/start-the-server-with-iex.md (protocol)",
         "2. saved memory/decisions/decision-bandit-over-cowboy-as-http-server.md (decision)"]
-    # the offline detectors find the same decision in the transcript ("Chose Bandit over Cowboy"): the saved note
-    # says it, so the session's end keeps nothing and the next card has no pending checkpoint
+    # the session's end keeps no suggestions: it records the turns no scan covered, named on the next card
     end = mdmem("hook", "session-end", "--vault", vault, stdin=json.dumps(
         {"session_id": "s1", "transcript_path": str(transcript), "hook_event_name": "SessionEnd", "reason": "exit"}))
     assert end.stdout == ""
     assert json.loads((vault / ".mdmem" / "checkpoints" / "s1.json").read_text())["status"] == "accepted"
     text = card(vault)
     assert "- 20" in text and "Bandit over Cowboy as HTTP server — the Phoenix HTTP server" in text
-    assert "Pending memory checkpoint" not in text
+    assert "Pending memory checkpoint" not in text and "mdmem: not scanned: " in text
     # a hand run over the same transcript drops it too, saying why
     hand = json.loads(mdmem("checkpoint", transcript, "--session", "s3", "--vault", vault, "--json").stdout)
     assert hand["candidates"] == []
