@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from support import FIXTURES
+from support import FIXTURES, unfenced
 
 SHORT = FIXTURES / "transcripts" / "03-v2.1.38-short__spotter__short.jsonl"
 APPENDED = [
@@ -60,8 +60,12 @@ def trial(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def card(vault: Path) -> str:
-    return mdmem("hook", "session-start", "--vault", vault,
+    """The next session's card, without the fence around the vault's text (its lines are what is compared)."""
+    from mdmem.text.fence import NOTICE
+
+    text = mdmem("hook", "session-start", "--vault", vault,
                  stdin=json.dumps({"session_id": "s2", "source": "startup", "hook_event_name": "SessionStart"})).stdout
+    return "\n".join(ln for ln in unfenced(text).split("\n") if ln != NOTICE)
 
 
 def test_a_decision_accepted_in_the_session_is_not_suggested_again_at_its_end(trial):
@@ -131,7 +135,7 @@ def test_path_scoped_protocols_beyond_the_budget_are_counted_with_the_command_th
     text = mdmem("hook", "session-start", "--vault", vault, "--budget", "3000",
                  stdin=json.dumps({"session_id": "s2", "source": "startup", "hook_event_name": "SessionStart"})).stdout
     assert len(text.encode()) <= 3000
-    block = text.split(SCOPED_HEAD + "\n")[1].split("\n## ")[0].splitlines()
+    block = unfenced(text).split(SCOPED_HEAD + "\n")[1].split("\n## ")[0].splitlines()
     shown = block[:-1]
     assert shown == [f"- Rule {i:02} (area{i:02}/**/*.ex) — what to do in area {i:02} of the code base, and why"
                      for i in range(len(shown))] and 0 < len(shown) < 40
@@ -143,7 +147,12 @@ def prompt_lines(vault: Path, text: str) -> list[str]:
     """The notes' lines the prompt hook injected for ``text`` ([] when silent)."""
     out = mdmem("hook", "prompt", "--vault", vault, stdin=json.dumps(
         {"session_id": "p1", "prompt": text, "hook_event_name": "UserPromptSubmit"})).stdout
-    return json.loads(out)["hookSpecificOutput"]["additionalContext"].splitlines()[1:] if out.strip() else []
+    from mdmem.text.fence import NOTICE
+
+    if not out.strip():
+        return []
+    text = unfenced(json.loads(out)["hookSpecificOutput"]["additionalContext"])
+    return [ln for ln in text.splitlines()[1:] if ln != NOTICE]
 
 
 def test_the_prompt_hooks_lines_end_in_no_dangling_dash(trial):
