@@ -465,4 +465,80 @@ def serve(vault: str | os.PathLike | None = None) -> None:
     root = find_vault(vault)
     server = build_server(root)
     log.info("serving %s (mdmem %s)", root, __version__)
-    server.run("stdio")
+    import anyio
+
+    anyio.run(_serve_stdio, server)
+
+
+async def _serve_stdio(server: MCPServer) -> None:
+    """``server.run("stdio")`` (the SDK's own transport and session), with :class:`_Answering` between the two: a
+    request the SDK cannot parse is answered, never dropped."""
+    from mcp.server.stdio import stdio_server
+
+    low = server._lowlevel_server  # what MCPServer.run_stdio_async runs, as it runs it
+    async with stdio_server() as (read, write):
+        await low.run(_Answering(read, write), write, low.create_initialization_options())
+
+
+class _Answering:
+    """The server's incoming messages, answering a request the SDK could not parse instead of dropping it.
+
+    The SDK's JSON parser refuses a string holding a lone surrogate (``"\\ud800"``, valid JSON but no Unicode text);
+    it then passes the error on without the request's id and nothing answers, so the client waited forever. Here
+    such a line, read again with the standard library, gets a JSON-RPC error for its id (invalid params: the text
+    is not Unicode). Everything else passes through unchanged (``last_context`` and the rest are the inner
+    stream's)."""
+
+    def __init__(self, inner, write) -> None:
+        self._inner, self._write = inner, write
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def receive(self):
+        while True:
+            item = await self._inner.receive()
+            answer = _refusal(item) if isinstance(item, Exception) else None
+            if answer is None:
+                return item
+            await self._write.send(answer)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self):
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc):
+        return await self._inner.__aexit__(*exc)
+
+
+def _refusal(error: Exception):
+    """The JSON-RPC error answering the request a parse ``error`` of the SDK's was about, when that request had an
+    id; else None (a notification, or no JSON at all: nothing to answer)."""
+    import json
+
+    from mcp.shared.message import SessionMessage
+    from mcp.types import ErrorData, JSONRPCError
+
+    try:
+        line = error.errors()[0]["input"]  # type: ignore[attr-defined]  # pydantic's ValidationError keeps the line
+        request = json.loads(line)
+    except Exception:
+        return None
+    if not isinstance(request, dict) or not isinstance(request.get("id"), (str, int)) or "method" not in request:
+        return None
+    why = "the request is not valid Unicode text (a lone surrogate escape such as \\ud800); nothing was done"
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request["id"], error=ErrorData(code=-32602, message=why)))

@@ -48,7 +48,7 @@ import time
 
 from mdmem.agents.hooks.state import fresh, notes_db, text_field
 from mdmem.base import files
-from mdmem.base.layout import HOOKS_DIR, safe_session
+from mdmem.base.layout import safe_session
 
 MAX_CHARS = 2000       # characters of additionalContext at most
 MAX_NOTES = 3          # notes injected for one prompt at most
@@ -419,8 +419,7 @@ def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
         return None
     session = text_field(payload, "session_id")
     if session:
-        folder = os.path.join(vault, HOOKS_DIR)
-        os.makedirs(folder, exist_ok=True)
+        folder = files.state_path(vault, "hooks")
         base = os.path.join(folder, "prompt-" + safe_session(session))
         with files.Lock(base + ".lock", LOCK_WAIT):
             state = read_state(base + ".json")
