@@ -64,6 +64,23 @@ Mode = Annotated[Literal["lexical", "semantic", "hybrid", "auto"] | None, Field(
                 "`mdmem index --semantic`), hybrid (both fused) or auto (hybrid where the vault has vectors, "
                 "else lexical); default: the vault's [search] mode.")]
 Day = Annotated[str | None, Field(description="YYYY-MM-DD or YYYY-MM (inclusive).")]
+ProjectArg = Annotated[str | None, Field(
+    description="The project the memory belongs to: a project's name, or \"global\" for none; default: the git "
+                "repository of the folder the server runs in (its name).")]
+ScopeArg = Annotated[str | None, Field(
+    description="Whose project memories to include besides the global ones: a project's name, or \"all\"; "
+                "default: the project of the folder the server runs in.")]
+
+
+def _owner(mem, project: str | None) -> str | None:
+    """The project a memory saved over MCP belongs to (``global``: none)."""
+    from mdmem.base.projects import for_write
+
+    if project is not None and project.strip().lower() == "global":
+        return None
+    return for_write(mem.root, project)
+
+
 MemoryType = Literal["user", "person", "project", "protocol", "decision", "reference", "feedback"]
 
 
@@ -162,14 +179,17 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
                                                 "phrase (\"last week\", \"in April\") narrows it.")],
         budget: Annotated[int, Field(ge=200, le=16_000, description="Most characters in the block.")] = 4000,
         mode: Mode = None,
+        project: ScopeArg = None,
     ) -> str:
         """A Markdown context block about the query, never longer than the budget: the best search hits (description
         and snippet) and the notes linked to them, and a time window's dated entries when the query names one.
         Read `markdown`; `ranked` and `related` list the notes it shows."""
+        from mdmem.base.projects import for_read
         from mdmem.ops.recall import recall as run
 
         def work(mem):
-            data = plain(run(mem, query, budget=budget, limit=5, today=_today(), mode=mode))
+            data = plain(run(mem, query, budget=budget, limit=5, today=_today(), mode=mode,
+                             scope=for_read(mem.root, project)))
             for key in ("ranked", "related"):  # their text is in the block already
                 data[key] = [{k: v for k, v in item.items() if k != "text"} for item in data.get(key, [])]
             return data
@@ -250,6 +270,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
             description="Notes this memory replaces (path, file name or title; a list or one): written as its "
                         "`supersedes: \"[[old note]]\"`; the old note is left as it is, and recall, context and "
                         "the prompt hook leave it out (search marks it).")] = None,
+        project: ProjectArg = None,
     ) -> str:
         """Save a durable memory: a new note in its type's folder plus its line in MEMORY.md. The same content saved
         again changes nothing; a near-duplicate is refused and named (update that note instead, or pass new=true).
@@ -259,7 +280,8 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         tag_list = [t for given in ([tags] if isinstance(tags, str) else tags or ()) for t in given.split(",")]
         old = [supersedes] if isinstance(supersedes, str) else list(supersedes or ())
         return state.call("save", lambda mem: capture.save(mem, text, type, name, description, tag_list, new=new,
-                                                           allow_secret=allow_secret, supersedes=old), writes=True)
+                                                           allow_secret=allow_secret, supersedes=old,
+                                                           project=_owner(mem, project)), writes=True)
 
     @adds
     def daily_add(
@@ -356,6 +378,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
                                                          "one.")] = None,
         allow_secret: Annotated[bool, Field(description="Save a suggestion even though it looks like it holds a "
                                                         "secret: only when the user chose that knowingly.")] = False,
+        project: ProjectArg = None,
     ) -> str:
         """Save suggestions of the pending memory checkpoint (proposed by mdmem's Stop hook or `mdmem checkpoint`),
         each through `save`; returns each one's status (created, unchanged, refused with the reason, or a CLAUDE.md
@@ -363,8 +386,8 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         allow_secret (the checkpoint then stays pending)."""
         from mdmem.agents import checkpoint as cp
 
-        return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session, allow_secret=allow_secret),
-                          writes=True)
+        return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session, allow_secret=allow_secret,
+                                                                     project=_owner(mem, project)), writes=True)
 
     @adds
     def checkpoint_propose(

@@ -214,7 +214,7 @@ def commands(session: str, vault, lang: str = "en", example: Sequence[int] = (1,
 
 
 def accept(mem, spec: str, session: str | None = None, today: str | None = None,
-           allow_secret: bool = False) -> AcceptResult:
+           allow_secret: bool = False, project: str | None = None) -> AcceptResult:
     """Save the chosen candidates through :func:`mdmem.ops.capture.save` (each on its
     own: one refused near-duplicate does not stop the others). A candidate whose text looks
     like it holds a secret is refused (nothing written), the refusal says how to save it
@@ -227,7 +227,8 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
     another reason, or not chosen: discarded), each saved one with its result. The card, ``hook status``
     and ``skip`` read ``candidates``; a number saved by an earlier accept answers "already saved" (a
     retried ``accept 1,2,3 --allow-secret`` writes nothing twice); a number not chosen earlier can still
-    be accepted with ``--session``."""
+    be accepted with ``--session``. ``project``: the session's project (:mod:`mdmem.base.projects`), which
+    every memory saved carries; None: global."""
     from mdmem.ops.capture import SecretRefused, save
 
     data = load(mem.root, session)
@@ -264,7 +265,8 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
         try:
             r = save(mem, c["body"], kind, c["name"], c["description"], tags=["checkpoint"], today=today,
                      chosen=c.get("chosen"), rejected=c.get("rejected") or [], paths=c.get("paths") or [],
-                     name_as_file=False, allow_secret=allow_secret)  # a suggested title, not a file name
+                     name_as_file=False, allow_secret=allow_secret,  # a suggested title, not a file name
+                     project=project)
         except SecretRefused as e:
             found = str(e).split("; nothing was written", 1)[0].removeprefix("refusing to save: ")
             results.append(Accepted(n, c["dimension"], kind, c["name"], "refused-secret", None,

@@ -135,7 +135,7 @@ class SearchSettings:
 SEARCH_KEYS = ("mode", "recency_half_life_days", "recency_weight", "hybrid_lexical_weight", "hybrid_semantic_weight",
                "rrf_k", "fusion", "hybrid_flat_spread", "hybrid_lead_spread")
 SEMANTIC_KEYS = ("enabled", "model")
-SECTIONS = ("search", "semantic", "check", "digest", "hook")
+SECTIONS = ("search", "semantic", "check", "digest", "hook", "projects")
 
 
 def _known(section: dict, name: str, keys: tuple[str, ...], where: object) -> None:
@@ -283,6 +283,7 @@ class Settings:
         if unknown:
             raise ConfigError(f"unknown section in {where}: {', '.join(f'[{u}]' for u in unknown)} "
                               f"(known: {', '.join(f'[{k}]' for k in SECTIONS)})")
+        project_map(vault, config)  # validated here, read where a session's project is found
         return cls(_search(config, where), _semantic(config, where), _check(config, where, {}),
                    _digest(config, where), config)
 
@@ -308,6 +309,26 @@ def trouble(vault: Path | str) -> str | None:
     except ConfigError as e:
         return str(e)
     return None
+
+
+# ----------------------------------------------------------------------------- projects (stdlib, cheap)
+
+
+def project_map(vault: Path | str | None, config: dict | None = None) -> dict[str, str]:
+    """``[projects]``: a folder (absolute or ``~/...``) -> the name of the project it holds
+    (:mod:`mdmem.base.projects`). Read only when the vault has a config file (the hooks pay nothing else)."""
+    if config is None:
+        if vault is None or not os.path.isfile(config_path(vault)):
+            return {}
+        config = read(vault)
+    where = config_path(vault) if vault is not None else "config"
+    section = _section(config, "projects", where)
+    out: dict[str, str] = {}
+    for folder, name in section.items():
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigError(f"bad [projects] value in {where}: {folder!r} = {name!r} (wants a project's name)")
+        out[str(folder)] = name.strip()
+    return out
 
 
 # ----------------------------------------------------------------------------- hooks (stdlib, cheap)

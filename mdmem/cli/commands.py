@@ -13,6 +13,7 @@ from mdmem.cli.common import (
     JsonOpt,
     ModeOpt,
     NoteArg,
+    SeenOpt,
     SensitiveOpt,
     TodayOpt,
     VaultOpt,
@@ -216,16 +217,19 @@ def recall(
     include_sensitive: SensitiveOpt = False,
     today: TodayOpt = None,
     mode: ModeOpt = None,
+    project: SeenOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Search hits plus their linked notes, as a Markdown block for a prompt (a time phrase such
-    as "last week" or "em abril" puts that window's dated entries first)."""
+    as "last week" or "em abril" puts that window's dated entries first). Memory notes come first; of the
+    project memories, those of the current folder's project (--project NAME or all for others)."""
+    from mdmem.base.projects import for_read
     from mdmem.cli import render
     from mdmem.ops.recall import recall as run
 
     with _memory(vault) as mem:
         result = run(mem, query, budget=budget, limit=limit, include_sensitive=include_sensitive,
-                     today=_date(today, "--today"), mode=mode)
+                     today=_date(today, "--today"), mode=mode, scope=for_read(mem.root, project))
     render.emit_json(result) if json else render.text(result.markdown)
 
 

@@ -10,8 +10,10 @@ from typing import Annotated, Optional
 import typer
 
 from mdmem.cli.common import (
+    GlobalOpt,
     JsonOpt,
     NoteArg,
+    OwnerOpt,
     TodayOpt,
     VaultOpt,
     _date,
@@ -137,19 +139,24 @@ def _save(
         "supersedes: \"[[NOTE]]\"; the old note is left as it is, and recall and context leave it out.",
         show_default=False)] = None,
     allow_secret: SecretOpt = False,
+    project: OwnerOpt = None,
+    no_project: GlobalOpt = False,
     json: JsonOpt = False,
 ) -> None:
     """Save a memory: a note in its type's folder plus its line in MEMORY.md
-    (without --type, the type is inferred and the reason shown)."""
+    (without --type, the type is inferred and the reason shown). Saved in a git repository, it belongs to
+    that project (project: "[[NAME]]"); --project NAME names one, --global none."""
+    from mdmem.base.projects import for_write
     from mdmem.cli import render
     from mdmem.ops import capture
 
     body = _body(text, file)
     tag_list = [t for given in tags or () for t in given.split(",")]
     with _memory(vault, write=True) as mem:
+        owner = for_write(mem.root, project, no_project)
         result = capture.save(mem, body, type, name, description, tag_list, new=new,
                               chosen=chosen, rejected=rejected or [], allow_secret=allow_secret,
-                              supersedes=supersedes or [])
+                              supersedes=supersedes or [], project=owner)
     render.emit_json(result) if json else render.saved(result)
 
 

@@ -191,6 +191,7 @@ def save(
     name_as_file: bool = True,
     allow_secret: bool = False,
     supersedes: list[str] | tuple[str, ...] = (),
+    project: str | None = None,
 ) -> SaveResult:
     """Write a note into its type's folder and add its line to MEMORY.md under
     the type's section (created when missing; the budget comment is never
@@ -225,7 +226,10 @@ def save(
     :func:`replaced`), written as its frontmatter ``supersedes: "[[old note]]"`` (a list for several).
     The old notes are never touched; being replaced, they are not near-duplicates of it. Each old note's
     MEMORY.md line is marked (:func:`_mark_superseded`): the index is what an agent loads first, and an
-    unmarked line went on presenting the old fact as current."""
+    unmarked line went on presenting the old fact as current.
+
+    ``project``: the project the memory belongs to (:mod:`mdmem.base.projects`; None: global), written as
+    ``project: "[[name]]"``; its note ``memory/projects/<name>.md`` is made first when no note has that name."""
     from mdmem.text.parse import parse_note
 
     _bounded(text, "text")
@@ -263,7 +267,9 @@ def save(
     day = _day(today)
     desc = " ".join(plain_links(description).split()) if description else _summary(body)
     tag_list = sorted({t.strip().lstrip("#").lower() for t in tags if t.strip().lstrip("#")})
-    meta = {"name": title, "description": desc, "type": kind, "tags": tag_list,
+    if project is not None and kind == "project" and name_key(title) == name_key(project):
+        project = None  # the project's own note is not "in" itself
+    meta = {"name": title, "description": desc, "type": kind, "tags": tag_list, **origin(project),
             "created": day, "updated": _copy(day)}
     if kind == "decision":
         extra, body = decision_note(body, chosen, list(rejected))
@@ -278,6 +284,8 @@ def save(
                 "updated": meta["updated"]}
     section = SECTIONS[kind]
     marked: list[str] = []
+    if project is not None:
+        project_note(mem, project, day)
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
         _clean(path.parent, mem.root, mem.state_dir)
         index_data, index_seen = fs.read_stat(mem.root, mem.root / INDEX_NAME)
@@ -321,6 +329,26 @@ def save(
     return SaveResult(status, rel, kind, title, desc, note.tokens, section, line, index_changed,
                       warnings(mem, body, rel) if status == "created" else [], reason,
                       [p for p, _ in old] if status == "created" else [], marked if status == "created" else [])
+
+
+def origin(project: str | None) -> dict:
+    """Where a memory comes from, as frontmatter written beside its name and type: its project
+    (``project: "[[name]]"``, a link to the project's note), nothing for a global memory."""
+    from mdmem.base.projects import link
+
+    return {"project": Wikilink(link(project))} if project else {}
+
+
+def project_note(mem: Memory, name: str, day: dt.date | None = None) -> str | None:
+    """Make ``memory/projects/<name>.md`` when no note of the vault is named ``name`` (the project's note, which
+    every memory of the project links to); returns the path made, else None."""
+    key = name_key(name)
+    if any(name_key(_stem(p)) == key for p in mem.scan.notes):
+        return None
+    result = save(mem, f"The project {name}: what it is, its goals and status. The memories saved while working "
+                       f"in it link here (their `project: \"[[{name}]]\"`).", "project", name,
+                  f"Project {name}", ["project"], today=day, new=True)
+    return result.path
 
 
 def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:

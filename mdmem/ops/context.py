@@ -41,6 +41,7 @@ from pathlib import Path
 
 from mdmem.base.errors import UsageError
 from mdmem.base.files import read_outside
+from mdmem.base.projects import Scope
 from mdmem.engine.memory import Memory
 from mdmem.ops.timeline import daily_entries, is_sensitive
 from mdmem.text.protocol import memory_protocol
@@ -158,22 +159,27 @@ class _Builder:
         return "".join(self.parts)
 
 
-def _notes(mem: Memory, include_sensitive: bool, today: dt.date | str | None = None) -> list:
+def _notes(mem: Memory, include_sensitive: bool, today: dt.date | str | None = None,
+           scope: Scope | None = None) -> list:
     from mdmem.base.layout import is_index_note
     from mdmem.ops.search import standing, without_conflicts
 
     notes = without_conflicts(mem, mem.notes())  # a sync conflict copy is not a memory until resolved
     gone = standing(mem, today).hidden  # superseded or expired
     return sorted((n for n in notes if (include_sensitive or not is_sensitive(n)) and n.path not in gone
-                   and not is_index_note(n.path, n.frontmatter)), key=lambda n: n.path)
+                   and not is_index_note(n.path, n.frontmatter) and (scope is None or scope.sees(n.frontmatter))),
+                  key=lambda n: n.path)
 
 
 def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, query: str | None = None,
             paths: list[str] | tuple[str, ...] = (), include_sensitive: bool = False, cwd: Path | None = None,
-            today: dt.date | str | None = None, protocol: str | None = None, command: str = "mdmem {}") -> ContextResult:
+            today: dt.date | str | None = None, protocol: str | None = None, command: str = "mdmem {}",
+            scope: Scope | None = None) -> ContextResult:
     """The context block; ``protocol`` is the memory protocol's text (default :func:`mdmem.text.protocol.memory_protocol`);
     ``command``: how the commands it names are written, ``{}`` standing for the arguments (the SessionStart card
-    gives this install's runner and ``--vault``: the agent's shell runs in the project, not the vault)."""
+    gives this install's runner and ``--vault``: the agent's shell runs in the project, not the vault).
+    ``scope``: whose project memories it holds (:mod:`mdmem.base.projects`: the global ones and the session's
+    project's; None: every note)."""
     if mode not in MODES:
         raise UsageError(f"--mode must be one of: {', '.join(MODES)}")
     if budget < 200:
@@ -189,7 +195,7 @@ def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, quer
         if text:
             b.add(f"bootstrap {name}", f"## {name}\n\n{text}", str(file))
     day = dt.date.fromisoformat(today) if isinstance(today, str) else (today or dt.date.today())
-    notes = _notes(mem, include_sensitive, day)
+    notes = _notes(mem, include_sensitive, day, scope)
     protocol = (memory_protocol() if protocol is None else protocol).strip()
     _protocols(mem, b, notes, paths, mode)
     if mode == "index":
@@ -200,7 +206,7 @@ def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, quer
         else:
             b.omitted.append("card")
     else:
-        _full(mem, b, notes, query, day, include_sensitive, protocol, command)
+        _full(mem, b, notes, query, day, include_sensitive, protocol, command, scope)
     text = b.text()
     assert size(text) <= budget
     return ContextResult(mode, budget, len(text), text, b.sections, b.omitted, size(text))
@@ -449,7 +455,7 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
 
 
 def _full(mem: Memory, b: _Builder, notes: list, query: str | None, today: dt.date, include_sensitive: bool,
-          protocol: str, command: str = "mdmem {}") -> None:
+          protocol: str, command: str = "mdmem {}", scope: Scope | None = None) -> None:
     users = [n for n in notes if n.type == "user"]
     for u in users[:1]:
         b.add("user profile", f"## About the user: {u.title}\n\n{_body(mem, u.path)}", u.path)
@@ -469,10 +475,11 @@ def _full(mem: Memory, b: _Builder, notes: list, query: str | None, today: dt.da
 
         room = b.budget - b.used - 1
         if room >= 300:
-            r = recall(mem, query, budget=room, include_sensitive=include_sensitive, today=today)
+            r = recall(mem, query, budget=room, include_sensitive=include_sensitive, today=today, scope=scope)
             if r.ranked or r.related:
                 if not b.add("relevant notes", r.markdown):  # recall counts characters: bytes may be more
-                    r = recall(mem, query, budget=room // 2, include_sensitive=include_sensitive, today=today)
+                    r = recall(mem, query, budget=room // 2, include_sensitive=include_sensitive, today=today,
+                               scope=scope)
                     b.omitted.remove("relevant notes") if b.add("relevant notes", r.markdown) else None
                 shown |= {i.path for i in r.ranked + r.related}
     decisions = _by_date([n for n in notes if n.type == "decision"])
