@@ -271,6 +271,9 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
                         "`supersedes: \"[[old note]]\"`; the old note is left as it is, and recall, context and "
                         "the prompt hook leave it out (search marks it).")] = None,
         project: ProjectArg = None,
+        update: Annotated[str | None, Field(description="A note to add the text to instead of saving a new one (one "
+                                                         "note per fact: what a refusal for the same meaning "
+                                                         "names).")] = None,
     ) -> str:
         """Save a durable memory: a new note in its type's folder plus its line in MEMORY.md. The same content saved
         again changes nothing; a near-duplicate is refused and named (update that note instead, or pass new=true).
@@ -281,7 +284,8 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         old = [supersedes] if isinstance(supersedes, str) else list(supersedes or ())
         return state.call("save", lambda mem: capture.save(mem, text, type, name, description, tag_list, new=new,
                                                            allow_secret=allow_secret, supersedes=old,
-                                                           project=_owner(mem, project)), writes=True)
+                                                           project=_owner(mem, project), update=update),
+                          writes=True)
 
     @adds
     def daily_add(

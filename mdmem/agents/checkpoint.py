@@ -229,7 +229,7 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
     retried ``accept 1,2,3 --allow-secret`` writes nothing twice); a number not chosen earlier can still
     be accepted with ``--session``. ``project``: the session's project (:mod:`mdmem.base.projects`), which
     every memory saved carries; None: global."""
-    from mdmem.ops.capture import SecretRefused, save
+    from mdmem.ops.capture import SameMemory, SecretRefused, save
 
     data = load(mem.root, session)
     if data.get("status") != "pending" and session is None:
@@ -252,7 +252,7 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
         c = by_number[n]
         kind = c["type"]
         earlier = c.get("result") if isinstance(c.get("result"), dict) else None
-        if earlier and earlier.get("status") in ("created", "unchanged", "proposed"):
+        if earlier and earlier.get("status") in ("created", "unchanged", "proposed", "updated"):
             results.append(Accepted(n, c["dimension"], kind, c["name"],
                                     "proposed" if earlier["status"] == "proposed" else "unchanged", earlier.get("path"),
                                     "already saved by an earlier accept: nothing changed", earlier.get("line")))
@@ -273,6 +273,11 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
                                     f"{found}; nothing was written. If it is not a secret, or to keep it knowingly: "
                                     f"`{runner()} checkpoint accept {n} --allow-secret {tail}` (allow_secret=true "
                                     f"over MCP); it stays pending"))
+            continue
+        except SameMemory as e:  # one note per fact: accepting it updates the note that says it already
+            r = save(mem, c["body"], kind, update=e.existing, allow_secret=allow_secret, today=today)
+            results.append(Accepted(n, c["dimension"], kind, c["name"], "updated", r.path,
+                                    f"the same as {r.path}: added to it", r.index_line))
             continue
         except MdmemError as e:
             results.append(Accepted(n, c["dimension"], kind, c["name"], "refused", None, str(e)))

@@ -460,5 +460,9 @@ def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
     context = render(vault, found, words, span, general)
     if not context:
         return None
+    from mdmem.base.layout import STATE_DIR
+    from mdmem.base.usage import record
+
+    record(os.path.join(vault, STATE_DIR), [f.path for f in found], "prompt")
     log(vault, f"prompt session={session or '?'}: {len(found)} note(s): {', '.join(f.path for f in found)}")
     return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": context}}

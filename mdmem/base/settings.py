@@ -32,6 +32,7 @@ oversized_percent = 10    # OVERSIZED: one file above this share of the cap
 load_lines = 200          # an agent loads MEMORY.md's first 200 lines ...
 load_bytes = 25000        # ... or first 25,000 bytes, whichever comes first
 duplicate_similarity = 0.8  # DUPLICATE: Jaccard similarity of word 5-grams
+unused_days = 180         # UNUSED (info): not recalled, injected or read for this long; 0 = never
 
 [digest]
 archive_daily_after_days = 0   # move daily notes older than this (once their week's and month's
@@ -202,12 +203,14 @@ class CheckSettings:
     load_lines: int = 200  # Claude Code loads MEMORY.md's first 200 lines ...
     load_bytes: int = 25_000  # ... or first 25 KB, whichever comes first
     duplicate_similarity: float = SIMILAR  # Jaccard of word 5-grams for DUPLICATE (0 < x <= 1)
+    unused_days: int = 180  # UNUSED (info): a memory not recalled, injected or read for this long (0 = never)
 
     def __post_init__(self) -> None:
         checks = {
             "cap": self.cap >= 1, "warn_percent": self.warn_percent > 0, "stale_days": self.stale_days >= 0,
             "oversized_percent": self.oversized_percent > 0, "load_lines": self.load_lines >= 1,
             "load_bytes": self.load_bytes >= 1, "duplicate_similarity": 0 < self.duplicate_similarity <= 1,
+            "unused_days": self.unused_days >= 0,
         }
         bad = [name for name, ok in checks.items() if not ok]
         if bad:

@@ -134,11 +134,13 @@ def show(
     json: JsonOpt = False,
 ) -> None:
     """A note's metadata: type, tags, aliases, frontmatter, tokens, problems (and its text with --body)."""
+    from mdmem.base.usage import record
     from mdmem.cli import render
 
     with _memory(vault) as mem:
         view = mem.show(note)
         text = _note_body(mem, view.path) if body else None
+        record(mem.state_dir, [view.path], "read")
     if json:
         from dataclasses import asdict
 

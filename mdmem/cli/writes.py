@@ -141,6 +141,12 @@ def _save(
     allow_secret: SecretOpt = False,
     project: OwnerOpt = None,
     no_project: GlobalOpt = False,
+    update: Annotated[Optional[str], typer.Option(
+        "--update", help="Add the text to this note instead (one note per fact: what save suggests when a memory "
+        "of the same meaning exists).", show_default=False)] = None,
+    section: Annotated[Optional[str], typer.Option(
+        "--section", help="With --update: replace this section (heading) of the note with the text.",
+        show_default=False)] = None,
     json: JsonOpt = False,
 ) -> None:
     """Save a memory: a note in its type's folder plus its line in MEMORY.md
@@ -156,7 +162,7 @@ def _save(
         owner = for_write(mem.root, project, no_project)
         result = capture.save(mem, body, type, name, description, tag_list, new=new,
                               chosen=chosen, rejected=rejected or [], allow_secret=allow_secret,
-                              supersedes=supersedes or [], project=owner)
+                              supersedes=supersedes or [], project=owner, update=update, section=section)
     render.emit_json(result) if json else render.saved(result)
 
 

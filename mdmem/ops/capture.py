@@ -51,6 +51,14 @@ class SecretRefused(MdmemError):
     """The text holds what looks like a secret; nothing was written."""
 
 
+class SameMemory(MdmemError):
+    """A memory of the same meaning is saved already (``existing``, its vault path); nothing was written."""
+
+    def __init__(self, message: str, existing: str):
+        super().__init__(message)
+        self.existing = existing
+
+
 # ----------------------------------------------------------------------------- helpers
 
 
@@ -116,7 +124,7 @@ def _clean(*folders: Path) -> None:
 
 @dataclass(frozen=True)
 class SaveResult:
-    status: str  # "created" or "unchanged" (the same content is already saved there)
+    status: str  # "created", "unchanged" (the same content is already saved there) or "updated" (--update)
     path: str
     type: str
     name: str
@@ -192,6 +200,8 @@ def save(
     allow_secret: bool = False,
     supersedes: list[str] | tuple[str, ...] = (),
     project: str | None = None,
+    update: str | None = None,
+    section: str | None = None,
 ) -> SaveResult:
     """Write a note into its type's folder and add its line to MEMORY.md under
     the type's section (created when missing; the budget comment is never
@@ -229,7 +239,12 @@ def save(
     unmarked line went on presenting the old fact as current.
 
     ``project``: the project the memory belongs to (:mod:`mdmem.base.projects`; None: global), written as
-    ``project: "[[name]]"``; its note ``memory/projects/<name>.md`` is made first when no note has that name."""
+    ``project: "[[name]]"``; its note ``memory/projects/<name>.md`` is made first when no note has that name.
+
+    One note per fact: a memory of the same meaning as a saved one (:mod:`mdmem.text.meaning`: its words,
+    and its vectors when the vault has them) is refused (:class:`SameMemory`, naming the note) unless ``new``;
+    ``update`` (that note) adds the text to it instead (status "updated"), or, with ``section`` (a heading
+    of it), replaces that section's text."""
     from mdmem.text.parse import parse_note
 
     _bounded(text, "text")
@@ -239,6 +254,10 @@ def save(
     if not allow_secret:
         refuse_secrets(body, "text", {"name": name or "", "description": description or "",
                                       "chosen option": chosen or "", "rejected options": "\n".join(rejected)})
+    if update is not None:
+        return _update(mem, update, body, section, today)
+    if section is not None:
+        raise UsageError("--section goes with --update NOTE")
     reason = "given"
     if type is None:
         type, reason = classify(body)
@@ -302,9 +321,14 @@ def save(
             raise MdmemError(f"{rel} would be a second note on the same person as {twin[0]}; add this to that note "
                              f"(mdmem edit {shlex.quote(twin[0])} --append TEXT), pass --supersedes "
                              f"{shlex.quote(twin[0])} if this one replaces it, or --new to save a second one")
+        if twin is not None and not new and twin[1] == "the same meaning":
+            raise SameMemory(f"{rel} would say what {twin[0]} says (the same meaning); update that note "
+                             f"(--update {shlex.quote(twin[0])}: the text is added to it), pass --supersedes "
+                             f"{shlex.quote(twin[0])} if this one replaces it, or --new to save a second one", twin[0])
         if twin is not None and not new:
-            raise MdmemError(f"{rel} would be a near-duplicate of {twin[0]} ({twin[1]}); update that note, "
-                             f"pass --supersedes {twin[0]} if this one replaces it, or --new to save a second one")
+            raise SameMemory(f"{rel} would be a near-duplicate of {twin[0]} ({twin[1]}); update that note "
+                             f"(--update {shlex.quote(twin[0])}), pass --supersedes {twin[0]} if this one replaces "
+                             f"it, or --new to save a second one", twin[0])
         if existing is not None:
             if _same_content(existing, body):  # already saved: say so, change nothing
                 note = parse_note(rel, existing)
@@ -329,6 +353,23 @@ def save(
     return SaveResult(status, rel, kind, title, desc, note.tokens, section, line, index_changed,
                       warnings(mem, body, rel) if status == "created" else [], reason,
                       [p for p, _ in old] if status == "created" else [], marked if status == "created" else [])
+
+
+def _update(mem: Memory, ref: str, body: str, section: str | None, today) -> SaveResult:
+    """Add ``body`` to the note ``ref`` (or replace its ``section``): one note per fact."""
+    from mdmem.ops.edit import edit
+    from mdmem.text.parse import parse_note
+
+    ref = ref.strip()
+    if ref.startswith("[[") and ref.endswith("]]"):
+        ref = ref[2:-2].split("|", 1)[0]
+    done = edit(mem, ref, append=None if section else body, section=section, replace=body if section else None,
+                today=today)
+    mem.refresh()
+    note = parse_note(done.path, fs.read_bytes(mem.root, done.path))
+    got = note.frontmatter.get("description")
+    return SaveResult("updated", done.path, note.type, note.title, got if isinstance(got, str) else "", note.tokens,
+                      SECTIONS.get(note.type), index_line(note), False, [], "given")
 
 
 def origin(project: str | None) -> dict:
@@ -544,10 +585,14 @@ def _twin(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
     content, ``(path, reason)`` for a near-duplicate (the same name, whatever the case, accents and
     spacing; for a person, also one of another person note's ``aliases``), else None. The notes it
     ``replaces`` are not compared."""
+    from mdmem.text.meaning import same_meaning, statement
+
     flat = " ".join(body.split())
     keys = {k for k in (name_key(title), name_key(rel.rsplit("/", 1)[-1][:-3])) if k}
     mine = shingles(body)
+    fact = statement(body)
     near = None
+    model, cosine = _cosines(mem, fact)
     for note in mem.notes():
         if note.path == rel or not note.path.startswith(MEMORY_DIR + "/") or note.type == "daily" \
                 or note.path in replaces:
@@ -570,7 +615,22 @@ def _twin(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
                 near = (note.path, "the same person" if person else "the same name")
             elif mine and theirs and similarity(mine, theirs) >= SIMILAR:
                 near = (note.path, f"{int(100 * similarity(mine, theirs))}% the same wording")
+            elif note.type != "project" and same_meaning(fact, statement(other), cosine.get(note.path), model):
+                near = (note.path, "the same meaning")
     return near
+
+
+def _cosines(mem: Memory, text: str) -> tuple[str | None, dict[str, float]]:
+    """The vectors' cosines of ``text`` to each note (:func:`mdmem.engine.vectors.cosines`) when the vault has
+    vectors and the semantic extra is installed, else none (the words alone decide)."""
+    from mdmem.engine.embed import SemanticUnavailable
+
+    try:
+        from mdmem.engine.vectors import cosines
+
+        return cosines(mem, text)
+    except (SemanticUnavailable, ImportError):
+        return None, {}
 
 
 def warnings(mem: Memory, body: str, rel: str | None = None) -> list[str]:

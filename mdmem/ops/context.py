@@ -200,7 +200,7 @@ def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, quer
     _protocols(mem, b, notes, paths, mode)
     if mode == "index":
         room = b.budget - b.used - (1 if b.parts else 0)
-        the_card = card(mem, notes, room, protocol, command) if room > 0 else ""
+        the_card = card(mem, notes, room, protocol, command, day) if room > 0 else ""
         if the_card:
             b.add("card", the_card)
         else:
@@ -380,8 +380,31 @@ def _share(parts: list[_List], room: int) -> int:
     return used
 
 
+def _ranked(mem: Memory, notes: list, today: dt.date | None) -> list:
+    """``notes`` by use and age (:func:`mdmem.base.usage.weight`: used often and lately first; a note never used
+    by its own date), then newest, then by path."""
+    from mdmem.base.usage import read, weight
+
+    used = read(mem.state_dir)
+    day = today or dt.date.today()
+
+    def age(note) -> float:
+        uses, last = used.get(note.path, (0, 0.0))
+        when = dt.date.fromtimestamp(last) if last else _date(note.date)
+        return (day - when).days if when else 3650.0
+
+    return sorted(_by_date(notes), key=lambda n: -weight(used.get(n.path, (0, 0.0))[0], age(n)))
+
+
+def _date(value) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(str(value)[:10]) if value else None
+    except ValueError:
+        return None
+
+
 def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, protocol: str | None = None,
-         command: str = "mdmem {}") -> str:
+         command: str = "mdmem {}", today: dt.date | None = None) -> str:
     """The index-mode card in at most ``budget`` bytes ("" when not even its first line fits): the same
     text for the same vault. The first line, the user, the memory protocol and how to pull detail are
     always there (while they fit); the listed sections share the rest: the rules (feedback, global
@@ -403,11 +426,12 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
     recall_ = _cmd(command, 'recall "<question>"')
     pull = (f"Pull detail: `{recall_}` (search + linked notes, within a budget); "
             '`timeline "last week"`, `show NOTE` alike; over MCP: recall, search, read_note, timeline.')
-    feedback = _by_date([n for n in notes if n.type == "feedback"])
-    protocols = [n for n in notes if n.type == "protocol" and not protocol_paths(n)]
+    # by use and age: what is used often and lately first (each list then cut to its share)
+    feedback = _ranked(mem, [n for n in notes if n.type == "feedback"], today)
+    protocols = [n for n in notes if n.type == "protocol" and not protocol_paths(n)]  # always: all of them
     scoped = [n for n in notes if n.type == "protocol" and protocol_paths(n)]
-    decisions = _by_date([n for n in notes if n.type == "decision"])
-    active = _active(notes)
+    decisions = _ranked(mem, [n for n in notes if n.type == "decision"], today)
+    active = _ranked(mem, _active(notes), today)
     people = [_name(n) for n in notes if n.type == "person"]  # names, as in every section, not file names
     days = sorted((n.title for n in notes if n.type == "daily"), reverse=True)[:3]
     lists = {

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from mdmem.base.projects import Scope
 from mdmem.base.settings import Fusion, Recency
+from mdmem.base.usage import record
 from mdmem.engine.memory import Memory
 from mdmem.ops.scope import from_other, memory_paths, seen
 
@@ -208,5 +209,6 @@ def recall(
         related.append(RecallItem(path, note.title, reason, round(weight[path], 4), description))
     if len(blocks) == 1:  # the header alone would read as an answer cut off: say that nothing was found
         blocks.append("\nNothing found: no notes match.\n")
+    record(mem.state_dir, [i.path for i in ranked + related], "recall")  # derived: when each memory was used
     window = {"phrase": span.phrase, "start": span.start.isoformat(), "end": span.end.isoformat()} if span else None
     return RecallResult(query, budget, ranked, related, "".join(blocks), window, shown_entries)

@@ -42,6 +42,9 @@ _OVER = re.compile(r"\b(?:prefer\s+)?(?!(?:do|does|did|is|are|was|were|should|mu
                    r"(\w[\w.+-]*)`?(?:\s+|,\s*)(?:over|instead\s+of|rather\s+than|not|vs\.?)\s+`?(\w[\w.+-]*)", re.I)
 
 
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t].*$", re.M)
+
+
 def _stem(word: str) -> str:
     for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "sses", "xes", "ches", "shes", "ed", "ly", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -52,7 +55,9 @@ def _stem(word: str) -> str:
 
 def words(text: str) -> tuple[frozenset[str], bool]:
     """``(content words, negated)``: the stemmed content words and whether the text forbids something (a
-    preference, "pnpm, not npm", "X instead of Y", forbids nothing)."""
+    preference, "pnpm, not npm", "X instead of Y", forbids nothing). Heading lines are left out: a note's
+    title heading ("# Note") is not what it states."""
+    text = _HEADING.sub("", text)
     tokens = [t.replace("’", "'") for t in _WORD.findall(text.casefold())]
     negated = any(t in _NEG or t.endswith("n't") for t in _WORD.findall(_OVER.sub(" ", text.casefold())))
     return frozenset(_stem(t) for t in tokens if t not in _STOP and t not in _NEG and not t.endswith("n't")
@@ -61,6 +66,7 @@ def words(text: str) -> tuple[frozenset[str], bool]:
 
 def opposed(a: str, b: str) -> bool:
     """Does one prefer what the other gives up ("X over Y" against "Y over X")?"""
+    a, b = _HEADING.sub("", a), _HEADING.sub("", b)
     pa = {(_stem(x.casefold()), _stem(y.casefold())) for x, y in _OVER.findall(a)}
     pb = {(_stem(x.casefold()), _stem(y.casefold())) for x, y in _OVER.findall(b)}
     return any((y, x) in pb for x, y in pa)
@@ -83,8 +89,8 @@ def same_meaning(a: str, b: str, cosine: float | None = None, model: str | None 
         return False
     wa, na = words(a)
     wb, nb = words(b)
-    if not wa or not wb:
-        return False
+    if not wa or not wb or any(w.isdigit() for w in wa ^ wb):
+        return False  # a number one has and the other not: another fact ("port 8080" / "port 8081")
     common = len(wa & wb)
     contained = common / min(len(wa), len(wb))
     overlap = common / len(wa | wb)
@@ -101,3 +107,12 @@ def score(a: str, b: str, cosine: float | None = None) -> float:
     """How alike ``a`` and ``b`` are, 0..1 (for ranking and messages): the lexical overlap, or the cosine."""
     contained, overlap = lexical(a, b)
     return max((contained + overlap) / 2, cosine or 0.0)
+
+
+def statement(text: str) -> str:
+    """What a memory states: its first paragraph that is not a heading (a checkpoint's note goes on with where
+    it was proposed, a decision with its sections: not the fact)."""
+    for block in re.split(r"\n[ \t]*\n", _HEADING.sub("", text).strip()):
+        if block.strip():
+            return block.strip()
+    return ""
