@@ -56,12 +56,13 @@ def measure(trees: dict[str, tuple[str, Path]], runs: int) -> dict:
             old, st = note.read_bytes(), note.stat()
             try:
                 note.write_bytes(old + b"\nbench edit\n")
-                _run(hook + ["prompt", "--vault", str(vault)], ask("hi there"), env)  # the index caught up first
+                _run(hook + ["prompt", "--vault", str(vault)], ask("release notes"), env)  # the index caught up
                 out[name]["uncached"].append(_run(hook + ["session-start", "--vault", str(vault)], start, env)[0])
             finally:
                 note.write_bytes(old)
                 os.utime(note, ns=(st.st_atime_ns, st.st_mtime_ns))
-            _run(hook + ["prompt", "--vault", str(vault)], ask("hi there"), env)
+            _run(hook + ["prompt", "--vault", str(vault)], ask("release notes"), env)  # caught up, card kept
+            _run(hook + ["session-start", "--vault", str(vault)], start, env)
             out[name]["related"].append(_run(hook + ["prompt", "--vault", str(vault)],
                                              ask(f"what did {who} say about the release?"), env)[0])
             out[name]["unrelated"].append(_run(hook + ["prompt", "--vault", str(vault)],
