@@ -159,8 +159,14 @@ def show(view, body: str | None = None) -> None:
         out.print("tags: " + _escape(", ".join("#" + t for t in view.tags)))
     if view.aliases:
         out.print("aliases: " + _escape(", ".join(view.aliases)))
+    prov = getattr(view, "provenance", None) or {}
+    if prov:
+        said = ", ".join(f"{k} {_escape(str(prov[k]))}" for k in ("session", "agent", "confirmed") if prov.get(k))
+        out.print(f"source: {_escape(str(prov['source']))}" + (f" ({said})" if said else "")
+                  + (" — proposed by an agent, not confirmed: `mdmem confirm` makes it the user's"
+                     if prov.get("unconfirmed") else ""))
     for key, value in view.frontmatter.items():
-        if key not in ("tags", "aliases", "type"):
+        if key not in ("tags", "aliases", "type", "source", "session", "agent", "confirmed"):
             out.print(f"[dim]{_escape(str(key))}:[/] {_escape(json.dumps(value, ensure_ascii=False))}")
     for problem in view.problems:
         out.print(f"[red]problem[/] {_escape(problem.code)}: {_escape(problem.message)}")
@@ -189,6 +195,8 @@ def initialised(result) -> None:
              "no existing file was changed" + (f" (already there: {', '.join(result.kept)})" if result.kept else ""))
     else:
         text(f"nothing to add: {result.vault} already has {', '.join(result.kept)}")
+    if result.daily and "mdmem's default" not in result.daily:  # an Obsidian vault's Daily notes, or config.toml
+        text(f"daily log: {result.daily}")
 
 
 def text(body: str) -> None:
@@ -296,20 +304,34 @@ _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 CHECK_ISSUES_PER_KIND = 20  # text output lists at most this many issues of one kind (--json has all)
 
 
+def _left_out(report) -> str | None:
+    """The line saying how many Markdown files the vault's Obsidian settings keep out, or None."""
+    if not report.left_out:
+        return None
+    words = {"excluded": "Excluded files", "template": "templates folder"}
+    parts = ", ".join(f"{n:,} by its {words.get(why, why)}" for why, n in report.left_out.items())
+    return f"[dim]left out as Obsidian leaves them out of search and the graph: {parts} (read with `mdmem show PATH`)[/]"
+
+
 def check(report) -> None:
     """``mdmem check``: budget, type table, largest files, growth, then issues by severity."""
     out = console()
     out.soft_wrap = True  # long paths and details stay on one line (grep-able when piped)
+    left_out = _left_out(report)
     if report.layout == "none":  # no memory layout: the one thing to say
         for issue in report.issues:
             out.print(f"[{_SEVERITY_STYLE.get(issue.severity, '')}]{issue.severity:<8}[/] [bold]{issue.kind}[/]  "
                       f"{_escape(issue.detail)}")
             out.print(f"         [dim]→ {_escape(issue.action)}[/]")
+        if left_out:
+            out.print(left_out)
         return
     b = report.budget
     pct = (b.tokens * 200 + b.cap) // (2 * b.cap)
     out.print(f"[bold]budget[/]  ~{b.tokens:,} tk / {b.cap:,} tk ({pct}%) in {b.files:,} memory files; "
               f"MEMORY.md ~{b.index_tokens:,} tk apart  [dim](today {report.today}, {report.layout} layout)[/]")
+    if left_out:
+        out.print(left_out)
     out.print("")
     out.print(f"[bold]{'type':<10}{'files':>8}{'tokens':>12}[/]")
     for name, count in report.types.items():
@@ -358,6 +380,7 @@ def check_json(report) -> None:
         "growth": {name: vars(bucket) for name, bucket in vars(report.growth).items()},
         "today": report.today,
         "layout": report.layout,
+        "left_out": report.left_out,
     }
     text = json.dumps(head, ensure_ascii=False, indent=2)
     issues = ",\n    ".join(json.dumps(vars(i), ensure_ascii=False) for i in report.issues)
@@ -399,6 +422,8 @@ def saved(result) -> None:
         message(f"supersedes {_line(old)} (left as it is{marked}; recall and context leave it out)")
     if result.index_changed:
         message(f"MEMORY.md ## {result.section}: {_line(result.index_line)}")
+    if getattr(result, "confirm", None):
+        message(f"note: {_line(result.confirm)}")
 
 
 def forgotten(result) -> None:

@@ -109,7 +109,7 @@ def daily_show(
     from mdmem.cli import render
     from mdmem.ops import daily
 
-    with _memory(vault, refresh=False) as mem:
+    with _memory(vault, refresh=False, read=True) as mem:
         result = daily.daily_show(mem, when, _date(today, "--today"))
     render.emit_json(result) if json else render.daily_view(result)
 
@@ -153,16 +153,19 @@ def _save(
     (without --type, the type is inferred and the reason shown). Saved in a git repository, it belongs to
     that project (project: "[[NAME]]"); --project NAME names one, --global none."""
     from mdmem.base.projects import for_write
+    from mdmem.base.provenance import Provenance, shell_agent
     from mdmem.cli import render
     from mdmem.ops import capture
 
     body = _body(text, file)
     tag_list = [t for given in tags or () for t in given.split(",")]
+    agent = shell_agent()  # run from an agent's shell (Claude Code's Bash tool): the agent's save, not the user's
     with _memory(vault, write=True) as mem:
         owner = for_write(mem.root, project, no_project)
         result = capture.save(mem, body, type, name, description, tag_list, new=new,
                               chosen=chosen, rejected=rejected or [], allow_secret=allow_secret,
-                              supersedes=supersedes or [], project=owner, update=update, section=section)
+                              supersedes=supersedes or [], project=owner, update=update, section=section,
+                              provenance=Provenance("agent", agent=agent) if agent else Provenance("user"))
     render.emit_json(result) if json else render.saved(result)
 
 
@@ -282,10 +285,34 @@ def edit(
         append = sys.stdin.read()
     if replace == "-":
         replace = sys.stdin.read()
+    from mdmem.base.provenance import shell_agent
+
     with _memory(vault, write=True) as mem:
         result = run(mem, note, expected=expected, append=append, section=section, replace=replace,
-                     set_keys=values, unset=[u.strip() for u in unset or ()], today=_date(today, "--today"))
+                     set_keys=values, unset=[u.strip() for u in unset or ()], today=_date(today, "--today"),
+                     agent=shell_agent())
     render.emit_json(result) if json else render.edited(result)
+
+
+@app.command()
+def confirm(
+    note: NoteArg,
+    vault: VaultOpt = None,
+    today: Annotated[Optional[str], typer.Option("--today", help="The date written as confirmed: (YYYY-MM-DD).",
+                                                 show_default=False)] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Make a note an agent saved your own: `source: user` and `confirmed: DATE` in its frontmatter (nothing else
+    changes). Until then the card and the prompt hook show it as proposed by an agent, never as your rule. Run it
+    in your own terminal: an agent cannot confirm its own write (not over MCP, not from an agent's shell)."""
+    from mdmem.cli import render
+    from mdmem.ops.confirm import confirm as run
+
+    with _memory(vault, write=True) as mem:
+        result = run(mem, note, today=_date(today, "--today"))
+    render.emit_json(result) if json else render.message(
+        f"confirmed {result.path}: source user (was {result.was})" if result.changed
+        else f"{result.path} is already the user's (source {result.was}): nothing changed")
 
 
 @app.command()

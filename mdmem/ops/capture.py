@@ -30,7 +30,9 @@ from typing import TYPE_CHECKING
 from mdmem.base import files as fs
 from mdmem.base.errors import MdmemError, UsageError
 from mdmem.base.layout import INDEX_NAME, INDEX_SECTIONS, MEMORY_DIR, TYPE_FOLDERS, nfc
+from mdmem.base.provenance import RULE_TYPES, Provenance, record
 from mdmem.ops.budget import index_line
+from mdmem.ops.properties import register_types
 from mdmem.text.classify import WARNINGS, classify, decision_note, decision_title
 from mdmem.text.naming import NAME_MAX, first_line, person_name, plain_links, subject
 from mdmem.text.similar import SIMILAR, name_key, shingles, similarity
@@ -138,6 +140,16 @@ class SaveResult:
     supersedes: list[str] = field(default_factory=list)  # the notes it replaces (vault paths), as its
     # frontmatter ``supersedes`` says
     index_marked: list[str] = field(default_factory=list)  # the old notes whose MEMORY.md line got SUPERSEDED_MARK
+    source: str = "user"  # who wrote it (its frontmatter ``source``: mdmem.base.provenance)
+    confirm: str | None = None  # an agent's rule: how the user confirms it (until then not shown as theirs)
+
+
+def to_confirm(kind: str, rel: str, source: str) -> str | None:
+    """What an agent's save of a rule-like note answers: the user must confirm it (None for any other save)."""
+    if source != "agent" or kind not in RULE_TYPES:
+        return None
+    return (f"saved as proposed by an agent, not confirmed: the card and the prompt hook show it apart, never as the "
+            f"user's rule, until the user runs `mdmem confirm {shlex.quote(rel)}` or edits it themselves")
 
 
 def slug(name: str) -> str:
@@ -199,6 +211,7 @@ def save(
     name_as_file: bool = True,
     allow_secret: bool = False,
     supersedes: list[str] | tuple[str, ...] = (),
+    provenance: Provenance | None = None,
     project: str | None = None,
     update: str | None = None,
     section: str | None = None,
@@ -237,6 +250,10 @@ def save(
     The old notes are never touched; being replaced, they are not near-duplicates of it. Each old note's
     MEMORY.md line is marked (:func:`_mark_superseded`): the index is what an agent loads first, and an
     unmarked line went on presenting the old fact as current.
+
+    ``provenance`` (default: the user's): its fields go after ``tags`` (:class:`~mdmem.base.provenance.Provenance`),
+    its ``created`` (the conversation's date) is the note's; an agent's note is recorded
+    (:func:`~mdmem.base.provenance.record`) so that a later edit by the user is told apart.
 
     ``project``: the project the memory belongs to (:mod:`mdmem.base.projects`; None: global), written as
     ``project: "[[name]]"``; its note ``memory/projects/<name>.md`` is made first when no note has that name.
@@ -284,12 +301,13 @@ def save(
     path = mem.root / rel
     _inside(mem.root, path)
     day = _day(today)
+    prov = provenance or Provenance()
     desc = " ".join(plain_links(description).split()) if description else _summary(body)
     tag_list = sorted({t.strip().lstrip("#").lower() for t in tags if t.strip().lstrip("#")})
     if project is not None and kind == "project" and name_key(title) == name_key(project):
         project = None  # the project's own note is not "in" itself
-    meta = {"name": title, "description": desc, "type": kind, "tags": tag_list, **origin(project),
-            "created": day, "updated": _copy(day)}
+    meta = {"name": title, "description": desc, "type": kind, "tags": tag_list, **prov.fields(), **origin(project),
+            "created": _day(prov.created) if prov.created else day, "updated": _copy(day)}
     if kind == "decision":
         extra, body = decision_note(body, chosen, list(rejected))
         meta.update(extra)
@@ -343,16 +361,21 @@ def save(
             fs.write_new(path, data)
             try:
                 index_changed = _add_index_line(mem, rel, line, section, (index_data, index_seen))
+                if prov.source == "agent":
+                    record(mem.state_dir, rel, data)
             except BaseException:
                 _undo_new(path, data)
                 raise
             status = "created"
             marked = _mark_superseded(mem, [p for p, _ in old], rel) if old else []
+            register_types(mem.root, meta)  # Obsidian's types.json learns mdmem's fields (dates as dates)
     if status == "created" or index_changed:
         mem.refresh()
+    source = str(note.frontmatter.get("source") or "user")
     return SaveResult(status, rel, kind, title, desc, note.tokens, section, line, index_changed,
                       warnings(mem, body, rel) if status == "created" else [], reason,
-                      [p for p, _ in old] if status == "created" else [], marked if status == "created" else [])
+                      [p for p, _ in old] if status == "created" else [], marked if status == "created" else [],
+                      source, to_confirm(kind, rel, source) if status == "created" else None)
 
 
 def _update(mem: Memory, ref: str, body: str, section: str | None, today) -> SaveResult:
@@ -395,10 +418,11 @@ def project_note(mem: Memory, name: str, day: dt.date | None = None) -> str | No
 def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:
     """``(path, link)`` for each note ``refs`` names, to be superseded by the note at ``rel``: resolved
     like ``show``'s NOTE (:meth:`Memory.resolve_note`; ``[[...]]`` around it is taken off), and ``link`` the
-    wikilink that reaches it from ``rel`` with Obsidian's rules: ``[[file name]]`` when that resolves to it,
-    else ``[[vault/path]]``. A name that is nowhere is :class:`~mdmem.base.errors.NoteNotFound` (exit 1); a
+    wikilink that reaches it from ``rel`` in the vault's "New link format" (Obsidian's ``newLinkFormat``:
+    shortest, ``[[file name]]`` when that resolves to it, else ``[[vault/path]]``; relative; absolute). A name that is nowhere is :class:`~mdmem.base.errors.NoteNotFound` (exit 1); a
     bare file name several notes share, or the note itself, a usage error (exit 2)."""
-    from mdmem.text.links import parse_wikilink
+    from mdmem.base.settings import obsidian_settings
+    from mdmem.text.links import format_link, parse_wikilink
     from mdmem.text.resolve import Resolver
 
     if isinstance(refs, str):
@@ -406,6 +430,7 @@ def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:
     scan = mem.scan
     notes = [*scan.notes, *scan.broken]
     resolver = Resolver([*notes, *scan.files, rel])
+    obsidian = obsidian_settings(mem.root)
     out: list[tuple[str, str]] = []
     for given in refs:
         ref = given.strip()
@@ -422,12 +447,8 @@ def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:
                                  + ", ".join(same) + "); give its path")
         if path == rel:
             raise UsageError(f"a note cannot supersede itself ({rel})")
-        stem = nfc(path.rsplit("/", 1)[-1][:-3])  # link text is NFC whatever the name's form on disk
-        link = stem if resolver.resolve(stem, rel) == path else path[:-3]
-        if resolver.resolve(link, rel) != path:
-            link = "/" + path
-        if path not in (p for p, _ in out):
-            out.append((path, f"[[{link}]]"))
+        if path not in (p for p, _ in out):  # a property's link is a wikilink (Obsidian's rule), in the user's form
+            out.append((path, format_link(path, rel, form=obsidian.link_format, resolve=resolver.resolve)))
     return out
 
 

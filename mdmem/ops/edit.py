@@ -233,12 +233,22 @@ def _replace_section(body: str, heading: str, text: str) -> str:
 
 def edit(mem: Memory, ref: str, *, expected: str | None = None, append: str | None = None,
          section: str | None = None, replace: str | None = None, set_keys: dict[str, Any] | None = None,
-         unset: list[str] | tuple[str, ...] = (), today: str | dt.date | None = None) -> EditResult:
+         unset: list[str] | tuple[str, ...] = (), today: str | dt.date | None = None,
+         agent: str | None = None) -> EditResult:
     """Edit one note: append ``append`` to its body, or replace the body of the section under
     ``section`` with ``replace``; set the frontmatter keys of ``set_keys`` and remove those of ``unset``.
-    With ``expected`` (a :func:`version`), refuse when the note's bytes are not that version any more."""
+    With ``expected`` (a :func:`version`), refuse when the note's bytes are not that version any more.
+
+    ``agent``: an agent edits it (MCP, or the CLI from an agent's shell): it may not set or remove the provenance
+    keys, and a rule-like note it changes becomes its own (``source: agent``, recorded): not the user's rule until
+    the user confirms it (:mod:`mdmem.base.provenance`)."""
+    from mdmem.base import provenance
+
     set_keys = dict(set_keys or {})
     unset = list(unset)
+    if agent is not None and (set(set_keys) | set(unset)) & set(provenance.KEYS):
+        raise UsageError(f"an agent cannot set or remove {', '.join(provenance.KEYS)}: only the user confirms a "
+                         "note (`mdmem confirm NOTE` in their own terminal)")
     if append is not None and section is not None:
         raise UsageError("append or replace a section, not both")
     if (section is None) != (replace is None):
@@ -272,12 +282,17 @@ def edit(mem: Memory, ref: str, *, expected: str | None = None, append: str | No
                 and _key_span(fm.split("\n"), "updated") is not None:
             day = today if isinstance(today, str) else (today or dt.date.today()).isoformat()
             set_keys["updated"] = day
+        mine = agent is not None and mem.note(path).type in provenance.RULE_TYPES
+        if mine:
+            set_keys |= {"source": "agent", "agent": agent}
         if set_keys or unset:
             fm = _set_keys(fm, set_keys, unset, changes)
         new = note.encode(_join(fm, body))
         if new == data:
             return EditResult(path, ["nothing changed"], before, before, mem.note(path).tokens)
         fs.write_atomic(mem.root / path, new, expected=seen)
+        if mine:
+            provenance.record(mem.state_dir, path, new)
     mem.refresh()
     from mdmem.text.parse import tokens_for
 
@@ -348,9 +363,13 @@ def _new_markdown(raw: str, url_path: str, display: str | None) -> str:
     return head + lead + new + tail + ")"
 
 
-def _markdown_path(link_target: str, expected: str, source_folder: str) -> str:
+def _markdown_path(link_target: str, expected: str, source_folder: str, was: str = "") -> str:
+    """The new path of a Markdown link in the link's own form: ``/``-rooted, a vault path (Obsidian's
+    "absolute" form, written without the ``/``) or relative to the linking note."""
     if link_target.startswith("/"):
         return "/" + expected
+    if source_folder and nfc(link_target).casefold() in (nfc(was).casefold(), nfc(was[:-3]).casefold()):
+        return expected  # written as the vault path: it stays one
     rel = posixpath.relpath(expected, source_folder or ".")
     if link_target.startswith("./") and not rel.startswith("../"):
         rel = "./" + rel
@@ -411,7 +430,7 @@ def _plan(mem: Memory, source: str, target: str):
             if new.resolve(link.target, here) == want and display is None:
                 continue
             if link.kind == "markdown":
-                spelled = _markdown_path(link.target, want, posixpath.dirname(here))
+                spelled = _markdown_path(link.target, want, posixpath.dirname(here), was)
                 raw = _new_markdown(link.raw, spelled, display)
             else:
                 raw = _new_wikilink(link.raw, _wiki_target(link.target, want, here, new.resolve))

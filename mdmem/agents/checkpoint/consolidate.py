@@ -1,0 +1,330 @@
+"""The consolidation checkpoint: the scan prompt the model in the session answers, the
+validation and storage of what it proposes, the offline detectors' suggestions, and
+``accept`` / ``skip``. Nothing here writes memory; ``accept`` does, later, through
+:func:`mdmem.ops.capture.save`, for the numbers the user picked.
+
+Two ways to candidates, one format for the user:
+
+- **The model** (the seed's design, and the default in a Claude Code session): the Stop
+  hook decides *when* and hands the model :func:`scan_prompt` (the seven dimensions, the
+  do-not-save list, the rules, the vault's related memory, mdmem's detector hints); the
+  model answers ``mdmem checkpoint propose`` with JSON candidates; :func:`propose` validates
+  them (types, count, short clean names, do-not-save, secrets), drops what repeats the vault
+  or the session's earlier proposals, stores them and prints the numbered list.
+  ``mdmem checkpoint TRANSCRIPT --model CMD`` does the same with any command that answers
+  JSON (:func:`run_model`). :func:`memory_protocol` is the short text that tells the model
+  when to scan on its own (the seed's primary trigger).
+- **Offline** (``mdmem checkpoint TRANSCRIPT``, no model): the detectors'
+  evidence (:mod:`mdmem.agents.checkpoint.dimensions`) → :func:`build`: 0-1 dimensions hit → silent;
+  else at most three candidates, rules, feedback and decisions before analysis, milestones
+  and task closure, each named after its subject in at most 60 characters
+  (:func:`title`: no cut words, tags or ellipses).
+
+Proposals are kept in ``<vault>/.mdmem/checkpoints/<session>.json`` (atomic writes) until
+``accept`` or ``skip``. Standard library only (the Stop hook builds checkpoints).
+
+By concept (each re-exported here, the checkpoint's public face): :mod:`mdmem.agents.checkpoint.scan` the scan
+prompt and what the vault already holds; :mod:`mdmem.agents.checkpoint.candidates` the candidates, their names,
+the offline build and the stored checkpoints; :mod:`mdmem.agents.checkpoint.propose` the model's side; this
+module the numbered text, ``analyze``, ``accept`` and ``skip``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+from mdmem.agents.checkpoint.candidates import (  # noqa: F401  (the checkpoint's public face)
+    BODY_MAX,
+    DESCRIPTION_MAX,
+    KINDS,
+    LANGS,
+    MAX_CANDIDATES,
+    MIN_DIMENSIONS,
+    NAME_MAX,
+    ORIGINS,
+    PRIORITY,
+    SECRET_MARK,
+    TYPES,
+    Candidate,
+    Checkpoint,
+    Dropped,
+    as_dict,
+    build,
+    candidate,
+    load,
+    mark,
+    numbers,
+    one_line,
+    secret_of,
+    store,
+    title,
+)
+from mdmem.agents.checkpoint.propose import (  # noqa: F401
+    _MODEL_ANSWER,
+    _MODEL_ANSWER_PT,
+    MODEL_INPUT_MAX,
+    MODEL_TIMEOUT,
+    conversation_text,
+    propose,
+    run_model,
+)
+from mdmem.agents.checkpoint.scan import (  # noqa: F401
+    MARKS,
+    PROMPT_MAX,
+    RANK,
+    Known,
+    _tail,
+    clean,
+    hint_lines,
+    key_words,
+    memory_protocol,
+    scan_prompt,
+)
+from mdmem.agents.claude.env import runner
+from mdmem.base.errors import MdmemError, UsageError
+
+# ----------------------------------------------------------------------------- text
+
+_TEXT = {
+    "en": {"head": "[Checkpoint] This conversation hit {n}/7 dimensions ({marks}). Suggested memories:",
+           "quiet": "[Checkpoint] This conversation hit {n}/7 dimensions{marks}: nothing to suggest.",
+           "ask": 'Save which? Reply with numbers (e.g. 1,2) or "skip".',
+           "evidence": "evidence", "said": "said"},
+    "pt": {"head": "[Checkpoint de Sedimentação] Esta conversa acertou {n}/7 dimensões ({marks}), "
+                   "sugestão de sedimentação:",
+           "quiet": "[Checkpoint de Sedimentação] Esta conversa acertou {n}/7 dimensões{marks}: nada a sugerir.",
+           "ask": 'Salvar quais? Responda com os números (ex.: 1,2), ou "pular".',
+           "evidence": "evidência", "said": "disse"},
+}
+_SPEAKERS = {"en": {"user": "user", "assistant": "assistant"}, "pt": {"user": "usuário", "assistant": "assistente"}}
+
+
+def text(cp: Checkpoint, mcp: bool = False) -> str:
+    """The checkpoint as the user (and the model) reads it: the seed's numbered list, a suggestion that looks
+    like it holds a secret marked (:data:`SECRET_MARK`: ``--allow-secret``, or ``allow_secret`` for ``mcp``)."""
+    t = _TEXT.get(cp.lang, _TEXT["en"])
+    flagged = SECRET_MARK.get(cp.lang, SECRET_MARK["en"]).format(flag="allow_secret" if mcp else "--allow-secret")
+    marks = "".join(MARKS[d] for d in cp.dimensions if d in MARKS)
+    if not cp.candidates:
+        return t["quiet"].format(n=len(cp.dimensions), marks=f" ({marks})" if marks else "")
+    out = [t["head"].format(n=len(cp.dimensions), marks=marks)]
+    for c in cp.candidates:
+        out.append(f"{c.number}. [{c.type}] {c.mark} {c.name} — {c.description}" + (f" {flagged}" if c.secret else ""))
+        if c.line:
+            out.append(f"   CLAUDE.md: {c.line}")
+        if c.chosen and c.rejected:
+            out.append(f"   {'escolha' if cp.lang == 'pt' else 'chosen'}: {c.chosen}; "
+                       f"{'rejeitado' if cp.lang == 'pt' else 'rejected'}: {', '.join(c.rejected)}")
+        if c.paths:
+            out.append(f"   paths: {', '.join(c.paths)}")
+        if c.evidence:
+            e = c.evidence[0]
+            out.append(f"   {t['evidence']}: #{e.index} {_SPEAKERS[cp.lang if cp.lang in _SPEAKERS else 'en'][e.speaker]}"
+                       f": \"{clean(e.quote)}\" ({e.signal})")
+    out.append(t["ask"])
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- analyse, accept, skip
+
+
+def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: bool = False,
+            session: str | None = None, cwd: Path | None = None, today: str | None = None,
+            store_result: bool = True, model: str | None = None, max_bytes: int | None = None,
+            timeout: float = MODEL_TIMEOUT, origin: str = "hand") -> Checkpoint:
+    """The checkpoint of a whole transcript (``-`` = standard input; at most the last
+    ``max_bytes`` of it), stored when it has candidates. Offline by default (the detectors);
+    with ``model`` the scan prompt and the conversation go to that command, and its JSON
+    answer through :func:`propose`.
+
+    ``origin`` (:data:`ORIGINS`) is who ran it: "hand" (the default: ``mdmem checkpoint TRANSCRIPT``, a
+    person reading the list in their terminal), or the PreCompact / SessionEnd hook. The decision (a new
+    user's trial: a hand run, documented as writing no memory, then sat on every later session's card for
+    14 days and the agents asked about it): the SessionStart card shows only what the hooks and ``propose``
+    stored, never a hand run; ``checkpoint accept N --session S`` (and ``accept``/``skip`` without
+    ``--session``, the newest pending one of any origin) still take a hand run's suggestions. A hand run of
+    a session's transcript replaces that session's pending checkpoint, as every checkpoint does: the
+    numbers just printed are the ones ``accept`` takes, and the person who ran it decides them."""
+    from mdmem.agents.checkpoint.dimensions import detect, language
+    from mdmem.agents.checkpoint.transcript import read
+
+    tr = read(source, subagents=subagents, max_bytes=max_bytes)
+    sid = session or tr.session_id or (Path(source).stem if source != "-" else "stdin")
+    chosen = lang or language(tr.messages)
+    if chosen not in _TEXT:
+        raise UsageError(f"--lang must be one of: {', '.join(_TEXT)}")
+    claude_md = [Path(p) / "CLAUDE.md" for p in {str(cwd or Path.cwd()), tr.cwd or ""} if p]
+    transcript = None if source == "-" else str(Path(source).resolve())
+    evidence = detect(tr.messages)
+    if model:
+        known = Known.read(vault, claude_md, sid)
+        prompt = scan_prompt(None, None, known=known, evidence=evidence, lang=chosen, answer=False,
+                             topic=[m.text[:2000] for m in tr.messages if m.speaker == "user"][-20:])
+        prompt = prompt + "\n\n" + (_MODEL_ANSWER_PT if chosen == "pt" else _MODEL_ANSWER)
+        head = "--- A conversa ---" if chosen == "pt" else "--- The conversation ---"
+        answer = run_model(model, prompt + f"\n\n{head}\n\n" + conversation_text(tr.messages), timeout)
+        result = propose(vault, answer, session=sid, lang=chosen, transcript=transcript, extra_claude_md=claude_md,
+                         today=today, store_result=store_result, origin=origin)
+        return Checkpoint(result.session, transcript, result.lang, result.dimensions, result.candidates,
+                          result.dropped, len(tr.messages), tr.tool_calls, tr.malformed, tr.skipped, result.created,
+                          "model")
+    known = Known.read(vault, claude_md, sid)
+    result = build(evidence, session=sid, transcript=transcript, lang=chosen, known=known, messages=len(tr.messages),
+                   tool_calls=tr.tool_calls, malformed=tr.malformed, skipped=tr.skipped, today=today)
+    if result.fired and store_result:
+        store(vault, result, origin)
+    return result
+
+
+@dataclass(frozen=True)
+class Accepted:
+    number: int
+    dimension: int
+    type: str
+    name: str
+    status: str          # created, unchanged, proposed (a CLAUDE.md line: not written), refused
+    path: str | None
+    message: str
+    line: str | None = None
+
+
+@dataclass(frozen=True)
+class AcceptResult:
+    session: str
+    accepted: list[Accepted]
+    skipped: list[int]   # candidate numbers not chosen (discarded)
+    pending: list[int] = field(default_factory=list)  # still pending: refused as holding a secret
+
+
+def commands(session: str, vault, lang: str = "en", example: Sequence[int] = (1, 2), run: str | None = None) -> str:
+    """How to accept or skip a stored checkpoint's suggestions from a shell, with the ``--session`` and
+    ``--vault`` they need (the tail the Stop hook's prompt builds, :func:`mdmem.agents.checkpoint.scan._tail`)."""
+    from mdmem.agents.claude.env import runner
+
+    run = run or runner()
+    tail = _tail(session, vault)
+    picks = ",".join(map(str, example[:2])) or "1"
+    if lang == "pt":
+        return (f"Para salvar: `{run} checkpoint accept {picks} {tail}` (com os números escolhidos); para "
+                f"descartar: `{run} checkpoint skip {tail}`.")
+    return (f"To save: `{run} checkpoint accept {picks} {tail}` (with the numbers chosen); to discard them: "
+            f"`{run} checkpoint skip {tail}`.")
+
+
+def provenance(data: dict):
+    """A stored checkpoint's provenance for the notes accepted from it: ``source: checkpoint``, its session, its
+    agent (Claude Code unless it says another) and the conversation's own date: ``conversation_date`` when the
+    checkpoint holds one, else the day it was stored (``saved``, the real clock, during the conversation)."""
+    import time
+
+    from mdmem.base.provenance import CLAUDE_CODE, Provenance
+
+    day = data.get("conversation_date")
+    if not (isinstance(day, str) and len(day) == 10 and day[4] == "-" and day[7] == "-"):
+        saved = data.get("saved")
+        day = time.strftime("%Y-%m-%d", time.localtime(saved)) if isinstance(saved, (int, float)) and saved > 0 \
+            else None
+    agent = data.get("agent") if isinstance(data.get("agent"), str) and data.get("agent") else CLAUDE_CODE
+    session = str(data.get("session") or "") or None
+    return Provenance("checkpoint", session=session if session != "manual" else None, agent=agent, created=day)
+
+
+def accept(mem, spec: str, session: str | None = None, today: str | None = None,
+           allow_secret: bool = False, project: str | None = None) -> AcceptResult:
+    """Save the chosen candidates through :func:`mdmem.ops.capture.save` (each on its
+    own: one refused near-duplicate does not stop the others). A candidate whose text looks
+    like it holds a secret is refused (nothing written), the refusal says how to save it
+    knowingly (``accept N --allow-secret --session S --vault V``), and it alone stays pending,
+    under the number the user saw; ``allow_secret`` saves it.
+
+    What an accept leaves (a new user's trial: after ``accept 1,2,3`` saved 1 and 2 and refused 3, the
+    card still listed all three and ``skip`` discarded 3): the stored checkpoint's ``candidates`` are
+    the suggestions still pending (those refused for a secret), ``done`` the others (saved, refused for
+    another reason, or not chosen: discarded), each saved one with its result. The card, ``hook status``
+    and ``skip`` read ``candidates``; a number saved by an earlier accept answers "already saved" (a
+    retried ``accept 1,2,3 --allow-secret`` writes nothing twice); a number not chosen earlier can still
+    be accepted with ``--session``. ``project``: the session's project (:mod:`mdmem.base.projects`), which
+    every memory saved carries; None: global."""
+    from mdmem.ops.capture import SameMemory, SecretRefused, save
+
+    data = load(mem.root, session)
+    if data.get("status") != "pending" and session is None:
+        raise MdmemError("no pending checkpoint")
+    items = [c for c in data.get("candidates", []) if isinstance(c, dict)]
+    done = [c for c in data.get("done", []) if isinstance(c, dict)]
+    for i, c in enumerate(items):  # written before numbers were kept: the list's order is the number
+        c.setdefault("number", i + 1)
+    by_number = {c["number"]: c for c in done} | {c["number"]: c for c in items}
+    if not by_number:
+        raise MdmemError(f"the checkpoint of session {data.get('session')!r} holds no suggestion")
+    chosen = numbers(spec, [c["number"] for c in items]) if spec.strip().lower() in ("all", "todos", "todas") \
+        else numbers(spec, list(by_number))
+    if not chosen:
+        raise MdmemError(f"the checkpoint of session {data.get('session')!r} has nothing pending "
+                         f"(saved: {', '.join(str(c['number']) for c in done if c.get('result'))})")
+    tail = _tail(data["session"], mem.root)
+    results: list[Accepted] = []
+    for n in chosen:
+        c = by_number[n]
+        kind = c["type"]
+        earlier = c.get("result") if isinstance(c.get("result"), dict) else None
+        if earlier and earlier.get("status") in ("created", "unchanged", "proposed", "updated"):
+            results.append(Accepted(n, c["dimension"], kind, c["name"],
+                                    "proposed" if earlier["status"] == "proposed" else "unchanged", earlier.get("path"),
+                                    "already saved by an earlier accept: nothing changed", earlier.get("line")))
+            continue
+        if kind == "claude-md":
+            results.append(Accepted(n, c["dimension"], kind, c["name"], "proposed", None,
+                                    "add this line to CLAUDE.md yourself (mdmem does not edit CLAUDE.md)",
+                                    c.get("line")))
+            continue
+        try:
+            r = save(mem, c["body"], kind, c["name"], c["description"], tags=["checkpoint"], today=today,
+                     chosen=c.get("chosen"), rejected=c.get("rejected") or [], paths=c.get("paths") or [],
+                     name_as_file=False, allow_secret=allow_secret,  # a suggested title, not a file name
+                     provenance=provenance(data), project=project)
+        except SecretRefused as e:
+            found = str(e).split("; nothing was written", 1)[0].removeprefix("refusing to save: ")
+            results.append(Accepted(n, c["dimension"], kind, c["name"], "refused-secret", None,
+                                    f"{found}; nothing was written. If it is not a secret, or to keep it knowingly: "
+                                    f"`{runner()} checkpoint accept {n} --allow-secret {tail}` (allow_secret=true "
+                                    f"over MCP); it stays pending"))
+            continue
+        except SameMemory as e:  # one note per fact: accepting it updates the note that says it already
+            r = save(mem, c["body"], kind, update=e.existing, allow_secret=allow_secret, today=today)
+            results.append(Accepted(n, c["dimension"], kind, c["name"], "updated", r.path,
+                                    f"the same as {r.path}: added to it", r.index_line))
+            continue
+        except MdmemError as e:
+            results.append(Accepted(n, c["dimension"], kind, c["name"], "refused", None, str(e)))
+            continue
+        results.append(Accepted(n, c["dimension"], kind, c["name"], r.status, r.path,
+                                "saved" if r.status == "created" else "already saved: nothing changed", r.index_line))
+    outcome = {a.number: a for a in results}
+    still = [c for c in by_number.values() if c["number"] in outcome and outcome[c["number"]].status == "refused-secret"]
+    settled = [c | ({"result": asdict(outcome[c["number"]])} if c["number"] in outcome else {})
+               for c in by_number.values() if c not in still]
+    results = [replace(a, status="refused") if a.status == "refused-secret" else a for a in results]
+    data = data | {"candidates": sorted(still, key=lambda c: c["number"]),
+                   "done": sorted(settled, key=lambda c: c["number"]),
+                   "history": (list(data.get("history", [])) + [c.get("name", "") for c in items if c not in still])[-50:]}
+    mark(mem.root, data, "pending" if still else "accepted", [asdict(a) for a in results])
+    return AcceptResult(data["session"], results, [c["number"] for c in items if c["number"] not in outcome],
+                        [c["number"] for c in data["candidates"]])
+
+
+@dataclass(frozen=True)
+class SkipResult:
+    session: str
+    discarded: int
+
+
+def skip(vault: Path, session: str | None = None) -> SkipResult:
+    """Discard a checkpoint's pending suggestions (after a partial accept, only those still pending)."""
+    data = load(vault, session)
+    pending = [c for c in data.get("candidates", []) if isinstance(c, dict)]
+    history = (list(data.get("history", [])) + [c.get("name", "") for c in pending])[-50:]  # not proposed again
+    mark(vault, data | {"candidates": [], "done": list(data.get("done", [])) + pending, "history": history}, "skipped")
+    return SkipResult(data["session"], len(pending))

@@ -1,0 +1,584 @@
+"""Reading a conversation: Claude Code's JSONL transcripts, or plain text.
+
+Claude Code writes each session to ``~/.claude/projects/<project>/<session>.jsonl``,
+one JSON record a line. The format is internal and changes between versions, so
+it is read defensively: unknown record types and malformed lines are skipped and
+counted, missing keys are tolerated. What is kept is the conversation: user
+prompts and assistant text, with the assistant records that share a
+``message.id`` grouped into one message and their tool calls counted.
+
+Kept besides the ``user``/``assistant`` records: text the user typed while the
+agent was working, which exists only as a ``queue-operation`` ``enqueue`` record
+(Claude Code hands it to the running turn; measured on the real sessions in
+eval/data/checkpoint-real, two firm rules of one session exist only there); it
+becomes a user message with ``kind="queued"`` at its place, unless it is a bare
+slash command, a wrapper or the same text as a user record that follows it.
+
+Left out: ``isMeta`` records, compaction summaries (``isCompactSummary``),
+``Stop hook feedback:`` records, ``<command-…>``/``<local-command-…>`` wrappers
+(a slash command keeps only its ``<command-args>``, what the user typed),
+``<task-notification>`` texts (Claude Code writes them when a background task
+ends; nobody typed them), synthetic assistant records (``model: <synthetic>``,
+API error messages), ``tool_result`` records, thinking blocks, and the
+``progress``, ``file-history-snapshot``, ``attachment``, ``summary`` and
+``system`` records. Subagent records (``isSidechain``, or the files under
+``<session>/subagents/``) are read only when asked, and a subagent's "user"
+records are Claude's own prompts to it: they become assistant text
+(``kind="prompt"``), never something the user said.
+
+Reading is bounded: only regular files are opened (:func:`mdmem.base.files.open_regular`: a
+FIFO or a device such as ``/dev/zero`` is refused at once, never waited on), and at most
+``limit`` bytes are read, the *last* ones (the newest part of a session is what matters; the
+first, partial line of such a tail is dropped). ``read_outside`` has no start offset and the
+hook reads from one (only what was appended since its last scan), so this uses the same
+primitives (``open_regular`` + ``read_fd``) rather than a reader of its own.
+
+A plain text or Markdown conversation is accepted too: turns start with
+``User:`` / ``Assistant:`` (or ``Human:``, ``Claude:``, ``Usuário:``,
+``Assistente:``, optionally bold or as a heading); ``[tool: NAME] …`` lines
+inside an assistant turn count as tool calls.
+
+Standard library only, and cheap to import (no ``dataclasses``, ``pathlib`` or ``typing``: measured,
+they cost 15-30 ms of a Stop hook whose budget is twice a bare ``python -c pass``): this runs
+inside the Claude Code Stop hook at every agent turn.
+"""
+
+from __future__ import annotations
+
+import os
+
+from mdmem.base import files
+from mdmem.base.errors import MdmemError
+from mdmem.base.fastjson import loads
+
+SKIPPED_TYPES = frozenset({"progress", "file-history-snapshot", "attachment", "summary",
+                           "system", "custom-title", "tag", "agent-name", "last-prompt"})
+LIMIT = 64 * 1024 * 1024  # bytes of a transcript read at most by default (the last ones)
+_WRAPPERS = ("<command-", "<local-command-")
+# Claude Code writes compact JSON, where these byte strings can only be structure (inside a
+# string value quotes are escaped): such lines are skipped without being parsed.
+_FAST_SKIP = ((b'"type":"progress"', "progress"), (b'"type":"file-history-snapshot"', "file-history-snapshot"),
+              (b'"type":"tool_result"', "tool-result"))  # in this order: progress records nest tool results
+# A tool call the user rejected with a reason: Claude Code answers the call with a tool_result (is_error)
+# "The user doesn't want to proceed with this tool use. … To tell you how to proceed, the user said:\n<reason>".
+# The reason is typed by the user mid-turn and is often the session's clearest correction ("break out into a
+# separate type … (don't be lazy!)"; 5 of the 14 tune sessions 21-34 hold such records), so it is read as a
+# queued user message. AskUserQuestion's "clarify" answer comes through the same words and is Claude Code's
+# boilerplate, not the user's: left out.
+_REJECTED = b"the user said:"
+_REJECTED_TEXT = "the user said:\n"
+_REJECTED_BOILERPLATE = ("The user wants to clarify these questions",)
+# text the user typed while a tool ran is a top-level text block after the tool_result, the last of the
+# message's content: `{"type":"text","text":"…"}]},"` (a text block nested inside a tool result's own content
+# ends `"}]}]},"`). Measured on eval/data/checkpoint-real: 2 of 861 tool-result lines hold both marks, and
+# both are typed text ("and remember to use pagination"); "type":"text" alone is in 201 (2.7 of 7 MB)
+_HEAD = 2048
+_TYPED_MARK = b'{"type":"text","text":"'
+_TYPED_END = b'"}]},"'
+_ARGS = (r"<command-args>(.*?)</command-args>", "S")  # flags by name: `re` is imported on first use
+_NOISE_TEXT = ("Stop hook feedback:", "[Request interrupted by user", "Caveat: The messages below were generated",
+               "<task-notification>", "<system-reminder>", "<bash-input>", "<bash-stdout>", "<user-prompt-submit-hook>")
+
+_NAMES = r"(user|human|you|usuário|usuario|assistant|claude|ai|assistente)"
+_SPEAKER = (
+    r"^[ \t]{0,3}(?:#{1,6}[ \t]*" + _NAMES + r"[ \t]*:?[ \t]*$\n?"   # "## User" on its own line
+    r"|(?:\*\*|__)?" + _NAMES + r"(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]*)", "IM")
+_COMPILED: dict = {}
+
+
+def _rx(pattern: tuple):
+    """A pattern compiled on first use: the Stop hook reads JSONL, never needing the text format's."""
+    if pattern not in _COMPILED:
+        import re
+
+        flags = 0
+        for name in pattern[1]:
+            flags |= getattr(re, name)
+        _COMPILED[pattern] = re.compile(pattern[0], flags)
+    return _COMPILED[pattern]
+
+
+def _wrapper(text: str) -> bool:
+    return text.lstrip().startswith(_WRAPPERS)
+
+
+def _slash(text: str) -> bool:
+    """A bare slash command such as "/exit"."""
+    text = text.strip()
+    return text.startswith("/") and len(text) > 1 and not any(c.isspace() for c in text)
+_TOOL_LINE = (r"^[ \t]*\[tool:\s*([^\]]+)\].*$\n?", "IM")
+_USER_NAMES = {"user", "human", "you", "usuário", "usuario"}
+
+
+class Frozen:
+    """A small frozen record (what ``@dataclass(frozen=True)`` gives, without importing
+    ``dataclasses``): fields by position or name, defaults, ``==``, ``repr``, :func:`replace`."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+    _defaults: dict = {}
+
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(self._fields):
+            raise TypeError(f"{type(self).__name__} takes at most {len(self._fields)} arguments")
+        values = dict(zip(self._fields, args))
+        for name, value in kwargs.items():
+            if name not in self._fields or name in values:
+                raise TypeError(f"{type(self).__name__}: unexpected or repeated argument {name!r}")
+            values[name] = value
+        for name in self._fields:
+            if name in values:
+                value = values[name]
+            elif name in self._defaults:
+                value = self._defaults[name]
+                value = dict(value) if isinstance(value, dict) else value
+            else:
+                raise TypeError(f"{type(self).__name__} needs {name!r}")
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is frozen")
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name in self._fields)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other._values() == self._values()
+
+    def __hash__(self):
+        return hash(self._values())
+
+    def __repr__(self):
+        return f"{type(self).__name__}(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self._fields) + ")"
+
+    def __reduce__(self):  # copy, deepcopy and pickle build it again through __init__
+        return type(self), self._values()
+
+    def _asdict(self) -> dict:
+        return {n: getattr(self, n) for n in self._fields}
+
+
+def replace(record, **changes):
+    """A copy of ``record`` with ``changes`` (as ``dataclasses.replace``)."""
+    return type(record)(**{n: changes.get(n, getattr(record, n)) for n in record._fields})
+
+
+class Message(Frozen):
+    """index: position in the conversation (0-based); speaker: "user" or "assistant"; text; tools:
+    names of the tools this assistant message called; offset: byte offset of its first record in
+    the file (JSONL) or of its turn (text); id: an assistant message's ``message.id`` (its records
+    are grouped by it); kind: "queued" (typed while the agent worked), "prompt" (Claude's prompt
+    to a subagent) or ""."""
+
+    index: int
+    speaker: str
+    text: str
+    tools: tuple[str, ...]
+    offset: int
+    id: str | None
+    kind: str
+    __slots__ = ("index", "speaker", "text", "tools", "offset", "id", "kind")
+    _fields = __slots__
+    _defaults = {"tools": (), "offset": 0, "id": None, "kind": ""}
+
+
+class Transcript(Frozen):
+    """messages; format ("jsonl" or "text"); session_id; start: the byte offset reading began at;
+    end: the byte offset of the end of the last complete line read; records: JSONL records read;
+    malformed: lines that are not a JSON object; skipped: left-out records by kind; tool_calls;
+    cwd; cut: bytes after ``start`` left unread because of the size limit."""
+
+    messages: list[Message]
+    format: str
+    session_id: str | None
+    start: int
+    end: int
+    records: int
+    malformed: int
+    skipped: dict[str, int]
+    tool_calls: int
+    cwd: str | None
+    cut: int
+    __slots__ = ("messages", "format", "session_id", "start", "end", "records", "malformed", "skipped",
+                 "tool_calls", "cwd", "cut")
+    _fields = __slots__
+    _defaults = {"records": 0, "malformed": 0, "skipped": {}, "tool_calls": 0, "cwd": None, "cut": 0}
+
+
+def looks_like_jsonl(head: bytes) -> bool:
+    return head.lstrip()[:1] == b"{"
+
+
+def read_tail(path: str | os.PathLike, start: int = 0, limit: int = LIMIT) -> tuple[bytes, int, int]:
+    """(bytes, offset they begin at, bytes skipped) of the regular file ``path`` from ``start``
+    on, at most the last ``limit`` of them (a tail that does not begin at ``start`` begins
+    after its first newline). Raises :class:`MdmemError` with one line for the user."""
+    p = os.fspath(path)
+    try:
+        fd = files.open_regular(p)
+    except FileNotFoundError:
+        raise MdmemError(f"transcript not found: {p}") from None
+    except files.NotRegular:
+        if os.path.isdir(p):
+            raise MdmemError(f"transcript is a folder, not a file: {p}") from None
+        raise MdmemError(f"transcript is not a regular file (a device, FIFO or socket): {p}") from None
+    except OSError as e:
+        raise MdmemError(f"cannot read transcript {p}: {e.strerror or e}") from None
+    try:
+        size = os.fstat(fd).st_size
+        if start > size:  # the file was replaced or truncated: read it again
+            start = 0
+        begin = max(start, size - limit)
+        os.lseek(fd, begin, os.SEEK_SET)
+        data = files.read_fd(fd, max(0, limit))
+    except OSError as e:
+        raise MdmemError(f"cannot read transcript {p}: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    if begin > start:
+        nl = data.find(b"\n") + 1
+        data, begin = data[nl:], begin + nl
+    return data, begin, begin - start
+
+
+def read(path: str | os.PathLike, start: int = 0, subagents: bool = False,
+         max_bytes: int | None = None) -> Transcript:
+    """The conversation in the file ``path`` from byte ``start`` on (the hook
+    reads only what was appended since its last scan), at most the last
+    ``max_bytes`` (default :data:`LIMIT`). A JSONL file is read up to the end of
+    its last complete line, so a record being written is read next time. ``-``
+    reads standard input (at most ``max_bytes``)."""
+    limit = LIMIT if max_bytes is None else max(0, int(max_bytes))
+    if str(path) == "-":
+        import sys
+
+        return parse(sys.stdin.buffer.read(limit), 0)
+    data, begin, cut = read_tail(path, start, limit)
+    result = parse(data, begin, subagents=subagents)
+    if cut:
+        result = replace(result, start=start, cut=cut)
+    if subagents and result.format == "jsonl" and start == 0:
+        result = _with_subagents(result, os.fspath(path), limit)
+    return result
+
+
+def parse(data: bytes, start: int = 0, subagents: bool = False) -> Transcript:
+    """A transcript from bytes: JSONL when the first non-blank byte is ``{``."""
+    if looks_like_jsonl(data[:4096]) or (start > 0 and not data.strip()):
+        return parse_jsonl(data, start, subagents)
+    return parse_text(data.decode("utf-8", "replace"), start)
+
+
+def _queued_text(rec: dict) -> str:
+    text = rec.get("content")
+    if isinstance(text, list):
+        text = _content(text)[0]
+    if not isinstance(text, str):
+        return ""
+    text = text.strip()
+    if not text or _wrapper(text) or _slash(text) or text.startswith(_NOISE_TEXT):
+        return ""
+    return text
+
+
+def _rejection(line: bytes) -> str:
+    """The reason a user gave when rejecting a tool call (see :data:`_REJECTED`), or ""."""
+    try:
+        rec = loads(line)
+    except ValueError:
+        return ""
+    return _rejection_of(rec) if isinstance(rec, dict) else ""
+
+
+def _rejection_of(rec: dict) -> str:
+    msg = rec.get("message")
+    if rec.get("type") != "user" or rec.get("isSidechain") or not isinstance(msg, dict):
+        return ""
+    content = msg.get("content")
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict) or block.get("type") != "tool_result":
+            continue
+        body = block.get("content")
+        if isinstance(body, list):
+            body = "\n".join(b["text"] for b in body if isinstance(b, dict) and isinstance(b.get("text"), str))
+        if not isinstance(body, str) or not body.startswith("The user doesn't want to proceed"):
+            continue
+        at = body.find(_REJECTED_TEXT)
+        text = body[at + len(_REJECTED_TEXT):].strip() if at >= 0 else ""
+        if text and not text.startswith(_REJECTED_BOILERPLATE) and not _wrapper(text):
+            return text
+    return ""
+
+
+def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcript:
+    cut = data.rfind(b"\n") + 1
+    if cut == 0 and data and not data.endswith(b"\n"):
+        cut = len(data) if _complete(data) else 0
+    elif cut < len(data) and _complete(data[cut:]):
+        cut = len(data)  # a last line without its newline, but whole
+    skipped: dict[str, int] = {}
+    messages: list[Message] = []
+    records = malformed = tool_calls = 0
+    session = cwd = None
+    by_id: dict[str, int] = {}  # message.id -> index in messages
+    queued: dict[str, int] = {}  # queued text -> index in messages (a later user record of it is not repeated)
+    offset = start
+    for line in data[:cut].split(b"\n"):
+        here = offset
+        offset += len(line) + 1
+        if not line.strip():
+            continue
+        # a record's own "type" is in its first few hundred bytes (measured: at most 420 of 1,850 skipped lines
+        # in eval/data/checkpoint-real): looked for there first, so a skipped line is scanned whole once at most
+        fast = next((kind for marker, kind in _FAST_SKIP if marker in line[:_HEAD]), None)
+        if fast is None and len(line) > _HEAD:
+            fast = next((kind for marker, kind in _FAST_SKIP if marker in line), None)
+        if fast == "tool-result" and _TYPED_MARK in line and _TYPED_END in line:
+            fast = None  # a tool result with text the user typed while the tool ran: parsed (see _TYPED_MARK)
+        if fast == "tool-result" and _REJECTED in line:
+            text = _rejection(line)
+            if text:
+                records += 1
+                messages.append(Message(len(messages), "user", text, (), here, None, "queued"))
+                continue
+        if fast is not None:  # most of a transcript's bytes: skipped without parsing them
+            records += 1
+            skipped[fast] = skipped.get(fast, 0) + 1
+            continue
+        try:
+            rec = loads(line)
+        except ValueError:
+            malformed += 1
+            continue
+        if not isinstance(rec, dict):
+            malformed += 1
+            continue
+        records += 1
+        session = session or _str(rec.get("sessionId"))
+        cwd = cwd or _str(rec.get("cwd"))
+        kind = rec.get("type")
+        if kind == "queue-operation":
+            text = _queued_text(rec) if rec.get("operation") == "enqueue" else ""
+            if text:
+                queued[text] = len(messages)
+                messages.append(Message(len(messages), "user", text, (), here, None, "queued"))
+            else:
+                skipped["queue-operation"] = skipped.get("queue-operation", 0) + 1
+            continue
+        if kind in SKIPPED_TYPES:
+            skipped[str(kind)] = skipped.get(str(kind), 0) + 1
+            continue
+        if kind not in ("user", "assistant"):
+            skipped["unknown"] = skipped.get("unknown", 0) + 1
+            continue
+        side = bool(rec.get("isSidechain"))
+        if side and not subagents:
+            skipped["subagent"] = skipped.get("subagent", 0) + 1
+            continue
+        if rec.get("isMeta"):
+            skipped["meta"] = skipped.get("meta", 0) + 1
+            continue
+        if rec.get("isCompactSummary"):
+            skipped["compact-summary"] = skipped.get("compact-summary", 0) + 1
+            continue
+        msg = rec.get("message")
+        if not isinstance(msg, dict):
+            skipped["no-message"] = skipped.get("no-message", 0) + 1
+            continue
+        text, tools, results = _content(msg.get("content"))
+        if kind == "user":
+            if results and not text:
+                text = _rejection_of(rec) if not side else ""
+                if text:
+                    messages.append(Message(len(messages), "user", text, (), here, None, "queued"))
+                else:
+                    skipped["tool-result"] = skipped.get("tool-result", 0) + 1
+                continue
+            if text and _wrapper(text):  # a slash command: keep only what the user typed after it
+                args = _rx(_ARGS).search(text)
+                text = args.group(1).strip() if args else ""
+                if not text:
+                    skipped["command"] = skipped.get("command", 0) + 1
+                    continue
+            if not text or text.lstrip().startswith(_NOISE_TEXT):
+                skipped["noise"] = skipped.get("noise", 0) + 1
+                continue
+            if side:  # a subagent's "user" is Claude prompting it: assistant text
+                messages.append(Message(len(messages), "assistant", text, (), here, None, "prompt"))
+                continue
+            if text in queued:  # the queued text delivered as a prompt after all: keep its first place
+                skipped["queued-repeat"] = skipped.get("queued-repeat", 0) + 1
+                del queued[text]
+                continue
+            # text beside a tool result was typed while the tool ran: it joins the running turn, as queued text does
+            messages.append(Message(len(messages), "user", text, (), here, None, "queued" if results else ""))
+            continue
+        if msg.get("model") == "<synthetic>" or rec.get("isApiErrorMessage"):
+            skipped["synthetic"] = skipped.get("synthetic", 0) + 1
+            continue
+        tool_calls += len(tools)
+        mid = _str(msg.get("id"))
+        if mid is not None and mid in by_id:
+            i = by_id[mid]
+            old = messages[i]
+            joined = "\n".join(t for t in (old.text, text) if t)
+            messages[i] = replace(old, text=joined, tools=old.tools + tools)
+            continue
+        if not text and not tools:
+            skipped["empty"] = skipped.get("empty", 0) + 1
+            if mid is not None:  # a thinking-only record: later records of it may carry text
+                by_id[mid] = len(messages)
+                messages.append(Message(len(messages), "assistant", "", (), here, mid))
+            continue
+        if mid is not None:
+            by_id[mid] = len(messages)
+        messages.append(Message(len(messages), "assistant", text, tools, here, mid))
+    kept = [m for m in messages if m.text or m.tools]
+    if len(kept) != len(messages):
+        kept = [replace(m, index=i) for i, m in enumerate(kept)]
+    return Transcript(tuple(kept), "jsonl", session, start, start + cut, records, malformed,
+                      dict(skipped), tool_calls, cwd)
+
+
+def _complete(line: bytes) -> bool:
+    try:
+        return isinstance(loads(line), dict)
+    except ValueError:
+        return False
+
+
+def _str(value) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _content(content) -> tuple[str, tuple[str, ...], int]:
+    """(text, tool names, tool results) of a message's content."""
+    if isinstance(content, str):
+        return content.strip(), (), 0
+    if not isinstance(content, list):
+        return "", (), 0
+    texts: list[str] = []
+    tools: list[str] = []
+    results = 0
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            if block["text"].strip():
+                texts.append(block["text"].strip())
+        elif kind == "tool_use":
+            tools.append(_str(block.get("name")) or "tool")
+        elif kind == "tool_result":
+            results += 1
+    return "\n".join(texts), tuple(tools), results
+
+
+class Turn(Frozen):
+    """One agent turn: a prompt the user typed (not a queued one) and what the assistant did until
+    the next such prompt. request: index of the user message that opened it (-1: before any);
+    final: index of its last assistant message with text (the reply the user reads); messages:
+    indices of every message in it, queued user text included; tools: tool calls made in it."""
+
+    request: int
+    final: int | None
+    messages: tuple[int, ...]
+    tools: int
+    __slots__ = ("request", "final", "messages", "tools")
+    _fields = __slots__
+
+
+def turns(messages) -> list[Turn]:
+    """The conversation cut into agent turns."""
+    out: list[Turn] = []
+    members: list[int] = []
+    request, tools, final = -1, 0, None
+    for m in messages:
+        if m.speaker == "user" and m.kind != "queued":
+            if members:
+                out.append(Turn(request, final, tuple(members), tools))
+            request, members, tools, final = m.index, [m.index], 0, None
+            continue
+        members.append(m.index)
+        if m.speaker == "assistant":
+            tools += len(m.tools)
+            if m.text and m.kind != "prompt":
+                final = m.index
+    if members:
+        out.append(Turn(request, final, tuple(members), tools))
+    return out
+
+
+def parse_text(text: str, start: int = 0) -> Transcript:
+    """A ``User:`` / ``Assistant:`` conversation (YAML frontmatter skipped)."""
+    if text.startswith("---\n"):
+        end = text.find("\n---", 4)
+        if end != -1:
+            text = text[text.find("\n", end + 1) + 1:] if text.find("\n", end + 1) != -1 else ""
+    marks = list(_rx(_SPEAKER).finditer(text))
+    messages: list[Message] = []
+    tool_calls = 0
+    for i, mark in enumerate(marks):
+        body = text[mark.end(): marks[i + 1].start() if i + 1 < len(marks) else len(text)]
+        speaker = "user" if (mark.group(1) or mark.group(2)).lower() in _USER_NAMES else "assistant"
+        tools: tuple[str, ...] = ()
+        if speaker == "assistant":
+            tools = tuple(t.strip() for t in _rx(_TOOL_LINE).findall(body))
+            tool_calls += len(tools)
+            body = _rx(_TOOL_LINE).sub("", body)
+        body = body.strip()
+        if not body and not tools:
+            continue
+        if speaker == "assistant" and messages and messages[-1].speaker == "assistant":
+            prev = messages[-1]  # one assistant turn written as several blocks
+            messages[-1] = Message(prev.index, "assistant", "\n".join(t for t in (prev.text, body) if t),
+                                   prev.tools + tools, prev.offset)
+            continue
+        messages.append(Message(len(messages), speaker, body, tools, start + len(text[:mark.start()].encode())))
+    if not marks and text.strip():
+        raise MdmemError("not a conversation: expected Claude Code JSONL, or turns starting with "
+                         "`User:` / `Assistant:`")
+    return Transcript(tuple(messages), "text", None, start, start + len(text.encode()), 0, 0, {}, tool_calls)
+
+
+def _with_subagents(result: Transcript, path: str, limit: int = LIMIT) -> Transcript:
+    from pathlib import Path
+
+    folder = Path(path).with_suffix("") / "subagents"
+    messages = list(result.messages)
+    calls = result.tool_calls
+    for sub in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
+        try:
+            data, begin, _ = read_tail(sub, 0, limit)
+        except MdmemError:
+            continue
+        part = parse_jsonl(data, begin, subagents=True)
+        calls += part.tool_calls
+        for m in part.messages:  # a subagent file's records are all its own: its "user" is Claude
+            speaker, kind = ("assistant", "prompt") if m.speaker == "user" else (m.speaker, m.kind)
+            messages.append(replace(m, index=len(messages), speaker=speaker, kind=kind))
+    return replace(result, messages=tuple(messages), tool_calls=calls)
+
+
+def claude_projects_dir():
+    from pathlib import Path
+
+    base = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(base).expanduser() / "projects" if base else Path.home() / ".claude" / "projects"
+
+
+def latest_for(cwd: str | os.PathLike):
+    """The newest transcript Claude Code wrote for the project at ``cwd``
+    (its folder name is the absolute path with every other character than
+    letters and digits turned into ``-``)."""
+    from pathlib import Path
+
+    projects = claude_projects_dir()
+    import re
+
+    name = re.sub(r"[^A-Za-z0-9]", "-", str(Path(cwd).resolve()))
+    folder = projects / name
+    found = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime_ns) if folder.is_dir() else []
+    if not found:
+        raise MdmemError(f"no Claude Code transcript for {cwd} in {folder}: pass the transcript's path")
+    return found[-1]

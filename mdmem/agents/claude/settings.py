@@ -1,0 +1,333 @@
+"""Install, remove and inspect mdmem's Claude Code hooks in a ``settings.json``. Registering the
+``mdmem mcp`` server with them (``mdmem install claude``) is :mod:`mdmem.agents.claude.install`.
+
+``mdmem hook install|uninstall|status`` land here. Standard library only (plus
+``vault``/``errors``): these commands run without Typer.
+
+Settings files by scope: ``project`` is ``<project>/.claude/settings.json``
+(shared, usually committed), ``local`` is ``<project>/.claude/settings.local.json``
+(personal) and ``user`` is ``~/.claude/settings.json`` or
+``$CLAUDE_CONFIG_DIR/settings.json``. mdmem's entries are recognised by their
+command (:data:`OWN_COMMAND`); every other key, event, group and hook is kept
+as it was, in order.
+
+A settings file that is a symlink (a dotfiles repository, say) is written
+through to its target, so the link stays a link; the backup
+``<file>.mdmem-backup`` sits next to the path as addressed, not in the target's
+folder, and gets the old file's permission bits (settings may hold secrets).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from mdmem.agents.claude.env import find_project, hook_runner, user_config_dir
+from mdmem.base.errors import MdmemError
+from mdmem.base.files import write_atomic
+
+# event -> (matcher or None, `mdmem hook` sub-command); one line per event.
+HOOKS: dict[str, tuple[str | None, str]] = {
+    "Stop": (None, "stop"),
+    "SessionStart": ("startup|resume|clear|compact", "session-start"),
+    "UserPromptSubmit": (None, "prompt"),  # opt out: `hook install --no-prompt`
+    "PreCompact": (None, "pre-compact"),
+    "SessionEnd": (None, "session-end"),
+}
+PROMPT_EVENT = "UserPromptSubmit"
+TIMEOUT = 10  # seconds; written on new entries only, a user's own timeout is kept
+SCOPES = ("project", "local", "user")
+BACKUP_SUFFIX = ".mdmem-backup"
+# The brief's pattern, plus an optional closing quote after `mdmem` so that a
+# shlex-quoted script path ('/my bin/mdmem' hook stop) is recognised too.
+# mdmem's own entries: `mdmem hook <any sub-command>`, so an event added to HOOKS (or one an older
+# mdmem wrote) is recognised without touching this pattern
+OWN_COMMAND = re.compile(r"(^|[\s/])mdmem['\"]?(\s|$).*\bhook [a-z][a-z-]*\b| -m mdmem hook [a-z][a-z-]*\b|"
+                         r" -c ['\"]?from mdmem\.__main__ import main; main\(\)['\"]? hook [a-z][a-z-]*\b")
+
+
+@dataclass(frozen=True)
+class InstallResult:
+    path: str
+    scope: str
+    actions: dict[str, str]  # event -> added | updated | unchanged | removed | absent
+    backup: str | None
+    dry_run: bool
+    content: str  # the file's text after the operation ("" when there is no file)
+    note: str | None = None  # where and why, when it is not the obvious place (install claude)
+
+
+@dataclass(frozen=True)
+class EventStatus:
+    installed: bool
+    command: str | None
+    vault: str | None
+    vault_exists: bool | None
+
+
+@dataclass(frozen=True)
+class ScopeStatus:
+    scope: str
+    path: str
+    exists: bool
+    error: str | None
+    events: dict[str, EventStatus]
+
+
+@dataclass(frozen=True)
+class StatusResult:
+    scopes: list[ScopeStatus]
+    warnings: list[str]
+    skills: list | None = None  # skills.SkillAction per skill and folder: installed, not mdmem's, absent
+    session: dict | None = None  # the current session's stop count, next checkpoint, pending checkpoint
+
+
+# --- where ------------------------------------------------------------------
+
+def settings_path(scope: str, project: str | os.PathLike | None = None) -> Path:
+    if scope == "user":
+        return user_config_dir() / "settings.json"
+    if scope not in SCOPES:
+        raise MdmemError(f"unknown scope {scope!r}: use one of {', '.join(SCOPES)}")
+    name = "settings.json" if scope == "project" else "settings.local.json"
+    return find_project(project) / ".claude" / name
+
+
+def hook_command(subcommand: str, vault: str | os.PathLike, exe: str | None = None) -> str:
+    """The command of one hook: ``exe`` when given, else :func:`~mdmem.agents.claude.env.hook_runner`
+    (this interpreter with ``-P -c``: the hooks' start-up without the console script's imports)."""
+    return f"{exe or hook_runner()} hook {subcommand} --vault {shlex.quote(str(Path(vault).absolute()))}"
+
+
+def is_mdmem_hook(entry: object) -> bool:
+    return (isinstance(entry, dict) and isinstance(entry.get("command"), str)
+            and OWN_COMMAND.search(entry["command"]) is not None)
+
+
+# --- reading ----------------------------------------------------------------
+
+@dataclass
+class _Settings:
+    path: Path  # as addressed (may be a symlink)
+    real: Path  # where the bytes live
+    data: dict
+    raw: bytes | None  # None: no file
+    stamp: tuple[int, int] | None
+
+
+def _kind(value: object) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number")
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise ValueError(f"duplicate key {k!r}")
+            seen.add(k)
+    return data
+
+
+def _check_hooks(data: dict, bad) -> None:
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise bad(f'"hooks" must be an object, not {_kind(hooks)}')
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            raise bad(f'"hooks.{event}" must be an array, not {_kind(groups)}')
+        for i, group in enumerate(groups):
+            if not isinstance(group, dict) or not isinstance(group.get("hooks", []), list):
+                raise bad(f'"hooks.{event}[{i}]" must be an object with a "hooks" array')
+
+
+def _load(path: Path, check=_check_hooks) -> _Settings:
+    """Read a JSON settings file (a missing or empty one is ``{}``); ``check(data, bad)``
+    validates the part mdmem will change (``bad(problem)`` makes the error)."""
+    real = Path(os.path.realpath(path))
+    try:
+        st = os.stat(real)  # before reading: a change after this is caught at write time
+        raw = real.read_bytes()
+    except FileNotFoundError:
+        return _Settings(path, real, {}, None, None)
+    except OSError as e:
+        raise MdmemError(f"cannot read {path}: {e.strerror}") from None
+
+    def bad(problem: str) -> MdmemError:
+        return MdmemError(f"{path}: {problem}; nothing was changed")
+
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise bad("not UTF-8 text") from None
+    try:  # an empty file is taken as {}
+        data = json.loads(text, object_pairs_hook=_unique_keys) if text.strip() else {}
+    except json.JSONDecodeError as e:
+        raise bad(f"not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
+    except ValueError as e:
+        raise bad(f"not usable JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise bad(f"the top level must be an object, not {_kind(data)}")
+    check(data, bad)
+    return _Settings(path, real, data, raw, (st.st_mtime_ns, st.st_size))
+
+
+def _render(data: dict) -> str:
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if json.loads(text) != data:  # cannot happen; the promise is never to write broken JSON
+        raise MdmemError("internal error: the new settings do not read back; nothing was written")
+    return text
+
+
+def _save(settings: _Settings, text: str) -> str | None:
+    """Back the old file up (if any), then write ``text`` atomically through any symlink."""
+    backup = None
+    if settings.raw is not None:
+        backup = settings.path.with_name(settings.path.name + BACKUP_SUFFIX)
+        mode = os.stat(settings.real).st_mode & 0o7777
+        os.close(os.open(backup, os.O_WRONLY | os.O_CREAT, mode))
+        os.chmod(backup, mode)  # write_atomic keeps the mode of the file it replaces
+        write_atomic(backup, settings.raw)
+    write_atomic(settings.real, text.encode("utf-8"), expected=settings.stamp)
+    return str(backup) if backup else None
+
+
+def _finish(settings: _Settings, scope: str, actions: dict[str, str], dry_run: bool) -> InstallResult:
+    changed = any(a in ("added", "updated", "removed") for a in actions.values())
+    if not changed:
+        content = settings.raw.decode("utf-8-sig") if settings.raw is not None else ""
+        return InstallResult(str(settings.path), scope, actions, None, dry_run, content)
+    content = _render(settings.data)
+    backup = None if dry_run else _save(settings, content)
+    return InstallResult(str(settings.path), scope, actions, backup, dry_run, content)
+
+
+# --- the operations ---------------------------------------------------------
+
+def install(scope: str, vault: str | os.PathLike, project: str | os.PathLike | None = None, *,
+            hooks: dict[str, tuple[str | None, str]] = HOOKS, exe: str | None = None,
+            dry_run: bool = False, prompt: bool = True) -> InstallResult:
+    """Add mdmem's hook for each event of ``hooks``, or bring an existing one up to date. Without
+    ``prompt`` the UserPromptSubmit hook is left out (and removed if an earlier install added it)."""
+    settings = _load(settings_path(scope, project))
+    events = settings.data.setdefault("hooks", {})
+    actions: dict[str, str] = {}
+    if not prompt:
+        hooks = {event: spec for event, spec in hooks.items() if event != PROMPT_EVENT}
+        actions[PROMPT_EVENT] = _drop_event(settings.data, PROMPT_EVENT)
+        events = settings.data.setdefault("hooks", {})
+    for event, (matcher, subcommand) in hooks.items():
+        want = hook_command(subcommand, vault, exe)
+        groups = events.setdefault(event, [])
+        found = [(g, e) for g in groups for e in g.get("hooks", []) if is_mdmem_hook(e)]
+        if not found:
+            hook = [{"type": "command", "command": want, "timeout": TIMEOUT}]
+            groups.append({"hooks": hook} if matcher is None else {"matcher": matcher, "hooks": hook})
+            actions[event] = "added"
+            continue
+        (home, entry), extra = found[0], found[1:]
+        changed = bool(extra) or entry["command"] != want
+        entry["command"] = want  # in place: key order and the user's other keys stay
+        for group, dupe in extra:  # the hook would run twice: keep the first only
+            group["hooks"] = [e for e in group["hooks"] if e is not dupe]
+        groups[:] = [g for g in groups if g.get("hooks") or not any(g is x for x, _ in extra)]
+        if matcher is not None and home.get("matcher") != matcher and all(map(is_mdmem_hook, home["hooks"])):
+            home["matcher"] = matcher
+            changed = True
+        actions[event] = "updated" if changed else "unchanged"
+    order = list(HOOKS) + [e for e in actions if e not in HOOKS]
+    actions = {event: actions[event] for event in order if event in actions}
+    return _finish(settings, scope, actions, dry_run)
+
+
+def _drop_event(data: dict, event: str) -> str:
+    """Remove mdmem's entries from one event (dropping the groups and the event it leaves empty)."""
+    events = data.get("hooks", {})
+    groups = events.get(event, [])
+    kept, hit = [], False
+    for group in groups:
+        entries = group.get("hooks", [])
+        others = [e for e in entries if not is_mdmem_hook(e)]
+        if len(others) != len(entries):
+            hit = True
+            if not others:
+                continue  # a group mdmem emptied goes; one that was empty already stays
+            group["hooks"] = others
+        kept.append(group)
+    if not hit:
+        return "absent"
+    if kept:
+        events[event] = kept
+    else:
+        del events[event]
+    return "removed"
+
+
+def uninstall(scope: str, project: str | os.PathLike | None = None, *,
+              hooks: dict[str, tuple[str | None, str]] = HOOKS, dry_run: bool = False) -> InstallResult:
+    """Remove every mdmem entry (from any event), dropping what that leaves empty."""
+    settings = _load(settings_path(scope, project))
+    removed = [event for event in list(settings.data.get("hooks", {}))
+               if _drop_event(settings.data, event) == "removed"]
+    if removed and not settings.data["hooks"]:
+        del settings.data["hooks"]
+    actions = {event: "removed" if event in removed else "absent" for event in hooks}
+    actions.update({event: "removed" for event in removed})
+    return _finish(settings, scope, actions, dry_run)
+
+
+def _vault_of(command: str) -> str | None:
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    for i, word in enumerate(words):
+        if word == "--vault" and i + 1 < len(words):
+            return words[i + 1]
+        if word.startswith("--vault="):
+            return word.split("=", 1)[1]
+    return None
+
+
+def status(project: str | os.PathLike | None = None, *,
+           hooks: dict[str, tuple[str | None, str]] = HOOKS, vault: str | os.PathLike | None = None,
+           session: str | None = None) -> StatusResult:
+    """Where mdmem's hooks and skills are installed, in every scope; and, for the vault (``vault``, else the
+    one the installed hooks name) and the session (``session``, else the one that stopped last), the stop
+    count, when the next checkpoint may fire, and the pending checkpoint."""
+    from mdmem.agents.claude import skills
+    from mdmem.agents.hooks import session as hook_logic
+
+    scopes, warnings = [], []
+    for scope in SCOPES:
+        path = settings_path(scope, project)
+        error, data = None, {}
+        try:
+            data = _load(path).data
+        except MdmemError as e:
+            error = str(e).removeprefix(f"{path}: ").removesuffix("; nothing was changed")
+        events = {}
+        for event in hooks:
+            groups = data.get("hooks", {}).get(event, [])
+            ours = (e["command"] for g in groups for e in g.get("hooks", []) if is_mdmem_hook(e))
+            command = next(ours, None)
+            named = _vault_of(command) if command else None
+            exists = Path(named).is_dir() if named else None
+            if named and not exists:
+                warnings.append(f"{scope} scope: the {event} hook points at {named}, which is not a folder")
+            events[event] = EventStatus(command is not None, command, named, exists)
+        scopes.append(ScopeStatus(scope, str(path), path.exists(), error, events))
+    if vault is None:
+        found = [ev.vault for sc in scopes for ev in sc.events.values() if ev.vault and ev.vault_exists]
+        vault = found[0] if found else None
+    info = hook_logic.session_status(str(Path(vault).absolute()), session) if vault else None
+    return StatusResult(scopes, warnings, skills.status(project), info)
+
+
+MCP_NAME = "mdmem"  # the server's name in Claude Code's config (registration: mdmem.agents.claude.install)

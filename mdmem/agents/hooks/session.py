@@ -1,0 +1,428 @@
+"""Claude Code hooks, the logic besides Stop: the SessionStart card (``session_start``), the
+pending checkpoint it shows, ``hook status``, and PreCompact / SessionEnd (``pre_compact``,
+``session_end``: the offline checkpoint kept for the next card). The Stop hook's policy is
+:mod:`mdmem.agents.checkpoint.stop` and what the hooks share :mod:`mdmem.agents.hooks.state`; both are
+re-exported here (``hooks.stop``, ``hooks.gate``, ``hooks.HookError``, ...).
+
+Claude Code runs these at every session start, so they are reached from :mod:`mdmem.cli.hook`
+(the fast path, before Typer is ever imported) and this module imports only the standard library
+and ``mdmem.base`` at load time (no whoosh, networkx, rich, yaml or markdown-it).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from mdmem.agents.checkpoint.stop import gate, offers, stop  # noqa: F401
+from mdmem.agents.hooks.state import (  # noqa: F401  (re-exported: the hooks' public face)
+    DEFAULTS,
+    LOCK_WAIT,
+    HookError,
+    HookTimeout,
+    arm,
+    disarm,
+    dumps,
+    folder_field,
+    loads,
+    log,
+    now,
+    read_state,
+    settings,
+    text_field,
+    write_state,
+)
+from mdmem.base import files
+from mdmem.base.layout import HOOKS_DIR, bootstrap_candidates, safe_session
+
+TYPE_CHECKING = False  # the card stays on the standard library
+if TYPE_CHECKING:
+    from mdmem.agents.checkpoint.consolidate import Checkpoint
+
+CARD_MAX = 10_000  # bytes (UTF-8): the most the SessionStart hook ever prints; Claude Code cuts larger ones
+CARD_BUDGET = 8000  # bytes: the card's default budget, leaving room for a pending checkpoint
+PENDING_DAYS = 14  # a pending checkpoint older than this is no longer shown on the card
+# who stored a checkpoint the card shows (its `origin`, mdmem.agents.checkpoint.candidates.ORIGINS): the model through
+# `checkpoint propose` / MCP `checkpoint_propose` (after the Stop hook's prompt or a consolidation) and the
+# PreCompact / SessionEnd hooks; one stored before origins were kept has none and is shown, as then. Never a hand
+# run of `mdmem checkpoint TRANSCRIPT` ("hand"): its person read the list in their terminal, and it sat on every
+# later card of the vault for 14 days, the agents asking about it (a new user's trial)
+CARD_ORIGINS = ("propose", "PreCompact", "SessionEnd", None)
+# the code that lays the card out (relative to the package): an upgrade or an edit of one of them makes the card
+# again, as a changed note does (a kept card showed the old layout until some note changed)
+CARD_CODE = ("ops/context.py", "ops/timeline.py", "ops/search.py", "ops/recall.py", "text/protocol.py",
+             "text/fence.py")
+
+
+# ----------------------------------------------------------------------------- session start
+
+
+def fingerprint(vault: str, cwd: str) -> str:
+    """What the memory card depends on, cheaply: the stat of every note (the one
+    vault walker, :func:`mdmem.base.files.scan`) and of the bootstrap files that
+    apply in ``cwd``, the memory protocol the card carries and the stat of the code that
+    lays the card out (:data:`CARD_CODE`: an upgrade that changes either makes the card
+    again; a card kept from before showed the old protocol until a note changed). About
+    50 ms for 10k notes; no parsing."""
+    import hashlib
+    from pathlib import Path
+
+    h = hashlib.blake2b(digest_size=16)
+    h.update(card_protocol(vault).encode("utf-8") + b"\0")
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for rel in CARD_CODE:
+        try:
+            st = os.stat(os.path.join(package, rel))
+            h.update(f"{rel}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
+        except OSError:  # a zipped or frozen install: the protocol and the notes still key the card
+            h.update(f"{rel}\0?\n".encode())
+    for rel, (mtime, size, ctime) in sorted(files.scan(Path(vault)).notes.items()):
+        h.update(f"{rel}\0{mtime}\0{size}\0{ctime}\n".encode("utf-8", "surrogateescape"))
+    for path in bootstrap_candidates(cwd):
+        try:
+            st = os.stat(path)
+            h.update(f"{path}\0{st.st_mtime_ns}\0{st.st_size}\n".encode("utf-8", "surrogateescape"))
+        except OSError:
+            pass
+    return h.hexdigest()
+
+
+def _card_path(vault: str, project: str | None = None) -> str:
+    """Where the card of a session in ``project`` is kept (one per project: each holds its own memories)."""
+    tail = "" if not project else "-" + safe_session(project)
+    return os.path.join(vault, HOOKS_DIR, f"context-card{tail}.json")
+
+
+def card_protocol(vault) -> str:
+    """The memory protocol the card carries: its commands are this install's (the Stop prompt's runner) with
+    ``--vault`` and the vault's absolute path, since the agent's shell runs in the project, not the vault."""
+    from mdmem.agents.checkpoint.stop import _runner
+    from mdmem.text.protocol import memory_protocol as text
+
+    return text(run=_runner(), vault=os.path.abspath(str(vault)))
+
+
+def card_command(vault) -> str:
+    """How the card writes the other commands it names (``{}``: the arguments), as :func:`card_protocol` does."""
+    import shlex
+
+    from mdmem.agents.checkpoint.stop import _runner
+
+    return f"{_runner()} {{}} --vault {shlex.quote(os.path.abspath(str(vault)))}"
+
+
+def save_card(vault, cwd, text: str, budget: int = CARD_BUDGET, fp: str | None = None,
+              day: str | None = None, through: str | None = None, project: str | None = None) -> None:
+    """Keep the index-mode card of a session in ``project`` for the SessionStart hook, with what it was made
+    from: the notes' fingerprint, the ``day`` it was made for and the last day it stays right (``through``: the
+    next ``valid_until`` to pass, :func:`mdmem.engine.supersede.valid_through`; None: none will)."""
+    vault, cwd = str(vault), str(cwd)
+    path = _card_path(vault, project)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    write_state(path, {"fingerprint": fp or fingerprint(vault, cwd), "budget": budget, "text": text,
+                       "day": day or today(), "through": through})
+
+
+def today() -> str:
+    """Today as YYYY-MM-DD: ``MDMEM_TODAY`` when set (as every command's ``--today``), else the local date."""
+    return os.environ.get("MDMEM_TODAY") or time.strftime("%Y-%m-%d", time.localtime(now()))
+
+
+def _card_current(card: dict, fp: str, budget: int, day: str) -> bool:
+    """Was the kept card made from these notes, at this budget, and does it hold on ``day`` (no note it
+    lists has expired since it was made)?"""
+    made, through = card.get("day"), card.get("through")
+    return (card.get("fingerprint") == fp and card.get("budget") == budget and isinstance(card.get("text"), str)
+            and isinstance(made, str) and made <= day and (not isinstance(through, str) or day <= through))
+
+
+def _config_trouble(vault: str) -> str | None:
+    """The line the card opens with when the vault's config.toml cannot be used (the one reader's message,
+    :func:`mdmem.base.settings.trouble`), else None; no file: None, the settings module never imported."""
+    if not os.path.isfile(os.path.join(vault, ".mdmem", "config.toml")):
+        return None
+    from mdmem.base.settings import trouble
+
+    why = trouble(vault)
+    return None if why is None else \
+        f"mdmem: {why} — this card uses the defaults; until the file is fixed, what reads it stops with this error"
+
+
+def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
+    """The memory card, from ``.mdmem/hooks/context-card.json`` when nothing it depends on changed,
+    else made again (refreshing the notes cache); then, when a checkpoint is pending (kept by the
+    Stop, PreCompact or SessionEnd hook and not yet accepted or skipped; never a hand run's,
+    :data:`CARD_ORIGINS`), its suggestions still pending and how to accept them. At most
+    :data:`CARD_MAX` bytes in all.
+
+    A broken config.toml (bad TOML, a bad value) never costs the session its card, nor passes unseen (it once
+    made the hook print nothing, the message on stderr only, which Claude Code does not show: see
+    :mod:`mdmem.cli.hook`): the card is made with the defaults and opens with one line, the reader's own
+    message (the one every command stops with) and what it means here; the same line goes to the user as
+    the hook's ``systemMessage``, so the answer is JSON then, the card as ``additionalContext``."""
+    cwd = folder_field(payload) or os.getcwd()
+    budget = int(opts.get("budget", CARD_BUDGET))
+    broken = _config_trouble(vault)
+    scope = _scope(vault, cwd, broken)
+    fp = fingerprint(vault, cwd)
+    card = read_state(_card_path(vault, scope.project))
+    day = today()
+    if _card_current(card, fp, budget, day):
+        text = card["text"]
+    else:
+        from pathlib import Path
+
+        from mdmem.base.settings import Settings
+        from mdmem.engine.memory import Memory
+        from mdmem.ops.context import context
+
+        with Memory.open(vault, settings=Settings() if broken else None) as mem:
+            mem.refresh(strict=False)
+            text = context(mem, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
+                           command=card_command(vault), scope=scope).text
+            through = mem.store.valid_through(day)
+        save_card(vault, cwd, text, budget, fp, day, through, scope.project)
+        log(vault, f"session-start source={payload.get('source', '?')}: card made again ({len(text)} characters)")
+    if broken:
+        text = broken + "\n\n" + text
+    text = _cut(text, CARD_MAX)
+    session = text_field(payload, "session_id") or None
+    found = pending(vault, session if payload.get("source") == "compact" else None, prefer=session)
+    if found:
+        room = CARD_MAX - len(text.encode("utf-8")) - 2
+        block = pending_text(vault, found, room)
+        if block:
+            text = (text.rstrip("\n") + "\n\n" if text else "") + block
+    if broken:
+        from mdmem.base.terminal import visible
+
+        return {"systemMessage": visible(broken, False), "hookSpecificOutput": {"hookEventName": "SessionStart",
+                                                                         "additionalContext": visible(text)}}
+    return text
+
+
+def _scope(vault: str, cwd: str, broken: str | None):
+    """The memories a session working in ``cwd`` is shown: the global ones and its project's
+    (:mod:`mdmem.base.projects`; a broken config: no ``[projects]`` mapping, as every other default)."""
+    from mdmem.base.projects import mapping, scope_for
+
+    return scope_for(None, cwd, vault, {} if broken else mapping(vault), session=True)
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes, on a character boundary."""
+    data = text.encode("utf-8")
+    return text if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
+
+
+# ----------------------------------------------------------------------------- pending checkpoints
+
+
+def _checkpoints(vault: str) -> str:
+    from mdmem.base.layout import CHECKPOINTS_DIR
+
+    return os.path.join(vault, CHECKPOINTS_DIR)
+
+
+def _shown(data: dict) -> bool:
+    """Is ``data`` a checkpoint the card shows: pending, with suggestions left, stored by a hook or
+    ``propose`` (:data:`CARD_ORIGINS`)?"""
+    return data.get("status") == "pending" and bool(data.get("candidates")) and data.get("origin") in CARD_ORIGINS
+
+
+def pending(vault: str, session: str | None = None, prefer: str | None = None) -> dict | None:
+    """The pending checkpoint to show: ``session``'s (after a compaction: only that one); else
+    ``prefer``'s if pending, else the newest pending one of any session saved in the last
+    :data:`PENDING_DAYS` days; never one a hand run stored (:data:`CARD_ORIGINS`). Read as plain
+    JSON (the card stays on the standard library)."""
+    folder = _checkpoints(vault)
+    chosen = session or prefer
+    if chosen:
+        data = read_state(os.path.join(folder, safe_session(chosen) + ".json"))
+        if _shown(data):
+            return data
+        if session is not None:
+            return None
+    newest = None
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return None
+    limit = time.time() - PENDING_DAYS * 86400  # `saved` is the real clock
+    for name in names:
+        if not name.endswith(".json"):
+            continue
+        data = read_state(os.path.join(folder, name))
+        saved = data.get("saved", 0) if isinstance(data.get("saved"), (int, float)) else 0
+        if _shown(data) and saved >= limit:
+            if newest is None or (saved, name) > newest[0]:
+                newest = ((saved, name), data)
+    return newest[1] if newest else None
+
+
+def instructions(lang: str, session: str, vault, example: str = "1,2") -> str:
+    """How the model accepts or skips a pending checkpoint's suggestions (the user chooses); ``example``:
+    the numbers the accept command shows (the pending ones: after a partial accept only #3 may be left)."""
+    import shlex
+
+    from mdmem.agents.claude.env import runner
+    from mdmem.text.fence import one_line
+
+    tail = one_line(f"--session {shlex.quote(session)} --vault {shlex.quote(str(vault))}")  # one line, whatever the id
+    example = one_line(example)
+    run = runner()
+    if lang == "pt":
+        return (f"(mdmem) Mostre ao usuário estas memórias sugeridas, numeradas como acima, e pergunte quais "
+                f"salvar; não salve nada antes da resposta. Se ele responder com números, rode "
+                f"`{run} checkpoint accept {example} {tail}` (com os números dele); se disser \"pular\", rode "
+                f"`{run} checkpoint skip {tail}`. Uma regra [claude-md] não é salva pelo mdmem: mostre a "
+                f"linha para o usuário colocar no CLAUDE.md.")
+    return (f"(mdmem) Show the user these suggested memories, numbered as above, and ask which to save; save "
+            f"nothing before they answer. If they reply with numbers, run `{run} checkpoint accept {example} {tail}` "
+            f"(with their numbers); if they say skip, run `{run} checkpoint skip {tail}`. A [claude-md] rule is "
+            f"not saved by mdmem: show the line for the user to add to CLAUDE.md.")
+
+
+def pending_text(vault: str, data: dict, room: int) -> str:
+    """A pending checkpoint as the card shows it: why it is there, its numbered suggestions (as many as
+    fit in ``room`` bytes) and how to accept or skip them; "" when not even one fits."""
+    from mdmem.text.fence import fence, one_line
+
+    session = str(data.get("session", ""))
+    marker = read_state(os.path.join(vault, HOOKS_DIR, "pending-" + safe_session(session) + ".json"))
+    pt = data.get("lang") == "pt"
+    why = {"PreCompact": "antes da compactação" if pt else "before the conversation was compacted",
+           "SessionEnd": "no fim da sessão" if pt else "when the session ended"}.get(
+        str(data.get("origin") or marker.get("event")))
+    head = ((f"## Checkpoint pendente (sessão {one_line(session)}{', ' + why if why else ''})\n"
+             "Memórias sugeridas, ainda não salvas:") if pt else
+            (f"## Pending memory checkpoint (session {one_line(session)}{', kept ' + why if why else ''})\n"
+             "Suggested memories, not saved yet:"))
+    items = [c for c in data.get("candidates", []) if isinstance(c, dict)]
+    shown = [str(c.get("number", i + 1)) for i, c in enumerate(items)][:2]
+    tail = instructions(data.get("lang", "en"), session, vault, ",".join(shown) or "1")
+    flagged = ""
+    if any(c.get("secret") for c in items):  # rare: the mark's text only then (the card stays on the stdlib)
+        from mdmem.agents.checkpoint.candidates import SECRET_MARK
+
+        flagged = SECRET_MARK["pt" if pt else "en"].format(flag="--allow-secret")
+    lines: list[str] = []
+    used = len(head.encode()) + 1 + len(tail.encode()) + 1 + len(fence("").encode()) + 1
+    for c in items:
+        line = f"{one_line(c.get('number', len(lines) + 1))}. [{one_line(c.get('type', '?'))}] " \
+               f"{one_line(c.get('mark', ''))} {one_line(c.get('name', ''))} — {one_line(c.get('description', ''))}" \
+               .replace("  ", " ") + (f" {flagged}" if c.get("secret") else "")
+        line = _cut(" ".join(line.split()), 300)
+        if used + len(line.encode()) + 1 > room:
+            break
+        lines.append(line)
+        used += len(line.encode()) + 1
+    if not lines:
+        return ""
+    return "\n".join([head, fence("\n".join(lines)), tail])
+
+
+def _iso(t) -> str | None:
+    if not isinstance(t, (int, float)) or not t:
+        return None
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(t))
+
+
+def session_status(vault: str, session: str | None = None) -> dict:
+    """For ``hook status``: a session's stop count, when its next checkpoint may fire, its pending
+    checkpoint and how many notes the prompt hook gave it. The session is ``session``, else the one whose
+    Stop hook ran last. Read from the hooks' state files as the Stop hook keeps them."""
+    folder = os.path.join(vault, HOOKS_DIR)
+    name = safe_session(session) if session else None
+    if name is None:
+        try:
+            states = [(os.stat(os.path.join(folder, f)).st_mtime_ns, f) for f in os.listdir(folder)
+                      if f.startswith("stop-") and f.endswith(".json")]
+        except OSError:
+            states = []
+        if states:
+            name = max(states)[1][len("stop-"):-len(".json")]
+    out: dict = {"vault": vault, "session": name}
+    if name is None:
+        return out | {"stops": 0, "next": None, "pending": None, "prompt_notes": 0}
+    state = read_state(os.path.join(folder, f"stop-{name}.json"))
+    cfg = settings(vault, {})
+    policy = state.get("policy") or cfg["policy"]
+    stops, since = int(state.get("stops", 0) or 0), int(state.get("since", 0) or 0)
+    if policy == "evidence":
+        last = state.get("last_trigger") or 0
+        nxt = {"policy": "evidence", "dimensions": len(state.get("pending") or {}),
+               "needs_dimensions": cfg["min_dimensions"],
+               "not_before": _iso(last + cfg["min_interval_minutes"] * 60) if last else None}
+    elif policy == "signals":
+        last = state.get("last_trigger") or 0
+        nxt = {"policy": "signals", "dimensions": len(state.get("pending") or {}),
+               "tool_calls": int(state.get("tools", 0) or 0),
+               "fallback_stops_left": max(0, cfg["min_stops"] - since),
+               "not_before": _iso(last + cfg["min_interval_minutes"] * 60) if last else None}
+    else:
+        last = state.get("last_trigger") or state.get("first")
+        nxt = {"policy": "cadence", "stops_left": max(0, cfg["min_stops"] - since),
+               "not_before": _iso(last + cfg["min_minutes"] * 60) if last else None}
+    data = read_state(os.path.join(_checkpoints(vault), name + ".json"))
+    marker = read_state(os.path.join(folder, f"pending-{name}.json"))
+    found = None
+    if data.get("status") == "pending" and data.get("candidates"):
+        found = {"candidates": [f"{c.get('number')}. [{c.get('type')}] {c.get('name')}"
+                                for c in data["candidates"] if isinstance(c, dict)],
+                 "saved": _iso(data.get("saved")), "kept_by": _KEPT_BY.get(str(data.get("origin")))
+                 or marker.get("event") or "Stop"}
+    shown = read_state(os.path.join(folder, f"prompt-{name}.json")).get("shown") or []
+    return out | {"stops": stops, "since_last_checkpoint": since, "checkpoints": int(state.get("triggers", 0) or 0),
+                  "last_checkpoint": _iso(state.get("last_trigger")), "next": nxt, "pending": found,
+                  "prompt_notes": len(shown)}
+
+
+# `hook status`'s "kept by": who stored the pending checkpoint (its origin); "Stop" for `propose`, what the model
+# runs when the Stop hook asks (or when it consolidates on its own)
+_KEPT_BY = {"propose": "Stop", "PreCompact": "PreCompact", "SessionEnd": "SessionEnd",
+            "hand": "a hand run of `mdmem checkpoint`, not shown on the card"}
+
+
+def _capture(vault: str, payload: dict, event: str) -> Checkpoint:
+    """PreCompact and SessionEnd: the offline checkpoint on the transcript as it stands
+    (:func:`mdmem.agents.checkpoint.consolidate.analyze`), kept as the session's pending checkpoint when it has
+    suggestions. Nothing is written to memory: the next card shows them and the user chooses."""
+    session, transcript = text_field(payload, "session_id"), text_field(payload, "transcript_path")
+    if not session:
+        raise HookError("no session_id in the hook's input")
+    if not transcript or not os.path.isfile(transcript):
+        raise HookError(f"no transcript to read ({transcript or 'no transcript_path'})")
+    from pathlib import Path
+
+    from mdmem.agents.checkpoint import consolidate as cp
+
+    cwd = folder_field(payload)
+    folder = os.path.join(vault, HOOKS_DIR)
+    os.makedirs(folder, exist_ok=True)
+    base = os.path.join(folder, "pending-" + safe_session(session))
+    with files.Lock(base + ".lock", LOCK_WAIT, f"another hook holds {base}.lock (waited {LOCK_WAIT:.0f} s)"):
+        result = cp.analyze(transcript, Path(vault), session=session, cwd=Path(cwd) if cwd else None,
+                            today=time.strftime("%Y-%m-%d", time.localtime(now())), origin=event)
+        if result.fired:
+            write_state(base + ".json", {"event": event, "at": now(), "candidates": len(result.candidates),
+                                         "trigger": payload.get("trigger") or payload.get("reason")})
+    log(vault, f"{event} session={session}: {len(result.candidates)} suggestion(s) kept"
+               if result.fired else f"{event} session={session}: nothing to suggest")
+    return result
+
+
+def pre_compact(vault: str, payload: dict, opts: dict) -> dict | None:
+    result = _capture(vault, payload, "PreCompact")
+    if result is None or not result.fired:
+        return None
+    n = len(result.candidates)
+    note = (f"mdmem: {n} memória(s) sugerida(s) guardada(s); aparecem depois da compactação."
+            if result.lang == "pt" else
+            f"mdmem: {n} suggested memor{'y' if n == 1 else 'ies'} kept; shown again after the compaction.")
+    return {"systemMessage": note}
+
+
+def session_end(vault: str, payload: dict, opts: dict) -> None:
+    _capture(vault, payload, "SessionEnd")
+    return None

@@ -1,0 +1,220 @@
+"""What every Claude Code hook shares: the fail-open errors, the time bound, the clock
+(``MDMEM_NOW``), the ``[hook]`` settings, the log, and the per-session state files read and
+written as JSON.
+
+On the Stop hook's quiet path (most stops), so standard library only, and not even ``json``,
+``re``, ``signal`` or ``enum``: measured under load, ``import json`` alone costs 0.8x a bare
+``python -c pass`` (it imports ``re``, which imports ``enum``), ``import signal`` 0.4x, against a
+budget of 2x for the whole quiet hook. JSON goes through :mod:`mdmem.base.fastjson` and the
+timer through ``_signal``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from mdmem.base import files
+from mdmem.base.errors import MdmemError
+from mdmem.base.fastjson import dumps, loads
+from mdmem.base.layout import HOOKS_DIR, STATE_DIR, mdmem_home
+
+TYPE_CHECKING = False  # not `from typing import`: the quiet stop imports as little as it can
+if TYPE_CHECKING:
+    from typing import Any
+
+LOCK_WAIT = 5.0    # seconds to wait for another hook holding the session's state
+# the [hook] defaults: the same as mdmem.base.settings.HOOK_DEFAULTS (a test keeps them equal); kept
+# here so a vault without a config.toml never imports the settings module (~10 ms of a quiet hook)
+DEFAULTS: dict[str, Any] = {"policy": "signals", "min_stops": 20, "min_minutes": 30.0, "min_dimensions": 2,
+                             "min_interval_minutes": 10.0, "min_tool_calls": 15, "max_transcript_mb": 8.0,
+                             "timeout_seconds": 2.0, "output": "block"}
+
+
+# ----------------------------------------------------------------------------- errors, time bound, clock
+
+class HookError(MdmemError):
+    """A hook's input or state is unusable; the hook fails open (exit 0, message on stderr and in the log)."""
+
+
+class HookTimeout(HookError):
+    """The hook ran past its time bound (``timeout_seconds``): it gives up, exit 0."""
+
+
+_STARTED = time.monotonic()
+
+
+def _on_alarm(signum, frame):
+    raise HookTimeout(f"gave up after the hook's time bound ({time.monotonic() - _STARTED:.1f} s)")
+
+
+def arm(seconds: float) -> None:
+    """Bound the rest of this process's hook run to ``seconds`` (0: no bound): past it,
+    :class:`HookTimeout` is raised wherever the hook is (reading stdin, a transcript, the
+    vault), and the fail-open path exits 0. Main thread only (a signal timer)."""
+    import _signal as signal  # not `signal`: it imports enum (see the module's docstring)
+
+    if not hasattr(signal, "setitimer"):
+        return
+    signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, max(0.0, float(seconds)))
+
+
+def disarm() -> None:
+    import _signal as signal
+
+    if hasattr(signal, "setitimer") and signal.getsignal(signal.SIGALRM) is _on_alarm:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _rearm(seconds: float) -> None:
+    """The configured bound, counted from the process's start, when :func:`arm` set one
+    (in-process callers such as a replay are never interrupted)."""
+    import _signal as signal
+
+    if hasattr(signal, "setitimer") and signal.getsignal(signal.SIGALRM) is _on_alarm:
+        left = float(seconds) - (time.monotonic() - _STARTED)
+        signal.setitimer(signal.ITIMER_REAL, max(0.01, left) if float(seconds) > 0 else 0)
+
+
+def now() -> float:
+    given = os.environ.get("MDMEM_NOW")
+    if not given:
+        return time.time()
+    try:
+        return float(given)
+    except ValueError:
+        import datetime as dt
+
+        moment = dt.datetime.fromisoformat(given)
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=dt.UTC)
+        return moment.timestamp()
+
+
+def text_field(payload: dict, key: str) -> str:
+    """A string field of the hook's input; "" when absent or not a string (Claude Code's fields are
+    read this way everywhere: an unknown shape is ignored, never trusted)."""
+    value = payload.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def folder_field(payload: dict, key: str = "cwd") -> str | None:
+    """A field naming an existing folder (``cwd``), else None."""
+    value = text_field(payload, key)
+    return value if value and os.path.isdir(value) else None
+
+
+def settings(vault: str, opts: dict) -> dict:
+    """``[hook]`` of the vault's config over its defaults, then the flags (read only when the file exists:
+    the settings module costs ~10 ms to import, a tenth of a quiet hook's budget)."""
+    if not os.path.isfile(os.path.join(vault, ".mdmem", "config.toml")):
+        return DEFAULTS | {k: v for k, v in opts.items() if k in ("policy", "output")}
+    from mdmem.base.settings import hook_settings
+
+    return hook_settings(vault, opts)
+
+
+def log(vault: str | None, line: str) -> None:
+    """Append to ``<vault>/.mdmem/hooks/hook.log`` (or ``~/.mdmem/hook.log``), kept under 1 MB."""
+    try:
+        folder = os.path.join(vault, HOOKS_DIR) if vault is not None else mdmem_home()
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, "hook.log")
+        if os.path.exists(path) and os.path.getsize(path) > 1_000_000:
+            os.replace(path, path + ".1")
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime())
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"{stamp} {line}\n")
+    except OSError:
+        pass
+
+
+# ----------------------------------------------------------------------------- state
+
+
+def read_state(path: str) -> dict:
+    try:
+        with open(path, "rb") as f:
+            state = loads(f.read(4 * 1024 * 1024))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError):
+        return {}  # damaged state is derived state: start the session's count again
+    return state if isinstance(state, dict) else {}
+
+
+def write_state(path: str, state: dict) -> None:
+    """Atomic, not durable: derived state (a lost update restarts a session's counts)."""
+    files.write_atomic(path, dumps(state).encode(), durable=False)
+
+
+# ----------------------------------------------------------------------------- the notes cache, for hooks that read it
+
+REFRESH_MAX = 200      # notes changed since the index: more than this and the hook answers from it as is
+
+
+def notes_db(vault: str) -> str:
+    """The notes cache's file (``.mdmem/notes.db``), as a str: no pathlib on the hooks' path."""
+    return os.path.join(vault, STATE_DIR, "notes.db")
+
+
+def fresh(vault: str, log) -> None:
+    """Bring the index up to date when the vault changed since it was made (the scan's digest differs
+    from the cache's), for a hook that reads the notes cache (the prompt hook; the checkpoint's check of the
+    saved notes); more than :data:`REFRESH_MAX` changed notes are left to ``mdmem index``."""
+    from mdmem.engine import quick
+
+    scan = files.scan(vault)  # a str: no pathlib on the quick path
+    db = quick.open_readonly(notes_db(vault))
+    if db is None:
+        return
+    digest = files.digest(scan)
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('scan_digest', 'index_ok')"))
+        if meta.get("scan_digest") == digest:
+            return
+        if meta.get("index_ok") != "1":
+            log(vault, "prompt: the index is being built (or a build was cut short); answering from it as is")
+            return  # a whole build would outlast the hook's timeout: `mdmem index` does it
+        cached = {p: (m, s, c) for p, m, s, c in db.execute("SELECT path, mtime_ns, size, ctime_ns FROM notes")}
+    finally:
+        db.close()
+    now = dict(scan.notes) | {p: (0, 0, 0) for p in scan.broken}
+    changed = sum(1 for p, st in now.items() if cached.get(p) != st) + sum(1 for p in cached if p not in now)
+    if not changed:  # only a folder moved (an editor's swap file came and went): the notes are as indexed
+        _record(vault, digest)
+        return
+    if changed > REFRESH_MAX:
+        log(vault, f"prompt: {changed} notes changed since the index; answering from it as is (run `mdmem index`)")
+        return
+    from pathlib import Path
+
+    from mdmem.engine.memory import Memory
+
+    with Memory(Path(vault)) as mem:
+        mem.refresh(strict=False)
+        digest = files.digest(mem.scan)
+        if mem.store.get_meta("scan_digest") != digest:  # nothing to redo, but the digest was behind
+            mem.store.set_meta("scan_digest", digest)
+    log(vault, f"prompt: the index was {changed} note(s) behind; brought up to date")
+
+
+def _record(vault: str, digest: str) -> None:
+    """Keep the scan's digest as the cache's, so the next prompt does not look again (skipped when a writer
+    holds the vault: it records the digest itself)."""
+    import sqlite3
+    from pathlib import Path
+
+    from mdmem.base.errors import LockTimeout
+
+    try:
+        with files.write_lock(Path(vault) / STATE_DIR, 0.2):
+            db = sqlite3.connect(notes_db(vault), timeout=1)
+            try:
+                with db:
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('scan_digest', ?)", (digest,))
+            finally:
+                db.close()
+    except (LockTimeout, sqlite3.Error, OSError):
+        pass
