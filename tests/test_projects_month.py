@@ -94,6 +94,11 @@ def test_a_month_in_two_projects(month, tmp_path: Path):
     owners = {path: fm.get("project") for path, fm in notes.items() if fm.get("type") != "project"}
     assert sorted(owners.values(), key=str) == sorted(["[[atlas]]", "[[atlas]]", "[[atlas]]", "[[borealis]]",
                                                        "[[borealis]]", None], key=str)
+    # and where it came from: typed (user), accepted from B's checkpoint (its session), saved over MCP (agent)
+    sources = sorted(fm.get("source") for fm in notes.values() if fm.get("type") != "project")
+    assert sources == ["agent", "checkpoint", "user", "user", "user", "user"]
+    assert all(fm.get("created") for fm in notes.values())
+    assert [fm.get("session") for fm in notes.values() if fm.get("source") == "checkpoint"] == ["b1"]
     # each project has its note, made on first use, which every memory of it links to
     assert notes["memory/projects/atlas.md"]["type"] == "project"
     assert notes["memory/projects/borealis.md"]["type"] == "project"
