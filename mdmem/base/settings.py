@@ -42,6 +42,9 @@ archive_daily_after_days = 0   # move daily notes older than this (once their we
 folder = "memory/daily"         # folder and format when the vault's .obsidian/daily-notes.json sets them
 format = "YYYY-MM-DD"           # (moment.js date tokens: mdmem.text.moment), else these defaults
 
+[projects]                      # a folder -> the name of the project it holds (mdmem.base.projects); default:
+"~/code/atlas-web" = "atlas"    # the git repository's folder name
+
 [hook]                          # see mdmem.agents.hooks.session
 policy = "signals"            # or "cadence", "evidence"
 max_transcript_mb = 8         # the Stop hook reads at most the last 8 MB appended since its last run
