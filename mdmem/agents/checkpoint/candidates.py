@@ -65,6 +65,7 @@ class Candidate:
     paths: list[str] = field(default_factory=list)
     line: str | None = None  # the CLAUDE.md line of a behaviour rule
     secret: str | None = None  # what looks like a secret in it ("line 1: a GitHub token"): `accept` refuses it
+    flag: str | None = None    # what mdmem doubts about a model's candidate (git history, said already): shown
 
 
 @dataclass(frozen=True)
