@@ -28,13 +28,15 @@ def card_text(vault: str, project: Path, budget: int = CARD_BUDGET) -> str:
     project's own AGENTS.md (the card may be written into it) and without a pending checkpoint (a file is not
     a session)."""
     from mdmem.agents.hooks.session import card_command, card_protocol, today
+    from mdmem.base.projects import for_read
     from mdmem.engine.memory import Memory
     from mdmem.ops.context import context
 
     with Memory.open(vault) as mem:
         mem.refresh(strict=False)
         return context(mem, "index", budget, cwd=project, protocol=card_protocol(vault), today=today(),
-                       command=card_command(vault), bootstrap=False).text
+                       command=card_command(vault), bootstrap=False,
+                       scope=for_read(vault, cwd=str(project), session=True)).text
 
 
 def install(agent: str, module: ModuleType, project: Path, vault: str, *, prompt: bool = True,

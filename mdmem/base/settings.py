@@ -32,6 +32,7 @@ oversized_percent = 10    # OVERSIZED: one file above this share of the cap
 load_lines = 200          # an agent loads MEMORY.md's first 200 lines ...
 load_bytes = 25000        # ... or first 25,000 bytes, whichever comes first
 duplicate_similarity = 0.8  # DUPLICATE: Jaccard similarity of word 5-grams
+unused_days = 180         # UNUSED (info): not recalled, injected or read for this long; 0 = never
 
 [digest]
 archive_daily_after_days = 0   # move daily notes older than this (once their week's and month's
@@ -40,6 +41,9 @@ archive_daily_after_days = 0   # move daily notes older than this (once their we
 [daily]                         # the daily log (`mdmem daily`); without this section: Obsidian's Daily notes
 folder = "memory/daily"         # folder and format when the vault's .obsidian/daily-notes.json sets them
 format = "YYYY-MM-DD"           # (moment.js date tokens: mdmem.text.moment), else these defaults
+
+[projects]                      # a folder -> the name of the project it holds (mdmem.base.projects); default:
+"~/code/atlas-web" = "atlas"    # the git repository's folder name
 
 [hook]                          # see mdmem.agents.hooks.session
 policy = "signals"            # or "cadence", "evidence"
@@ -50,8 +54,10 @@ timeout_seconds = 2           # and gives up (silently, exit 0) after this long
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
+import stat
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeVar
@@ -72,24 +78,46 @@ def config_path(vault: Path | str) -> Path:
     return Path(vault) / STATE_DIR / CONFIG_NAME
 
 
+CONFIG_MAX = 256 * 1024  # bytes: a config.toml is a few hundred; a larger one is refused, never read whole
+
+
 def read(vault: Path | str | None) -> dict[str, Any]:
-    """The parsed ``config.toml`` of ``vault`` ({} when there is none)."""
+    """The parsed ``config.toml`` of ``vault`` ({} when there is none). Only a regular file of at most
+    :data:`CONFIG_MAX` bytes is read, never through a symlink, opened so a FIFO cannot block (a FIFO named
+    config.toml hung every command); whatever cannot be used (no regular file, too large, not UTF-8, bad TOML,
+    nesting too deep for the parser) is one :class:`ConfigError` naming the file, never a traceback."""
     if vault is None:
         return {}
     path = config_path(vault)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        f = open(path, "rb")
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return {}  # the usual case: tomllib is not even imported (~1-3 ms of every command)
     except OSError as e:
-        raise ConfigError(f"cannot read {path}: {e}") from None
+        why = "it is a symlink (only a regular file in the vault is read)" if e.errno == errno.ELOOP else e.strerror
+        raise ConfigError(f"cannot read {path}: {why}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ConfigError(f"cannot read {path}: not a regular file")
+        data = os.read(fd, CONFIG_MAX + 1)
+    except OSError as e:
+        raise ConfigError(f"cannot read {path}: {e.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(data) > CONFIG_MAX:
+        raise ConfigError(f"cannot read {path}: larger than {CONFIG_MAX // 1024} KB")
     import tomllib
 
-    with f:
-        try:
-            return tomllib.load(f)
-        except (OSError, tomllib.TOMLDecodeError) as e:
-            raise ConfigError(f"cannot read {path}: {e}") from None
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"cannot read {path}: not UTF-8 (byte {e.start})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"cannot read {path}: {e}") from None
+    except RecursionError:
+        raise ConfigError(f"cannot read {path}: nested too deeply") from None
 
 
 def _section(config: dict, name: str, where: object) -> dict:
@@ -140,7 +168,7 @@ class SearchSettings:
 SEARCH_KEYS = ("mode", "recency_half_life_days", "recency_weight", "hybrid_lexical_weight", "hybrid_semantic_weight",
                "rrf_k", "fusion", "hybrid_flat_spread", "hybrid_lead_spread")
 SEMANTIC_KEYS = ("enabled", "model")
-SECTIONS = ("search", "semantic", "check", "digest", "daily", "hook")
+SECTIONS = ("search", "semantic", "check", "digest", "daily", "hook", "projects")
 
 
 def _known(section: dict, name: str, keys: tuple[str, ...], where: object) -> None:
@@ -207,12 +235,14 @@ class CheckSettings:
     load_lines: int = 200  # Claude Code loads MEMORY.md's first 200 lines ...
     load_bytes: int = 25_000  # ... or first 25 KB, whichever comes first
     duplicate_similarity: float = SIMILAR  # Jaccard of word 5-grams for DUPLICATE (0 < x <= 1)
+    unused_days: int = 180  # UNUSED (info): a memory not recalled, injected or read for this long (0 = never)
 
     def __post_init__(self) -> None:
         checks = {
             "cap": self.cap >= 1, "warn_percent": self.warn_percent > 0, "stale_days": self.stale_days >= 0,
             "oversized_percent": self.oversized_percent > 0, "load_lines": self.load_lines >= 1,
             "load_bytes": self.load_bytes >= 1, "duplicate_similarity": 0 < self.duplicate_similarity <= 1,
+            "unused_days": self.unused_days >= 0,
         }
         bad = [name for name, ok in checks.items() if not ok]
         if bad:
@@ -323,6 +353,7 @@ class Settings:
         if unknown:
             raise ConfigError(f"unknown section in {where}: {', '.join(f'[{u}]' for u in unknown)} "
                               f"(known: {', '.join(f'[{k}]' for k in SECTIONS)})")
+        project_map(vault, config)  # validated here, read where a session's project is found
         return cls(_search(config, where), _semantic(config, where), _check(config, where, {}),
                    _digest(config, where), _daily(config, where, vault), config)
 
@@ -350,6 +381,26 @@ def trouble(vault: Path | str) -> str | None:
     return None
 
 
+# ----------------------------------------------------------------------------- projects (stdlib, cheap)
+
+
+def project_map(vault: Path | str | None, config: dict | None = None) -> dict[str, str]:
+    """``[projects]``: a folder (absolute or ``~/...``) -> the name of the project it holds
+    (:mod:`mdmem.base.projects`). Read only when the vault has a config file (the hooks pay nothing else)."""
+    if config is None:
+        if vault is None or not os.path.isfile(config_path(vault)):
+            return {}
+        config = read(vault)
+    where = config_path(vault) if vault is not None else "config"
+    section = _section(config, "projects", where)
+    out: dict[str, str] = {}
+    for folder, name in section.items():
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigError(f"bad [projects] value in {where}: {folder!r} = {name!r} (wants a project's name)")
+        out[str(folder)] = name.strip()
+    return out
+
+
 # ----------------------------------------------------------------------------- hooks (stdlib, cheap)
 
 HOOK_DEFAULTS: dict[str, Any] = {"policy": "signals", "min_stops": 20, "min_minutes": 30.0, "min_dimensions": 2,
@@ -362,7 +413,7 @@ def hook_settings(vault: str, opts: dict) -> dict:
     """``[hook]`` over its defaults, then the flags in ``opts`` (``policy``, ``output``)."""
     out = dict(HOOK_DEFAULTS)
     path = config_path(vault)
-    if os.path.isfile(path):
+    if os.path.lexists(path):
         section = _section(read(vault), "hook", path)
         for key, value in section.items():
             if key not in HOOK_DEFAULTS:
@@ -473,6 +524,9 @@ def _obsidian_json(folder: str, name: str, problems: list[str]) -> dict:
         value = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as e:
         problems.append(f"{OBSIDIAN_DIR}/{name}: not valid JSON ({e}); Obsidian's defaults used")
+        return {}
+    except RecursionError:  # a crafted file: bad JSON like any other, never a traceback
+        problems.append(f"{OBSIDIAN_DIR}/{name}: not valid JSON (nested too deeply); Obsidian's defaults used")
         return {}
     if not isinstance(value, dict):
         problems.append(f"{OBSIDIAN_DIR}/{name}: not a JSON object; Obsidian's defaults used")

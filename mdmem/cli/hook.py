@@ -147,6 +147,9 @@ def run(hook, args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> int:
         payload = agent.inbound(name, read_payload(sys.stdin))
         payload.setdefault("mdmem_agent", agent.NAME)  # whose session: kept with the hook's state
         vault = vault or locate(opts.get("vault"), payload.get("cwd"))
+        from mdmem.base.files import check_state
+
+        check_state(vault)  # a symlinked .mdmem (or index, hooks...): nothing read or written through it
         out = agent.outbound(name, hook(vault, payload, opts))
         disarm()  # the answer is printed whole, never cut by the time bound
     except Exception as e:

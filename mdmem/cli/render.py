@@ -347,6 +347,11 @@ def check(report) -> None:
     out.print("")
     out.print(f"[bold]growth[/]  {g.last_7_days.files:,} files (~{g.last_7_days.tokens:,} tk) changed in the last "
               f"7 days, {g.days_8_to_30.files:,} (~{g.days_8_to_30.tokens:,} tk) 8-30 days ago")
+    if report.sessions_unreviewed:
+        waiting = report.sessions_unreviewed
+        parts = ", ".join(f"{_escape(p or '(no project)')} {n:,}" for p, n in waiting.items())
+        out.print(f"[bold]sessions[/]  {sum(waiting.values()):,} imported sessions never reviewed: {parts}  "
+                  "[dim](sessions/, outside the budget)[/]")
     out.print("")
     counts = report.counts()
     if not report.issues:
@@ -380,6 +385,7 @@ def check_json(report) -> None:
         "growth": {name: vars(bucket) for name, bucket in vars(report.growth).items()},
         "today": report.today,
         "layout": report.layout,
+        "sessions_unreviewed": report.sessions_unreviewed,
         "left_out": report.left_out,
     }
     text = json.dumps(head, ensure_ascii=False, indent=2)
@@ -411,6 +417,9 @@ def saved(result) -> None:
         message(f"warning: {_line(warning)}")
     if result.status == "unchanged":
         message(f"already saved: {_line(result.path)} has the same content; nothing changed")
+        return
+    if result.status == "updated":
+        message(f"updated {_line(result.path)} (~{result.tokens}tk): one note for this fact")
         return
     why = "" if result.type_reason == "given" else f"; type inferred: {result.type_reason}"
     message(f"saved {_line(result.path)} ({result.type}, ~{result.tokens}tk{why})")
@@ -483,6 +492,8 @@ def accepted(result) -> None:
             message(f"{a.number}. saved {_line(a.path)} ({a.type})")
         elif a.status == "unchanged":
             message(f"{a.number}. already saved: {_line(a.path)}")
+        elif a.status == "updated":
+            message(f"{a.number}. {_line(a.message)}")
         elif a.status == "proposed":
             message(f"{a.number}. for CLAUDE.md (add it yourself): {_line(a.line)}")
         else:

@@ -183,6 +183,8 @@ class CheckReport:
     # Markdown files the vault's Obsidian settings keep out (never notes, never audited): "excluded" (Excluded
     # files) and "template" (the templates folder) -> how many
     left_out: dict[str, int] = field(default_factory=dict)
+    sessions_unreviewed: dict[str, int] = field(default_factory=dict)  # imported sessions (sessions/) never
+    # reviewed, by project ("" for none): not memory, not in the budget; a reminder that they wait
 
     def counts(self) -> dict[str, int]:
         out = {s: 0 for s in SEVERITIES}
@@ -255,8 +257,12 @@ def _audit_notes(mem: Memory, settings: CheckSettings, today: dt.date | None, al
                       action="move it out of the vault, or rename it from .md (it is never read as a note)")
               for n in binary]
     found += _secrets([*memory, *([index] if index else [])], read)
-    return _audit([n for n in memory if n.path not in copies], index, resolver, read, settings, today, layout,
-                  found, memory)
+    from mdmem.ops.sessions import unreviewed
+
+    found += unused([n for n in memory if n.path not in copies], mem.state_dir, settings, today)
+    report = _audit([n for n in memory if n.path not in copies], index, resolver, read, settings, today, layout,
+                    found, memory)
+    return replace(report, sessions_unreviewed=unreviewed(mem))
 
 
 def missing_folder(path: Path, settings: CheckSettings = CheckSettings(), today: dt.date | None = None) -> CheckReport:
@@ -326,6 +332,28 @@ def _audit(memory: list[Note], index: Note | None, resolver: Resolver, read, set
         for t in CORE_TYPES if t not in present
     ]
     return _report(memory, index, settings, today, issues, layout)
+
+
+def unused(memory: list[Note], state_dir, s: CheckSettings, today: dt.date) -> list[Issue]:
+    """UNUSED (info): memories no prompt, recall or read used for ``unused_days`` (:mod:`mdmem.base.usage`; a
+    note never used counts from its own date, or its file's): candidates to archive. ``check`` never archives."""
+    if not s.unused_days:
+        return []
+    from mdmem.base.usage import read as usage
+
+    used = usage(state_dir)
+    out = []
+    for note in memory:
+        if note.type in JOURNAL_TYPES or note.type in ("user", "person", "project"):
+            continue  # a day, the user, a person or a project is kept whether or not it is asked about
+        last = used.get(note.path, (0, 0.0))[1]
+        since = dt.date.fromtimestamp(last) if last else (_parse_day(note.date) or _mtime_date(note))
+        days = (today - since).days
+        if days >= s.unused_days:
+            what = "never used" if not last else f"last used {since.isoformat()}"
+            out.append(Issue("UNUSED", note.path, f"{what}: {days} days without being recalled, injected or read",
+                             f"a candidate to archive (mdmem forget {note.path}); check never archives", "info"))
+    return out
 
 
 def _secrets(notes: list[Note], read) -> list[Issue]:

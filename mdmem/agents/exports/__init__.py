@@ -47,6 +47,16 @@ def load(path: str | os.PathLike) -> list:
     return doc
 
 
+def sessions(path: str | os.PathLike, session) -> list:
+    """``session(conversation, source)`` for every conversation of the export at ``path``, those it accepts."""
+    out = []
+    for conv in load(path):
+        found = session(conv, os.fspath(path)) if isinstance(conv, dict) else None
+        if found is not None:
+            out.append(found)
+    return out
+
+
 def iso(value) -> str | None:
     """A Unix time (ChatGPT's ``create_time``) or an ISO string as ISO 8601 UTC."""
     import datetime as dt

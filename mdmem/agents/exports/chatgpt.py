@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from mdmem.agents.exports import iso, load
+from mdmem.agents.exports import iso, sessions
 from mdmem.agents.history.model import Session, SessionMessage
 
 
@@ -74,9 +74,4 @@ def session(conv: dict, source: str = "") -> Session | None:
 
 def read(path: str | os.PathLike) -> list[Session]:
     """Every conversation of the export at ``path`` (its ``conversations.json`` or ZIP)."""
-    out = []
-    for conv in load(path):
-        s = session(conv, os.fspath(path)) if isinstance(conv, dict) else None
-        if s is not None:
-            out.append(s)
-    return out
+    return sessions(path, session)

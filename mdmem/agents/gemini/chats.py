@@ -152,7 +152,9 @@ def read(path: str | os.PathLike) -> Session:
         if rec.get("type") == "gemini":
             _touched(rec, touched)
     start = meta.get("startTime") if isinstance(meta.get("startTime"), str) else (min(times) if times else None)
-    end = max(times) if times else meta.get("lastUpdated")
+    # the last write: a rewind or a `$set` of fewer messages still moves it on (an import keeps the newest copy)
+    updated = meta.get("lastUpdated") if isinstance(meta.get("lastUpdated"), str) else None
+    end = max([*times, *([updated] if updated else [])], default=None)
     sid = str(meta.get("sessionId") or path.stem)
     title = meta.get("summary") if isinstance(meta.get("summary"), str) else None
     return Session("gemini", sid, tuple(messages), cwd=_project_root(path, meta), start=start,

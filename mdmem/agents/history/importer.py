@@ -10,7 +10,9 @@ content leaves the file untouched, new content (a session that went on) rewrites
 note's ``reviewed`` mark; a new session makes a new note and a ``## HH:MM`` entry in that day's daily note
 (appended through :func:`mdmem.ops.daily.daily_add`, never when the day already links the note).
 Left out and counted: sessions with nothing the user said, subagent sessions, sessions outside ``project``
-or ended before ``since``; a file that cannot be read is an error of the report, never the end of the run.
+or ended before ``since``, and an older copy of a session already imported (the same id in another file that
+ends earlier: Entire's checkpoints and resumed sessions hold such copies; without this rule a re-import rewrote
+the note twice, first with the older copy); a file that cannot be read is an error of the report, never the end of the run.
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ class _Seen:
     session: str
     hash: str
     reviewed: object = None
+    ended: str = ""
 
 
 @dataclass
@@ -88,7 +91,7 @@ def readers(source: str, file: str | os.PathLike | None = None) -> list[tuple[st
         export_reader = chatgpt.read if source == "chatgpt" else claude_ai.read
         return [(os.fspath(file), lambda: export_reader(file))]
     if source == "claude-code":
-        from mdmem.agents import claude_history as mod
+        from mdmem.agents.claude import history as mod
     elif source == "codex":
         from mdmem.agents.codex import rollout as mod  # type: ignore[no-redef]
     else:
@@ -121,6 +124,26 @@ def _key(sid: str, length: int = 8) -> str:
     return re.sub(r"[^A-Za-z0-9]", "", sid)[:length] or "session"
 
 
+def _fields(head: str) -> dict:
+    """The ``session``, ``hash``, ``reviewed`` and ``ended`` of a session note's frontmatter (read as YAML)."""
+    import yaml
+
+    if not head.startswith("---"):
+        return {}
+    block = head[3:].split("\n---", 1)[0]
+    wanted = "\n".join(line for line in block.splitlines()
+                       if line.startswith(("session:", "hash:", "reviewed:", "ended:")))
+    try:
+        data = yaml.safe_load(wanted)
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    if isinstance(data.get("reviewed"), bool):
+        data["reviewed"] = "true" if data["reviewed"] else "false"
+    return data
+
+
 def _existing(root: Path) -> dict[tuple[str, str], _Seen]:
     """The session notes already in ``sessions/``, by (agent, id part of the name): their ids and hashes."""
     folder = root / SESSIONS_DIR
@@ -142,17 +165,19 @@ def _existing(root: Path) -> dict[tuple[str, str], _Seen]:
                 os.close(fd)
         except OSError:
             continue
-        field_of = {k: v.strip().strip("'\"") for k, v in re.findall(r"(?m)^(session|hash|reviewed):[ \t]*(.*)$",
-                                                                      head.split("\n---", 1)[0])}
-        out[(m.group("agent"), m.group("id"))] = _Seen(rel, field_of.get("session", ""), field_of.get("hash", ""),
-                                                      field_of.get("reviewed"))
+        field_of = _fields(head)
+        out[(m.group("agent"), m.group("id"))] = _Seen(rel, str(field_of.get("session", "")),
+                                                      str(field_of.get("hash", "")), field_of.get("reviewed"),
+                                                      str(field_of.get("ended") or ""))
     return out
 
 
 def _place(state: _State, session: Session, day: dt.date | None) -> tuple[str, _Seen | None]:
     """The note's path and what is there now (None: a new note)."""
-    for length in (8, 16, 64):
-        part = _key(session.id, length)
+    import hashlib
+
+    digest = hashlib.sha256(session.id.encode("utf-8", "surrogatepass")).hexdigest()
+    for part in dict.fromkeys((_key(session.id, 8), _key(session.id, 16), _key(session.id, 64), digest[:12])):
         seen = state.existing.get((session.agent, part))
         if seen is None:
             stamp = day.isoformat() if day else "0000-00-00"
@@ -173,22 +198,26 @@ def _in_project(session: Session, project: str | None) -> bool:
     return (session.project or "").lower() == project.lower()
 
 
-def _daily_text(session: Session, rel: str, label: str) -> str:
+def _daily_text(session: Session, rel: str, label: str, names: set[str]) -> str:
+    """The daily entry: the project linked only when the vault has its note (a daily note is memory, where a
+    link to nothing is a finding of ``check``), the session's note always."""
     from mdmem.agents.history.note import AGENTS, project_link
 
     target = rel.removesuffix(".md")
-    where = project_link(session.project)
+    project = session.project
+    where = project_link(project) if project and project.lower() in names else (f" in {project}" if project else "")
     shown = label.replace("|", "/").replace("]", ")").replace("[", "(")
     return f"{AGENTS.get(session.agent, session.agent)} session{where}: [[{target}|{shown}]]"
 
 
 def _linked(mem: Memory, day: dt.date, rel: str) -> bool:
     from mdmem.base import files as fs
-    from mdmem.base.layout import DAILY_DIR
+    from mdmem.base.errors import UsageError
+    from mdmem.ops.daily import day_path
 
     try:
-        data, _ = fs.read_stat(mem.root, f"{DAILY_DIR}/{day.isoformat()}.md")
-    except OSError:
+        data, _ = fs.read_stat(mem.root, day_path(mem, day))
+    except (OSError, UsageError):
         return False
     return data is not None and rel.removesuffix(".md").encode("utf-8") in data
 
@@ -240,6 +269,7 @@ def import_sessions(mem: Memory, source: str, file: str | os.PathLike | None = N
     since_day = _since(since)
     units = readers(source, file)
     state = _State(_existing(mem.root))
+    names = {os.path.splitext(os.path.basename(p))[0].lower() for p in mem.scan.notes}  # notes a link can name
     items: list[ImportItem] = []
     skipped: dict[str, int] = {}
     errors: list[tuple[str, str]] = []
@@ -274,6 +304,9 @@ def import_sessions(mem: Memory, source: str, file: str | os.PathLike | None = N
         day = start.date() if start else None
         meta, body, digest = render(session)
         rel, seen = _place(state, session, day)
+        if seen is not None and seen.hash != digest and session.end and seen.ended and session.end < seen.ended:
+            skip("older copy")  # the same session in another file that stops earlier: the note holds more
+            continue
         if seen is not None and seen.hash == digest:
             status = "unchanged"
         else:
@@ -285,11 +318,11 @@ def import_sessions(mem: Memory, source: str, file: str | os.PathLike | None = N
             if not dry_run:
                 _write(mem, rel, meta, body, seen)
                 state.existing[(session.agent, rel.rsplit("-", 1)[1].removesuffix(".md"))] = \
-                    _Seen(rel, session.id, digest, meta["reviewed"])
+                    _Seen(rel, session.id, digest, meta["reviewed"], session.end or "")
         if daily and not dry_run and status != "unchanged" and start is not None and day is not None \
                 and not _linked(mem, day, rel):
             try:
-                daily_add(mem, _daily_text(session, rel, title(session)), at=start.strftime("%H:%M"), date=day,
+                daily_add(mem, _daily_text(session, rel, title(session), names), at=start.strftime("%H:%M"), date=day,
                           refresh=False)
                 added += 1
             except MdmemError as e:

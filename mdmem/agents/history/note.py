@@ -18,6 +18,7 @@ import hashlib
 import re
 
 from mdmem.agents.history.model import Session
+from mdmem.base.provenance import Provenance
 
 MESSAGE_MAX = 1500  # characters of one user message shown
 CONCLUSION_MAX = 400  # characters of one assistant conclusion shown
@@ -26,6 +27,7 @@ FILES_MAX = 40
 TITLE_MAX = 80
 AGENTS = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI", "chatgpt": "ChatGPT",
           "claude-ai": "Claude.ai"}
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # a terminal escape or bell has no place in a note
 _FENCE = re.compile(r"^(\s*)(```|~~~)", re.M)
 _HEADING = re.compile(r"^(\s*)(#{1,6}\s)", re.M)
 
@@ -47,7 +49,7 @@ def inert(text: str) -> str:
     """``text`` redacted and made inert as Markdown (see the module's docstring)."""
     from mdmem.text.secrets import redact
 
-    text = redact(text.replace("\r\n", "\n"))
+    text = _CONTROL.sub("", redact(text.replace("\r\n", "\n")))
     text = _FENCE.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
     text = _HEADING.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
     return text.replace("[[", "\\[\\[").replace("%%", "\\%\\%")
@@ -79,7 +81,7 @@ def title(session: Session) -> str:
     base = session.title or next((m.text for m in session.messages if m.role == "user"), "") or session.id
     from mdmem.text.secrets import redact
 
-    return clip(" ".join(redact(base).split()), TITLE_MAX)
+    return clip(" ".join(_CONTROL.sub(" ", redact(base)).split()), TITLE_MAX)
 
 
 def conclusions(session: Session) -> list[tuple[str | None, str]]:
@@ -161,8 +163,8 @@ def render(session: Session) -> tuple[dict, str, str]:
         "description": f"{agent} session" + (f" in {project}" if project else "") +
                        (f" on {day.isoformat()}" if day else "") + f", {len(users)} user messages",
         "type": "session",
-        "agent": session.agent,
-        "session": session.id,
+        # who wrote it (mdmem.base.provenance, the one writer of these fields): an import of this agent's session
+        **Provenance("import", session.id, session.agent).fields(),
     }
     if project:
         meta["project"] = project

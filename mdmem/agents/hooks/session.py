@@ -84,8 +84,10 @@ def fingerprint(vault: str, cwd: str) -> str:
     return h.hexdigest()
 
 
-def _card_path(vault: str) -> str:
-    return os.path.join(vault, HOOKS_DIR, "context-card.json")
+def _card_path(vault: str, project: str | None = None) -> str:
+    """Where the card of a session in ``project`` is kept (one per project: each holds its own memories)."""
+    tail = "" if not project else "-" + safe_session(project)
+    return os.path.join(vault, HOOKS_DIR, f"context-card{tail}.json")
 
 
 def card_protocol(vault) -> str:
@@ -107,14 +109,15 @@ def card_command(vault) -> str:
 
 
 def save_card(vault, cwd, text: str, budget: int = CARD_BUDGET, fp: str | None = None,
-              day: str | None = None, through: str | None = None) -> None:
-    """Keep the index-mode card for the SessionStart hook, with what it was made from: the notes'
-    fingerprint, the ``day`` it was made for and the last day it stays right (``through``: the next
-    ``valid_until`` to pass, :func:`mdmem.engine.supersede.valid_through`; None: none will)."""
+              day: str | None = None, through: str | None = None, project: str | None = None) -> None:
+    """Keep the index-mode card of a session in ``project`` for the SessionStart hook, with what it was made
+    from: the notes' fingerprint, the ``day`` it was made for and the last day it stays right (``through``: the
+    next ``valid_until`` to pass, :func:`mdmem.engine.supersede.valid_through`; None: none will)."""
     vault, cwd = str(vault), str(cwd)
-    os.makedirs(os.path.dirname(_card_path(vault)), exist_ok=True)
-    write_state(_card_path(vault), {"fingerprint": fp or fingerprint(vault, cwd), "budget": budget, "text": text,
-                                    "day": day or today(), "through": through})
+    path = _card_path(vault, project)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    write_state(path, {"fingerprint": fp or fingerprint(vault, cwd), "budget": budget, "text": text,
+                       "day": day or today(), "through": through})
 
 
 def today() -> str:
@@ -133,7 +136,7 @@ def _card_current(card: dict, fp: str, budget: int, day: str) -> bool:
 def _config_trouble(vault: str) -> str | None:
     """The line the card opens with when the vault's config.toml cannot be used (the one reader's message,
     :func:`mdmem.base.settings.trouble`), else None; no file: None, the settings module never imported."""
-    if not os.path.isfile(os.path.join(vault, ".mdmem", "config.toml")):
+    if not os.path.lexists(os.path.join(vault, ".mdmem", "config.toml")):  # a FIFO, a link: the reader says why
         return None
     from mdmem.base.settings import trouble
 
@@ -156,9 +159,18 @@ def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
     the hook's ``systemMessage``, so the answer is JSON then, the card as ``additionalContext``."""
     cwd = folder_field(payload) or os.getcwd()
     budget = int(opts.get("budget", CARD_BUDGET))
+    if payload.get("source") in (None, "startup", "resume"):  # what a session killed before its end left behind
+        from mdmem.agents.history.background import catch_up, enabled
+
+        try:
+            if enabled(vault):
+                catch_up(vault, IMPORT_SOURCE.get(text_field(payload, "mdmem_agent") or "claude", "claude-code"), cwd)
+        except OSError as e:
+            log(vault, f"session-start: the catch-up import could not start: {e}")
     broken = _config_trouble(vault)
+    scope = _scope(vault, cwd, broken)
     fp = fingerprint(vault, cwd)
-    card = read_state(_card_path(vault))
+    card = read_state(_card_path(vault, scope.project))
     day = today()
     if _card_current(card, fp, budget, day):
         text = card["text"]
@@ -172,9 +184,12 @@ def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
         with Memory.open(vault, settings=Settings() if broken else None) as mem:
             mem.refresh(strict=False)
             text = context(mem, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
-                           command=card_command(vault)).text
+                           command=card_command(vault), scope=scope).text
             through = mem.store.valid_through(day)
-        save_card(vault, cwd, text, budget, fp, day, through)
+        try:
+            save_card(vault, cwd, text, budget, fp, day, through, scope.project)
+        except OSError as e:  # a read-only vault: the card is shown, only not kept
+            log(vault, f"session-start: the card could not be kept ({e.strerror})")
         log(vault, f"session-start source={payload.get('source', '?')}: card made again ({len(text)} characters)")
     if broken:
         text = broken + "\n\n" + text
@@ -182,7 +197,7 @@ def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
     session = text_field(payload, "session_id") or None
     found = pending(vault, session if payload.get("source") == "compact" else None, prefer=session)
     if payload.get("mdmem_catch_up"):  # an agent with no SessionEnd: its ended sessions are recorded now
-        catch_up(vault, payload)
+        record_ended(vault, payload)
     waiting = unreviewed(vault, cwd, session, own=payload.get("source") == "compact")
     if waiting:
         line = review_line(vault, waiting)
@@ -199,6 +214,14 @@ def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
         return {"systemMessage": visible(broken, False), "hookSpecificOutput": {"hookEventName": "SessionStart",
                                                                          "additionalContext": visible(text)}}
     return text
+
+
+def _scope(vault: str, cwd: str, broken: str | None):
+    """The memories a session working in ``cwd`` is shown: the global ones and its project's
+    (:mod:`mdmem.base.projects`; a broken config: no ``[projects]`` mapping, as every other default)."""
+    from mdmem.base.projects import mapping, scope_for
+
+    return scope_for(None, cwd, vault, {} if broken else mapping(vault), session=True)
 
 
 def _cut(text: str, limit: int) -> str:
@@ -394,8 +417,7 @@ def _record_uncovered(vault: str, payload: dict, event: str) -> dict | None:
         raise HookError(f"no transcript to read ({transcript or 'no transcript_path'})")
     from mdmem.agents.checkpoint.transcript import read
 
-    folder = os.path.join(vault, HOOKS_DIR)
-    os.makedirs(folder, exist_ok=True)
+    folder = files.state_path(vault, "hooks")
     name = safe_session(session)
     state = read_state(os.path.join(folder, f"stop-{name}.json"))
     start = int(state.get("covered", 0) or 0) if state.get("transcript") in (None, transcript) else 0
@@ -419,10 +441,11 @@ def _record_uncovered(vault: str, payload: dict, event: str) -> dict | None:
     return record
 
 
+IMPORT_SOURCE = {"claude": "claude-code", "codex": "codex", "gemini": "gemini"}  # `mdmem import SOURCE` per agent
 CATCH_UP_IDLE = 600  # seconds: a session whose Stop hook ran this recently may still be going on
 
 
-def catch_up(vault: str, payload: dict) -> int:
+def record_ended(vault: str, payload: dict) -> int:
     """What SessionEnd would have recorded, for an agent that has no SessionEnd (Codex): every other session of
     this agent whose Stop hook last ran more than :data:`CATCH_UP_IDLE` seconds ago, in the last
     :data:`PENDING_DAYS` days, and whose transcript grew since its last record, gets its uncovered turns recorded
@@ -519,5 +542,16 @@ def pre_compact(vault: str, payload: dict, opts: dict) -> dict | None:
 
 
 def session_end(vault: str, payload: dict, opts: dict) -> None:
+    """The record of what no scan covered, and the session's import into ``sessions/`` handed to a background process
+    (:mod:`mdmem.agents.history.background`, once the vault imports sessions: :func:`~mdmem.agents.history.
+    background.enabled`): what the user said is in the vault before Claude Code deletes the transcript, and the
+    hook does not wait for it."""
+    from mdmem.agents.history.background import enabled, spawn_import
+
+    transcript = text_field(payload, "transcript_path")
+    if transcript and os.path.isfile(transcript) and enabled(vault):
+        source = IMPORT_SOURCE.get(text_field(payload, "mdmem_agent") or "claude")
+        pid = spawn_import(vault, source, transcript) if source else None
+        log(vault, f"SessionEnd session={text_field(payload, 'session_id') or '?'}: import started (pid {pid})")
     _record_uncovered(vault, payload, "SessionEnd")
     return None
