@@ -1,7 +1,8 @@
 """The daily log: ``## HH:MM`` entries appended to ``memory/daily/YYYY-MM-DD.md`` (created with
 ``type: daily`` frontmatter when missing), and the days shown back. Append-only; written under the
 rules every memory write shares (:mod:`mdmem.ops.capture`: atomic, under the vault's lock, never over
-a file changed since read, secrets refused, at most :data:`~mdmem.ops.capture.MAX_TEXT` characters).
+a file changed since read, through the write guard :mod:`mdmem.ops.guard`: secrets and control characters
+refused, at most :data:`~mdmem.ops.guard.MAX_TEXT` characters, the day's note within its bound).
 A daily entry cannot start another entry: its heading lines are escaped (:func:`escape_entry`).
 """
 
@@ -15,7 +16,8 @@ from typing import TYPE_CHECKING
 from mdmem.base import files as fs
 from mdmem.base.errors import UsageError
 from mdmem.base.layout import DAILY_DIR
-from mdmem.ops.capture import _bounded, _clean, _copy, _day, _dump, _inside, refuse_secrets
+from mdmem.ops import guard
+from mdmem.ops.capture import _clean, _copy, _day, _dump, _inside
 
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
@@ -68,12 +70,11 @@ def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date
     of the text are escaped (:func:`escape_entry`): one call, one entry."""
     from mdmem.text.daily import entries
 
-    _bounded(text, "entry")
+    guard.text(text, "entry", allow_secret)
     text = text.strip()
     if not text:
         raise UsageError("nothing to add: the entry is empty")
-    if not allow_secret:
-        refuse_secrets(text, "entry")
+    guard.settle(mem)
     text = escape_entry(text)
     if len(entries(f"## 00:00\n{text}\n")) != 1:  # what the escaping did not foresee: refuse, never split
         raise UsageError("the entry would split into several daily entries; remove its heading lines")
@@ -87,6 +88,7 @@ def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date
     _inside(mem.root, path)  # memory/daily may be a symlink to somewhere else: never write there
     entry = f"## {when}\n{text}\n"
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
+        guard.real_folders(mem.root, rel)
         _clean(path.parent, mem.state_dir)
         data, seen = fs.read_stat(mem.root, path)
         if data is None:
@@ -94,8 +96,11 @@ def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date
                     "tags": ["daily"], "created": day, "updated": _copy(day)}
             fs.write_new(path, _dump(meta, f"# {day.isoformat()} ({day.strftime('%A')})\n\n{entry}"))
         else:
+            guard.whole(rel, data, seen)
             sep = b"" if not data else (b"\n" if data.endswith(b"\n") else b"\n\n")
-            fs.write_atomic(path, data + sep + entry.encode("utf-8"), expected=seen)
+            new = data + sep + entry.encode("utf-8")
+            guard.fits(rel, new)
+            fs.write_atomic(path, new, expected=seen)
     mem.refresh()
     return DailyEntry(rel, day.isoformat(), when, text, data is None)
 
