@@ -504,7 +504,9 @@ def move(mem: Memory, ref: str, new: str, dry_run: bool = False, allow_secret: b
         guard.real_folders(mem.root, source)
         guard.real_folders(mem.root, target)
         plan = _plan(mem, source, target)
-        rewritten, skipped, total = [], [], 0
+        rewritten: list[Rewritten] = []
+        skipped: list[str] = []
+        total = 0
         results = []
         moved_version = None
         for path, here, data, seen, changes in plan:
@@ -561,7 +563,9 @@ def resume(mem: Memory) -> MoveResult | None:
         plan = journal.load(mem)
         if plan is None:
             return None
-        rewritten, skipped, total = [], [], 0
+        rewritten: list[Rewritten] = []
+        skipped: list[str] = []
+        total = 0
         try:
             for rel in (plan.source, plan.target, *(r.here for r in plan.rewrites)):
                 if rel.startswith("/") or not rel.lower().endswith(".md"):
