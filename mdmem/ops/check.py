@@ -296,11 +296,20 @@ def _report(memory, index, settings, today, issues, layout) -> CheckReport:
     order = {k: i for i, k in enumerate(KINDS)}
     issues = sorted(issues, key=lambda i: (-SEVERITIES.index(i.severity), order.get(i.kind, len(order)),
                                            i.path, i.line or 0))  # stable: ties keep the order found
-    from mdmem.text.secrets import redact
+    from mdmem.text.secrets import redact, values
 
-    # a token in a file name is shown by no line of the report (SECRET names the file, redacted)
-    issues = [replace(i, path=redact(i.path), detail=redact(i.detail), action=redact(i.action)) for i in issues]
-    top = [replace(t, path=redact(t.path)) for t in top]
+    # a token in a file name is shown by no line of the report (SECRET names the file, redacted), in any spelling
+    tokens = sorted({v for i in issues if i.kind == "SECRET" and i.line is None for v in values(i.path)},
+                    key=len, reverse=True)
+
+    def hide(text: str) -> str:
+        for token in tokens:
+            text = text.replace(token, "[redacted]")
+        return redact(text) if tokens else text
+
+    if tokens:
+        issues = [replace(i, path=redact(i.path), detail=hide(i.detail), action=hide(i.action)) for i in issues]
+        top = [replace(t, path=hide(t.path)) for t in top]
     return CheckReport(budget, types, top, growth, issues, today.isoformat(), layout)
 
 

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from mdmem.base import files as fs
 from mdmem.base.errors import MdmemError, NoteNotFound, UsageError, WriteConflict
 from mdmem.base.layout import INDEX_NAME, nfc
+from mdmem.base.terminal import visible
 from mdmem.ops import guard, journal
 
 if TYPE_CHECKING:
@@ -568,9 +569,13 @@ def resume(mem: Memory) -> MoveResult | None:
         total = 0
         try:
             for rel in (plan.source, plan.target, *(r.here for r in plan.rewrites)):
-                if rel.startswith("/") or not rel.lower().endswith(".md"):
-                    raise UsageError(f"the move journal names {rel!r}, not a note's path")
-                fs.inside(mem.root, posixpath.dirname(rel) or ".")
+                try:
+                    if rel.startswith("/") or not rel.lower().endswith(".md"):
+                        raise OSError
+                    fs.inside(mem.root, posixpath.dirname(rel) or ".")
+                except (OSError, ValueError):
+                    raise UsageError(f"the move journal names {visible(rel, False)!r}, not a note's path in the "
+                                     "vault; it was set aside, nothing was done") from None
                 guard.real_folders(mem.root, rel)
             if not os.path.lexists(mem.root / plan.target):
                 data, _ = fs.read_stat(mem.root, plan.source)
@@ -600,7 +605,7 @@ def resume(mem: Memory) -> MoveResult | None:
                 rewritten.append(Rewritten(r.here, done, sorted({c[0] for c in r.changes})))
                 total += done
         except MdmemError:
-            journal.clear(mem)  # never obeyed in part again: the error says what is left to do
+            journal.set_aside(mem)  # never obeyed in part again: the error says what is left to do
             raise
         journal.clear(mem)
     mem.refresh()

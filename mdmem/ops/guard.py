@@ -56,7 +56,7 @@ def name(value: str, what: str = "name") -> str:
     """``value`` when it is a name mdmem writes (see the module's docstring); else :class:`UsageError`."""
     bad = _NAME_BAD.search(value)
     if bad:
-        raise UsageError(f"refusing the {what} {visible(value, False)!r}: it holds {_what(bad.group())}; "
+        raise UsageError(f"refusing the {what} '{visible(value, False)}': it holds {_what(bad.group())}; "
                          "nothing was written")
     return value
 
@@ -117,7 +117,7 @@ def real_folders(root: Path, rel: str, file_too: bool = True) -> None:
     file itself when ``file_too``, is a symlink or not a folder. The root itself may be a symlink."""
     parts = [p for p in rel.replace("\\", "/").split("/") if p]
     if any(p in (".", "..") for p in parts):
-        raise UsageError(f"refusing {visible(rel, False)!r}: a path inside the vault, without . or ..")
+        raise UsageError(f"refusing '{visible(rel, False)}': a path inside the vault, without . or ..")
     here = os.fspath(root)
     for i, part in enumerate(parts):
         here = os.path.join(here, part)

@@ -100,6 +100,11 @@ def clear(mem: Memory) -> None:
         pass
 
 
+def set_aside(mem: Memory) -> None:
+    """Keep a journal that cannot be followed as ``move.json.bad`` (for a person to read), out of the way."""
+    _set_aside(_path(mem))
+
+
 def _str(value: object) -> str:
     if not isinstance(value, str):
         raise TypeError("not a string")

@@ -190,6 +190,13 @@ def redact(text: str) -> str:
     return "".join(out) + text[at:]
 
 
+def values(text: str) -> list[str]:
+    """The secrets :func:`redact` would take out of ``text``, as they are written there (what ``check`` takes out
+    of every line it prints once a file name holds one: a link spells it %-encoded, beside a ``%20``)."""
+    head = text[:SCAN_CHARS]
+    return sorted({head[start:end] for _, start, end, _ in _found(head)} if head else set(), key=len, reverse=True)
+
+
 def describe(secrets: list[Secret], limit: int = 3) -> str:
     """``line 3: an AWS access key ID; line 9: a password in a URL`` (the first ``limit``)."""
     parts = [f"line {s.line}: {_article(s.kind)} {s.kind}" for s in secrets[:limit]]
