@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from mdmem.agents import dimensions
-from mdmem.agents.transcript import parse
+from mdmem.agents.checkpoint import dimensions
+from mdmem.agents.checkpoint.transcript import parse
 from support import script
 
 
@@ -160,7 +160,7 @@ def test_second_round_classes(text: str, expected: dict[int, float]):
 def test_the_hooks_gate_lets_every_second_round_class_through():
     """A quiet stop runs the detectors only when its new text holds a word they need (hooks.gate):
     each class above that fires must pass it (the conceding reply included)."""
-    from mdmem.agents import hooks
+    from mdmem.agents.hooks import session as hooks
 
     for text, expected in SECOND_ROUND:
         if not any(v >= dimensions.HIT for v in expected.values()):
@@ -242,7 +242,7 @@ def test_fourth_round_classes(text: str, expected: dict[int, float]):
 
 
 def test_the_hooks_gate_lets_every_fourth_round_class_through():
-    from mdmem.agents import hooks
+    from mdmem.agents.hooks import session as hooks
 
     for text, expected in FOURTH_ROUND:
         if not any(v >= dimensions.HIT for v in expected.values()):
@@ -262,13 +262,13 @@ def test_the_hooks_gate_lets_every_fourth_round_class_through():
     ("The sync script loads the whole settings file. Strict mode aborts it.", False),  # too short to tell
 ])
 def test_pasted_text_reads_as_pasted(text: str, pasted: bool):
-    from mdmem.agents.evidence import pasted as is_pasted
+    from mdmem.agents.checkpoint.evidence import pasted as is_pasted
 
     assert is_pasted(text) is pasted
 
 
 def test_a_pick_after_a_restarted_numbering_takes_the_last_list():
-    from mdmem.agents.candidates import candidate
+    from mdmem.agents.checkpoint.candidates import candidate
 
     evidence = [e for e in dimensions.detect(parse((_FIXES + "let's go with option 1").encode()).messages)
                 if e.dimension == 4]
@@ -318,7 +318,7 @@ def test_dev_split_offline_and_replay():
 def test_a_pick_is_named_after_what_was_asked(text: str, name: str):
     """A pick among offered options is named after what the offer asked to choose ("Which timing model
     do you want?"), unless it asked only "which approach"."""
-    from mdmem.agents.candidates import candidate
+    from mdmem.agents.checkpoint.candidates import candidate
 
     evidence = [e for e in dimensions.detect(parse(text.encode()).messages) if e.dimension == 4]
     lang = "pt" if "Duas" in text else "en"

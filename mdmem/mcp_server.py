@@ -354,7 +354,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         each through `save`; returns each one's status (created, unchanged, refused with the reason, or a CLAUDE.md
         line for the user to add) and the ones not chosen. One that looks like it holds a secret is refused
         (the checkpoint then stays pending; only the user can save it: `mdmem checkpoint accept --allow-secret`)."""
-        from mdmem.agents import checkpoint as cp
+        from mdmem.agents.checkpoint import consolidate as cp
 
         return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session),
                           writes=True)
@@ -376,7 +376,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         mdmem validates them (types, count, short clean names, nothing it should not save), drops what the
         vault or this session already holds, and stores them as the pending checkpoint: show the user the
         numbered `text` and save nothing until they pick numbers (then `checkpoint_accept`). Writes no note."""
-        from mdmem.agents import checkpoint as cp
+        from mdmem.agents.checkpoint import consolidate as cp
 
         def work(mem):
             result = cp.propose(mem.root, {"dimensions": dimensions or [], "candidates": candidates},

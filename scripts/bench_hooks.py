@@ -65,7 +65,7 @@ def labelled(folder: Path = CORPUS) -> list[tuple[Path, set[int], str]]:
 
 def score(folder: Path = CORPUS) -> dict:
     """Precision and recall per dimension of the detectors on the labelled corpus."""
-    from mdmem.agents import dimensions, transcript
+    from mdmem.agents.checkpoint import dimensions, transcript
 
     rows = []
     for path, expected, lang in labelled(folder):
@@ -120,7 +120,7 @@ def hook_cmd(mdmem: str, *args: str) -> list[str]:
     """A hook's command line: as installed (this interpreter, ``-P -c`` mdmem's entry point: the
     console script pip writes imports ``re`` first), or through the console script ``mdmem``."""
     if RUNNER == "installed":
-        from mdmem.agents.claude_env import HOOK_CODE
+        from mdmem.agents.claude.env import HOOK_CODE
 
         return [sys.executable, "-P", "-c", HOOK_CODE, "hook", *args]
     return [mdmem, "hook", *args]

@@ -59,8 +59,8 @@ DATA = REPO / "eval" / "data" / "checkpoint-real"
 JUDGEMENTS = HERE / "eval_checkpoint_judgements.json"
 sys.path.insert(0, str(REPO))
 
-from mdmem.agents import checkpoint as cp  # noqa: E402
-from mdmem.agents import transcript  # noqa: E402
+from mdmem.agents.checkpoint import consolidate as cp  # noqa: E402
+from mdmem.agents.checkpoint import transcript  # noqa: E402
 
 BLIND: tuple[str, ...] = ()  # labelled, never run, never tuned on: none left (see above)
 
@@ -222,7 +222,7 @@ def stops(data: bytes) -> list[tuple[int, float | None, str | None]]:
 
 
 def replay(path: Path, vault: Path, work: Path, policy: str | None = None) -> dict:
-    from mdmem.agents import hooks
+    from mdmem.agents.hooks import session as hooks
 
     data = path.read_bytes()
     grow = work / path.name
@@ -370,11 +370,11 @@ def main(argv: list[str] | None = None) -> int:
                     "they find on new people's words: see docs/agents.md)")
     args = ap.parse_args(argv)
     if args.steer_words is not None:
-        from mdmem.agents import stop
+        from mdmem.agents.checkpoint import stop
 
         stop.STEER_WORDS = args.steer_words
     if args.no_detectors:
-        from mdmem.agents import dimensions
+        from mdmem.agents.checkpoint import dimensions
 
         dimensions.detect = lambda messages: []
     if args.split == "blind" and not BLIND:

@@ -1,5 +1,5 @@
 """The prompt hook's relevance bar in small vaults: what the fixed bar (THRESHOLD, set on sample-vault's 61 notes)
-and the bar scaled by the vault's size (mdmem.agents.prompt.threshold) inject, on
+and the bar scaled by the vault's size (mdmem.agents.hooks.prompt.threshold) inject, on
 
 - random subsets of sample-vault (6, 10, 20, 40 notes, 12 seeds each): each subset holds the note one of the
   measured related prompts of tests/test_prompt.py is about (the seed picks which) and random others; a hit is
@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from mdmem.agents import prompt as hook  # noqa: E402
+from mdmem.agents.hooks import prompt as hook  # noqa: E402
 from mdmem.engine.memory import Memory  # noqa: E402
 
 RELATED = [  # tests/test_prompt.py's measured cases: the prompt and the note it is about

@@ -33,7 +33,7 @@ sys.path.insert(0, str(HERE))
 
 from eval_checkpoint import BLIND, DATA, _norm  # noqa: E402
 
-from mdmem.agents import transcript  # noqa: E402
+from mdmem.agents.checkpoint import transcript  # noqa: E402
 
 
 def messages() -> list[dict]:

@@ -81,7 +81,7 @@ def test_the_card_carries_profile_feedback_protocols_decisions_and_the_protocol(
 def test_a_new_memory_protocol_makes_the_card_again(vault: Path, tmp_path: Path, monkeypatch):
     """The card is kept while nothing it depends on changed; an upgrade whose memory protocol differs (this
     session's rule: a user's rule or correction stands alone) is such a change, not only the notes."""
-    from mdmem.agents import hooks
+    from mdmem.agents.hooks import session as hooks
     from mdmem.text import protocol
 
     card = start(vault, tmp_path)
@@ -133,7 +133,7 @@ def test_the_cards_commands_work_from_the_project_folder(vault: Path, tmp_path: 
 def test_an_upgrade_of_the_cards_code_makes_the_card_again(vault: Path, tmp_path: Path, monkeypatch):
     """The card's layout lives in code (:data:`hooks.CARD_CODE`); a kept card waited for a note to change
     before an upgrade's new layout showed. Every file of it keys the card: one rewritten changes the key."""
-    from mdmem.agents import hooks
+    from mdmem.agents.hooks import session as hooks
 
     assert all((ROOT / "mdmem" / rel).is_file() for rel in hooks.CARD_CODE)  # the names are the package's files
     code = tmp_path / "context.py"

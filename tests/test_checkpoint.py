@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mdmem.agents import dimensions
-from mdmem.agents.transcript import parse
+from mdmem.agents.checkpoint import dimensions
+from mdmem.agents.checkpoint.transcript import parse
 from support import FIXTURES, SESSION
 
 PT_SESSION = """User: Precisamos escolher o banco. Por que não usamos MongoDB?

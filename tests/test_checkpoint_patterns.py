@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mdmem.agents import dimensions
-from mdmem.agents.transcript import parse
+from mdmem.agents.checkpoint import dimensions
+from mdmem.agents.checkpoint.transcript import parse
 
 OFFER = ("Assistant: There are three ways to time the summaries:\n\n"
          "| Option | Trade-off |\n|---|---|\n"
@@ -107,7 +107,7 @@ def test_a_subagent_prompt_is_never_the_user_confirming(tmp_path: Path):
     assistant text (kind "prompt"); the same words typed by the user do count."""
     import json
 
-    from mdmem.agents import transcript
+    from mdmem.agents.checkpoint import transcript
 
     def record(kind: str, text: str, **extra) -> str:
         return json.dumps({"type": kind, "message": {"role": kind, "content": text if kind == "user" else

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from mdmem.agents import checkpoint as cp
-from mdmem.agents.claude_env import runner
+from mdmem.agents.checkpoint import consolidate as cp
+from mdmem.agents.claude.env import runner
 from support import SESSION
 
 GOOD = {"dimensions": [3, 4, 6], "candidates": [
@@ -214,7 +214,7 @@ def test_mcp_checkpoint_propose(vault: Path):
 
 
 def test_scan_prompt_is_bounded_and_names_what_exists(vault: Path):
-    from mdmem.agents.dimensions import Evidence
+    from mdmem.agents.checkpoint.dimensions import Evidence
 
     known = cp.Known.read(vault)
     evidence = [Evidence(3, 7, "user", "x" * 400, "always/never + tool 'ruff'", 0.85)] * 40
@@ -230,7 +230,7 @@ def test_scan_prompt_is_bounded_and_names_what_exists(vault: Path):
 
 def test_task_closure_is_no_hint_for_the_model(vault: Path):
     """The prompt says finishing the task is not enough by itself: a ① "Done" is no hint; a ③ rule is."""
-    from mdmem.agents.dimensions import Evidence
+    from mdmem.agents.checkpoint.dimensions import Evidence
 
     evidence = [Evidence(1, 9, "assistant", "Done: all 48 tests pass.", "closing report", 0.9),
                 Evidence(3, 4, "user", "never run the migrations against the shared database", "never + scope", 0.85)]
@@ -267,7 +267,7 @@ def test_titles_say_the_subject_in_whole_words(text: str, name: str):
 
 
 def test_scan_prompt_in_portuguese_is_bounded_and_byte_stable(vault: Path):
-    from mdmem.agents.dimensions import Evidence
+    from mdmem.agents.checkpoint.dimensions import Evidence
 
     known = cp.Known.read(vault)
     evidence = [Evidence(3, 7, "user", "x" * 400, "always/never + tool 'ruff'", 0.85)] * 40

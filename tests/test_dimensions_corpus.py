@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mdmem.agents import dimensions, transcript
+from mdmem.agents.checkpoint import dimensions, transcript
 from support import ROOT
 
 

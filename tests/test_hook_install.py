@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mdmem.agents.claude_env import HOOK_CODE
+from mdmem.agents.claude.env import HOOK_CODE
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample-vault"
@@ -400,8 +400,8 @@ def test_more_events_are_a_one_line_change(world):
     """HOOKS is caller-supplied: one more line (a hypothetical event) gets its own group, in
     HOOKS order, next to the real ones; a stale SessionStart matcher is brought up to date.
     (The hypothetical event reuses the `stop` sub-command: a new sub-command would also have to be
-    added to OWN_COMMAND's pattern to be recognised as mdmem's.)"""
-    from mdmem.agents.claude_settings import HOOKS, install, uninstall
+    be recognised by is_mdmem_hook as one of mdmem's (any lower-case sub-command is).)"""
+    from mdmem.agents.claude.settings import HOOKS, install, uninstall
 
     hooks = {**HOOKS, "SubagentStop": (None, "stop")}  # the one line
     world.project_settings.parent.mkdir()

@@ -176,7 +176,7 @@ def test_the_cadence_is_the_fallback(vault: Path, tmp_path: Path):
 
 
 def test_hook_defaults_are_the_settings_defaults():
-    from mdmem.agents.hooks import DEFAULTS
+    from mdmem.agents.hooks.session import DEFAULTS
     from mdmem.base.settings import HOOK_DEFAULTS
 
     assert DEFAULTS == HOOK_DEFAULTS and DEFAULTS["policy"] == "signals"
@@ -264,7 +264,8 @@ def test_the_gate_lets_through_every_piece_of_evidence_in_the_labelled_corpora()
     """A quiet stop skips the detectors when its new text holds none of the words they need
     (hooks.gate): that must never hide evidence. Every hit of a dimension that can fire (②-⑦),
     in the 54 + 12 written conversations and the dev split of the real ones, passes the gate."""
-    from mdmem.agents import dimensions, hooks, transcript
+    from mdmem.agents.checkpoint import dimensions, transcript
+    from mdmem.agents.hooks import session as hooks
 
     paths = [p for folder in ("checkpoint", "checkpoint-holdout") for p in sorted((ROOT / "tests" / "data" /
                                                                                   folder).iterdir())
@@ -301,10 +302,10 @@ def test_a_quiet_stop_imports_only_what_it_needs(vault: Path, tmp_path: Path):
                           input=json.dumps(payload(s.path)), capture_output=True, text=True, env=environ, timeout=60)
     assert proc.returncode == 0 and proc.stdout == ""
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
-    assert "mdmem.agents.transcript" in imported and "mdmem.agents.stop" in imported  # the stop was read
-    heavy = {"mdmem.agents.dimensions", "mdmem.agents.checkpoint", "mdmem.agents.scan", "dataclasses", "typing",
+    assert "mdmem.agents.checkpoint.transcript" in imported and "mdmem.agents.checkpoint.stop" in imported  # the stop was read
+    heavy = {"mdmem.agents.checkpoint.dimensions", "mdmem.agents.checkpoint.consolidate", "mdmem.agents.checkpoint.scan", "dataclasses", "typing",
              "pathlib", "mdmem.base.settings", "mdmem.base.models", "json", "re", "enum", "signal",
-             "mdmem.agents.hooks", "mdmem.base.terminal"}
+             "mdmem.agents.hooks.session", "mdmem.base.terminal"}
     assert not imported & heavy, sorted(imported & heavy)
     assert state(vault)["tools"] == 2
 
@@ -381,7 +382,8 @@ def test_the_prompts_language_is_what_the_user_typed_all_session(vault: Path, tm
 def test_fastjson_reads_and_writes_as_json_does():
     """The quiet path's JSON (`_json`'s C scanner and encoder, without `import json`): the same
     values, the same refusals, the same text as json.dumps(ensure_ascii=False, separators=(",", ":"))."""
-    from mdmem.agents import fastjson, hooks
+    from mdmem.agents.hooks import session as hooks
+    from mdmem.base import fastjson
     from mdmem.cli import hook
 
     for text in ['{"a": [1, 2.5, null, true, "é\\u00e9"], "b": {}}', " [1] \n", '"x"', "-0.0", "1e400", "NaN",

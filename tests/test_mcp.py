@@ -21,7 +21,7 @@ pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from mdmem.agents.claude_env import HOOK_CODE
+from mdmem.agents.claude.env import HOOK_CODE
 from mdmem.mcp_server import build_server
 from mdmem.mcp_session import MAX_CHARS, Session, fit
 

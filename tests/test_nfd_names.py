@@ -178,7 +178,7 @@ def test_the_prompt_hook_looks_again_at_a_cache_an_older_walker_made(mac):
     import hashlib
     import sqlite3
 
-    from mdmem.agents.hookstate import fresh
+    from mdmem.agents.hooks.state import fresh
     from mdmem.base import files
 
     scan = files.scan(mac)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mdmem.agents import transcript
+from mdmem.agents.checkpoint import transcript
 from mdmem.base.errors import MdmemError
 from support import FIXTURES
 

@@ -37,7 +37,7 @@ duplicate_similarity = 0.8  # DUPLICATE: Jaccard similarity of word 5-grams
 archive_daily_after_days = 0   # move daily notes older than this (once their week's and month's
                                # digests list them) to memory/.archive/daily/; 0 = never
 
-[hook]                          # see mdmem.agents.hooks
+[hook]                          # see mdmem.agents.hooks.session
 policy = "signals"            # or "cadence", "evidence"
 max_transcript_mb = 8         # the Stop hook reads at most the last 8 MB appended since its last run
 timeout_seconds = 2           # and gives up (silently, exit 0) after this long

@@ -66,7 +66,7 @@ def context(
     from mdmem.ops.context import context as run
 
     with _memory(vault) as mem:
-        from mdmem.agents.hooks import CARD_BUDGET, card_command, card_protocol, save_card
+        from mdmem.agents.hooks.session import CARD_BUDGET, card_command, card_protocol, save_card
 
         day = _date(today, "--today")
         result = run(mem, mode, budget, query, paths or [], include_sensitive, today=day,
@@ -107,7 +107,7 @@ def checkpoint(
     """Look back over a conversation for memories worth keeping (seven dimensions) and
     suggest at most three; `checkpoint accept 1,3` saves them, `checkpoint skip` drops them.
     `checkpoint propose` takes a model's candidates (JSON on stdin), checks and stores them."""
-    from mdmem.agents import checkpoint as cp
+    from mdmem.agents.checkpoint import consolidate as cp
     from mdmem.cli import render
 
     if target in ("accept", "skip"):
@@ -134,7 +134,7 @@ def checkpoint(
     if numbers is not None:
         raise typer.BadParameter(f"unexpected {numbers!r} after the {'command' if target == 'propose' else 'transcript'}")
     with _errors():
-        from mdmem.agents.transcript import latest_for
+        from mdmem.agents.checkpoint.transcript import latest_for
 
         root = _vault_root(vault)
         if target == "propose":
@@ -252,7 +252,7 @@ def hook_install(
 ) -> None:
     """Add or update mdmem's hooks in Claude Code's settings (idempotent; everything else is kept, the
     old file backed up). Default scope local: the command holds this machine's paths."""
-    from mdmem.agents import claude_settings
+    from mdmem.agents.claude import settings as claude_settings
     from mdmem.base.errors import MdmemError, VaultNotFound
     from mdmem.cli import claude_text, render
 
@@ -272,7 +272,7 @@ def hook_install(
 def hook_uninstall(scope: ScopeOpt = "local", project: ProjectOpt = None, dry_run: DryRunOpt = False,
                    json: JsonOpt = False) -> None:
     """Remove mdmem's hooks from Claude Code's settings (everything else is kept)."""
-    from mdmem.agents import claude_settings
+    from mdmem.agents.claude import settings as claude_settings
     from mdmem.cli import claude_text, render
 
     _scope(scope, claude_settings.SCOPES)
@@ -294,7 +294,7 @@ def hook_status(
 ) -> None:
     """Where mdmem's hooks and skills are installed, in every scope; for the current session its stop count,
     when the next checkpoint may fire, and the pending checkpoint."""
-    from mdmem.agents import claude_settings
+    from mdmem.agents.claude import settings as claude_settings
     from mdmem.cli import claude_text, render
 
     with _errors():
@@ -335,7 +335,7 @@ def install_claude(
     """Register `mdmem mcp` with Claude Code, install mdmem's hooks and its skills (/memory-check,
     /consolidate, the memory skill); all idempotent, every other setting, server and skill kept, the old
     file backed up; `mdmem uninstall claude` undoes it)."""
-    from mdmem.agents import claude_mcp
+    from mdmem.agents.claude import install as claude_mcp
     from mdmem.cli import claude_text, render
 
     if scope not in ("project", "user"):
@@ -367,7 +367,7 @@ def uninstall_claude(
 ) -> None:
     """Undo `mdmem install claude`: remove mdmem's MCP server, hooks and skills (every other setting,
     server and skill is kept; a file that held only mdmem's entries is removed)."""
-    from mdmem.agents import claude_mcp
+    from mdmem.agents.claude import install as claude_mcp
     from mdmem.cli import claude_text, render
 
     if scope not in ("project", "user"):

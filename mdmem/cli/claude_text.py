@@ -31,7 +31,7 @@ def skills_text(result) -> str:
 
 
 def claude_text(result) -> str:
-    from mdmem.agents import claude_settings
+    from mdmem.agents.claude import settings as claude_settings
 
     text = install_text(result.mcp) + "\n" + install_text(result.hooks)
     if result.replaced is not None:

@@ -3,7 +3,7 @@ runs them.
 
 :mod:`mdmem.__main__` hands these here on ``sys.argv`` before Typer is imported (a Typer command
 costs ~300 ms to start; a hook runs at every agent turn). Standard library and ``mdmem.base`` only at
-load time; the logic is :mod:`mdmem.agents.hooks`. Every other ``mdmem hook`` command (install,
+load time; the logic is :mod:`mdmem.agents.hooks.session`. Every other ``mdmem hook`` command (install,
 uninstall, status, --help) goes through the Typer app like any command.
 
 A hook fails open: any error exits 0, with the message on stderr and in ``.mdmem/hooks/hook.log``; an
@@ -104,14 +104,14 @@ def main(argv: list[str]) -> int:
         return usage(command)
     hook: Callable[[str, dict, dict], object]
     if command == "stop":  # the Stop policy alone: the card's module is not needed at every turn
-        from mdmem.agents.hookstate import DEFAULTS, arm
-        from mdmem.agents.stop import stop as hook
+        from mdmem.agents.checkpoint.stop import stop as hook
+        from mdmem.agents.hooks.state import DEFAULTS, arm
 
         arm(DEFAULTS["timeout_seconds"])  # a hostile transcript_path or a stdin never closed cannot hold the turn
     elif command == "prompt":
-        from mdmem.agents.prompt import prompt as hook
+        from mdmem.agents.hooks.prompt import prompt as hook
     else:
-        from mdmem.agents import hooks
+        from mdmem.agents.hooks import session as hooks
 
         hook = {"session-start": hooks.session_start, "pre-compact": hooks.pre_compact,
                 "session-end": hooks.session_end}[command]
@@ -128,7 +128,7 @@ def usage(command: str) -> int:
 
 def run(hook, args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> int:
     """Run a hook fail-open: its JSON (if any) on stdout, errors on stderr and in the log, exit 0."""
-    from mdmem.agents.hookstate import disarm, log
+    from mdmem.agents.hooks.state import disarm, log
     from mdmem.base.errors import MdmemError
     from mdmem.base.vault import looks_like_vault
 
@@ -173,11 +173,11 @@ def run(hook, args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> int:
     return 0
 
 
-CARD_MAX = 10_000  # = mdmem.agents.hooks.CARD_MAX (the card's module is not imported for a stop)
+CARD_MAX = 10_000  # = mdmem.agents.hooks.session.CARD_MAX (the card's module is not imported for a stop)
 
 
 def parse_options(args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> dict:
-    from mdmem.agents.hookstate import HookError
+    from mdmem.agents.hooks.state import HookError
 
     opts: dict = {}
     it = iter(args)
@@ -197,7 +197,7 @@ def parse_options(args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> 
 
 
 def read_payload(stream) -> dict:
-    from mdmem.agents.hookstate import HookError, loads
+    from mdmem.agents.hooks.state import HookError, loads
 
     raw = stream.read(4 * 1024 * 1024)  # Claude Code's payload is a few KB: never read without a bound
     try:

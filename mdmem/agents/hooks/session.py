@@ -1,7 +1,7 @@
 """Claude Code hooks, the logic besides Stop: the SessionStart card (``session_start``), the
 pending checkpoint it shows, ``hook status``, and PreCompact / SessionEnd (``pre_compact``,
 ``session_end``: the offline checkpoint kept for the next card). The Stop hook's policy is
-:mod:`mdmem.agents.stop` and what the hooks share :mod:`mdmem.agents.hookstate`; both are
+:mod:`mdmem.agents.checkpoint.stop` and what the hooks share :mod:`mdmem.agents.hooks.state`; both are
 re-exported here (``hooks.stop``, ``hooks.gate``, ``hooks.HookError``, ...).
 
 Claude Code runs these at every session start, so they are reached from :mod:`mdmem.cli.hook`
@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import time
 
-from mdmem.agents.hookstate import (  # noqa: F401  (re-exported: the hooks' public face)
+from mdmem.agents.checkpoint.stop import gate, offers, stop  # noqa: F401
+from mdmem.agents.hooks.state import (  # noqa: F401  (re-exported: the hooks' public face)
     DEFAULTS,
     LOCK_WAIT,
     HookError,
@@ -31,18 +32,17 @@ from mdmem.agents.hookstate import (  # noqa: F401  (re-exported: the hooks' pub
     text_field,
     write_state,
 )
-from mdmem.agents.stop import gate, offers, stop  # noqa: F401
 from mdmem.base import files
 from mdmem.base.layout import HOOKS_DIR, bootstrap_candidates, safe_session
 
 TYPE_CHECKING = False  # the card stays on the standard library
 if TYPE_CHECKING:
-    from mdmem.agents.checkpoint import Checkpoint
+    from mdmem.agents.checkpoint.consolidate import Checkpoint
 
 CARD_MAX = 10_000  # bytes (UTF-8): the most the SessionStart hook ever prints; Claude Code cuts larger ones
 CARD_BUDGET = 8000  # bytes: the card's default budget, leaving room for a pending checkpoint
 PENDING_DAYS = 14  # a pending checkpoint older than this is no longer shown on the card
-# who stored a checkpoint the card shows (its `origin`, mdmem.agents.candidates.ORIGINS): the model through
+# who stored a checkpoint the card shows (its `origin`, mdmem.agents.checkpoint.candidates.ORIGINS): the model through
 # `checkpoint propose` / MCP `checkpoint_propose` (after the Stop hook's prompt or a consolidation) and the
 # PreCompact / SessionEnd hooks; one stored before origins were kept has none and is shown, as then. Never a hand
 # run of `mdmem checkpoint TRANSCRIPT` ("hand"): its person read the list in their terminal, and it sat on every
@@ -68,7 +68,7 @@ def fingerprint(vault: str, cwd: str) -> str:
 
     h = hashlib.blake2b(digest_size=16)
     h.update(card_protocol(vault).encode("utf-8") + b"\0")
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     for rel in CARD_CODE:
         try:
             st = os.stat(os.path.join(package, rel))
@@ -93,7 +93,7 @@ def _card_path(vault: str) -> str:
 def card_protocol(vault) -> str:
     """The memory protocol the card carries: its commands are this install's (the Stop prompt's runner) with
     ``--vault`` and the vault's absolute path, since the agent's shell runs in the project, not the vault."""
-    from mdmem.agents.stop import _runner
+    from mdmem.agents.checkpoint.stop import _runner
     from mdmem.text.protocol import memory_protocol as text
 
     return text(run=_runner(), vault=os.path.abspath(str(vault)))
@@ -103,7 +103,7 @@ def card_command(vault) -> str:
     """How the card writes the other commands it names (``{}``: the arguments), as :func:`card_protocol` does."""
     import shlex
 
-    from mdmem.agents.stop import _runner
+    from mdmem.agents.checkpoint.stop import _runner
 
     return f"{_runner()} {{}} --vault {shlex.quote(os.path.abspath(str(vault)))}"
 
@@ -252,7 +252,7 @@ def instructions(lang: str, session: str, vault, example: str = "1,2") -> str:
     the numbers the accept command shows (the pending ones: after a partial accept only #3 may be left)."""
     import shlex
 
-    from mdmem.agents.claude_env import runner
+    from mdmem.agents.claude.env import runner
 
     tail = f"--session {shlex.quote(session)} --vault {shlex.quote(str(vault))}"
     run = runner()
@@ -286,7 +286,7 @@ def pending_text(vault: str, data: dict, room: int) -> str:
     tail = instructions(data.get("lang", "en"), session, vault, ",".join(shown) or "1")
     flagged = ""
     if any(c.get("secret") for c in items):  # rare: the mark's text only then (the card stays on the stdlib)
-        from mdmem.agents.candidates import SECRET_MARK
+        from mdmem.agents.checkpoint.candidates import SECRET_MARK
 
         flagged = SECRET_MARK["pt" if pt else "en"].format(flag="--allow-secret")
     lines: list[str] = []
@@ -368,7 +368,7 @@ _KEPT_BY = {"propose": "Stop", "PreCompact": "PreCompact", "SessionEnd": "Sessio
 
 def _capture(vault: str, payload: dict, event: str) -> Checkpoint:
     """PreCompact and SessionEnd: the offline checkpoint on the transcript as it stands
-    (:func:`mdmem.agents.checkpoint.analyze`), kept as the session's pending checkpoint when it has
+    (:func:`mdmem.agents.checkpoint.consolidate.analyze`), kept as the session's pending checkpoint when it has
     suggestions. Nothing is written to memory: the next card shows them and the user chooses."""
     session, transcript = text_field(payload, "session_id"), text_field(payload, "transcript_path")
     if not session:
@@ -377,7 +377,7 @@ def _capture(vault: str, payload: dict, event: str) -> Checkpoint:
         raise HookError(f"no transcript to read ({transcript or 'no transcript_path'})")
     from pathlib import Path
 
-    from mdmem.agents import checkpoint as cp
+    from mdmem.agents.checkpoint import consolidate as cp
 
     cwd = folder_field(payload)
     folder = os.path.join(vault, HOOKS_DIR)

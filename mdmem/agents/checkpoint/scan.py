@@ -2,7 +2,7 @@
 consolidate, the short memory protocol for the SessionStart card, and what the vault already
 holds (so neither the model nor the offline detectors propose it again).
 
-Kept apart from :mod:`mdmem.agents.checkpoint` (candidates, ``propose``, storage, ``accept``) so
+Kept apart from :mod:`mdmem.agents.checkpoint.consolidate` (candidates, ``propose``, storage, ``accept``) so
 the Stop hook's firing path and the SessionStart card import only this: the standard library and
 ``mdmem.base``, no ``dataclasses``, ``pathlib`` or ``typing`` at load time.
 """
@@ -14,14 +14,16 @@ import os
 import re
 import unicodedata
 
-from mdmem.agents.evidence import _TAG as _TAGS  # one grammar of markup tags for the detectors and the checkpoint
+from mdmem.agents.checkpoint.evidence import (
+    _TAG as _TAGS,  # one grammar of markup tags for the detectors and the checkpoint
+)
 from mdmem.base import files
 
 TYPE_CHECKING = False  # annotations only (`typing` costs ~10 ms of a hook's start)
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from mdmem.agents.dimensions import Evidence
+    from mdmem.agents.checkpoint.dimensions import Evidence
 from mdmem.base.layout import MEMORY_DIR, STATE_DIR, safe_session  # noqa: E402
 from mdmem.text.protocol import memory_protocol  # noqa: E402,F401  (re-exported: the checkpoint's public face)
 
@@ -189,7 +191,7 @@ class Known:
 def _saved_notes(vault: str) -> list[tuple[str, dict]]:
     """Every note's path, type, name (frontmatter ``name``, else the title), description and a decision's
     ``chosen``/``rejected``, from the notes cache (``.mdmem/notes.db``) with the standard library (sqlite3's
-    json_extract), the cache brought up to date first as the prompt hook does (:func:`mdmem.agents.hookstate.fresh`:
+    json_extract), the cache brought up to date first as the prompt hook does (:func:`mdmem.agents.hooks.state.fresh`:
     Whoosh and the parser only when the vault's scan differs). [] when there is no cache or it cannot be read
     (the checks on MEMORY.md still hold).
     Its cost on the SessionEnd hook with two suggestions to check (medians of 11 runs interleaved with the
@@ -199,7 +201,7 @@ def _saved_notes(vault: str) -> list[tuple[str, dict]]:
     Whoosh). Daily notes are never read (never a suggestion's type)."""
     import sqlite3
 
-    from mdmem.agents.hookstate import fresh, log, notes_db
+    from mdmem.agents.hooks.state import fresh, log, notes_db
     from mdmem.base.errors import MdmemError
     from mdmem.engine import quick
 

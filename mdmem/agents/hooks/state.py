@@ -5,7 +5,7 @@ written as JSON.
 On the Stop hook's quiet path (most stops), so standard library only, and not even ``json``,
 ``re``, ``signal`` or ``enum``: measured under load, ``import json`` alone costs 0.8x a bare
 ``python -c pass`` (it imports ``re``, which imports ``enum``), ``import signal`` 0.4x, against a
-budget of 2x for the whole quiet hook. JSON goes through :mod:`mdmem.agents.fastjson` and the
+budget of 2x for the whole quiet hook. JSON goes through :mod:`mdmem.base.fastjson` and the
 timer through ``_signal``.
 """
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 import time
 
-from mdmem.agents.fastjson import dumps, loads
 from mdmem.base import files
 from mdmem.base.errors import MdmemError
+from mdmem.base.fastjson import dumps, loads
 from mdmem.base.layout import HOOKS_DIR, STATE_DIR, mdmem_home
 
 TYPE_CHECKING = False  # not `from typing import`: the quiet stop imports as little as it can

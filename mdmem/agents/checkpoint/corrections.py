@@ -29,19 +29,19 @@ from __future__ import annotations
 
 import re
 
-from mdmem.agents.evidence import Evidence, _re, _rx, clause, pasted, prose, quote, sentences
+from mdmem.agents.checkpoint.evidence import Evidence, _re, _rx, clause, pasted, prose, quote, sentences
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from mdmem.agents.transcript import Message
+    from mdmem.agents.checkpoint.transcript import Message
 
 STRENGTH = 0.85  # a conceded correction fires the Stop hook on its own (a memory dimension at >= 0.8)
 MIN_WORDS = 8    # "why won't you run it?" (5 words, conceded in a session with nothing to keep) is not enough
 MEMORY = (2, 3, 4, 6)
 SHORT = 400      # characters: a conceding reply this short that ends by asking is an apology, not a point taken up
-# a concession to a comment the user pasted (:func:`mdmem.agents.evidence.pasted`: a review bot's finding) is no
+# a concession to a comment the user pasted (:func:`mdmem.agents.checkpoint.evidence.pasted`: a review bot's finding) is no
 # correction of the assistant by the user: what the comment says is at most a domain rule (③), and a hint, not
 # enough alone to make a suggestion or fire the Stop hook. Measured on holdout3 (41-48, blind run): the two
 # pasted comments conceded were taken as ⑥ corrections, both wrong (labelled ③ firm in 48, ③ borderline in 46).

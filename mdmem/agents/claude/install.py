@@ -1,5 +1,5 @@
 """``mdmem install claude`` / ``uninstall claude``: register the ``mdmem mcp`` server with Claude
-Code and install the hooks (:mod:`mdmem.agents.claude_settings`) and the skills; undo it.
+Code and install the hooks (:mod:`mdmem.agents.claude.settings`) and the skills; undo it.
 Standard library only.
 """
 
@@ -12,8 +12,8 @@ import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from mdmem.agents.claude_env import find_project, runner
-from mdmem.agents.claude_settings import (
+from mdmem.agents.claude.env import find_project, runner
+from mdmem.agents.claude.settings import (
     BACKUP_SUFFIX,
     MCP_NAME,
     InstallResult,
@@ -24,13 +24,13 @@ from mdmem.agents.claude_settings import (
     install,
     uninstall,
 )
-from mdmem.agents.skills import NAMES as SKILL_NAMES
+from mdmem.agents.claude.skills import NAMES as SKILL_NAMES
 from mdmem.base.errors import MdmemError
 from mdmem.base.files import state_dir, write_atomic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from mdmem.agents.skills import SkillsResult
+    from mdmem.agents.claude.skills import SkillsResult
 
 # --- the MCP server ---------------------------------------------------------
 # `mdmem install claude` registers `mdmem mcp` with Claude Code and installs the hooks.
@@ -279,7 +279,7 @@ def install_claude(scope: str, vault: str | os.PathLike, project: str | os.PathL
     """The MCP server, the hooks and the skills for ``scope`` (project or user); see "the MCP server"
     above for which file gets the server. Every file is read and checked before any is written, so a bad
     one leaves all untouched."""
-    from mdmem.agents import skills
+    from mdmem.agents.claude import skills
 
     if scope not in HOOK_SCOPE:
         raise MdmemError(f"unknown scope {scope!r}: use project or user")
@@ -328,7 +328,7 @@ def uninstall_claude(scope: str, project: str | os.PathLike | None = None, *,
     """Undo :func:`install_claude` for ``scope``: the server leaves .mcp.json and the local scope
     (project) or the user scope (user); the hooks leave their settings file, which is removed when
     nothing else is left in it; so does a .claude/.gitignore holding only mdmem's lines; and mdmem's skills."""
-    from mdmem.agents import skills
+    from mdmem.agents.claude import skills
 
     if scope not in HOOK_SCOPE:
         raise MdmemError(f"unknown scope {scope!r}: use project or user")

@@ -47,9 +47,9 @@ from __future__ import annotations
 
 import os
 
-from mdmem.agents.fastjson import loads
 from mdmem.base import files
 from mdmem.base.errors import MdmemError
+from mdmem.base.fastjson import loads
 
 SKIPPED_TYPES = frozenset({"progress", "file-history-snapshot", "attachment", "summary",
                            "system", "custom-title", "tag", "agent-name", "last-prompt"})

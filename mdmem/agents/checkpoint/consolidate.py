@@ -15,7 +15,7 @@ Two ways to candidates, one format for the user:
   JSON (:func:`run_model`). :func:`memory_protocol` is the short text that tells the model
   when to scan on its own (the seed's primary trigger).
 - **Offline** (``mdmem checkpoint TRANSCRIPT``, no model): the detectors'
-  evidence (:mod:`mdmem.agents.dimensions`) → :func:`build`: 0-1 dimensions hit → silent;
+  evidence (:mod:`mdmem.agents.checkpoint.dimensions`) → :func:`build`: 0-1 dimensions hit → silent;
   else at most three candidates, rules, feedback and decisions before analysis, milestones
   and task closure, each named after its subject in at most 60 characters
   (:func:`title`: no cut words, tags or ellipses).
@@ -23,9 +23,9 @@ Two ways to candidates, one format for the user:
 Proposals are kept in ``<vault>/.mdmem/checkpoints/<session>.json`` (atomic writes) until
 ``accept`` or ``skip``. Standard library only (the Stop hook builds checkpoints).
 
-By concept (each re-exported here, the checkpoint's public face): :mod:`mdmem.agents.scan` the scan
-prompt and what the vault already holds; :mod:`mdmem.agents.candidates` the candidates, their names,
-the offline build and the stored checkpoints; :mod:`mdmem.agents.propose` the model's side; this
+By concept (each re-exported here, the checkpoint's public face): :mod:`mdmem.agents.checkpoint.scan` the scan
+prompt and what the vault already holds; :mod:`mdmem.agents.checkpoint.candidates` the candidates, their names,
+the offline build and the stored checkpoints; :mod:`mdmem.agents.checkpoint.propose` the model's side; this
 module the numbered text, ``analyze``, ``accept`` and ``skip``.
 """
 
@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from mdmem.agents.candidates import (  # noqa: F401  (the checkpoint's public face)
+from mdmem.agents.checkpoint.candidates import (  # noqa: F401  (the checkpoint's public face)
     BODY_MAX,
     DESCRIPTION_MAX,
     KINDS,
@@ -61,8 +61,7 @@ from mdmem.agents.candidates import (  # noqa: F401  (the checkpoint's public fa
     store,
     title,
 )
-from mdmem.agents.claude_env import runner
-from mdmem.agents.propose import (  # noqa: F401
+from mdmem.agents.checkpoint.propose import (  # noqa: F401
     _MODEL_ANSWER,
     _MODEL_ANSWER_PT,
     MODEL_INPUT_MAX,
@@ -71,7 +70,7 @@ from mdmem.agents.propose import (  # noqa: F401
     propose,
     run_model,
 )
-from mdmem.agents.scan import (  # noqa: F401
+from mdmem.agents.checkpoint.scan import (  # noqa: F401
     MARKS,
     PROMPT_MAX,
     RANK,
@@ -83,6 +82,7 @@ from mdmem.agents.scan import (  # noqa: F401
     memory_protocol,
     scan_prompt,
 )
+from mdmem.agents.claude.env import runner
 from mdmem.base.errors import MdmemError, UsageError
 
 # ----------------------------------------------------------------------------- text
@@ -147,8 +147,8 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
     ``--session``, the newest pending one of any origin) still take a hand run's suggestions. A hand run of
     a session's transcript replaces that session's pending checkpoint, as every checkpoint does: the
     numbers just printed are the ones ``accept`` takes, and the person who ran it decides them."""
-    from mdmem.agents.dimensions import detect, language
-    from mdmem.agents.transcript import read
+    from mdmem.agents.checkpoint.dimensions import detect, language
+    from mdmem.agents.checkpoint.transcript import read
 
     tr = read(source, subagents=subagents, max_bytes=max_bytes)
     sid = session or tr.session_id or (Path(source).stem if source != "-" else "stdin")
@@ -200,8 +200,8 @@ class AcceptResult:
 
 def commands(session: str, vault, lang: str = "en", example: Sequence[int] = (1, 2), run: str | None = None) -> str:
     """How to accept or skip a stored checkpoint's suggestions from a shell, with the ``--session`` and
-    ``--vault`` they need (the tail the Stop hook's prompt builds, :func:`mdmem.agents.scan._tail`)."""
-    from mdmem.agents.claude_env import runner
+    ``--vault`` they need (the tail the Stop hook's prompt builds, :func:`mdmem.agents.checkpoint.scan._tail`)."""
+    from mdmem.agents.claude.env import runner
 
     run = run or runner()
     tail = _tail(session, vault)

@@ -30,7 +30,7 @@ What real sessions taught them (eval/data/checkpoint-real, tune split; issue 13)
   never "a new version is released" upstream;
 - ⑥ a qualified yes that redirects ("Sure, but the CLI should…, not you…"), "hold off…".
 
-- corrections the assistant concedes ("You're right", "Good catch": :mod:`mdmem.agents.corrections`),
+- corrections the assistant concedes ("You're right", "Good catch": :mod:`mdmem.agents.checkpoint.corrections`),
   whatever the user's words: a fact corrected (③), a doubt phrased as a question (⑥), a decision
   argued (④); a path kept off limits, something kept on purpose, a tool's feature deprecated, a
   reminder ("remember to", "be sure to"), a rule for "Claude" in the third person, "is there no
@@ -53,9 +53,9 @@ from __future__ import annotations
 
 import re
 
-from mdmem.agents.corrections import PASTED_STRENGTH, conceded
-from mdmem.agents.decisions import decisions, picks
-from mdmem.agents.evidence import (  # noqa: F401  (the detectors' shared names, used from here)
+from mdmem.agents.checkpoint.corrections import PASTED_STRENGTH, conceded
+from mdmem.agents.checkpoint.decisions import decisions, picks
+from mdmem.agents.checkpoint.evidence import (  # noqa: F401  (the detectors' shared names, used from here)
     _FENCE,
     HIT,
     NAMES,
@@ -77,8 +77,8 @@ from mdmem.agents.evidence import (  # noqa: F401  (the detectors' shared names,
     sentences,
     unwrap,
 )
-from mdmem.agents.rules import calibration, lessons, rules
-from mdmem.agents.transcript import Message, turns
+from mdmem.agents.checkpoint.rules import calibration, lessons, rules
+from mdmem.agents.checkpoint.transcript import Message, turns
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

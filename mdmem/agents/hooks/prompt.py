@@ -44,7 +44,7 @@ import os
 import re
 import time
 
-from mdmem.agents.hookstate import fresh, notes_db, text_field
+from mdmem.agents.hooks.state import fresh, notes_db, text_field
 from mdmem.base import files
 from mdmem.base.layout import HOOKS_DIR, safe_session
 
@@ -323,7 +323,7 @@ def render(vault: str, notes: list[Found], words: list[str], span=None) -> str:
 
 def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
     """The UserPromptSubmit hook (see the module's docstring)."""
-    from mdmem.agents.hooks import log, read_state
+    from mdmem.agents.hooks.session import log, read_state
     from mdmem.engine import quick, supersede
 
     text = text_field(payload, "prompt")[:20_000]

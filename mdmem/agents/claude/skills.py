@@ -47,7 +47,7 @@ class SkillsResult:
 def folder(scope: str, project: str | os.PathLike | None = None) -> Path:
     """Where skills live: ``<project>/.claude/skills`` (project scope) or ``~/.claude/skills`` (user scope,
     ``$CLAUDE_CONFIG_DIR/skills`` when set)."""
-    from mdmem.agents.claude_env import find_project, user_config_dir
+    from mdmem.agents.claude.env import find_project, user_config_dir
 
     if scope == "user":
         return user_config_dir() / "skills"
@@ -58,7 +58,7 @@ def folder(scope: str, project: str | os.PathLike | None = None) -> Path:
 
 def texts(vault: str | os.PathLike, exe: str | None = None, protocol: str | None = None) -> dict[str, str]:
     """The three SKILL.md files, for this vault and this way of running mdmem."""
-    from mdmem.agents.claude_env import runner
+    from mdmem.agents.claude.env import runner
     from mdmem.text.protocol import memory_protocol
 
     run = exe or runner()

@@ -11,13 +11,13 @@ from __future__ import annotations
 import functools
 import re
 
-from mdmem.agents.transcript import Frozen
+from mdmem.agents.checkpoint.transcript import Frozen
 
 TYPE_CHECKING = False  # annotations only (`typing` costs ~10 ms of a hook's start)
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from mdmem.agents.transcript import Message
+    from mdmem.agents.checkpoint.transcript import Message
 
 HIT = 0.6
 NAMES = {1: "task closure", 2: "behaviour rule", 3: "domain rule", 4: "decision", 5: "milestone",
@@ -29,7 +29,7 @@ class Evidence(Frozen):
     """dimension; index: the message's index in the conversation; speaker; quote (under 200
     characters); signal: the rule that fired; strength (0..1); offset: the message's byte offset
     in the transcript (to recognise it again); detail: chosen/rejected, paths, the request, ...
-    (A light frozen record, as :class:`~mdmem.agents.transcript.Message`: the Stop hook imports
+    (A light frozen record, as :class:`~mdmem.agents.checkpoint.transcript.Message`: the Stop hook imports
     this module, and ``dataclasses`` alone costs more than a quiet hook's whole budget.)"""
 
     dimension: int

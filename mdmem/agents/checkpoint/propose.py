@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from mdmem.agents.candidates import (
+from mdmem.agents.checkpoint.candidates import (
     BODY_MAX,
     KINDS,
     LANGS,
@@ -28,7 +28,7 @@ from mdmem.agents.candidates import (
     store,
     title,
 )
-from mdmem.agents.scan import EXAMPLE_JSON, FIELDS, FIELDS_PT, MARKS, Known, _slug, clean, strip_tags
+from mdmem.agents.checkpoint.scan import EXAMPLE_JSON, FIELDS, FIELDS_PT, MARKS, Known, _slug, clean, strip_tags
 from mdmem.base.errors import MdmemError, UsageError
 
 
@@ -108,7 +108,7 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
     - at most three kept, in the model's order.
 
     Nothing is stored when no candidate is left; what is stored records ``origin``
-    (:data:`mdmem.agents.candidates.ORIGINS`: "hand" for ``mdmem checkpoint TRANSCRIPT --model``, which the
+    (:data:`mdmem.agents.checkpoint.candidates.ORIGINS`: "hand" for ``mdmem checkpoint TRANSCRIPT --model``, which the
     card does not show)."""
     payload = _json_payload(data)
     if isinstance(payload, dict):

@@ -2,7 +2,7 @@
 words, no tags or ellipses), the offline path's choice of at most three from the detectors'
 evidence (:func:`build`), what is never saved, and the pending checkpoints kept in
 ``<vault>/.mdmem/checkpoints/<session>.json`` until ``accept`` or ``skip``. The model's side is
-:mod:`mdmem.agents.propose`; both are put together in :mod:`mdmem.agents.checkpoint`.
+:mod:`mdmem.agents.checkpoint.propose`; both are put together in :mod:`mdmem.agents.checkpoint.consolidate`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from mdmem.agents.dimensions import NAMES, SUBSTANTIAL, Evidence, hits
-from mdmem.agents.scan import MARKS, RANK, Known, _slug, clean
+from mdmem.agents.checkpoint.dimensions import NAMES, SUBSTANTIAL, Evidence, hits
+from mdmem.agents.checkpoint.scan import MARKS, RANK, Known, _slug, clean
 from mdmem.base.errors import MdmemError, UsageError
 from mdmem.base.files import write_atomic
 from mdmem.base.layout import STATE_DIR, safe_session
@@ -96,7 +96,7 @@ class Checkpoint:
 
 def as_dict(result) -> dict:
     """``dataclasses.asdict`` of a checkpoint result, its evidence as plain dicts (JSON as is)."""
-    from mdmem.agents.transcript import Frozen
+    from mdmem.agents.checkpoint.transcript import Frozen
 
     def plain(x):
         if isinstance(x, Frozen):
@@ -308,7 +308,7 @@ def _secret(text: str) -> str | None:
     like it holds one is kept and shown marked (:func:`secret_of`, :data:`SECRET_MARK`), and ``accept``
     refuses it (nothing written, the reason and ``accept N --allow-secret --session S --vault V`` in its
     message, that suggestion left pending), so the user decides knowingly rather than never seeing it
-    (:func:`mdmem.agents.checkpoint.accept`)."""
+    (:func:`mdmem.agents.checkpoint.consolidate.accept`)."""
     return None
 
 
@@ -340,7 +340,7 @@ def redacted(e: Evidence) -> Evidence:
     …" (a new user's trial), on the card, in the pending checkpoint and, once accepted, in a note. Nobody
     chose to keep that token, so it never reaches the suggestion, rather than being marked and refused at
     ``accept`` as a secret a model proposed is (:func:`_secret`): the rest of the suggestion stays useful."""
-    from mdmem.agents.transcript import replace as renew
+    from mdmem.agents.checkpoint.transcript import replace as renew
     from mdmem.text.secrets import redact
 
     def clear(value):
@@ -427,7 +427,7 @@ def _folder(vault: Path) -> Path:
 # who stored a checkpoint (its `origin`): the model answering the Stop hook's prompt or a consolidation through
 # `checkpoint propose` / MCP `checkpoint_propose`; the PreCompact or SessionEnd hook (the offline checkpoint); or a
 # person running `mdmem checkpoint TRANSCRIPT` by hand ("hand"), who reads its list in their terminal. The card
-# shows every origin but "hand" (mdmem.agents.hooks.CARD_ORIGINS)
+# shows every origin but "hand" (mdmem.agents.hooks.session.CARD_ORIGINS)
 ORIGINS = ("propose", "PreCompact", "SessionEnd", "hand")
 
 

@@ -1,5 +1,5 @@
 """Install, remove and inspect mdmem's Claude Code hooks in a ``settings.json``. Registering the
-``mdmem mcp`` server with them (``mdmem install claude``) is :mod:`mdmem.agents.claude_mcp`.
+``mdmem mcp`` server with them (``mdmem install claude``) is :mod:`mdmem.agents.claude.install`.
 
 ``mdmem hook install|uninstall|status`` land here. Standard library only (plus
 ``vault``/``errors``): these commands run without Typer.
@@ -32,7 +32,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from mdmem.agents.claude_env import find_project, hook_runner, user_config_dir
+from mdmem.agents.claude.env import find_project, hook_runner, user_config_dir
 from mdmem.base.errors import MdmemError
 from mdmem.base.files import write_atomic
 
@@ -111,7 +111,7 @@ def settings_path(scope: str, project: str | os.PathLike | None = None) -> Path:
 
 
 def hook_command(subcommand: str, vault: str | os.PathLike, exe: str | None = None) -> str:
-    """The command of one hook: ``exe`` when given, else :func:`~mdmem.agents.claude_env.hook_runner`
+    """The command of one hook: ``exe`` when given, else :func:`~mdmem.agents.claude.env.hook_runner`
     (this interpreter with ``-P -c``: the hooks' start-up without the console script's imports)."""
     return f"{exe or hook_runner()} hook {subcommand} --vault {shlex.quote(str(Path(vault).absolute()))}"
 
@@ -347,8 +347,8 @@ def status(project: str | os.PathLike | None = None, *,
     """Where mdmem's hooks and skills are installed, in every scope; and, for the vault (``vault``, else the
     one the installed hooks name) and the session (``session``, else the one that stopped last), the stop
     count, when the next checkpoint may fire, and the pending checkpoint."""
-    from mdmem.agents import hooks as hook_logic
-    from mdmem.agents import skills
+    from mdmem.agents.claude import skills
+    from mdmem.agents.hooks import session as hook_logic
 
     scopes, warnings = [], []
     for scope in SCOPES:
@@ -376,4 +376,4 @@ def status(project: str | os.PathLike | None = None, *,
     return StatusResult(scopes, warnings, skills.status(project), info)
 
 
-MCP_NAME = "mdmem"  # the server's name in Claude Code's config (registration: mdmem.agents.claude_mcp)
+MCP_NAME = "mdmem"  # the server's name in Claude Code's config (registration: mdmem.agents.claude.install)

@@ -1,14 +1,14 @@
 """② ③ ⑥: what the user says about how to work: rules (a general rule of behaviour for the
 assistant is ②, a rule about a domain, tool, file type or path ③: the seed's definitions) and
 calibration (the user corrects a practice or confirms a non-obvious one, ⑥). See
-:mod:`mdmem.agents.dimensions` for what real sessions taught these patterns.
+:mod:`mdmem.agents.checkpoint.dimensions` for what real sessions taught these patterns.
 """
 
 from __future__ import annotations
 
 import re
 
-from mdmem.agents.evidence import (
+from mdmem.agents.checkpoint.evidence import (
     Evidence,
     _first,
     _re,
@@ -24,7 +24,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from mdmem.agents.transcript import Message
+    from mdmem.agents.checkpoint.transcript import Message
 
 # ----------------------------------------------------------------------------- ② ③ rules
 

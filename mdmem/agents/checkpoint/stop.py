@@ -2,13 +2,13 @@
 
 Claude Code runs it at every agent turn, so it is reached from :mod:`mdmem.cli.hook` (the fast
 path, before Typer is ever imported) and this module imports only the standard library,
-``mdmem.base`` and :mod:`mdmem.agents.hookstate` at load time (not even ``json`` or ``re``: see
+``mdmem.base`` and :mod:`mdmem.agents.hooks.state` at load time (not even ``json`` or ``re``: see
 there). The other hooks (the SessionStart card, PreCompact, SessionEnd) are
-:mod:`mdmem.agents.hooks`; installing them into Claude Code's settings is
-:mod:`mdmem.agents.claude_settings`.
+:mod:`mdmem.agents.hooks.session`; installing them into Claude Code's settings is
+:mod:`mdmem.agents.claude.settings`.
 
 The Stop hook decides *when* the session should consolidate, and hands the model in the
-session the scan prompt (:func:`mdmem.agents.checkpoint.scan_prompt`): the model judges, and
+session the scan prompt (:func:`mdmem.agents.checkpoint.consolidate.scan_prompt`): the model judges, and
 answers through ``mdmem checkpoint propose``; nothing is written until the user picks numbers.
 
 It reads Claude Code's JSON on stdin (``session_id``, ``transcript_path``, ``cwd``,
@@ -86,7 +86,7 @@ from __future__ import annotations
 
 import os
 
-from mdmem.agents.hookstate import (
+from mdmem.agents.hooks.state import (
     DEFAULTS,
     LOCK_WAIT,
     HookError,
@@ -329,7 +329,7 @@ def _remember(state: dict, found: list) -> None:
     pending = state.setdefault("pending", {})
     if not found:
         return  # (and the detectors' module is not imported for nothing)
-    from mdmem.agents.dimensions import HIT
+    from mdmem.agents.checkpoint.dimensions import HIT
 
     for e in found:
         if e.strength >= HIT:  # only what hits a dimension counts toward firing
@@ -401,7 +401,7 @@ def _evidence_dict(e) -> dict:
 
 
 def _evidence(d: dict):
-    from mdmem.agents.dimensions import Evidence
+    from mdmem.agents.checkpoint.dimensions import Evidence
 
     return Evidence(**d)
 
@@ -413,7 +413,7 @@ def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, dete
     the turn delivered a result or ends by asking the user, whether the topic changed.
     ``detectors=False`` (the ``signals`` policy): the detectors run only when this stop could
     fire (see :func:`_worth_detecting`)."""
-    from mdmem.agents.transcript import Message, read
+    from mdmem.agents.checkpoint.transcript import Message, read
 
     if not transcript:
         raise HookError("no transcript_path in the hook's input")
@@ -446,7 +446,7 @@ def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, dete
     found = []
     asks = None  # not looked at (the detectors did not run: this stop cannot fire)
     if detectors or ask or steering or _worth_detecting(state, users, new, cfg, t, carry):
-        from mdmem.agents.dimensions import asks_user, detect
+        from mdmem.agents.checkpoint.dimensions import asks_user, detect
 
         seen = set(state.get("seen", []))
         for e in detect(messages):
@@ -517,7 +517,7 @@ def _topic_words(text: str) -> set[str]:
 def _runner() -> str:
     """How this hook was started, for the commands the model is told to run: the console script
     (``.../bin/mdmem``), else ``python -m mdmem`` with this interpreter (what
-    :func:`mdmem.agents.claude_env.runner` gives, without importing that module)."""
+    :func:`mdmem.agents.claude.env.runner` gives, without importing that module)."""
     import shlex
     import sys
 
@@ -535,7 +535,7 @@ def _runner() -> str:
 def _fire(vault_dir: str, session: str, transcript: str, evidence: list, state: dict, cfg: dict,
           why: str) -> dict:
     """The scan prompt for the model in the session, as the Stop hook's output."""
-    from mdmem.agents import scan as cp
+    from mdmem.agents.checkpoint import scan as cp
 
     vault = vault_dir
     lang = choose(*state.get("lang", (0, 0)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from mdmem.agents.evidence import (
+from mdmem.agents.checkpoint.evidence import (
     Evidence,
     _first,
     _lower,
@@ -25,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from mdmem.agents.transcript import Message
+    from mdmem.agents.checkpoint.transcript import Message
 
 # ----------------------------------------------------------------------------- ④ decision
 
