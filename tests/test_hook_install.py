@@ -399,8 +399,7 @@ def test_hooks_start_with_the_interpreter_not_the_console_script(world, tmp_path
 def test_more_events_are_a_one_line_change(world):
     """HOOKS is caller-supplied: one more line (a hypothetical event) gets its own group, in
     HOOKS order, next to the real ones; a stale SessionStart matcher is brought up to date.
-    (The hypothetical event reuses the `stop` sub-command: a new sub-command would also have to be
-    be recognised by is_mdmem_hook as one of mdmem's (any lower-case sub-command is).)"""
+    (The hypothetical event reuses the `stop` sub-command; is_mdmem_hook takes any lower-case sub-command.)"""
     from mdmem.agents.claude.settings import HOOKS, install, uninstall
 
     hooks = {**HOOKS, "SubagentStop": (None, "stop")}  # the one line
