@@ -400,3 +400,49 @@ def test_a_journal_that_is_not_one_is_set_aside_never_obeyed(vault, tmp_path):
     assert r.exit_code in (1, 2) and "Traceback" not in r.stderr
     assert snapshot(vault) == before and not (tmp_path / "escaped.md").exists()
     assert not (state / "move.json").exists() and (state / "move.json.bad").is_file()
+
+
+# ----------------------------------------------------------------------------- scanner evasions
+
+
+EVASIONS = {
+    "split over lines": f"the deploy key is {AWS_KEY[:9]}\n  {AWS_KEY[9:]}\nrotate it in May",
+    "spelled with spaces": "key: " + " ".join(GH_TOKEN),
+    "in base64": "creds: " + __import__("base64").b64encode(f"aws_access_key_id={AWS_KEY}".encode()).decode(),
+    "password in words": "the staging password is Xk9#mQ2$vL7pR4wZ, ask Ana",
+}
+
+
+@pytest.mark.parametrize("how", sorted(EVASIONS))
+def test_a_secret_hidden_from_the_line_rules_is_still_refused(vault, how):
+    before = snapshot(vault)
+    r = invoke("save", f"Staging deploys.\n{EVASIONS[how]}\n", "-t", "reference", "--vault", vault)
+    assert r.exit_code == 1 and "holds what looks like a secret" in r.stderr, (how, r.stderr)
+    r = invoke("edit", NOTE, "--append", EVASIONS[how], "--vault", vault)
+    assert r.exit_code == 1 and "holds what looks like a secret" in r.stderr, (how, r.stderr)
+    assert snapshot(vault) == before
+
+
+def test_the_deeper_scan_flags_no_more_of_the_real_vaults_than_the_line_rules():
+    """False positives, measured on the real vaults kept as fixtures (public repositories: SOURCES.md) and the
+    sample vault: the write-time scan (evasions included) flags exactly the notes the line rules flag (4 of 1,066
+    files, 7 findings, all `password=`-style lines of a DC/OS and a Docker registry how-to)."""
+    from mdmem.text.secrets import find
+
+    root = Path(__file__).parent
+    files = [p for base in (root / "data/fixtures", root.parent / "sample-vault") for p in base.rglob("*.md")]
+    texts = [p.read_text(errors="replace") for p in files]
+    plain = sum(bool(find(t)) for t in texts)
+    deep = sum(bool(find(t, deep=True)) for t in texts)
+    assert len(files) > 1000 and deep == plain <= 4
+    assert all(not find(t, deep=True) for t in SECRETS_NEAR_MISSES)
+
+
+SECRETS_NEAR_MISSES = [
+    "The password is kept in 1Password; never write it down.",
+    "The token is expired; the key is rotated every quarter.",
+    "a b c d e f g h i j k l m n o p q r s t u v w x y z",
+    "sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "image: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+    "Line one ends with AKIA\nand the next line is prose about keys.",
+]

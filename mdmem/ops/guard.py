@@ -85,10 +85,10 @@ def refuse_secrets(value: str, what: str = "text", extra: dict[str, str] | None 
     """:class:`SecretRefused` when ``value`` (or one of the ``extra`` fields: name -> value) holds a secret."""
     from mdmem.text.secrets import describe, find
 
-    found = describe(find(value))
+    found = describe(find(value, deep=True))
     for field_name, field in (extra or {}).items():
-        if not found and field and find(field):
-            found = f"the {field_name}: {describe(find(field)).split(': ', 1)[1]}"
+        if not found and field and find(field, deep=True):
+            found = f"the {field_name}: {describe(find(field, deep=True)).split(': ', 1)[1]}"
     if found:
         raise SecretRefused(
             f"refusing to write: the {what} holds what looks like a secret ({found}); nothing was written. "
