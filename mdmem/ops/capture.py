@@ -218,7 +218,9 @@ def save(
         "name": name or "", "description": description or "", "chosen option": chosen or "",
         "rejected options": "\n".join(rejected), "tags": "\n".join(tags), "paths": "\n".join(paths),
         "supersedes": "\n".join(supersedes)})
-    guard.settle(mem)
+    from mdmem.ops.edit import settle
+
+    settle(mem)
     reason = "given"
     if type is None:
         type, reason = classify(body)

@@ -74,7 +74,9 @@ def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date
     text = text.strip()
     if not text:
         raise UsageError("nothing to add: the entry is empty")
-    guard.settle(mem)
+    from mdmem.ops.edit import settle
+
+    settle(mem)
     text = escape_entry(text)
     if len(entries(f"## 00:00\n{text}\n")) != 1:  # what the escaping did not foresee: refuse, never split
         raise UsageError("the entry would split into several daily entries; remove its heading lines")

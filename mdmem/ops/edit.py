@@ -254,7 +254,7 @@ def edit(mem: Memory, ref: str, *, expected: str | None = None, append: str | No
     if set(set_keys) & set(unset):
         raise UsageError(f"set or remove {sorted(set(set_keys) & set(unset))[0]!r}, not both")
     _guard_edit(append, replace, set_keys, allow_secret)
-    guard.settle(mem)
+    settle(mem)
     path = mem.resolve_note(ref)
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
         guard.real_folders(mem.root, path)
@@ -487,7 +487,7 @@ def move(mem: Memory, ref: str, new: str, dry_run: bool = False, allow_secret: b
     guard.name(new, "new name")
     if not allow_secret:
         guard.refuse_secrets(new, "new name")
-    guard.settle(mem)
+    settle(mem)
     source = mem.resolve_note(ref)
     if source == INDEX_NAME:
         raise UsageError("MEMORY.md is the index agents load: it stays where it is")
@@ -553,6 +553,13 @@ def move(mem: Memory, ref: str, new: str, dry_run: bool = False, allow_secret: b
     if not dry_run:
         mem.refresh()
     return MoveResult(source, target, dry_run, rewritten, total, skipped)
+
+
+def settle(mem: Memory) -> None:
+    """Finish a ``move`` a killed process left unfinished (:mod:`mdmem.ops.journal`) before another write plans
+    on the vault: what every write calls first. One ``lstat`` when there is none."""
+    if journal.pending(mem):
+        resume(mem)
 
 
 def resume(mem: Memory) -> MoveResult | None:

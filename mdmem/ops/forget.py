@@ -144,7 +144,9 @@ def forget(
     the notes to forget, as :func:`matches` found them (after a confirmation). Nothing is deleted;
     ``dry_run`` changes nothing."""
     by_search = False
-    guard.settle(mem)
+    from mdmem.ops.edit import settle
+
+    settle(mem)
     if paths is None:
         paths, by_search = matches(mem, query, limit)
         if by_search and not yes and not dry_run:
@@ -346,7 +348,9 @@ def restore(mem: Memory, ref: str, dry_run: bool = False) -> RestoreResult:
     """Bring an archived note back to where it was forgotten from, with the MEMORY.md lines forgetting
     removed (under their headings again; a line already there is not doubled). Refuses when a note now
     exists at that path (nothing is moved): move that one away first, or move the archived one by hand."""
-    guard.settle(mem)
+    from mdmem.ops.edit import settle
+
+    settle(mem)
     archived = find_archived(mem, ref)
     target, logged = _origin(mem, archived, _log(mem))
     if target == INDEX_NAME or not target.lower().endswith(".md") or any(

@@ -14,8 +14,8 @@ restore, checkpoint accept; the CLI and the MCP tools alike), so no write path c
 - :func:`real_folders`: every folder from the vault's root down to the file written is a real folder, no
   symlink (one in the vault can point anywhere a later change makes it point: ``forget`` followed a
   symlinked archive folder out of the vault), and the file itself is not a symlink.
-- :func:`settle`: a ``move`` a killed process left unfinished is finished first
-  (:func:`mdmem.ops.edit.resume`, from the journal it wrote before its first write).
+- A ``move`` a killed process left unfinished is finished before any other write plans
+  (:func:`mdmem.ops.edit.settle`, from the journal it wrote before its first write).
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from mdmem.base.terminal import visible
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from mdmem.engine.memory import Memory
 
 MAX_TEXT = 1 << 20  # characters one write adds at most (a saved memory, an appended text, a section, an entry)
 MAX_NOTE = 16 << 20  # bytes a note may reach by a write, and the largest note edited (read whole: < MAX_READ)
@@ -141,14 +140,3 @@ def _link_target(root: Path, path: str) -> str:
     if real.startswith(top.rstrip(os.sep) + os.sep):
         return "to " + visible(os.path.relpath(real, top).replace(os.sep, "/"), False)
     return "to a place outside the vault"
-
-
-def settle(mem: Memory) -> None:
-    """Finish a ``move`` a killed process left unfinished (:mod:`mdmem.ops.journal`) before another write plans
-    on the vault: what every write calls first. One ``lstat`` when there is none."""
-    from mdmem.ops import journal
-
-    if journal.pending(mem):
-        from mdmem.ops.edit import resume
-
-        resume(mem)
