@@ -446,3 +446,13 @@ SECRETS_NEAR_MISSES = [
     "image: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
     "Line one ends with AKIA\nand the next line is prose about keys.",
 ]
+
+
+def test_a_move_never_writes_its_journal_through_a_symlinked_state_folder(vault, tmp_path):
+    outside = tmp_path / "outside-state"
+    outside.mkdir()
+    (vault / ".mdmem").symlink_to(outside, target_is_directory=True)
+    linked_vault(vault, 2)
+    r = invoke("move", NOTE, "ana-lima", "--vault", vault)
+    assert r.exit_code == 1 and "refusing to write through .mdmem: it is a symbolic link" in r.stderr, r.stderr
+    assert (vault / NOTE).is_file() and not (outside / "move.json").exists()

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from mdmem.base import files as fs
 from mdmem.base.errors import MdmemError
+from mdmem.ops import guard
 
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
@@ -58,7 +59,11 @@ def pending(mem: Memory) -> bool:
 
 
 def record(mem: Memory, journal: Journal) -> None:
-    """Write the journal, synced to disk, before the move's first change."""
+    """Write the journal, synced to disk, before the move's first change; never through a symlinked ``.mdmem``
+    (the write guard's rule, here for mdmem's own state: the journal names the vault's notes)."""
+    rel = os.path.relpath(_path(mem), mem.root)
+    if not rel.startswith(".."):
+        guard.real_folders(mem.root, rel)
     data = {"source": journal.source, "target": journal.target, "version": journal.version,
             "rewrites": [{"path": r.path, "here": r.here, "before": r.before, "after": r.after,
                           "changes": [list(c) for c in r.changes]} for r in journal.rewrites]}
