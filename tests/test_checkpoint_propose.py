@@ -327,7 +327,7 @@ def test_accept_refuses_a_secret_says_how_and_allow_secret_saves_it(cli, vault: 
     assert first["message"] == (
         "the text holds what looks like a secret (line 1: an AWS access key ID); nothing was written. If it is not "
         f"a secret, or to keep it knowingly: `{runner()} checkpoint accept 1 --allow-secret --session k1 --vault "
-        f"{vault}` (allow_secret=true over MCP); it stays pending")
+        f"{vault}` (the user, on the command line; never over MCP); it stays pending")
     assert KEY not in first["message"] and not any(KEY in p.read_text() for p in (vault / "memory").rglob("*.md"))
     assert json.loads((vault / ".mdmem" / "checkpoints" / "k1.json").read_text())["status"] == "pending"
     text = cli("checkpoint", "accept", "1", "--vault", vault, code=1).stderr
@@ -344,7 +344,9 @@ def test_accept_refuses_a_secret_says_how_and_allow_secret_saves_it(cli, vault: 
                                                     code=2).stderr
 
 
-def test_mcp_checkpoint_accept_allow_secret(vault: Path):
+def test_mcp_checkpoint_accept_cannot_waive_the_secret_scan(vault: Path):
+    """Only the user waives the scan, on the command line: the MCP tool has no allow_secret, and a client passing
+    one gets the suggestion refused all the same (an agent under prompt injection could plant and waive)."""
     import anyio
     from mcp import Client
 
@@ -353,14 +355,15 @@ def test_mcp_checkpoint_accept_allow_secret(vault: Path):
     async def go():
         async with Client(build_server(vault), mode="legacy") as client:
             schema = {t.name: t for t in (await client.list_tools()).tools}["checkpoint_accept"].input_schema
-            assert schema["properties"]["allow_secret"]["default"] is False
+            assert "allow_secret" not in schema["properties"]
             await client.call_tool("checkpoint_propose", {"candidates": WITH_KEY["candidates"], "session": "k2",
                                                           "dimensions": [3, 6]})
             first = json.loads((await client.call_tool("checkpoint_accept", {"numbers": "1", "session": "k2"}))
                                .content[0].text)["accepted"][0]
-            assert first["status"] == "refused" and "allow_secret=true over MCP" in first["message"]
-            again = json.loads((await client.call_tool("checkpoint_accept", {"numbers": "1", "session": "k2",
-                                                                             "allow_secret": True})).content[0].text)
-            assert again["accepted"][0]["status"] == "created"
+            assert first["status"] == "refused" and "never over MCP" in first["message"]
+            again = await client.call_tool("checkpoint_accept", {"numbers": "1", "session": "k2",
+                                                                 "allow_secret": True})
+            assert again.is_error or json.loads(again.content[0].text)["accepted"][0]["status"] == "refused"
+            assert not any(KEY in p.read_text() for p in (vault / "memory").rglob("*.md"))
 
     anyio.run(go)

@@ -64,7 +64,7 @@ def test_a_partial_accept_leaves_only_the_refused_suggestion_pending_under_its_n
     assert result["accepted"][2]["message"] == (
         "the text holds what looks like a secret (line 1: a GitHub token); nothing was written. If it is not a "
         f"secret, or to keep it knowingly: `{RUN} checkpoint accept 3 --allow-secret --session sess1 --vault "
-        f"{vault}` (allow_secret=true over MCP); it stays pending")
+        f"{vault}` (the user, on the command line; never over MCP); it stays pending")
     # the card of a later session lists #3 alone, marked, and asks for it by its number
     block = pending_block(card(vault))
     assert block[:3] == ["## Pending memory checkpoint (session sess1)", "Suggested memories, not saved yet:", MARKED]

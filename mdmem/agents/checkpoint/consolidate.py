@@ -266,11 +266,11 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
                      chosen=c.get("chosen"), rejected=c.get("rejected") or [], paths=c.get("paths") or [],
                      name_as_file=False, allow_secret=allow_secret)  # a suggested title, not a file name
         except SecretRefused as e:
-            found = str(e).split("; nothing was written", 1)[0].removeprefix("refusing to save: ")
+            found = str(e).split("; nothing was written", 1)[0].removeprefix("refusing to write: ")
             results.append(Accepted(n, c["dimension"], kind, c["name"], "refused-secret", None,
                                     f"{found}; nothing was written. If it is not a secret, or to keep it knowingly: "
-                                    f"`{runner()} checkpoint accept {n} --allow-secret {tail}` (allow_secret=true "
-                                    f"over MCP); it stays pending"))
+                                    f"`{runner()} checkpoint accept {n} --allow-secret {tail}` (the user, on the "
+                                    f"command line; never over MCP); it stays pending"))
             continue
         except MdmemError as e:
             results.append(Accepted(n, c["dimension"], kind, c["name"], "refused", None, str(e)))
