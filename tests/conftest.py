@@ -18,7 +18,7 @@ def isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     test does can touch the developer's own vault or Claude Code settings, and no test sees them."""
     home = tmp_path_factory.mktemp("home")
     for name in list(os.environ):
-        if name.startswith("MDMEM_"):
+        if name.startswith("MDMEM_") or name == "CLAUDECODE":  # run inside Claude Code: a CLI write is the agent's
             monkeypatch.delenv(name)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("MDMEM_HOME", str(home / ".mdmem"))

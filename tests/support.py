@@ -38,6 +38,30 @@ class Cli:
         return json.loads(self(*args, "--json", env=env).stdout)
 
 
+def hook_env(tmp_path: Path, **extra: str) -> dict:
+    """The environment of a hook or CLI subprocess: no MDMEM_* or CLAUDECODE from the caller, a private home."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_") and k != "CLAUDECODE"}
+    return env | {"MDMEM_HOME": str(tmp_path / "home-mdmem"), "HOME": str(tmp_path / "home")} | extra
+
+
+def run_hook(name: str, vault: Path, tmp_path: Path, payload: dict) -> str:
+    """``mdmem hook NAME --vault VAULT`` with ``payload`` as JSON on stdin, as Claude Code runs it; its stdout."""
+    proc = subprocess.run([sys.executable, "-m", "mdmem", "hook", name, "--vault", str(vault)],
+                          input=json.dumps(payload), capture_output=True, text=True, env=hook_env(tmp_path),
+                          timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def unfenced(text: str) -> str:
+    """``text`` without the fence lines mdmem puts around vault text (mdmem.text.fence), to compare the rest."""
+    import re
+
+    return re.sub(r"^</?mdmem-vault-data-[0-9a-f]{8}>\n", "", text, flags=re.M)
+
+
 def script(name: str):
     """A script of ``scripts/`` loaded as a module (once per test session), to test what it computes."""
     import importlib.util

@@ -120,7 +120,7 @@ def test_save_writes_the_note_and_its_line(vault, cli):
     note = vault / "memory/people/Priya review style.md"  # a safe --name is the file name as written
     assert note.read_text() == (
         "---\nname: Priya review style\ndescription: prefers async reviews\ntype: person\n"
-        f"tags:\n- people\n- reviews\ncreated: {today}\nupdated: {today}\n---\n\n"
+        f"tags:\n- people\n- reviews\nsource: user\ncreated: {today}\nupdated: {today}\n---\n\n"
         "Priya prefers async reviews over calls.\n\nShe reads PRs in the morning.\n"
     )
     tokens = note.stat().st_size * 5 // 16
@@ -128,7 +128,7 @@ def test_save_writes_the_note_and_its_line(vault, cli):
     assert out == {"status": "created", "path": "memory/people/Priya review style.md", "type": "person",
                    "name": "Priya review style", "description": "prefers async reviews", "tokens": tokens,
                    "section": "People", "index_line": line, "index_changed": True, "warnings": [],
-                   "type_reason": "given", "supersedes": [], "index_marked": []}
+                   "type_reason": "given", "supersedes": [], "index_marked": [], "source": "user", "confirm": None}
     after = (vault / "MEMORY.md").read_text()
     assert after.splitlines()[0] == before.splitlines()[0]  # the budget comment is untouched
     assert _sections(after)["People"] == _sections(before)["People"] + [line]

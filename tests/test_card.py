@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from support import ROOT, SESSION
+from support import ROOT, SESSION, unfenced
 
 CARD_MAX = 10_000
 
@@ -73,7 +73,7 @@ def test_the_card_carries_profile_feedback_protocols_decisions_and_the_protocol(
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MDMEM_HOME", str(tmp_path / "home-mdmem"))
     assert cli("context", "--vault", vault).stdout == card
-    full = cli("context", "--vault", vault, "--mode", "full", "--budget", "30000").stdout
+    full = unfenced(cli("context", "--vault", vault, "--mode", "full", "--budget", "30000").stdout)
     assert "## Feedback (how the user wants you to work)\n- answer-first" in full
     assert "## Recent decisions\n- 2026-11-24 decision-adyen-over-stripe" in full and "## Memory protocol" in full
 
@@ -195,7 +195,7 @@ def test_pre_compact_keeps_a_pending_checkpoint_that_the_card_after_compaction_s
     after = start(vault, tmp_path, "compact")
     assert after.startswith(card.rstrip("\n") + "\n\n## Pending memory checkpoint (session s1, kept before the "
                                                  "conversation was compacted)\nSuggested memories, not saved yet:\n")
-    block = after.split("Suggested memories, not saved yet:\n")[1].splitlines()
+    block = unfenced(after).split("Suggested memories, not saved yet:\n")[1].splitlines()
     assert block[0] == "1. [decision] ④ Chose SQS over Redis — SQS over Redis: it is managed and we have no ops team"
     assert [b[:3] for b in block[:3]] == ["1. ", "2. ", "3. "]
     assert "checkpoint accept 1,2 --session s1 --vault" in block[3] and "checkpoint skip --session s1" in block[3]

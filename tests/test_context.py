@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from support import ROOT
+from support import ROOT, unfenced
 
 TODAY = "2026-11-25"
 
@@ -63,7 +63,7 @@ def test_full_mode_sections_in_priority_order(cli, vault: Path, tmp_path: Path, 
     names = [s["name"] for s in data["sections"]]
     assert names[names.index("user profile"):] == ["user profile", "feedback", "memory protocol", "active projects",
                                                    "relevant notes", "decisions", "daily", "related"]
-    text = data["text"]
+    text = unfenced(data["text"])
     assert "## About the user: diego-almeida" in text and "## Memory recall: adyen webhooks" in text
     assert "## Last 3 days\n- 2026-11-25" in text and "2026-11-22" not in text.split("## Last 3 days")[1][:200]
 

@@ -69,9 +69,12 @@ async def test_edit_note_appends_replaces_and_sets_against_a_version(vault, monk
                          section="Status", replace="Reviewed by Ana on 2026-11-24.",
                          set={"status": "active", "owner": "Diego: payments"}, unset=["updated"])
         assert got["path"] == "memory/protocols/billing-runbook.md" and got["previous"] == read["version"]
+        # a protocol an agent changes is the agent's until the user confirms it (tests/test_provenance.py)
         assert got["changes"] == ["replaced the section 'Status'", "frontmatter: removed updated",
-                                  "frontmatter: added status", "frontmatter: added owner"]
-        assert path.read_text() == NOTE.replace("updated: 2026-11-01\n", "status: active\nowner: \"Diego: payments\"\n") \
+                                  "frontmatter: added status", "frontmatter: added owner", "frontmatter: added source",
+                                  "frontmatter: added agent"]
+        assert path.read_text() == NOTE.replace("updated: 2026-11-01\n", "status: active\nowner: \"Diego: payments\"\n"
+                                                "source: agent\nagent: mcp\n") \
             .replace("Draft, reviewed by nobody.", "Reviewed by Ana on 2026-11-24.")
         again = await call(client, "read_note", note="billing-runbook")
         assert again["version"] == got["version"] != read["version"]
@@ -98,7 +101,7 @@ async def test_a_conflicting_edit_is_refused_and_nothing_is_written(vault, monke
         fresh = await call(client, "read_note", note="billing-runbook")
         await call(client, "edit_note", note="billing-runbook", version=fresh["version"], append="3. Done.")
         assert path.read_text() == NOTE.replace("Page Tom.", "Page Tom, then Ana.").replace(
-            "updated: 2026-11-01", "updated: 2026-11-25") + "\n3. Done.\n"  # the note keeps `updated`: today
+            "updated: 2026-11-01", "updated: 2026-11-25\nsource: agent\nagent: mcp") + "\n3. Done.\n"  # `updated`: today
 
 
 async def test_edit_note_explains_what_it_cannot_do(vault):

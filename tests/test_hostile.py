@@ -186,6 +186,7 @@ def commands(v: Path, tmp: Path) -> list[tuple[tuple, int | None, str | None]]:
         (("init", tmp / "new \x1b]0;vault\x07"), 0, None),
         (("edit", ESC_PATH, "--append", "more \x1b]0;x\x07 text", *V), None, None),
         (("move", ESC_PATH, "memory/references/moved-evil.md", *V), None, None),
+        (("confirm", "memory/references/moved-evil.md", *V), None, None),
         (("hook", "prompt", "--vault", str(v)), 0, json.dumps({"session_id": "s", "prompt": "evil entry",
                                                                 "cwd": str(project)})),
         (("hook", "pre-compact", "--vault", str(v)), 0, hook_in),

@@ -84,7 +84,7 @@ def test_save_supersedes_writes_the_link_and_never_touches_the_old_note(vault: P
     assert out["status"] == "created" and out["path"] == NEW and out["supersedes"] == [OLD]
     assert (vault / NEW).read_text() == (
         "---\nname: Zanzibar hours\ndescription: The Zanzibar coworking now opens at 07:30 on weekdays and closes "
-        f"at 20:00.\ntype: reference\ntags: []\nsupersedes: \"[[zanzibar-hours]]\"\ncreated: {today}\n"
+        f"at 20:00.\ntype: reference\ntags: []\nsource: user\nsupersedes: \"[[zanzibar-hours]]\"\ncreated: {today}\n"
         f"updated: {today}\n---\n\n{NEW_BODY}\n")
     assert (old.read_bytes(), old.stat().st_mtime_ns) == before
     human = cli("save", "Desks at Zanzibar are first come, first served.", "--type", "reference", "--name",

@@ -159,8 +159,14 @@ def show(view, body: str | None = None) -> None:
         out.print("tags: " + _escape(", ".join("#" + t for t in view.tags)))
     if view.aliases:
         out.print("aliases: " + _escape(", ".join(view.aliases)))
+    prov = getattr(view, "provenance", None) or {}
+    if prov:
+        said = ", ".join(f"{k} {_escape(str(prov[k]))}" for k in ("session", "agent", "confirmed") if prov.get(k))
+        out.print(f"source: {_escape(str(prov['source']))}" + (f" ({said})" if said else "")
+                  + (" — proposed by an agent, not confirmed: `mdmem confirm` makes it the user's"
+                     if prov.get("unconfirmed") else ""))
     for key, value in view.frontmatter.items():
-        if key not in ("tags", "aliases", "type"):
+        if key not in ("tags", "aliases", "type", "source", "session", "agent", "confirmed"):
             out.print(f"[dim]{_escape(str(key))}:[/] {_escape(json.dumps(value, ensure_ascii=False))}")
     for problem in view.problems:
         out.print(f"[red]problem[/] {_escape(problem.code)}: {_escape(problem.message)}")
@@ -396,6 +402,8 @@ def saved(result) -> None:
         message(f"supersedes {_line(old)} (left as it is{marked}; recall and context leave it out)")
     if result.index_changed:
         message(f"MEMORY.md ## {result.section}: {_line(result.index_line)}")
+    if getattr(result, "confirm", None):
+        message(f"note: {_line(result.confirm)}")
 
 
 def forgotten(result) -> None:

@@ -141,15 +141,18 @@ def _save(
 ) -> None:
     """Save a memory: a note in its type's folder plus its line in MEMORY.md
     (without --type, the type is inferred and the reason shown)."""
+    from mdmem.base.provenance import Provenance, shell_agent
     from mdmem.cli import render
     from mdmem.ops import capture
 
     body = _body(text, file)
     tag_list = [t for given in tags or () for t in given.split(",")]
+    agent = shell_agent()  # run from an agent's shell (Claude Code's Bash tool): the agent's save, not the user's
     with _memory(vault, write=True) as mem:
         result = capture.save(mem, body, type, name, description, tag_list, new=new,
                               chosen=chosen, rejected=rejected or [], allow_secret=allow_secret,
-                              supersedes=supersedes or [])
+                              supersedes=supersedes or [],
+                              provenance=Provenance("agent", agent=agent) if agent else Provenance("user"))
     render.emit_json(result) if json else render.saved(result)
 
 
@@ -271,11 +274,34 @@ def edit(
         append = sys.stdin.read(MAX_TEXT + 1)  # bounded: one more than the guard takes, so it says so
     if replace == "-":
         replace = sys.stdin.read(MAX_TEXT + 1)
+    from mdmem.base.provenance import shell_agent
+
     with _memory(vault, write=True) as mem:
         result = run(mem, note, expected=expected, append=append, section=section, replace=replace,
                      set_keys=values, unset=[u.strip() for u in unset or ()], today=_date(today, "--today"),
-                     allow_secret=allow_secret)
+                     agent=shell_agent(), allow_secret=allow_secret)
     render.emit_json(result) if json else render.edited(result)
+
+
+@app.command()
+def confirm(
+    note: NoteArg,
+    vault: VaultOpt = None,
+    today: Annotated[Optional[str], typer.Option("--today", help="The date written as confirmed: (YYYY-MM-DD).",
+                                                 show_default=False)] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Make a note an agent saved your own: `source: user` and `confirmed: DATE` in its frontmatter (nothing else
+    changes). Until then the card and the prompt hook show it as proposed by an agent, never as your rule. Run it
+    in your own terminal: an agent cannot confirm its own write (not over MCP, not from an agent's shell)."""
+    from mdmem.cli import render
+    from mdmem.ops.confirm import confirm as run
+
+    with _memory(vault, write=True) as mem:
+        result = run(mem, note, today=_date(today, "--today"))
+    render.emit_json(result) if json else render.message(
+        f"confirmed {result.path}: source user (was {result.was})" if result.changed
+        else f"{result.path} is already the user's (source {result.was}): nothing changed")
 
 
 @app.command()

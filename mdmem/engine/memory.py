@@ -75,6 +75,9 @@ class NoteView:
     frontmatter: dict
     tokens: int
     problems: list[Problem]
+    # where it came from (mdmem.base.provenance.of: source, session, agent, confirmed; a note without `source` is the
+    # user's) and, for an agent's note, whether it still waits for the user's confirmation
+    provenance: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -445,9 +448,14 @@ class Memory:
         return split_frontmatter(text)[1][:BODY_LIMIT]
 
     def show(self, ref: str) -> NoteView:
+        from mdmem.base import provenance
+
         n = self.note(ref)
+        shown: dict = provenance.of(n.frontmatter)
+        if shown["source"] == "agent":
+            shown["unconfirmed"] = provenance.unconfirmed(self.root, n.path, n.frontmatter, state=self.state_dir)
         return NoteView(
-            n.path, n.title, n.type, list(n.tags), list(n.aliases), n.frontmatter, n.tokens, list(n.problems)
+            n.path, n.title, n.type, list(n.tags), list(n.aliases), n.frontmatter, n.tokens, list(n.problems), shown
         )
 
     def links(self, ref: str) -> LinksResult:

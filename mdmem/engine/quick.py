@@ -13,7 +13,7 @@ notes of 3 KB, against 3.2 s and 60 MB with positions and the whole text, measur
 ``name`` (title, frontmatter ``name``/``title``, aliases), ``about`` (description and tags) and
 ``words`` (the body's distinct words, lower-cased, at most :data:`MAX_WORDS`), indexed with FTS5's
 ``porter unicode61 remove_diacritics 2`` tokenizer; and, not indexed, its path, title, description,
-type, date and flags (``i`` an index note, ``s`` sensitive) for the answer. Its rowid is a hash of the
+type, date and flags (``i`` an index note, ``s`` sensitive, ``a`` saved by an agent) for the answer. Its rowid is a hash of the
 path (:func:`rowid`), so a changed note is replaced without a lookup.
 
 Standard library only (the hook imports this module).
@@ -46,7 +46,8 @@ def row(note) -> tuple:
     names = [note.title] + [fm[k] for k in ("name", "title") if isinstance(fm.get(k), str)] + list(note.aliases)
     description = " ".join(fm["description"].split()) if isinstance(fm.get("description"), str) else ""
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(note.text)))[:MAX_WORDS]
-    flags = ("i" if is_index_note(note.path, fm) else "") + ("s" if is_sensitive(fm, note.tags) else "")
+    flags = ("i" if is_index_note(note.path, fm) else "") + ("s" if is_sensitive(fm, note.tags) else "") \
+        + ("a" if fm.get("source") == "agent" else "")  # an agent's: the prompt hook checks it is still unconfirmed
     return (rowid(note.path), note.path, note.title, description, note.type, note.date or "", flags,
             " | ".join(dict.fromkeys(" ".join(n.replace("-", " ").replace("_", " ").split()) for n in names)),
             " ".join([description, *note.tags]), " ".join(words))

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from mdmem.base import files as fs
 from mdmem.base.errors import MdmemError, UsageError
 from mdmem.base.layout import INDEX_NAME, INDEX_SECTIONS, MEMORY_DIR, TYPE_FOLDERS, nfc
+from mdmem.base.provenance import RULE_TYPES, Provenance, record
 from mdmem.ops import guard
 from mdmem.ops.budget import index_line
 from mdmem.text.classify import WARNINGS, classify, decision_note, decision_title
@@ -109,6 +110,16 @@ class SaveResult:
     supersedes: list[str] = field(default_factory=list)  # the notes it replaces (vault paths), as its
     # frontmatter ``supersedes`` says
     index_marked: list[str] = field(default_factory=list)  # the old notes whose MEMORY.md line got SUPERSEDED_MARK
+    source: str = "user"  # who wrote it (its frontmatter ``source``: mdmem.base.provenance)
+    confirm: str | None = None  # an agent's rule: how the user confirms it (until then not shown as theirs)
+
+
+def to_confirm(kind: str, rel: str, source: str) -> str | None:
+    """What an agent's save of a rule-like note answers: the user must confirm it (None for any other save)."""
+    if source != "agent" or kind not in RULE_TYPES:
+        return None
+    return (f"saved as proposed by an agent, not confirmed: the card and the prompt hook show it apart, never as the "
+            f"user's rule, until the user runs `mdmem confirm {shlex.quote(rel)}` or edits it themselves")
 
 
 def slug(name: str) -> str:
@@ -170,6 +181,7 @@ def save(
     name_as_file: bool = True,
     allow_secret: bool = False,
     supersedes: list[str] | tuple[str, ...] = (),
+    provenance: Provenance | None = None,
 ) -> SaveResult:
     """Write a note into its type's folder and add its line to MEMORY.md under
     the type's section (created when missing; the budget comment is never
@@ -204,7 +216,11 @@ def save(
     :func:`replaced`), written as its frontmatter ``supersedes: "[[old note]]"`` (a list for several).
     The old notes are never touched; being replaced, they are not near-duplicates of it. Each old note's
     MEMORY.md line is marked (:func:`_mark_superseded`): the index is what an agent loads first, and an
-    unmarked line went on presenting the old fact as current."""
+    unmarked line went on presenting the old fact as current.
+
+    ``provenance`` (default: the user's): its fields go after ``tags`` (:class:`~mdmem.base.provenance.Provenance`),
+    its ``created`` (the conversation's date) is the note's; an agent's note is recorded
+    (:func:`~mdmem.base.provenance.record`) so that a later edit by the user is told apart."""
     from mdmem.text.parse import parse_note
 
     guard.bounded(text, "text")
@@ -247,10 +263,11 @@ def save(
     path = mem.root / rel
     _inside(mem.root, path)
     day = _day(today)
+    prov = provenance or Provenance()
     desc = " ".join(plain_links(description).split()) if description else _summary(body)
     tag_list = sorted({t.strip().lstrip("#").lower() for t in tags if t.strip().lstrip("#")})
-    meta = {"name": title, "description": desc, "type": kind, "tags": tag_list,
-            "created": day, "updated": _copy(day)}
+    meta = {"name": title, "description": desc, "type": kind, "tags": tag_list, **prov.fields(),
+            "created": _day(prov.created) if prov.created else day, "updated": _copy(day)}
     if kind == "decision":
         extra, body = decision_note(body, chosen, list(rejected))
         meta.update(extra)
@@ -299,6 +316,8 @@ def save(
             fs.write_new(path, data)
             try:
                 index_changed = _add_index_line(mem, rel, line, section, (index_data, index_seen))
+                if prov.source == "agent":
+                    record(mem.state_dir, rel, data)
             except BaseException:
                 _undo_new(path, data)
                 raise
@@ -306,9 +325,11 @@ def save(
             marked = _mark_superseded(mem, [p for p, _ in old], rel) if old else []
     if status == "created" or index_changed:
         mem.refresh()
+    source = str(note.frontmatter.get("source") or "user")
     return SaveResult(status, rel, kind, title, desc, note.tokens, section, line, index_changed,
                       warnings(mem, body, rel) if status == "created" else [], reason,
-                      [p for p, _ in old] if status == "created" else [], marked if status == "created" else [])
+                      [p for p, _ in old] if status == "created" else [], marked if status == "created" else [],
+                      source, to_confirm(kind, rel, source) if status == "created" else None)
 
 
 def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:

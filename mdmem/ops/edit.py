@@ -236,15 +236,24 @@ def _replace_section(body: str, heading: str, text: str) -> str:
 def edit(mem: Memory, ref: str, *, expected: str | None = None, append: str | None = None,
          section: str | None = None, replace: str | None = None, set_keys: dict[str, Any] | None = None,
          unset: list[str] | tuple[str, ...] = (), today: str | dt.date | None = None,
-         allow_secret: bool = False) -> EditResult:
+         agent: str | None = None, allow_secret: bool = False) -> EditResult:
     """Edit one note: append ``append`` to its body, or replace the body of the section under
     ``section`` with ``replace``; set the frontmatter keys of ``set_keys`` and remove those of ``unset``.
     With ``expected`` (a :func:`version`), refuse when the note's bytes are not that version any more.
     Through the write guard (:mod:`mdmem.ops.guard`): the texts and values written are checked (control
     characters, size, secrets unless ``allow_secret``), the note is rewritten only when read whole and
-    only through real folders, and it stays within :data:`~mdmem.ops.guard.MAX_NOTE` bytes."""
+    only through real folders, and it stays within :data:`~mdmem.ops.guard.MAX_NOTE` bytes.
+
+    ``agent``: an agent edits it (MCP, or the CLI from an agent's shell): it may not set or remove the provenance
+    keys, and a rule-like note it changes becomes its own (``source: agent``, recorded): not the user's rule until
+    the user confirms it (:mod:`mdmem.base.provenance`)."""
+    from mdmem.base import provenance
+
     set_keys = dict(set_keys or {})
     unset = list(unset)
+    if agent is not None and (set(set_keys) | set(unset)) & set(provenance.KEYS):
+        raise UsageError(f"an agent cannot set or remove {', '.join(provenance.KEYS)}: only the user confirms a "
+                         "note (`mdmem confirm NOTE` in their own terminal)")
     if append is not None and section is not None:
         raise UsageError("append or replace a section, not both")
     if (section is None) != (replace is None):
@@ -282,6 +291,9 @@ def edit(mem: Memory, ref: str, *, expected: str | None = None, append: str | No
                 and _key_span(fm.split("\n"), "updated") is not None:
             day = today if isinstance(today, str) else (today or dt.date.today()).isoformat()
             set_keys["updated"] = day
+        mine = agent is not None and mem.note(path).type in provenance.RULE_TYPES
+        if mine:
+            set_keys |= {"source": "agent", "agent": agent}
         if set_keys or unset:
             fm = _set_keys(fm, set_keys, unset, changes)
         new = note.encode(_join(fm, body))
@@ -289,6 +301,8 @@ def edit(mem: Memory, ref: str, *, expected: str | None = None, append: str | No
             return EditResult(path, ["nothing changed"], before, before, mem.note(path).tokens)
         guard.fits(path, new)
         fs.write_atomic(mem.root / path, new, expected=seen)
+        if mine:
+            provenance.record(mem.state_dir, path, new)
     mem.refresh()
     from mdmem.text.parse import tokens_for
 

@@ -62,8 +62,11 @@ def _clean(data: dict) -> dict:
 
     Nodes keep their keys but drop default values (no tags, no preview, not an orphan, no position);
     edges become [source index, target index, weight, embed 0/1], which keeps a 10k-note page small.
-    Duplicate node ids keep the first; edges to unknown ids are dropped.
+    Duplicate node ids keep the first; edges to unknown ids are dropped. The page is made to be shared: every
+    string a note gives it (path, title, tags, preview) has its secrets redacted (:func:`mdmem.text.secrets.redact`).
     """
+    from mdmem.text.secrets import redact
+
     nodes: list[dict] = []
     index: dict[str, int] = {}
     for n in data.get("nodes") or ():
@@ -73,16 +76,19 @@ def _clean(data: dict) -> dict:
         tags = n.get("tags") or []
         if isinstance(tags, str):
             tags = [tags]
-        node: dict[str, object] = {"id": node_id, "title": _str(n.get("title"), node_id) or node_id}
+        shown_id = redact(node_id)
+        if shown_id != node_id:  # kept apart from any other node's id
+            shown_id = f"{shown_id}#{len(nodes)}"
+        node: dict[str, object] = {"id": shown_id, "title": redact(_str(n.get("title"), node_id) or node_id)}
         for key in ("type", "folder"):
             if n.get(key):
-                node[key] = _str(n[key])
+                node[key] = redact(_str(n[key]))
         if tags:
-            node["tags"] = [_str(t) for t in tags if t is not None]
+            node["tags"] = [redact(_str(t)) for t in tags if t is not None]
         if n.get("kind") == "dangling":
             node["kind"] = "dangling"
         if n.get("preview"):
-            node["preview"] = _str(n["preview"])[:PREVIEW_CHARS]
+            node["preview"] = redact(_str(n["preview"]))[:PREVIEW_CHARS]
         if n.get("orphan"):
             node["orphan"] = True
         x, y = _coord(n.get("x")), _coord(n.get("y"))

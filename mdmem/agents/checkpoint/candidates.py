@@ -320,7 +320,7 @@ SECRET_MARK = {"en": "(holds a secret: refused unless {flag})", "pt": "(contém 
 
 def secret_of(c: Candidate) -> str | None:
     """What in ``c`` looks like a secret, as ``save`` would refuse it (its body, then its name, description
-    and options; :func:`mdmem.ops.capture.refuse_secrets`), e.g. ``line 1: a GitHub token``; None when
+    and options; :func:`mdmem.ops.guard.refuse_secrets`), e.g. ``line 1: a GitHub token``; None when
     nothing does, and for a CLAUDE.md line (mdmem never writes it: the user copies it)."""
     from mdmem.text.secrets import describe, find
 

@@ -213,6 +213,24 @@ def commands(session: str, vault, lang: str = "en", example: Sequence[int] = (1,
             f"`{run} checkpoint skip {tail}`.")
 
 
+def provenance(data: dict):
+    """A stored checkpoint's provenance for the notes accepted from it: ``source: checkpoint``, its session, its
+    agent (Claude Code unless it says another) and the conversation's own date: ``conversation_date`` when the
+    checkpoint holds one, else the day it was stored (``saved``, the real clock, during the conversation)."""
+    import time
+
+    from mdmem.base.provenance import CLAUDE_CODE, Provenance
+
+    day = data.get("conversation_date")
+    if not (isinstance(day, str) and len(day) == 10 and day[4] == "-" and day[7] == "-"):
+        saved = data.get("saved")
+        day = time.strftime("%Y-%m-%d", time.localtime(saved)) if isinstance(saved, (int, float)) and saved > 0 \
+            else None
+    agent = data.get("agent") if isinstance(data.get("agent"), str) and data.get("agent") else CLAUDE_CODE
+    session = str(data.get("session") or "") or None
+    return Provenance("checkpoint", session=session if session != "manual" else None, agent=agent, created=day)
+
+
 def accept(mem, spec: str, session: str | None = None, today: str | None = None,
            allow_secret: bool = False) -> AcceptResult:
     """Save the chosen candidates through :func:`mdmem.ops.capture.save` (each on its
@@ -264,7 +282,8 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
         try:
             r = save(mem, c["body"], kind, c["name"], c["description"], tags=["checkpoint"], today=today,
                      chosen=c.get("chosen"), rejected=c.get("rejected") or [], paths=c.get("paths") or [],
-                     name_as_file=False, allow_secret=allow_secret)  # a suggested title, not a file name
+                     name_as_file=False, allow_secret=allow_secret,  # a suggested title, not a file name
+                     provenance=provenance(data))
         except SecretRefused as e:
             found = str(e).split("; nothing was written", 1)[0].removeprefix("refusing to write: ")
             results.append(Accepted(n, c["dimension"], kind, c["name"], "refused-secret", None,

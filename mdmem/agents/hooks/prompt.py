@@ -299,23 +299,47 @@ def about(desc: str, part: str) -> str:
     return " — ".join(x for x in (desc, part) if x)
 
 
+AGENT_MARK = " [proposed by an agent, not confirmed by the user: not the user's rule]"
+
+
+def agents_notes(vault: str, notes: list[Found]) -> set[str]:
+    """The paths among ``notes`` an agent saved and the user has neither confirmed nor edited
+    (:func:`mdmem.base.provenance.unconfirmed`; the quick index flags an agent's notes ``a``)."""
+    mine = [n for n in notes if "a" in n.flags]
+    if not mine:
+        return set()
+    from mdmem.base.layout import STATE_DIR
+    from mdmem.base.provenance import records, unconfirmed
+
+    state = os.path.join(vault, STATE_DIR)
+    known = records(state)
+    return {n.path for n in mine if unconfirmed(vault, n.path, {"source": "agent"}, state=state, known=known)}
+
+
 def render(vault: str, notes: list[Found], words: list[str], span=None) -> str:
+    """The notes' lines, each vault string on one line (:func:`mdmem.text.fence.one_line`), inside the fence
+    with the line saying what it means; an agent's unconfirmed note marked so."""
+    from mdmem.text.fence import NOTICE, fence, one_line
+
     head = "mdmem: notes from the user's memory that may bear on this prompt (read_note or the file for more)"
     if span:
-        head += f"; {span.phrase}: {span.start.isoformat()} – {span.end.isoformat()}"
-    blocks = [head + ":"]
-    left = MAX_CHARS - len(blocks[0])
+        head += f"; {one_line(span.phrase)}: {span.start.isoformat()} – {span.end.isoformat()}"
+    top = head + ":\n" + NOTICE
+    left = MAX_CHARS - len(top) - len(fence(""))
+    agent = agents_notes(vault, notes)
+    blocks: list[str] = []
     for n in notes:
-        desc = " ".join("".join(c if c.isprintable() else " " for c in (n.description or "")).split())
-        block = f"\n- {n.title} ({n.path})" + (": " + body if (body := about(desc, excerpt(vault, n.path, words)))
-                                                 else "")
+        desc = " ".join(one_line(" ".join((n.description or "").split())).split())
+        body = about(desc, one_line(excerpt(vault, n.path, words)))
+        block = f"\n- {one_line(n.title)} ({one_line(n.path)})" + (AGENT_MARK if n.path in agent else "") \
+            + (": " + body if body else "")
         if len(block) > left:
             block = block[: max(0, left - 1)].rsplit(" ", 1)[0].rstrip(" —:;,") + "…"
             if len(block) < 40:
                 break
         blocks.append(block)
         left -= len(block)
-    return "".join(blocks) if len(blocks) > 1 else ""
+    return top + "\n" + fence("".join(blocks).lstrip("\n")) if blocks else ""
 
 
 # ----------------------------------------------------------------------------- the hook

@@ -50,7 +50,8 @@ PENDING_DAYS = 14  # a pending checkpoint older than this is no longer shown on 
 CARD_ORIGINS = ("propose", "PreCompact", "SessionEnd", None)
 # the code that lays the card out (relative to the package): an upgrade or an edit of one of them makes the card
 # again, as a changed note does (a kept card showed the old layout until some note changed)
-CARD_CODE = ("ops/context.py", "ops/timeline.py", "ops/search.py", "ops/recall.py", "text/protocol.py")
+CARD_CODE = ("ops/context.py", "ops/timeline.py", "ops/search.py", "ops/recall.py", "text/protocol.py",
+             "text/fence.py")
 
 
 # ----------------------------------------------------------------------------- session start
@@ -253,8 +254,10 @@ def instructions(lang: str, session: str, vault, example: str = "1,2") -> str:
     import shlex
 
     from mdmem.agents.claude.env import runner
+    from mdmem.text.fence import one_line
 
-    tail = f"--session {shlex.quote(session)} --vault {shlex.quote(str(vault))}"
+    tail = one_line(f"--session {shlex.quote(session)} --vault {shlex.quote(str(vault))}")  # one line, whatever the id
+    example = one_line(example)
     run = runner()
     if lang == "pt":
         return (f"(mdmem) Mostre ao usuário estas memórias sugeridas, numeradas como acima, e pergunte quais "
@@ -271,15 +274,17 @@ def instructions(lang: str, session: str, vault, example: str = "1,2") -> str:
 def pending_text(vault: str, data: dict, room: int) -> str:
     """A pending checkpoint as the card shows it: why it is there, its numbered suggestions (as many as
     fit in ``room`` bytes) and how to accept or skip them; "" when not even one fits."""
+    from mdmem.text.fence import fence, one_line
+
     session = str(data.get("session", ""))
     marker = read_state(os.path.join(vault, HOOKS_DIR, "pending-" + safe_session(session) + ".json"))
     pt = data.get("lang") == "pt"
     why = {"PreCompact": "antes da compactação" if pt else "before the conversation was compacted",
            "SessionEnd": "no fim da sessão" if pt else "when the session ended"}.get(
         str(data.get("origin") or marker.get("event")))
-    head = ((f"## Checkpoint pendente (sessão {session}{', ' + why if why else ''})\n"
+    head = ((f"## Checkpoint pendente (sessão {one_line(session)}{', ' + why if why else ''})\n"
              "Memórias sugeridas, ainda não salvas:") if pt else
-            (f"## Pending memory checkpoint (session {session}{', kept ' + why if why else ''})\n"
+            (f"## Pending memory checkpoint (session {one_line(session)}{', kept ' + why if why else ''})\n"
              "Suggested memories, not saved yet:"))
     items = [c for c in data.get("candidates", []) if isinstance(c, dict)]
     shown = [str(c.get("number", i + 1)) for i, c in enumerate(items)][:2]
@@ -290,10 +295,11 @@ def pending_text(vault: str, data: dict, room: int) -> str:
 
         flagged = SECRET_MARK["pt" if pt else "en"].format(flag="--allow-secret")
     lines: list[str] = []
-    used = len(head.encode()) + 1 + len(tail.encode()) + 1
+    used = len(head.encode()) + 1 + len(tail.encode()) + 1 + len(fence("").encode()) + 1
     for c in items:
-        line = f"{c.get('number', len(lines) + 1)}. [{c.get('type', '?')}] {c.get('mark', '')} {c.get('name', '')}" \
-               f" — {c.get('description', '')}".replace("  ", " ") + (f" {flagged}" if c.get("secret") else "")
+        line = f"{one_line(c.get('number', len(lines) + 1))}. [{one_line(c.get('type', '?'))}] " \
+               f"{one_line(c.get('mark', ''))} {one_line(c.get('name', ''))} — {one_line(c.get('description', ''))}" \
+               .replace("  ", " ") + (f" {flagged}" if c.get("secret") else "")
         line = _cut(" ".join(line.split()), 300)
         if used + len(line.encode()) + 1 > room:
             break
@@ -301,7 +307,7 @@ def pending_text(vault: str, data: dict, room: int) -> str:
         used += len(line.encode()) + 1
     if not lines:
         return ""
-    return "\n".join([head, *lines, tail])
+    return "\n".join([head, fence("\n".join(lines)), tail])
 
 
 def _iso(t) -> str | None:
