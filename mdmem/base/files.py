@@ -70,13 +70,17 @@ class Scan:
     notes that could not even be stat'ed, and folder-level problems.
     (A plain class, not a dataclass: this module stays cheap for the hooks.)"""
 
-    __slots__ = ("notes", "files", "broken", "problems", "folders", "_keys")
+    __slots__ = ("notes", "files", "broken", "problems", "folders", "excluded", "_keys")
 
     def __init__(self, notes: dict[str, tuple[int, int, int]], files: tuple[str, ...],
                  broken: dict[str, Problem], problems: tuple[tuple[str, Problem], ...],
-                 folders: dict[str, int] | None = None):
+                 folders: dict[str, int] | None = None, excluded: dict[str, str] | None = None):
         self.notes, self.files, self.broken, self.problems = notes, files, broken, problems
         self.folders = folders or {}  # every folder walked -> its mtime_ns, taken before it was listed
+        # Markdown files Obsidian keeps out of search and the graph (its Excluded files, its templates folder):
+        # vault path -> "excluded" or "template". Never notes; listed in ``files`` too, so links to them resolve
+        # (as in Obsidian) and ``show PATH`` still reads them.
+        self.excluded = excluded or {}
         self._keys: dict[str, str] | None = None
 
     def on_disk(self, rel: str) -> str | None:
@@ -131,6 +135,11 @@ def scan(root: str | os.PathLike) -> Scan:
         return Problem(code, message)
 
     top = str(root)
+    from mdmem.base.settings import obsidian_settings
+
+    obsidian = obsidian_settings(top)  # one stat when there is no .obsidian/
+    left_out = obsidian.excluded if (obsidian.ignore_filters or obsidian.templates) else None
+    excluded: dict[str, str] = {}
     real_top = os.path.realpath(top)
     inside = real_top.rstrip(os.sep) + os.sep
     cut = len(top) + 1
@@ -183,6 +192,9 @@ def scan(root: str | os.PathLike) -> Scan:
                     if not stat.S_ISREG(st.st_mode):  # a FIFO or device: never a note, never opened
                         problems.append((rel(os.path.join(folder, name)), Problem(
                             "not_regular", "not a regular file (a FIFO, device or socket named .md); not a note")))
+                    elif left_out is not None and (why := left_out(base + name)):
+                        excluded[base + name] = why
+                        files.append(base + name)
                     else:
                         notes[base + name] = (st.st_mtime_ns, st.st_size, st.st_ctime_ns)
                 else:
@@ -215,7 +227,7 @@ def scan(root: str | os.PathLike) -> Scan:
         finally:
             if fd >= 0:
                 os.close(fd)
-    return Scan(notes, tuple(sorted(files)), broken, tuple(problems), folders)
+    return Scan(notes, tuple(sorted(files)), broken, tuple(problems), folders, excluded)
 
 
 def digest(scan: Scan) -> str:

@@ -41,7 +41,7 @@ def timeline(
     from mdmem.cli import render
     from mdmem.ops.timeline import timeline as run
 
-    with _memory(vault) as mem:
+    with _memory(vault, read=True) as mem:
         result = run(mem, query, when, _date(today, "--today"), limit, include_sensitive)
     render.emit_json(result) if json else render.timeline(result)
 
@@ -65,7 +65,7 @@ def context(
     from mdmem.cli import render
     from mdmem.ops.context import context as run
 
-    with _memory(vault) as mem:
+    with _memory(vault, read=True) as mem:
         from mdmem.agents.hooks.session import CARD_BUDGET, card_command, card_protocol, save_card
 
         day = _date(today, "--today")

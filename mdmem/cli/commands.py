@@ -4,6 +4,7 @@ graph, watch, check (the writing ones are :mod:`mdmem.cli.writes`, the agents' s
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -49,7 +50,20 @@ def init(
             from mdmem.ops.budget import stamp_new_index
 
             stamp_new_index(target, day)
+        result = replace(result, daily=_daily_log(target))
     render.emit_json(result) if json else render.initialised(result)
+
+
+def _daily_log(root: Path) -> str:
+    """Where ``mdmem daily`` writes in ``root`` and which setting says so (``init`` says it once)."""
+    from mdmem.base.settings import Settings
+
+    daily = Settings.load(root).daily
+    where = f"{daily.folder}/{daily.format}.md" if daily.folder else f"{daily.format}.md"
+    why = {"obsidian": "Obsidian's Daily notes settings (.obsidian/daily-notes.json); [daily] in "
+                       ".mdmem/config.toml chooses otherwise",
+           "config.toml": "[daily] in .mdmem/config.toml"}.get(daily.source, "mdmem's default")
+    return f"{where} ({why})"
 
 
 @app.command()
@@ -119,7 +133,7 @@ def search(
 
     filters = Filters(type, tag, folder, _date(after, "--after"), _date(before, "--before", end=True),
                       include_index)
-    with _memory(vault) as mem:
+    with _memory(vault, read=True) as mem:
         result = run(mem, query, limit, filters, None if recency else OFF, mode, explain,
                      today=_date(today, "--today"))
     render.emit_json(result) if json else render.search(result)
@@ -135,7 +149,7 @@ def show(
     """A note's metadata: type, tags, aliases, frontmatter, tokens, problems (and its text with --body)."""
     from mdmem.cli import render
 
-    with _memory(vault) as mem:
+    with _memory(vault, read=True) as mem:
         view = mem.show(note)
         text = _note_body(mem, view.path) if body else None
     if json:
@@ -159,7 +173,7 @@ def links(note: NoteArg, vault: VaultOpt = None, json: JsonOpt = False) -> None:
     """A note's outgoing links, resolved as Obsidian does (null target = dangling)."""
     from mdmem.cli import render
 
-    with _memory(vault) as mem:
+    with _memory(vault, read=True) as mem:
         result = mem.links(note)
     if json:
         render.emit_json(
@@ -182,7 +196,7 @@ def backlinks(
     from mdmem.cli import render
     from mdmem.ops import browse
 
-    with _memory(vault) as mem:
+    with _memory(vault, read=True) as mem:
         result = browse.backlinks(mem, note, unlinked)
     render.emit_json(result) if json else render.backlinks(result, unlinked)
 
@@ -202,7 +216,7 @@ def neighbors(
 
     if direction not in ("in", "out", "both"):
         raise typer.BadParameter("choose in, out or both", param_hint="--direction")
-    with _memory(vault) as mem:
+    with _memory(vault, read=True) as mem:
         result = browse.neighbors(mem, note, depth, direction, limit)
     render.emit_json(result) if json else render.neighbors(result)
 
@@ -223,7 +237,7 @@ def recall(
     from mdmem.cli import render
     from mdmem.ops.recall import recall as run
 
-    with _memory(vault) as mem:
+    with _memory(vault, read=True) as mem:
         result = run(mem, query, budget=budget, limit=limit, include_sensitive=include_sensitive,
                      today=_date(today, "--today"), mode=mode)
     render.emit_json(result) if json else render.text(result.markdown)
@@ -240,7 +254,7 @@ def graph_map(vault: VaultOpt = None, json: JsonOpt = False) -> None:
     from mdmem.cli import render
     from mdmem.ops import browse
 
-    with _memory(vault) as mem:
+    with _memory(vault, read=True) as mem:
         result = browse.graph_map(mem)
     render.emit_json(result) if json else render.graph_map(result)
 
@@ -250,7 +264,7 @@ def _listing(name: str, doc: str):
         from mdmem.cli import render
         from mdmem.ops import browse
 
-        with _memory(vault) as mem:
+        with _memory(vault, read=True) as mem:
             paths = getattr(browse, name)(mem)
         render.emit_json({name: paths}) if json else render.paths(paths, f"no {name}")
 
@@ -269,7 +283,7 @@ def graph_dangling(vault: VaultOpt = None, json: JsonOpt = False) -> None:
     from mdmem.cli import render
     from mdmem.ops import browse
 
-    with _memory(vault) as mem:
+    with _memory(vault, read=True) as mem:
         result = browse.dangling(mem)
     render.emit_json({"dangling": result}) if json else render.dangling(result)
 
@@ -285,7 +299,7 @@ def graph_path(
     from mdmem.cli import render
     from mdmem.ops import browse
 
-    with _memory(vault) as mem:
+    with _memory(vault, read=True) as mem:
         result = browse.path_between(mem, source, target)
     render.emit_json(result) if json else render.paths(result.path, "")
 
@@ -302,7 +316,7 @@ def graph_export(
 
     if format not in FORMATS:
         raise typer.BadParameter(f"choose one of {', '.join(FORMATS)}", param_hint="--format")
-    with _memory(vault) as mem:
+    with _memory(vault, read=True) as mem:
         text = export(mem.graph(), format)
     render.to_file_or_stdout(text, output)
 
@@ -318,7 +332,7 @@ def graph_html(
     from mdmem.ops import browse
     from mdmem.ops.graph_page import render_html
 
-    with _memory(vault) as mem:
+    with _memory(vault, read=True) as mem:
         page = render_html(browse.graph_data(mem))
         target = output or mem.state_dir / "graph.html"
     render.to_file_or_stdout(page, target)
@@ -346,7 +360,7 @@ def watch(
                 f"{r.added} added, {r.changed} changed, {r.removed} removed ({r.notes} notes, {r.seconds:.2f}s)"
             )
 
-    with _memory(vault) as mem:
+    with _memory(vault, read=True) as mem:
         run(mem, debounce=debounce, on_batch=report,
             on_ready=lambda: render.message(f"watching {mem.root} (Ctrl-C to stop)"))
         render.message("stopped")
@@ -405,7 +419,7 @@ def check(
         if update_budget:
             render.message("mdmem: no vault folder, so no MEMORY.md budget comment to update")
     else:
-        with _memory(vault) as mem:
+        with _memory(vault, read=True) as mem:
             report = budget.audit(mem, mem.settings.check_with(**flags), day, all_notes=all_notes)
             if update_budget:
                 status, report = budget.update_budget(mem, report, day or dt.date.today())

@@ -195,6 +195,8 @@ def initialised(result) -> None:
              "no existing file was changed" + (f" (already there: {', '.join(result.kept)})" if result.kept else ""))
     else:
         text(f"nothing to add: {result.vault} already has {', '.join(result.kept)}")
+    if result.daily and "mdmem's default" not in result.daily:  # an Obsidian vault's Daily notes, or config.toml
+        text(f"daily log: {result.daily}")
 
 
 def text(body: str) -> None:
@@ -302,20 +304,34 @@ _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 CHECK_ISSUES_PER_KIND = 20  # text output lists at most this many issues of one kind (--json has all)
 
 
+def _left_out(report) -> str | None:
+    """The line saying how many Markdown files the vault's Obsidian settings keep out, or None."""
+    if not report.left_out:
+        return None
+    words = {"excluded": "Excluded files", "template": "templates folder"}
+    parts = ", ".join(f"{n:,} by its {words.get(why, why)}" for why, n in report.left_out.items())
+    return f"[dim]left out as Obsidian leaves them out of search and the graph: {parts} (read with `mdmem show PATH`)[/]"
+
+
 def check(report) -> None:
     """``mdmem check``: budget, type table, largest files, growth, then issues by severity."""
     out = console()
     out.soft_wrap = True  # long paths and details stay on one line (grep-able when piped)
+    left_out = _left_out(report)
     if report.layout == "none":  # no memory layout: the one thing to say
         for issue in report.issues:
             out.print(f"[{_SEVERITY_STYLE.get(issue.severity, '')}]{issue.severity:<8}[/] [bold]{issue.kind}[/]  "
                       f"{_escape(issue.detail)}")
             out.print(f"         [dim]→ {_escape(issue.action)}[/]")
+        if left_out:
+            out.print(left_out)
         return
     b = report.budget
     pct = (b.tokens * 200 + b.cap) // (2 * b.cap)
     out.print(f"[bold]budget[/]  ~{b.tokens:,} tk / {b.cap:,} tk ({pct}%) in {b.files:,} memory files; "
               f"MEMORY.md ~{b.index_tokens:,} tk apart  [dim](today {report.today}, {report.layout} layout)[/]")
+    if left_out:
+        out.print(left_out)
     out.print("")
     out.print(f"[bold]{'type':<10}{'files':>8}{'tokens':>12}[/]")
     for name, count in report.types.items():
@@ -364,6 +380,7 @@ def check_json(report) -> None:
         "growth": {name: vars(bucket) for name, bucket in vars(report.growth).items()},
         "today": report.today,
         "layout": report.layout,
+        "left_out": report.left_out,
     }
     text = json.dumps(head, ensure_ascii=False, indent=2)
     issues = ",\n    ".join(json.dumps(vars(i), ensure_ascii=False) for i in report.issues)

@@ -107,7 +107,7 @@ def daily_show(
     from mdmem.cli import render
     from mdmem.ops import daily
 
-    with _memory(vault, refresh=False) as mem:
+    with _memory(vault, refresh=False, read=True) as mem:
         result = daily.daily_show(mem, when, _date(today, "--today"))
     render.emit_json(result) if json else render.daily_view(result)
 

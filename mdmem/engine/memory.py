@@ -163,15 +163,18 @@ class Memory:
         self._scan: fs.Scan | None = None
         self._resolver: Resolver | None = None
         self._graph: LinkGraph | None = None
-        self._settings: tuple[tuple[int, int] | None, Settings] | None = None
+        self._settings: tuple[tuple, Settings] | None = None
 
     @property
     def settings(self) -> Settings:
         """The vault's ``.mdmem/config.toml`` (:class:`mdmem.base.settings.Settings`), read once and again
-        only when the file changes (one ``stat`` a call: a long-lived MCP server sees an edited config)."""
+        only when the file changes (one ``stat`` a call: a long-lived MCP server sees an edited config), or when
+        the vault's Obsidian settings do (its Daily notes folder and format: ``Settings.daily``)."""
         if self._pinned is not None:
             return self._pinned
-        seen = fs.stat_note(self.state_dir, "config.toml")
+        from mdmem.base.settings import obsidian_settings
+
+        seen = (fs.stat_note(self.state_dir, "config.toml"), obsidian_settings(self.root))
         if self._settings is None or self._settings[0] != seen:
             self._settings = (seen, Settings.load(self.root))
         return self._settings[1]
@@ -459,14 +462,17 @@ class Memory:
         )
 
     def links(self, ref: str) -> LinksResult:
+        """A note's links, resolved. In a template (the vault's Obsidian templates folder) a link holding a
+        ``{{placeholder}}`` is no link: Obsidian fills it in when the template is used."""
         n = self.note(ref)
         resolve = self.resolver.resolve
+        template = self.scan.excluded.get(n.path) == "template"
         views = [
             LinkView(
                 link.raw, resolve(link.target, n.path), link.subpath, link.display,
                 link.embed, link.kind, link.line, link.target,
             )
-            for link in n.links
+            for link in n.links if not (template and "{{" in link.raw)
         ]
         return LinksResult(n.path, views)
 
@@ -555,6 +561,17 @@ class Memory:
         fs.write_atomic(self.state_dir / GRAPH_FILE, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
         if gen > 1000 and gen - self.store.state()[2] > 1000:
             self.store.prune_changes(gen - 100)
+
+    def link(self, path: str, source: str, display: str | None = None, prop: bool = False) -> str:
+        """A new link to the vault path ``path`` written in the note ``source``, in the vault's Obsidian link
+        style (``.obsidian/app.json``: ``useMarkdownLinks``, ``newLinkFormat``; wikilinks in the shortest form
+        without one). ``prop``: the link goes in a frontmatter property, where Obsidian reads wikilinks only."""
+        from mdmem.base.settings import obsidian_settings
+        from mdmem.text.links import format_link
+
+        style = obsidian_settings(self.root)
+        return format_link(path, source, markdown=style.markdown_links and not prop, form=style.link_format,
+                           resolve=self.resolver.resolve, display=display)
 
     def resolved_links(self, note: Note) -> list[tuple[Link, str | None]]:
         resolve = self.resolver.resolve

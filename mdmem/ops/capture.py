@@ -34,6 +34,7 @@ from mdmem.base.layout import INDEX_NAME, INDEX_SECTIONS, MEMORY_DIR, TYPE_FOLDE
 from mdmem.base.provenance import RULE_TYPES, Provenance, record
 from mdmem.ops import guard
 from mdmem.ops.budget import index_line
+from mdmem.ops.properties import register_types
 from mdmem.text.classify import WARNINGS, classify, decision_note, decision_title
 from mdmem.text.naming import NAME_MAX, first_line, person_name, plain_links, subject
 from mdmem.text.similar import SIMILAR, name_key, shingles, similarity
@@ -323,6 +324,7 @@ def save(
                 raise
             status = "created"
             marked = _mark_superseded(mem, [p for p, _ in old], rel) if old else []
+            register_types(mem.root, meta)  # Obsidian's types.json learns mdmem's fields (dates as dates)
     if status == "created" or index_changed:
         mem.refresh()
     source = str(note.frontmatter.get("source") or "user")
@@ -335,10 +337,11 @@ def save(
 def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:
     """``(path, link)`` for each note ``refs`` names, to be superseded by the note at ``rel``: resolved
     like ``show``'s NOTE (:meth:`Memory.resolve_note`; ``[[...]]`` around it is taken off), and ``link`` the
-    wikilink that reaches it from ``rel`` with Obsidian's rules: ``[[file name]]`` when that resolves to it,
-    else ``[[vault/path]]``. A name that is nowhere is :class:`~mdmem.base.errors.NoteNotFound` (exit 1); a
+    wikilink that reaches it from ``rel`` in the vault's "New link format" (Obsidian's ``newLinkFormat``:
+    shortest, ``[[file name]]`` when that resolves to it, else ``[[vault/path]]``; relative; absolute). A name that is nowhere is :class:`~mdmem.base.errors.NoteNotFound` (exit 1); a
     bare file name several notes share, or the note itself, a usage error (exit 2)."""
-    from mdmem.text.links import parse_wikilink
+    from mdmem.base.settings import obsidian_settings
+    from mdmem.text.links import format_link, parse_wikilink
     from mdmem.text.resolve import Resolver
 
     if isinstance(refs, str):
@@ -346,6 +349,7 @@ def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:
     scan = mem.scan
     notes = [*scan.notes, *scan.broken]
     resolver = Resolver([*notes, *scan.files, rel])
+    obsidian = obsidian_settings(mem.root)
     out: list[tuple[str, str]] = []
     for given in refs:
         ref = given.strip()
@@ -362,12 +366,8 @@ def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:
                                  + ", ".join(same) + "); give its path")
         if path == rel:
             raise UsageError(f"a note cannot supersede itself ({rel})")
-        stem = nfc(path.rsplit("/", 1)[-1][:-3])  # link text is NFC whatever the name's form on disk
-        link = stem if resolver.resolve(stem, rel) == path else path[:-3]
-        if resolver.resolve(link, rel) != path:
-            link = "/" + path
-        if path not in (p for p, _ in out):
-            out.append((path, f"[[{link}]]"))
+        if path not in (p for p, _ in out):  # a property's link is a wikilink (Obsidian's rule), in the user's form
+            out.append((path, format_link(path, rel, form=obsidian.link_format, resolve=resolver.resolve)))
     return out
 
 

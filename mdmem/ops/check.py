@@ -87,7 +87,7 @@ import posixpath
 import re
 import unicodedata
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -180,6 +180,9 @@ class CheckReport:
     today: str
     layout: str  # "vault" (memory files under memory/), "flat" (every note but MEMORY.md), "none" (no
     # MEMORY.md, no memory/: nothing audited) or "missing" (no folder)
+    # Markdown files the vault's Obsidian settings keep out (never notes, never audited): "excluded" (Excluded
+    # files) and "template" (the templates folder) -> how many
+    left_out: dict[str, int] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         out = {s: 0 for s in SEVERITIES}
@@ -200,7 +203,16 @@ def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date
           all_notes: bool = False) -> CheckReport:
     """Audit the vault from its (refreshed) notes cache; reads the memory files
     again only for the duplicate check and MEMORY.md for the load limit.
-    ``all_notes``: every note but MEMORY.md is a memory file, whatever the layout."""
+    ``all_notes``: every note but MEMORY.md is a memory file, whatever the layout. The Markdown files the
+    vault's Obsidian settings leave out (``Scan.excluded``) are counted apart (``left_out``), never audited."""
+    report = _audit_notes(mem, settings, today, all_notes)
+    left_out: dict[str, int] = {}
+    for why in mem.scan.excluded.values():
+        left_out[why] = left_out.get(why, 0) + 1
+    return replace(report, left_out=dict(sorted(left_out.items()))) if left_out else report
+
+
+def _audit_notes(mem: Memory, settings: CheckSettings, today: dt.date | None, all_notes: bool) -> CheckReport:
     from mdmem.base import files as fs
 
     today = today or dt.date.today()

@@ -384,9 +384,13 @@ def _new_markdown(raw: str, url_path: str, display: str | None) -> str:
     return head + lead + new + tail + ")"
 
 
-def _markdown_path(link_target: str, expected: str, source_folder: str) -> str:
+def _markdown_path(link_target: str, expected: str, source_folder: str, was: str = "") -> str:
+    """The new path of a Markdown link in the link's own form: ``/``-rooted, a vault path (Obsidian's
+    "absolute" form, written without the ``/``) or relative to the linking note."""
     if link_target.startswith("/"):
         return "/" + expected
+    if source_folder and nfc(link_target).casefold() in (nfc(was).casefold(), nfc(was[:-3]).casefold()):
+        return expected  # written as the vault path: it stays one
     rel = posixpath.relpath(expected, source_folder or ".")
     if link_target.startswith("./") and not rel.startswith("../"):
         rel = "./" + rel
@@ -447,7 +451,7 @@ def _plan(mem: Memory, source: str, target: str):
             if new.resolve(link.target, here) == want and display is None:
                 continue
             if link.kind == "markdown":
-                spelled = _markdown_path(link.target, want, posixpath.dirname(here))
+                spelled = _markdown_path(link.target, want, posixpath.dirname(here), was)
                 raw = _new_markdown(link.raw, spelled, display)
             else:
                 raw = _new_wikilink(link.raw, _wiki_target(link.target, want, here, new.resolve))
