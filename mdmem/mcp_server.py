@@ -393,16 +393,21 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         session: Annotated[str | None, Field(description="The Claude Code session id (as the Stop hook gave it); "
                                                          "default: \"manual\".")] = None,
         lang: Annotated[Literal["en", "pt"], Field(description="The language of the numbered list.")] = "en",
+        replaces: Annotated[list[int] | None, Field(description="Numbers of this session's pending candidates that "
+                                                               "these replace (a candidate of the same name is "
+                                                               "replaced anyway).")] = None,
     ) -> str:
         """Propose memories from a checkpoint scan of this conversation (when the Stop hook asks, or after
         more than 15 tool calls, a delivered result, a topic change, or when the user asks to consolidate).
-        mdmem validates them (types, count, short clean names, nothing it should not save), drops what the
-        vault or this session already holds, and stores them as the pending checkpoint: show the user the
-        numbered `text` and save nothing until they pick numbers (then `checkpoint_accept`). Writes no note."""
+        mdmem validates them: it drops only a malformed entry, a secret and an exact duplicate of a saved note
+        (said in `text`), flags what it doubts, and stores them as the pending checkpoint (a second call revises:
+        same name, or `replaces`); show the user the numbered `text` as it is and save nothing until they pick
+        numbers (then `checkpoint_accept`). Writes no note."""
         from mdmem.agents.checkpoint import consolidate as cp
 
         def work(mem):
-            result = cp.propose(mem.root, {"dimensions": dimensions or [], "candidates": candidates},
+            result = cp.propose(mem.root, {"dimensions": dimensions or [], "candidates": candidates,
+                                           "replaces": replaces or []},
                                 session=session, lang=lang, today=_today())
             return cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result, mcp=True)}
 

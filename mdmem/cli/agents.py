@@ -82,10 +82,11 @@ def context(
 @app.command()
 def checkpoint(
     target: Annotated[Optional[str], typer.Argument(
-        metavar="[TRANSCRIPT | - | propose | accept | skip]",
+        metavar="[TRANSCRIPT | - | propose | accept | skip | review]",
         help="A Claude Code .jsonl transcript or a User:/Assistant: text file (- reads stdin; default: the newest "
              "transcript of the project in the current folder); `propose` (JSON candidates on stdin, from a model); "
-             "or `accept 1,3` / `skip`.",
+             "or `accept 1,3` / `skip`; or `review --session S` (an earlier session's turns no scan covered, "
+             "with the scan prompt, for the model to judge).",
         show_default=False)] = None,
     numbers: Annotated[Optional[str], typer.Argument(help="With accept: the candidates to save (1,3 or all).",
                                                      show_default=False, metavar="[NUMBERS]")] = None,
@@ -110,6 +111,16 @@ def checkpoint(
     from mdmem.agents.checkpoint import consolidate as cp
     from mdmem.cli import render
 
+    if target == "review":
+        if not session:
+            raise typer.BadParameter("which session? `mdmem checkpoint review --session S`", param_hint="--session")
+        from mdmem.agents.checkpoint.review import review
+        from mdmem.agents.claude.env import runner
+
+        with _errors():
+            done = review(_vault_root(vault), session, run=runner())
+        render.emit_json(done) if json else render.text(done.text)
+        return
     if target in ("accept", "skip"):
         if target == "skip":
             if allow_secret:
@@ -161,8 +172,6 @@ def checkpoint(
         render.text(cp.text(result) + "\n")
         if target != "propose" and result.fired:  # a hand run: the person needs the commands, --session included
             render.message(cp.commands(result.session, root, result.lang, [c.number for c in result.candidates]))
-        for d in result.dropped if target == "propose" else ():
-            render.message(f"mdmem: dropped {d.name!r}: {d.reason}")
 
 
 @app.command("mcp")

@@ -82,15 +82,15 @@ USAGE = {
         "options:\n" + _VAULT),
     "pre-compact": (
         "usage: mdmem hook pre-compact [--vault PATH]\n\n"
-        "The PreCompact hook: the offline checkpoint of the transcript as it stands, kept as the session's pending\n"
-        "checkpoint (nothing written to memory); the card after the compaction shows it.\n\n"
+        "The PreCompact hook: records which turns no memory checkpoint scanned (offsets, never text; nothing\n"
+        "written to memory); the card after the compaction names them: `mdmem checkpoint review --session S`.\n\n"
         "stdin (Claude Code's JSON): session_id, transcript_path, cwd, hook_event_name (\"PreCompact\"),\n"
         "  trigger (manual or auto).\n"
-        "stdout: nothing, or {\"systemMessage\": ...} when suggestions were kept.\n\n"
+        "stdout: nothing, or {\"systemMessage\": ...} when unscanned turns were recorded.\n\n"
         "options:\n" + _VAULT),
     "session-end": (
         "usage: mdmem hook session-end [--vault PATH]\n\n"
-        "The SessionEnd hook: like pre-compact; the next session's card shows the pending checkpoint.\n\n"
+        "The SessionEnd hook: like pre-compact; the next session's card (same project) names the unscanned turns.\n\n"
         "stdin (Claude Code's JSON): session_id, transcript_path, cwd, hook_event_name (\"SessionEnd\"),\n"
         "  reason (clear, logout, prompt_input_exit or other).\n"
         "stdout: nothing.\n\n"

@@ -65,6 +65,7 @@ class Candidate:
     paths: list[str] = field(default_factory=list)
     line: str | None = None  # the CLAUDE.md line of a behaviour rule
     secret: str | None = None  # what looks like a secret in it ("line 1: a GitHub token"): `accept` refuses it
+    flag: str | None = None    # what mdmem doubts about a model's candidate (git history, said already): shown
 
 
 @dataclass(frozen=True)
@@ -313,8 +314,8 @@ def _secret(text: str) -> str | None:
 
 
 # the mark a suggestion holding what looks like a secret carries in the numbered list and on the card: the user
-# saw no mark, picked it, and only then was it refused (a new user's trial); {flag} is `--allow-secret`, or
-# `allow_secret` over MCP
+# saw no mark, picked it, and only then was it refused (a new user's trial); {flag} is `--allow-secret` (the
+# user's, on the command line: never over MCP)
 SECRET_MARK = {"en": "(holds a secret: refused unless {flag})", "pt": "(contém um segredo: recusada sem {flag})"}
 
 

@@ -91,27 +91,31 @@ _TEXT = {
     "en": {"head": "[Checkpoint] This conversation hit {n}/7 dimensions ({marks}). Suggested memories:",
            "quiet": "[Checkpoint] This conversation hit {n}/7 dimensions{marks}: nothing to suggest.",
            "ask": 'Save which? Reply with numbers (e.g. 1,2) or "skip".',
-           "evidence": "evidence", "said": "said"},
+           "evidence": "evidence", "said": "said", "check": "check", "dropped": "not kept: {name} ({reason})"},
     "pt": {"head": "[Checkpoint de Sedimentação] Esta conversa acertou {n}/7 dimensões ({marks}), "
                    "sugestão de sedimentação:",
            "quiet": "[Checkpoint de Sedimentação] Esta conversa acertou {n}/7 dimensões{marks}: nada a sugerir.",
            "ask": 'Salvar quais? Responda com os números (ex.: 1,2), ou "pular".',
-           "evidence": "evidência", "said": "disse"},
+           "evidence": "evidência", "said": "disse", "check": "verifique", "dropped": "não guardada: {name} ({reason})"},
 }
 _SPEAKERS = {"en": {"user": "user", "assistant": "assistant"}, "pt": {"user": "usuário", "assistant": "assistente"}}
 
 
 def text(cp: Checkpoint, mcp: bool = False) -> str:
     """The checkpoint as the user (and the model) reads it: the seed's numbered list, a suggestion that looks
-    like it holds a secret marked (:data:`SECRET_MARK`: ``--allow-secret``, or ``allow_secret`` for ``mcp``)."""
+    like it holds a secret marked (:data:`SECRET_MARK`: ``--allow-secret``, which only the user passes, on the
+    command line: an MCP client has no way to waive the scan)."""
     t = _TEXT.get(cp.lang, _TEXT["en"])
-    flagged = SECRET_MARK.get(cp.lang, SECRET_MARK["en"]).format(flag="allow_secret" if mcp else "--allow-secret")
+    flagged = SECRET_MARK.get(cp.lang, SECRET_MARK["en"]).format(flag="--allow-secret")
     marks = "".join(MARKS[d] for d in cp.dimensions if d in MARKS)
+    # what `propose` did not keep is said inside the list the model shows (stdout), never only on stderr
+    gone = [t["dropped"].format(name=d.name, reason=d.reason) for d in cp.dropped] if cp.source == "model" else []
     if not cp.candidates:
-        return t["quiet"].format(n=len(cp.dimensions), marks=f" ({marks})" if marks else "")
+        return "\n".join([t["quiet"].format(n=len(cp.dimensions), marks=f" ({marks})" if marks else ""), *gone])
     out = [t["head"].format(n=len(cp.dimensions), marks=marks)]
     for c in cp.candidates:
-        out.append(f"{c.number}. [{c.type}] {c.mark} {c.name} — {c.description}" + (f" {flagged}" if c.secret else ""))
+        out.append(f"{c.number}. [{c.type}] {c.mark} {c.name} — {c.description}" + (f" {flagged}" if c.secret else "")
+                   + (f" ({t['check']}: {c.flag})" if c.flag else ""))
         if c.line:
             out.append(f"   CLAUDE.md: {c.line}")
         if c.chosen and c.rejected:
@@ -123,6 +127,7 @@ def text(cp: Checkpoint, mcp: bool = False) -> str:
             e = c.evidence[0]
             out.append(f"   {t['evidence']}: #{e.index} {_SPEAKERS[cp.lang if cp.lang in _SPEAKERS else 'en'][e.speaker]}"
                        f": \"{clean(e.quote)}\" ({e.signal})")
+    out.extend(gone)
     out.append(t["ask"])
     return "\n".join(out)
 
@@ -150,14 +155,14 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
     from mdmem.agents.checkpoint.dimensions import detect, language
     from mdmem.agents.checkpoint.transcript import read
 
-    tr = read(source, subagents=subagents, max_bytes=max_bytes)
+    tr = read(source, subagents=subagents, max_bytes=max_bytes, errors=bool(model))  # a model sees tools' errors
     sid = session or tr.session_id or (Path(source).stem if source != "-" else "stdin")
     chosen = lang or language(tr.messages)
     if chosen not in _TEXT:
         raise UsageError(f"--lang must be one of: {', '.join(_TEXT)}")
     claude_md = [Path(p) / "CLAUDE.md" for p in {str(cwd or Path.cwd()), tr.cwd or ""} if p]
     transcript = None if source == "-" else str(Path(source).resolve())
-    evidence = detect(tr.messages)
+    evidence = detect([m for m in tr.messages if m.kind != "tool-error"])
     if model:
         known = Known.read(vault, claude_md, sid)
         prompt = scan_prompt(None, None, known=known, evidence=evidence, lang=chosen, answer=False,

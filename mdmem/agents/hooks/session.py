@@ -35,10 +35,6 @@ from mdmem.agents.hooks.state import (  # noqa: F401  (re-exported: the hooks' p
 from mdmem.base import files
 from mdmem.base.layout import HOOKS_DIR, bootstrap_candidates, safe_session
 
-TYPE_CHECKING = False  # the card stays on the standard library
-if TYPE_CHECKING:
-    from mdmem.agents.checkpoint.consolidate import Checkpoint
-
 CARD_MAX = 10_000  # bytes (UTF-8): the most the SessionStart hook ever prints; Claude Code cuts larger ones
 CARD_BUDGET = 8000  # bytes: the card's default budget, leaving room for a pending checkpoint
 PENDING_DAYS = 14  # a pending checkpoint older than this is no longer shown on the card
@@ -184,6 +180,11 @@ def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
     text = _cut(text, CARD_MAX)
     session = text_field(payload, "session_id") or None
     found = pending(vault, session if payload.get("source") == "compact" else None, prefer=session)
+    waiting = unreviewed(vault, cwd, session, own=payload.get("source") == "compact")
+    if waiting:
+        line = review_line(vault, waiting)
+        if len(text.encode("utf-8")) + len(line.encode("utf-8")) + 2 <= CARD_MAX:
+            text = (text.rstrip("\n") + "\n\n" if text else "") + line
     if found:
         room = CARD_MAX - len(text.encode("utf-8")) - 2
         block = pending_text(vault, found, room)
@@ -332,7 +333,7 @@ def session_status(vault: str, session: str | None = None) -> dict:
             name = max(states)[1][len("stop-"):-len(".json")]
     out: dict = {"vault": vault, "session": name}
     if name is None:
-        return out | {"stops": 0, "next": None, "pending": None, "prompt_notes": 0}
+        return out | {"stops": 0, "next": None, "pending": None, "prompt_notes": 0, "review": None}
     state = read_state(os.path.join(folder, f"stop-{name}.json"))
     cfg = settings(vault, {})
     policy = state.get("policy") or cfg["policy"]
@@ -361,7 +362,9 @@ def session_status(vault: str, session: str | None = None) -> dict:
                  "saved": _iso(data.get("saved")), "kept_by": _KEPT_BY.get(str(data.get("origin")))
                  or marker.get("event") or "Stop"}
     shown = read_state(os.path.join(folder, f"prompt-{name}.json")).get("shown") or []
-    return out | {"stops": stops, "since_last_checkpoint": since, "checkpoints": int(state.get("triggers", 0) or 0),
+    uncovered = read_state(os.path.join(folder, f"{REVIEW_PREFIX}{name}.json"))
+    review = {k: uncovered.get(k) for k in ("event", "typed", "status")} if uncovered.get("session") else None
+    return out | {"review": review, "stops": stops, "since_last_checkpoint": since, "checkpoints": int(state.get("triggers", 0) or 0),
                   "last_checkpoint": _iso(state.get("last_trigger")), "next": nxt, "pending": found,
                   "prompt_notes": len(shown)}
 
@@ -372,45 +375,102 @@ _KEPT_BY = {"propose": "Stop", "PreCompact": "PreCompact", "SessionEnd": "Sessio
             "hand": "a hand run of `mdmem checkpoint`, not shown on the card"}
 
 
-def _capture(vault: str, payload: dict, event: str) -> Checkpoint:
-    """PreCompact and SessionEnd: the offline checkpoint on the transcript as it stands
-    (:func:`mdmem.agents.checkpoint.consolidate.analyze`), kept as the session's pending checkpoint when it has
-    suggestions. Nothing is written to memory: the next card shows them and the user chooses."""
+REVIEW_PREFIX = "review-"  # .mdmem/hooks/review-<session>.json: turns of a session no scan covered
+
+
+def _record_uncovered(vault: str, payload: dict, event: str) -> dict | None:
+    """PreCompact and SessionEnd: record which part of the transcript no scan covered (from the Stop
+    hook's last scan, ``covered`` in its state, to the end), when the user typed something there. Nothing
+    is judged here and nothing written to memory: the next session's card (same project) names the
+    session and ``mdmem checkpoint review --session S`` hands that part to the new session's model. The
+    record holds offsets and counts, never the conversation's text."""
     session, transcript = text_field(payload, "session_id"), text_field(payload, "transcript_path")
     if not session:
         raise HookError("no session_id in the hook's input")
     if not transcript or not os.path.isfile(transcript):
         raise HookError(f"no transcript to read ({transcript or 'no transcript_path'})")
-    from pathlib import Path
+    from mdmem.agents.checkpoint.transcript import read
 
-    from mdmem.agents.checkpoint import consolidate as cp
-
-    cwd = folder_field(payload)
     folder = os.path.join(vault, HOOKS_DIR)
     os.makedirs(folder, exist_ok=True)
-    base = os.path.join(folder, "pending-" + safe_session(session))
+    name = safe_session(session)
+    state = read_state(os.path.join(folder, f"stop-{name}.json"))
+    start = int(state.get("covered", 0) or 0) if state.get("transcript") in (None, transcript) else 0
+    base = os.path.join(folder, REVIEW_PREFIX + name)
     with files.Lock(base + ".lock", LOCK_WAIT, f"another hook holds {base}.lock (waited {LOCK_WAIT:.0f} s)"):
-        result = cp.analyze(transcript, Path(vault), session=session, cwd=Path(cwd) if cwd else None,
-                            today=time.strftime("%Y-%m-%d", time.localtime(now())), origin=event)
-        if result.fired:
-            write_state(base + ".json", {"event": event, "at": now(), "candidates": len(result.candidates),
-                                         "trigger": payload.get("trigger") or payload.get("reason")})
-    log(vault, f"{event} session={session}: {len(result.candidates)} suggestion(s) kept"
-               if result.fired else f"{event} session={session}: nothing to suggest")
-    return result
+        old = read_state(base + ".json")
+        if old.get("status") == "pending" and old.get("transcript") == transcript:
+            start = min(start, int(old.get("from", start) or 0))  # an earlier compaction's part is still unreviewed
+        tr = read(transcript, start=start)
+        typed = sum(1 for m in tr.messages if m.speaker == "user" and m.kind != "prompt")
+        if not typed:
+            log(vault, f"{event} session={session}: every turn was scanned")
+            return None
+        cwd = folder_field(payload) or state.get("cwd") or ""
+        record = {"session": session, "transcript": transcript, "from": tr.start, "to": tr.end, "cwd": cwd,
+                  "event": event, "at": now(), "typed": typed, "status": "pending"}
+        write_state(base + ".json", record)
+    log(vault, f"{event} session={session}: {typed} user message(s) no scan covered; kept for review")
+    return record
+
+
+def unreviewed(vault: str, cwd: str | None, session: str | None = None, own: bool = False) -> list[dict]:
+    """The sessions whose uncovered turns wait for a review, newest first: of the same project (``cwd``
+    the same folder as the session's, or one inside the other), seen in the last :data:`PENDING_DAYS`
+    days; ``own``: only ``session``'s (after a compaction), else never ``session``'s own. A record untouched
+    for longer than that is removed (the folder does not grow with every session ever run)."""
+    folder = os.path.join(vault, HOOKS_DIR)
+    try:
+        names = [f for f in os.listdir(folder) if f.startswith(REVIEW_PREFIX) and f.endswith(".json")]
+    except OSError:
+        return []
+    limit = now() - PENDING_DAYS * 86400
+    here = os.path.realpath(cwd) if cwd else None
+    out = []
+    for f in names:
+        path = os.path.join(folder, f)
+        try:
+            if os.stat(path).st_mtime < time.time() - PENDING_DAYS * 86400:  # past the window: derived state, gone
+                os.remove(path)
+                continue
+        except OSError:
+            continue
+        data = read_state(path)
+        sid = data.get("session")
+        if data.get("status") != "pending" or not isinstance(sid, str) or not isinstance(data.get("at"), (int, float)):
+            continue
+        if data["at"] < limit or (own and sid != session) or (not own and sid == session):
+            continue
+        there = os.path.realpath(data["cwd"]) if isinstance(data.get("cwd"), str) and data["cwd"] else None
+        if here and there and not (here == there or here.startswith(there + os.sep) or there.startswith(here + os.sep)):
+            continue
+        out.append(data)
+    out.sort(key=lambda d: (-d["at"], d["session"]))
+    return out
+
+
+def review_line(vault: str, waiting: list[dict]) -> str:
+    """The card's one line for the sessions whose turns no scan covered (:func:`unreviewed`)."""
+    import shlex
+
+    from mdmem.agents.claude.env import runner
+    from mdmem.base.terminal import visible
+
+    newest = waiting[0]
+    more = f" (and {len(waiting) - 1} more session(s))" if len(waiting) > 1 else ""
+    command = f"{runner()} checkpoint review --session {shlex.quote(newest['session'])} --vault {shlex.quote(str(vault))}"
+    return visible(f"mdmem: not scanned: {newest.get('typed', 0)} user message(s) of session {newest['session']}"
+                   f"{more} were never checked for memories: run `{command}`, judge what it prints, and propose "
+                   "anything worth keeping (the user chooses).", False)
 
 
 def pre_compact(vault: str, payload: dict, opts: dict) -> dict | None:
-    result = _capture(vault, payload, "PreCompact")
-    if result is None or not result.fired:
+    record = _record_uncovered(vault, payload, "PreCompact")
+    if record is None:
         return None
-    n = len(result.candidates)
-    note = (f"mdmem: {n} memória(s) sugerida(s) guardada(s); aparecem depois da compactação."
-            if result.lang == "pt" else
-            f"mdmem: {n} suggested memor{'y' if n == 1 else 'ies'} kept; shown again after the compaction.")
-    return {"systemMessage": note}
+    return {"systemMessage": "mdmem: the turns no memory checkpoint scanned are kept for review after the compaction."}
 
 
 def session_end(vault: str, payload: dict, opts: dict) -> None:
-    _capture(vault, payload, "SessionEnd")
+    _record_uncovered(vault, payload, "SessionEnd")
     return None
