@@ -67,6 +67,9 @@ Mode = Annotated[Literal["lexical", "semantic", "hybrid", "auto"] | None, Field(
                 "`mdmem index --semantic`), hybrid (both fused) or auto (hybrid where the vault has vectors, "
                 "else lexical); default: the vault's [search] mode.")]
 Day = Annotated[str | None, Field(description="YYYY-MM-DD or YYYY-MM (inclusive).")]
+Sessions = Annotated[bool | None, Field(description="Include the imported past sessions (`mdmem import`) that "
+                                                    "answer the query; default: when it asks about past "
+                                                    "conversations (\"when did we ...\", \"what did we discuss ...\").")]
 MemoryType = Literal["user", "person", "project", "protocol", "decision", "reference", "feedback"]
 
 
@@ -158,17 +161,36 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         mode: Mode = None,
         include_index: Annotated[bool, Field(description="Also index notes (MEMORY.md, notes marked `index: true`), "
                                                          "left out by default.")] = False,
+        sessions: Sessions = None,
     ) -> str:
         """Ranked search of the memory notes: full text by default (BM25, title and aliases weigh more, recent
         notes a little more), or by meaning / both fused when the vault has vectors. Returns each hit's path,
         title, score, date and a snippet with the matched words in **bold**; a note that no longer holds is
         kept but marked: `superseded_by` (the notes that replace it) or `expired` (past its `valid_until`).
-        Use read_note on a hit for its whole text."""
+        Use read_note on a hit for its whole text. Imported past sessions are not among the results; with
+        `sessions` (by default when the query asks about past conversations, "when did we ...") the matching
+        sessions come in `sessions`: date, agent, project, the lines that match, path."""
+        from dataclasses import replace
+
         from mdmem.engine.index import Filters
         from mdmem.ops.search import search as run
+        from mdmem.ops.sessions import hidden_type, is_session, recall_sessions
+        from mdmem.text.past import about_past
 
+        asked = about_past(query) if sessions is None else sessions
+        only = (type or "").lower() == "session" or (folder or "").strip("/").startswith("sessions")
         filters = Filters(type, tag, folder, _day(after, "after"), _day(before, "before", end=True), include_index)
-        return state.call("search", lambda mem: run(mem, query, limit, filters, mode=mode, today=_today()))
+
+        def work(mem):
+            wanted = filters if only else replace(filters, not_type=hidden_type(mem))
+            data = plain(run(mem, query, limit, wanted, mode=mode, today=_today()))
+            if not only:
+                data["results"] = [r for r in data.get("results", []) if not is_session(r.get("path", ""))]
+            if asked:
+                data["sessions"] = plain(recall_sessions(mem, query, limit, _today()))["hits"]
+            return data
+
+        return state.call("search", work)
 
     @read_only
     def recall(
@@ -177,6 +199,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
                                                 "phrase (\"last week\", \"in April\") narrows it.")],
         budget: Annotated[int, Field(ge=200, le=16_000, description="Most characters in the block.")] = 4000,
         mode: Mode = None,
+        sessions: Sessions = None,
     ) -> str:
         """A Markdown context block about the query, never longer than the budget: the best search hits (description
         and snippet) and the notes linked to them, and a time window's dated entries when the query names one.
@@ -184,7 +207,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         from mdmem.ops.recall import recall as run
 
         def work(mem):
-            data = plain(run(mem, query, budget=budget, limit=5, today=_today(), mode=mode))
+            data = plain(run(mem, query, budget=budget, limit=5, today=_today(), mode=mode, sessions=sessions))
             for key in ("ranked", "related"):  # their text is in the block already
                 data[key] = [{k: v for k, v in item.items() if k != "text"} for item in data.get(key, [])]
             return data | {"content_is": CONTENT_IS}
@@ -434,4 +457,80 @@ def serve(vault: str | os.PathLike | None = None) -> None:
     root = find_vault(vault)
     server = build_server(root)
     log.info("serving %s (mdmem %s)", root, __version__)
-    server.run("stdio")
+    import anyio
+
+    anyio.run(_serve_stdio, server)
+
+
+async def _serve_stdio(server: MCPServer) -> None:
+    """``server.run("stdio")`` (the SDK's own transport and session), with :class:`_Answering` between the two: a
+    request the SDK cannot parse is answered, never dropped."""
+    from mcp.server.stdio import stdio_server
+
+    low = server._lowlevel_server  # what MCPServer.run_stdio_async runs, as it runs it
+    async with stdio_server() as (read, write):
+        await low.run(_Answering(read, write), write, low.create_initialization_options())
+
+
+class _Answering:
+    """The server's incoming messages, answering a request the SDK could not parse instead of dropping it.
+
+    The SDK's JSON parser refuses a string holding a lone surrogate (``"\\ud800"``, valid JSON but no Unicode text);
+    it then passes the error on without the request's id and nothing answers, so the client waited forever. Here
+    such a line, read again with the standard library, gets a JSON-RPC error for its id (invalid params: the text
+    is not Unicode). Everything else passes through unchanged (``last_context`` and the rest are the inner
+    stream's)."""
+
+    def __init__(self, inner, write) -> None:
+        self._inner, self._write = inner, write
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def receive(self):
+        while True:
+            item = await self._inner.receive()
+            answer = _refusal(item) if isinstance(item, Exception) else None
+            if answer is None:
+                return item
+            await self._write.send(answer)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self):
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc):
+        return await self._inner.__aexit__(*exc)
+
+
+def _refusal(error: Exception):
+    """The JSON-RPC error answering the request a parse ``error`` of the SDK's was about, when that request had an
+    id; else None (a notification, or no JSON at all: nothing to answer)."""
+    import json
+
+    from mcp.shared.message import SessionMessage
+    from mcp.types import ErrorData, JSONRPCError
+
+    try:
+        line = error.errors()[0]["input"]  # type: ignore[attr-defined]  # pydantic's ValidationError keeps the line
+        request = json.loads(line)
+    except Exception:
+        return None
+    if not isinstance(request, dict) or not isinstance(request.get("id"), (str, int)) or "method" not in request:
+        return None
+    why = "the request is not valid Unicode text (a lone surrogate escape such as \\ud800); nothing was done"
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request["id"], error=ErrorData(code=-32602, message=why)))

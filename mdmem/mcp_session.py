@@ -89,7 +89,9 @@ class Session:
         try:
             with self.lock:
                 self.memory().graph()
-        except Exception:  # the first call will meet (and report) the same problem
+        except MdmemError as e:  # the first call will meet (and report) the same problem: one line, no traceback
+            log.warning("warming up %s failed: %s", self.root, e)
+        except Exception:
             log.warning("warming up %s failed", self.root, exc_info=True)
 
     def close(self, wait: float = 5.0) -> None:

@@ -134,6 +134,11 @@ def commands(v: Path, tmp: Path) -> list[tuple[tuple, int | None, str | None]]:
     transcript.write_text(SESSION.replace("Redis", "Redis \x1b]0;evil\x07") + "User: bell\x07 and \x9b2J\n")
     hook_in = json.dumps({"session_id": "s1", "transcript_path": str(transcript), "cwd": str(project),
                           "hook_event_name": "Stop"})
+    export = tmp / "conversations.json"  # a chat export whose title and messages carry terminal escapes
+    export.write_text(json.dumps([{"id": "c\x1b]0;id\x07", "title": "evil \x1b]0;title\x07", "current_node": "u",
+                                   "mapping": {"u": {"parent": None, "message": {
+                                       "author": {"role": "user"}, "create_time": 1767225600.0,
+                                       "content": {"content_type": "text", "parts": ["bell\x07 \x9b2J [[x]] ```"]}}}}}]))
     V = ("--vault", v)
     out = [
         (("index", *V), 0, None), (("index", *V, "--json"), 0, None), (("index", "--rebuild", *V), 0, None),
@@ -192,6 +197,8 @@ def commands(v: Path, tmp: Path) -> list[tuple[tuple, int | None, str | None]]:
         (("hook", "pre-compact", "--vault", str(v)), 0, hook_in),
         (("hook", "session-end", "--vault", str(v)), 0, hook_in),
         (("uninstall", "claude", "--dry-run", "--project", project), 0, None),
+        (("import", "chatgpt", export, *V), 0, None), (("import", "chatgpt", export, *V, "--json"), 0, None),
+        (("import", "claude-code", tmp / "talk.txt", *V), 0, None),
     ]
     return out
 

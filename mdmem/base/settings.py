@@ -50,8 +50,10 @@ timeout_seconds = 2           # and gives up (silently, exit 0) after this long
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
+import stat
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeVar
@@ -72,24 +74,46 @@ def config_path(vault: Path | str) -> Path:
     return Path(vault) / STATE_DIR / CONFIG_NAME
 
 
+CONFIG_MAX = 256 * 1024  # bytes: a config.toml is a few hundred; a larger one is refused, never read whole
+
+
 def read(vault: Path | str | None) -> dict[str, Any]:
-    """The parsed ``config.toml`` of ``vault`` ({} when there is none)."""
+    """The parsed ``config.toml`` of ``vault`` ({} when there is none). Only a regular file of at most
+    :data:`CONFIG_MAX` bytes is read, never through a symlink, opened so a FIFO cannot block (a FIFO named
+    config.toml hung every command); whatever cannot be used (no regular file, too large, not UTF-8, bad TOML,
+    nesting too deep for the parser) is one :class:`ConfigError` naming the file, never a traceback."""
     if vault is None:
         return {}
     path = config_path(vault)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        f = open(path, "rb")
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return {}  # the usual case: tomllib is not even imported (~1-3 ms of every command)
     except OSError as e:
-        raise ConfigError(f"cannot read {path}: {e}") from None
+        why = "it is a symlink (only a regular file in the vault is read)" if e.errno == errno.ELOOP else e.strerror
+        raise ConfigError(f"cannot read {path}: {why}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ConfigError(f"cannot read {path}: not a regular file")
+        data = os.read(fd, CONFIG_MAX + 1)
+    except OSError as e:
+        raise ConfigError(f"cannot read {path}: {e.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(data) > CONFIG_MAX:
+        raise ConfigError(f"cannot read {path}: larger than {CONFIG_MAX // 1024} KB")
     import tomllib
 
-    with f:
-        try:
-            return tomllib.load(f)
-        except (OSError, tomllib.TOMLDecodeError) as e:
-            raise ConfigError(f"cannot read {path}: {e}") from None
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"cannot read {path}: not UTF-8 (byte {e.start})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"cannot read {path}: {e}") from None
+    except RecursionError:
+        raise ConfigError(f"cannot read {path}: nested too deeply") from None
 
 
 def _section(config: dict, name: str, where: object) -> dict:
@@ -362,7 +386,7 @@ def hook_settings(vault: str, opts: dict) -> dict:
     """``[hook]`` over its defaults, then the flags in ``opts`` (``policy``, ``output``)."""
     out = dict(HOOK_DEFAULTS)
     path = config_path(vault)
-    if os.path.isfile(path):
+    if os.path.lexists(path):
         section = _section(read(vault), "hook", path)
         for key, value in section.items():
             if key not in HOOK_DEFAULTS:
@@ -473,6 +497,9 @@ def _obsidian_json(folder: str, name: str, problems: list[str]) -> dict:
         value = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as e:
         problems.append(f"{OBSIDIAN_DIR}/{name}: not valid JSON ({e}); Obsidian's defaults used")
+        return {}
+    except RecursionError:  # a crafted file: bad JSON like any other, never a traceback
+        problems.append(f"{OBSIDIAN_DIR}/{name}: not valid JSON (nested too deeply); Obsidian's defaults used")
         return {}
     if not isinstance(value, dict):
         problems.append(f"{OBSIDIAN_DIR}/{name}: not a JSON object; Obsidian's defaults used")

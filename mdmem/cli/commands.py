@@ -230,16 +230,21 @@ def recall(
     include_sensitive: SensitiveOpt = False,
     today: TodayOpt = None,
     mode: ModeOpt = None,
+    sessions: Annotated[Optional[bool], typer.Option(
+        "--sessions/--no-sessions", help="Add (or leave out) the imported past sessions that answer it; by "
+        "default they come when the question is about past conversations (\"when did we ...\").",
+        show_default=False)] = None,
     json: JsonOpt = False,
 ) -> None:
     """Search hits plus their linked notes, as a Markdown block for a prompt (a time phrase such
-    as "last week" or "em abril" puts that window's dated entries first)."""
+    as "last week" or "em abril" puts that window's dated entries first; past sessions follow a question
+    about past conversations)."""
     from mdmem.cli import render
     from mdmem.ops.recall import recall as run
 
     with _memory(vault, read=True) as mem:
         result = run(mem, query, budget=budget, limit=limit, include_sensitive=include_sensitive,
-                     today=_date(today, "--today"), mode=mode)
+                     today=_date(today, "--today"), mode=mode, sessions=sessions)
     render.emit_json(result) if json else render.text(result.markdown)
 
 

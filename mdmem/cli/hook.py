@@ -139,6 +139,9 @@ def run(hook, args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> int:
         opts = parse_options(args, known)
         payload = read_payload(sys.stdin)
         vault = vault or locate(opts.get("vault"), payload.get("cwd"))
+        from mdmem.base.files import check_state
+
+        check_state(vault)  # a symlinked .mdmem (or index, hooks...): nothing read or written through it
         out = hook(vault, payload, opts)
         disarm()  # the answer is printed whole, never cut by the time bound
     except Exception as e:

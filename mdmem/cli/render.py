@@ -347,6 +347,11 @@ def check(report) -> None:
     out.print("")
     out.print(f"[bold]growth[/]  {g.last_7_days.files:,} files (~{g.last_7_days.tokens:,} tk) changed in the last "
               f"7 days, {g.days_8_to_30.files:,} (~{g.days_8_to_30.tokens:,} tk) 8-30 days ago")
+    if report.sessions_unreviewed:
+        waiting = report.sessions_unreviewed
+        parts = ", ".join(f"{_escape(p or '(no project)')} {n:,}" for p, n in waiting.items())
+        out.print(f"[bold]sessions[/]  {sum(waiting.values()):,} imported sessions never reviewed: {parts}  "
+                  "[dim](sessions/, outside the budget)[/]")
     out.print("")
     counts = report.counts()
     if not report.issues:
@@ -380,6 +385,7 @@ def check_json(report) -> None:
         "growth": {name: vars(bucket) for name, bucket in vars(report.growth).items()},
         "today": report.today,
         "layout": report.layout,
+        "sessions_unreviewed": report.sessions_unreviewed,
         "left_out": report.left_out,
     }
     text = json.dumps(head, ensure_ascii=False, indent=2)
@@ -535,3 +541,23 @@ def digest(result) -> None:
     if result.archived:
         summary += f", {len(result.archived)} daily notes {'to archive' if dry else 'archived'}"
     message(f"{len(result.items)} digests: {summary}" + ("; dry run: nothing changed" if dry else ""))
+
+
+_IMPORT_LABELS = {"created": ("created", "would create"), "updated": ("updated", "would update"),
+                  "unchanged": ("unchanged", "unchanged")}
+
+
+def imported(result) -> None:
+    """``mdmem import``: a line per note written (or that would be), then a summary (all on stderr)."""
+    dry = 1 if result.dry_run else 0
+    for item in result.items:
+        if item.status != "unchanged":
+            message(f"{_IMPORT_LABELS[item.status][dry]}: {_line(item.path)} ({item.user_messages} user messages)")
+    for label, why in result.errors:
+        message(f"error: {_line(label)}: {_line(why)}")
+    parts = [f"{result.count(s)} {_IMPORT_LABELS[s][dry]}" for s in ("created", "updated", "unchanged")]
+    skipped = ", ".join(f"{n} {why}" for why, n in sorted(result.skipped.items()))
+    message(f"{result.read} sessions read from {result.source}: " + ", ".join(parts) +
+            (f"; left out: {skipped}" if skipped else "") +
+            (f"; {result.daily} daily entries added" if result.daily else "") +
+            ("; dry run: nothing changed" if result.dry_run else ""))

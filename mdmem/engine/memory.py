@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mdmem.base import files as fs
-from mdmem.base.errors import AmbiguousNote, LockTimeout, MdmemError, NoteArchived, NoteNotFound
+from mdmem.base.errors import AmbiguousNote, LockTimeout, NoteArchived, NoteNotFound
 
 if TYPE_CHECKING:
     from mdmem.engine.graph import LinkGraph
@@ -150,14 +150,11 @@ class Memory:
         defaults when that file is broken, and says so)."""
         self.root = root
         self._pinned = settings
-        self.state_dir = root / fs.STATE_DIR
+        self.state_dir = _state_for(root)
         self.lock_timeout = lock_timeout if lock_timeout is not None else float(
             os.environ.get("MDMEM_LOCK_TIMEOUT", "10")
         )
         self.procs = procs
-        if self.state_dir.exists() and not self.state_dir.is_dir():
-            raise MdmemError(f"{self.state_dir} is a file, not mdmem's state folder; move it away")
-        fs.state_dir(root)
         self.store = Store(self.state_dir)
         self.index = SearchIndex(self.state_dir / "index")
         self._scan: fs.Scan | None = None
@@ -174,7 +171,7 @@ class Memory:
             return self._pinned
         from mdmem.base.settings import obsidian_settings
 
-        seen = (fs.stat_note(self.state_dir, "config.toml"), obsidian_settings(self.root))
+        seen = (fs.stat_note(self.root / fs.STATE_DIR, "config.toml"), obsidian_settings(self.root))
         if self._settings is None or self._settings[0] != seen:
             self._settings = (seen, Settings.load(self.root))
         return self._settings[1]
@@ -534,7 +531,7 @@ class Memory:
         cache = self.state_dir / GRAPH_FILE
         try:
             with _gc_paused():
-                data = json.loads(cache.read_bytes())
+                data = json.loads(fs.read_outside(cache, fs.MAX_READ))  # a regular file only, bounded
                 if data.get("version") != GRAPH_VERSION:
                     raise ValueError(data.get("version"))
                 cached_epoch, cached_gen = data["epoch"], data["gen"]
@@ -576,6 +573,32 @@ class Memory:
     def resolved_links(self, note: Note) -> list[tuple[Link, str | None]]:
         resolve = self.resolver.resolve
         return [(link, resolve(link.target, note.path)) for link in note.links]
+
+
+READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)  # what mkdir or a write in a vault mdmem may not write says
+
+
+def _state_for(root: Path) -> Path:
+    """Where the derived state of the vault ``root`` lives: its ``.mdmem`` (a real folder: :func:`fs.state_dir`,
+    else :class:`~mdmem.base.errors.UnsafeState`), or, when that cannot be written (a read-only mount, a vault
+    of another user's), a folder of this user's, ``$MDMEM_HOME/read-only/<hash of the vault's path>/.mdmem``:
+    search, the card and every read work there (the index built from the notes once, then kept up to date), and
+    nothing is written in the vault. Writes of notes fail as the file system says."""
+    try:
+        fs.state_dir(root)
+        if os.access(root / fs.STATE_DIR, os.W_OK):
+            return root / fs.STATE_DIR
+    except OSError as e:
+        if e.errno not in READ_ONLY:
+            raise
+    import hashlib
+
+    from mdmem.base.layout import mdmem_home
+
+    key = hashlib.blake2b(os.fsencode(os.path.realpath(root)), digest_size=8).hexdigest()
+    elsewhere = Path(mdmem_home()).expanduser() / "read-only" / key
+    os.makedirs(elsewhere, mode=0o700, exist_ok=True)
+    return fs.state_dir(elsewhere)
 
 
 @contextmanager

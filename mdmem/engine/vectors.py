@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -77,17 +78,22 @@ class Vectors:
 
     @classmethod
     def load(cls, mem: Memory) -> Vectors | None:
+        import stat
+
         import numpy as np
 
+        path = mem.state_dir / FILE
         try:
-            with np.load(mem.state_dir / FILE, allow_pickle=False) as data:
+            if not stat.S_ISREG(os.lstat(path).st_mode):  # a FIFO would block np.load; a link leaves the vault
+                return None
+            with np.load(path, allow_pickle=False) as data:
                 meta = json.loads(bytes(data["meta"]).decode())
                 if meta.get("format") != FORMAT:
                     return None
                 return cls(meta["epoch"], meta["gen"], meta["model"], meta["paths"], meta["chunks"], meta["hashes"],
                            data["matrix"])
-        except (OSError, ValueError, KeyError, EOFError):
-            return None  # missing or damaged: derived state, rebuilt
+        except Exception:  # missing or damaged (a bad zip, bad JSON, a wrong shape...): derived state, rebuilt
+            return None
 
     def save(self, mem: Memory) -> None:
         import numpy as np

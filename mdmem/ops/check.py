@@ -183,6 +183,8 @@ class CheckReport:
     # Markdown files the vault's Obsidian settings keep out (never notes, never audited): "excluded" (Excluded
     # files) and "template" (the templates folder) -> how many
     left_out: dict[str, int] = field(default_factory=dict)
+    sessions_unreviewed: dict[str, int] = field(default_factory=dict)  # imported sessions (sessions/) never
+    # reviewed, by project ("" for none): not memory, not in the budget; a reminder that they wait
 
     def counts(self) -> dict[str, int]:
         out = {s: 0 for s in SEVERITIES}
@@ -256,13 +258,15 @@ def _audit_notes(mem: Memory, settings: CheckSettings, today: dt.date | None, al
               for n in binary]
     found += _secrets([*memory, *([index] if index else [])], read)
     from mdmem.ops import journal
+    from mdmem.ops.sessions import unreviewed
 
     if journal.pending(mem):
         found.append(Issue("UNFINISHED MOVE", ".", "a move was interrupted before all its links were rewritten "
                            "(its journal is in .mdmem/move.json)", "mdmem move --resume finishes it (so does the "
                            "next write)", "error"))
-    return _audit([n for n in memory if n.path not in copies], index, resolver, read, settings, today, layout,
-                  found, memory)
+    report = _audit([n for n in memory if n.path not in copies], index, resolver, read, settings, today, layout,
+                    found, memory)
+    return replace(report, sessions_unreviewed=unreviewed(mem))
 
 
 def missing_folder(path: Path, settings: CheckSettings = CheckSettings(), today: dt.date | None = None) -> CheckReport:

@@ -79,10 +79,11 @@ def escape_entry(text: str) -> str:
 
 
 def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date | None = None,
-              allow_secret: bool = False) -> DailyEntry:
+              allow_secret: bool = False, refresh: bool = True) -> DailyEntry:
     """Append a ``## HH:MM`` entry to the day's note (:func:`day_path`; created
     with ``type: daily`` frontmatter when missing). Append-only. Heading lines
-    of the text are escaped (:func:`escape_entry`): one call, one entry."""
+    of the text are escaped (:func:`escape_entry`): one call, one entry. ``refresh=False`` leaves the notes
+    cache to the caller (an import adding many entries refreshes once at its end)."""
     from mdmem.text.daily import entries
 
     guard.text(text, "entry", allow_secret)
@@ -119,7 +120,8 @@ def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date
             new = data + sep + entry.encode("utf-8")
             guard.fits(rel, new)
             fs.write_atomic(path, new, expected=seen)
-    mem.refresh()
+    if refresh:
+        mem.refresh()
     return DailyEntry(rel, day.isoformat(), when, text, data is None)
 
 

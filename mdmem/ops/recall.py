@@ -46,6 +46,7 @@ class RecallResult:
     markdown: str
     window: dict | None = None  # {"phrase", "start", "end"} when the query named a time
     entries: list = field(default_factory=list)  # the window's timeline entries shown
+    sessions: list = field(default_factory=list)  # past sessions shown (mdmem.ops.sessions.SessionHit)
 
 
 def _plain(snippet: str) -> str:
@@ -55,31 +56,43 @@ def _plain(snippet: str) -> str:
 def recall(
     mem: Memory, query: str, *, budget: int = DEFAULT_BUDGET, limit: int = 5, recency: Recency | None = None,
     include_sensitive: bool = False, today: dt.date | str | None = None, mode: str | None = None,
-    fusion: Fusion | None = None,
+    fusion: Fusion | None = None, sessions: bool | None = None,
 ) -> RecallResult:
     """Ranked notes for ``query``, their linked notes, and a time phrase's dated entries, within ``budget``
-    characters. ``recency``, ``mode`` and ``fusion`` default to the vault's ``[search]`` settings."""
+    characters. ``recency``, ``mode`` and ``fusion`` default to the vault's ``[search]`` settings.
+
+    Imported past sessions (``sessions/``) are not memory: they never rank among the notes. With ``sessions``
+    (or, when it is None, a question about past conversations: :func:`mdmem.text.past.about_past`) the past
+    sessions that answer it come first, in at most half the budget (:func:`mdmem.ops.sessions.recall_sessions`)."""
     from mdmem.engine.index import Filters
     from mdmem.ops.search import conflicts, search, standing
+    from mdmem.ops.sessions import hidden_type, is_session
     from mdmem.ops.timeline import TimelineEntry, collect, is_sensitive
     from mdmem.text import temporal
+    from mdmem.text.past import about_past
     from mdmem.text.query import check_query
 
     check_query(query)
+    if sessions is None:
+        sessions = about_past(query)
     day = dt.date.fromisoformat(today) if isinstance(today, str) else (today or dt.date.today())
     span = temporal.parse(query, day)
     words = span.rest if span else query
     entries: list[TimelineEntry] = []
     gone = standing(mem, day).hidden  # superseded or expired: not memory any more
     if span:
-        entries = [e for e in collect(mem, span.start, span.end, words, include_sensitive) if e.path not in gone]
+        entries = [e for e in collect(mem, span.start, span.end, words, include_sensitive)
+                   if e.path not in gone and not is_session(e.path)]
         if not entries and words.strip():  # the words match nothing there
-            entries = [e for e in collect(mem, span.start, span.end, "", include_sensitive) if e.path not in gone]
-        filters = Filters(after=span.start.isoformat(), before=span.end.isoformat())
+            entries = [e for e in collect(mem, span.start, span.end, "", include_sensitive)
+                       if e.path not in gone and not is_session(e.path)]
+        filters = Filters(after=span.start.isoformat(), before=span.end.isoformat(), not_type=hidden_type(mem))
         hits = search(mem, words, limit * 3, filters, recency, mode, fusion=fusion, current=True,
                       today=day).results if words.strip() else []
     else:
-        hits = search(mem, query, limit * 3, recency=recency, mode=mode, fusion=fusion, current=True, today=day).results
+        hits = search(mem, query, limit * 3, Filters(not_type=hidden_type(mem)), recency=recency, mode=mode, fusion=fusion,
+                      current=True, today=day).results
+    hits = [h for h in hits if not is_session(h.path)]
     if not include_sensitive:
         hits = [h for h in hits if not ((n := mem.store.get(h.path)) is not None and is_sensitive(n))]
     hits = hits[:limit]
@@ -92,7 +105,7 @@ def recall(
         if graph.is_index(hit.path):
             continue  # an index (asked for by --include-index) relates nothing: it links everything
         for nb in graph.neighbors(hit.path, depth=1):  # index notes are never neighbours
-            if nb.path in shown or nb.path in copies or nb.path in gone:  # a sync conflict copy is not a
+            if nb.path in shown or nb.path in copies or nb.path in gone or is_session(nb.path):  # a sync conflict copy is not a
                 # memory until resolved; a superseded note is linked from the one superseding it
                 continue
             weight[nb.path] += nb.weight / rank
@@ -105,6 +118,15 @@ def recall(
     used = len(header)
     ranked: list[RecallItem] = []
     blocks: list[str] = [header]
+    past: list = []
+    if sessions:  # asked about past conversations: the sessions that answer come first, in half the budget
+        from mdmem.ops.sessions import recall_sessions
+
+        found = recall_sessions(mem, query, limit, day, (budget - used) // 2)
+        if found.markdown:
+            blocks.append(found.markdown)
+            used += len(found.markdown)
+            past = [h for h in found.hits if h.link.removesuffix("]]") in found.markdown]
     shown_entries: list[TimelineEntry] = []
     if span:
         head = f"\n### {span.phrase} ({span.start.isoformat()} – {span.end.isoformat()})\n"
@@ -163,4 +185,4 @@ def recall(
     if len(blocks) == 1:  # the header alone would read as an answer cut off: say that nothing was found
         blocks.append("\nNothing found: no notes match.\n")
     window = {"phrase": span.phrase, "start": span.start.isoformat(), "end": span.end.isoformat()} if span else None
-    return RecallResult(query, budget, ranked, related, "".join(blocks), window, shown_entries)
+    return RecallResult(query, budget, ranked, related, "".join(blocks), window, shown_entries, past)

@@ -238,10 +238,9 @@ def _saved_notes(vault: str) -> list[tuple[str, dict]]:
 def _stored(vault, session: str) -> dict:
     """A session's stored checkpoint (``.mdmem/checkpoints/<session>.json``), or {}."""
     path = os.path.join(str(vault), STATE_DIR, "checkpoints", f"{safe_session(session)}.json")
-    try:
-        with open(path, "rb") as f:
-            data = json.loads(f.read(4 * 1024 * 1024))
-    except (OSError, ValueError):
+    try:  # a regular file only (a FIFO never blocks), bounded; any damage: none stored
+        data = json.loads(files.read_outside(path, 4 * 1024 * 1024))
+    except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 

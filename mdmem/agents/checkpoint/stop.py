@@ -99,7 +99,7 @@ from mdmem.agents.hooks.state import (
     write_state,
 )
 from mdmem.base import files
-from mdmem.base.layout import HOOKS_DIR, safe_session
+from mdmem.base.layout import safe_session
 from mdmem.text.language import choose, tally
 
 TYPE_CHECKING = False  # not `from typing import`: the quiet stop imports as little as it can
@@ -286,8 +286,7 @@ def stop(vault: str, payload: dict, opts: dict) -> dict | None:
     cfg = settings(vault, opts)
     if cfg["timeout_seconds"] != DEFAULTS["timeout_seconds"]:
         _rearm(cfg["timeout_seconds"])
-    folder = os.path.join(vault, HOOKS_DIR)
-    os.makedirs(folder, exist_ok=True)
+    folder = files.state_path(vault, "hooks")
     base = os.path.join(folder, "stop-" + safe_session(session))
     t = now()
     with files.Lock(base + ".lock", LOCK_WAIT, f"another hook holds {base}.lock (waited {LOCK_WAIT:.0f} s)"):

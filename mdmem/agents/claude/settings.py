@@ -46,6 +46,7 @@ HOOKS: dict[str, tuple[str | None, str]] = {
 }
 PROMPT_EVENT = "UserPromptSubmit"
 TIMEOUT = 10  # seconds; written on new entries only, a user's own timeout is kept
+SETTINGS_MAX = 16 * 1024 * 1024  # bytes read of a settings file at most (Claude Code's are a few KB)
 SCOPES = ("project", "local", "user")
 BACKUP_SUFFIX = ".mdmem-backup"
 _SUBCOMMAND = re.compile(r"[a-z][a-z-]*")
@@ -176,10 +177,14 @@ def _check_hooks(data: dict, bad) -> None:
 def _load(path: Path, check=_check_hooks) -> _Settings:
     """Read a JSON settings file (a missing or empty one is ``{}``); ``check(data, bad)``
     validates the part mdmem will change (``bad(problem)`` makes the error)."""
+    from mdmem.base.files import read_outside
+
     real = Path(os.path.realpath(path))
     try:
         st = os.stat(real)  # before reading: a change after this is caught at write time
-        raw = real.read_bytes()
+        raw = read_outside(real, SETTINGS_MAX + 1)  # a regular file (a FIFO once hung the installer), bounded
+        if len(raw) > SETTINGS_MAX:
+            raise MdmemError(f"cannot read {path}: larger than {SETTINGS_MAX // (1024 * 1024)} MB; nothing was changed")
     except FileNotFoundError:
         return _Settings(path, real, {}, None, None)
     except OSError as e:
@@ -198,6 +203,8 @@ def _load(path: Path, check=_check_hooks) -> _Settings:
         raise bad(f"not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
     except ValueError as e:
         raise bad(f"not usable JSON ({e})") from None
+    except RecursionError:
+        raise bad("nested too deeply") from None
     if not isinstance(data, dict):
         raise bad(f"the top level must be an object, not {_kind(data)}")
     check(data, bad)

@@ -6,7 +6,9 @@ Claude Code runs it with the prompt the user just typed (JSON on stdin: ``sessio
 best ones (at most :data:`MAX_NOTES`: title, path, description and a short excerpt, at most
 :data:`MAX_CHARS` characters in all); otherwise nothing. A note is injected once per session (kept in
 ``.mdmem/hooks/prompt-<session>.json``); sensitive notes and index notes never are. A time phrase
-("last week", "em abril") narrows the search to the notes dated in its window. Like every hook it fails
+("last week", "em abril") narrows the search to the notes dated in its window. Imported past sessions
+(``sessions/``, ``type: session``) are given only for a prompt that refers to an earlier conversation ("when
+did we...", "what did we discuss about...": :func:`mdmem.text.past.about_past`), then before the notes. Like every hook it fails
 open: any error exits 0 with the message on stderr and in the hook log.
 
 Relevance, without a model: the prompt's content words (stop words of English and Portuguese, chat
@@ -46,7 +48,7 @@ import time
 
 from mdmem.agents.hooks.state import fresh, notes_db, text_field
 from mdmem.base import files
-from mdmem.base.layout import HOOKS_DIR, safe_session
+from mdmem.base.layout import safe_session
 
 MAX_CHARS = 2000       # characters of additionalContext at most
 MAX_NOTES = 3          # notes injected for one prompt at most
@@ -109,9 +111,11 @@ def _fold(word: str) -> str:
 
 def content_words(text: str) -> list[str]:
     """The words of ``text`` that can say what it is about: lower-case, at least 3 letters, not a number,
-    not a stop or chat word (English and Portuguese), each once, in order."""
+    not a stop or chat word (English and Portuguese), each once, in order. An underscore separates words, as
+    in the quick index's tokenizer ("homebrew_casks" there is two tokens: looked up whole it was a phrase
+    query, which its ``detail=column`` table refuses, and the hook failed)."""
     out: list[str] = []
-    for word in _WORD.findall(text.lower()):
+    for word in _WORD.findall(text.lower().replace("_", " ")):
         if len(word) < 3 or word.isdigit() or "_" == word[0] or word in STOP or _fold(word) in STOP:
             continue
         if word not in out:
@@ -198,6 +202,43 @@ def relevant(db, words: list[str], span=None, gone: set[str] | frozenset = froze
         out.append(found)
     out.sort(key=lambda f: (-f.score, f.path))
     return [f for f in out if f.score >= RELATIVE * out[0].score] if out else []
+
+
+SESSIONS_MAX = 2       # past sessions given for a prompt about an earlier conversation at most
+
+
+def past_sessions(db, words: list[str], span=None) -> list[Found]:
+    """Imported past sessions (``type: session``) holding the prompt's words, best first: what was said lives in
+    a session's body, so body words count as in :func:`relevant` but against half its bar, and a session needs
+    two of the prompt's words (one when only one is in any session); with a time phrase, only sessions dated
+    in it."""
+    from mdmem.engine import quick
+
+    total = db.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
+    best: dict[int, dict[str, float]] = {}
+    counts = {w: quick.doc_count(db, w) for w in words[:40]}
+    terms = sorted((w for w, n in counts.items() if n), key=lambda w: (counts[w], words.index(w)))[:MAX_TERMS]
+    for term in terms:
+        for column, weight in WEIGHTS.items():
+            df = quick.doc_count(db, term, column)
+            if not df:
+                continue
+            value = weight * math.log((total + 1) / (df + 0.5))
+            for rid in quick.matches(db, term, column):
+                if value > best.setdefault(rid, {}).get(term, 0.0):
+                    best[rid][term] = value
+    bar = threshold(total) / 2
+    out = []
+    for rid, row in quick.rows(db, [r for r, hits in best.items() if sum(hits.values()) >= bar]).items():
+        found = Found(rid, row)
+        if found.type != "session" or (span and not span.start.isoformat() <= (found.date or "") <= span.end.isoformat()):
+            continue
+        found.score, found.terms = round(sum(best[rid].values()), 3), sorted(best[rid])
+        out.append(found)
+    known = {t for f in out for t in f.terms}  # the prompt's words some session holds
+    out = [f for f in out if len(f.terms) >= min(2, len(known))]
+    out.sort(key=lambda f: (-f.score, f.path))
+    return out[:SESSIONS_MAX]
 
 
 def threshold(total: int) -> float:
@@ -349,9 +390,11 @@ def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
     """The UserPromptSubmit hook (see the module's docstring)."""
     from mdmem.agents.hooks.session import log, read_state
     from mdmem.engine import quick, supersede
+    from mdmem.text.past import about_past, topic
 
     text = text_field(payload, "prompt")[:20_000]
     span = window(text)
+    past = about_past(text)  # "when did we ...": imported past sessions may answer it, and come first
     words = content_words(span.rest if span else text)
     if not words and not span:
         return None  # a greeting, arithmetic, "go on": nothing to look up
@@ -366,15 +409,17 @@ def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
     try:
         gone = supersede.hidden(db, _today())  # superseded or expired: before the relative cut
         found = relevant(db, words, span, gone) if words else in_window(db, span, gone)
+        said = content_words(topic(span.rest if span else text)) if past else []  # without "when did we..."
+        if said:
+            found = past_sessions(db, said, span) + [f for f in found if f.type != "session"]
     finally:
         db.close()
-    found = [f for f in found if "s" not in f.flags and "i" not in f.flags]
+    found = [f for f in found if "s" not in f.flags and "i" not in f.flags and (past or f.type != "session")]
     if not found:
         return None
     session = text_field(payload, "session_id")
     if session:
-        folder = os.path.join(vault, HOOKS_DIR)
-        os.makedirs(folder, exist_ok=True)
+        folder = files.state_path(vault, "hooks")
         base = os.path.join(folder, "prompt-" + safe_session(session))
         with files.Lock(base + ".lock", LOCK_WAIT):
             state = read_state(base + ".json")

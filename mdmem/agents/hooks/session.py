@@ -111,7 +111,6 @@ def save_card(vault, cwd, text: str, budget: int = CARD_BUDGET, fp: str | None =
     fingerprint, the ``day`` it was made for and the last day it stays right (``through``: the next
     ``valid_until`` to pass, :func:`mdmem.engine.supersede.valid_through`; None: none will)."""
     vault, cwd = str(vault), str(cwd)
-    os.makedirs(os.path.dirname(_card_path(vault)), exist_ok=True)
     write_state(_card_path(vault), {"fingerprint": fp or fingerprint(vault, cwd), "budget": budget, "text": text,
                                     "day": day or today(), "through": through})
 
@@ -132,7 +131,7 @@ def _card_current(card: dict, fp: str, budget: int, day: str) -> bool:
 def _config_trouble(vault: str) -> str | None:
     """The line the card opens with when the vault's config.toml cannot be used (the one reader's message,
     :func:`mdmem.base.settings.trouble`), else None; no file: None, the settings module never imported."""
-    if not os.path.isfile(os.path.join(vault, ".mdmem", "config.toml")):
+    if not os.path.lexists(os.path.join(vault, ".mdmem", "config.toml")):  # a FIFO, a link: the reader says why
         return None
     from mdmem.base.settings import trouble
 
@@ -155,6 +154,14 @@ def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
     the hook's ``systemMessage``, so the answer is JSON then, the card as ``additionalContext``."""
     cwd = folder_field(payload) or os.getcwd()
     budget = int(opts.get("budget", CARD_BUDGET))
+    if payload.get("source") in (None, "startup", "resume"):  # what a session killed before its end left behind
+        from mdmem.agents.history.background import catch_up, enabled
+
+        try:
+            if enabled(vault):
+                catch_up(vault, "claude-code", cwd)
+        except OSError as e:
+            log(vault, f"session-start: the catch-up import could not start: {e}")
     broken = _config_trouble(vault)
     fp = fingerprint(vault, cwd)
     card = read_state(_card_path(vault))
@@ -173,7 +180,10 @@ def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
             text = context(mem, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
                            command=card_command(vault)).text
             through = mem.store.valid_through(day)
-        save_card(vault, cwd, text, budget, fp, day, through)
+        try:
+            save_card(vault, cwd, text, budget, fp, day, through)
+        except OSError as e:  # a read-only vault: the card is shown, only not kept
+            log(vault, f"session-start: the card could not be kept ({e.strerror})")
         log(vault, f"session-start source={payload.get('source', '?')}: card made again ({len(text)} characters)")
     if broken:
         text = broken + "\n\n" + text
@@ -391,8 +401,7 @@ def _record_uncovered(vault: str, payload: dict, event: str) -> dict | None:
         raise HookError(f"no transcript to read ({transcript or 'no transcript_path'})")
     from mdmem.agents.checkpoint.transcript import read
 
-    folder = os.path.join(vault, HOOKS_DIR)
-    os.makedirs(folder, exist_ok=True)
+    folder = files.state_path(vault, "hooks")
     name = safe_session(session)
     state = read_state(os.path.join(folder, f"stop-{name}.json"))
     start = int(state.get("covered", 0) or 0) if state.get("transcript") in (None, transcript) else 0
@@ -472,5 +481,15 @@ def pre_compact(vault: str, payload: dict, opts: dict) -> dict | None:
 
 
 def session_end(vault: str, payload: dict, opts: dict) -> None:
+    """The record of what no scan covered, and the session's import into ``sessions/`` handed to a background process
+    (:mod:`mdmem.agents.history.background`, once the vault imports sessions: :func:`~mdmem.agents.history.
+    background.enabled`): what the user said is in the vault before Claude Code deletes the transcript, and the
+    hook does not wait for it."""
+    from mdmem.agents.history.background import enabled, spawn_import
+
+    transcript = text_field(payload, "transcript_path")
+    if transcript and os.path.isfile(transcript) and enabled(vault):
+        pid = spawn_import(vault, "claude-code", transcript)
+        log(vault, f"SessionEnd session={text_field(payload, 'session_id') or '?'}: import started (pid {pid})")
     _record_uncovered(vault, payload, "SessionEnd")
     return None
