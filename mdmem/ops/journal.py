@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 from mdmem.base import files as fs
 from mdmem.base.errors import MdmemError
-from mdmem.ops import guard
 
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
@@ -59,11 +58,9 @@ def pending(mem: Memory) -> bool:
 
 
 def record(mem: Memory, journal: Journal) -> None:
-    """Write the journal, synced to disk, before the move's first change; never through a symlinked ``.mdmem``
-    (the write guard's rule, here for mdmem's own state: the journal names the vault's notes)."""
-    rel = os.path.relpath(_path(mem), mem.root)
-    if not rel.startswith(".."):
-        guard.real_folders(mem.root, rel)
+    """Write the journal, synced to disk, before the move's first change; never through a symlinked ``.mdmem`` nor
+    over a symlinked ``move.json`` (:func:`mdmem.base.files.check_state`, which knows this file)."""
+    fs.check_state(mem.root)
     data = {"source": journal.source, "target": journal.target, "version": journal.version,
             "rewrites": [{"path": r.path, "here": r.here, "before": r.before, "after": r.after,
                           "changes": [list(c) for c in r.changes]} for r in journal.rewrites]}
@@ -74,6 +71,7 @@ def load(mem: Memory) -> Journal | None:
     """The journal of an interrupted move, None when there is none; :class:`BadJournal` when it does not read
     as one (it is then set aside, so it stops every write only once)."""
     path = _path(mem)
+    fs.check_state(mem.root)  # a symlinked move.json is refused there, never read
     try:
         fd = fs.open_regular(path)
     except FileNotFoundError:
