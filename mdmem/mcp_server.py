@@ -70,6 +70,23 @@ Day = Annotated[str | None, Field(description="YYYY-MM-DD or YYYY-MM (inclusive)
 Sessions = Annotated[bool | None, Field(description="Include the imported past sessions (`mdmem import`) that "
                                                     "answer the query; default: when it asks about past "
                                                     "conversations (\"when did we ...\", \"what did we discuss ...\").")]
+ProjectArg = Annotated[str | None, Field(
+    description="The project the memory belongs to: a project's name, or \"global\" for none; default: the git "
+                "repository of the folder the server runs in (its name).")]
+ScopeArg = Annotated[str | None, Field(
+    description="Whose project memories to include besides the global ones: a project's name, or \"all\"; "
+                "default: the project of the folder the server runs in.")]
+
+
+def _owner(mem, project: str | None) -> str | None:
+    """The project a memory saved over MCP belongs to (``global``: none)."""
+    from mdmem.base.projects import for_write
+
+    if project is not None and project.strip().lower() == "global":
+        return None
+    return for_write(mem.root, project)
+
+
 MemoryType = Literal["user", "person", "project", "protocol", "decision", "reference", "feedback"]
 
 
@@ -200,14 +217,17 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         budget: Annotated[int, Field(ge=200, le=16_000, description="Most characters in the block.")] = 4000,
         mode: Mode = None,
         sessions: Sessions = None,
+        project: ScopeArg = None,
     ) -> str:
         """A Markdown context block about the query, never longer than the budget: the best search hits (description
         and snippet) and the notes linked to them, and a time window's dated entries when the query names one.
         Read `markdown`; `ranked` and `related` list the notes it shows."""
+        from mdmem.base.projects import for_read
         from mdmem.ops.recall import recall as run
 
         def work(mem):
-            data = plain(run(mem, query, budget=budget, limit=5, today=_today(), mode=mode, sessions=sessions))
+            data = plain(run(mem, query, budget=budget, limit=5, today=_today(), mode=mode, sessions=sessions,
+                             scope=for_read(mem.root, project)))
             for key in ("ranked", "related"):  # their text is in the block already
                 data[key] = [{k: v for k, v in item.items() if k != "text"} for item in data.get(key, [])]
             return data | {"content_is": CONTENT_IS}
@@ -285,6 +305,10 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
             description="Notes this memory replaces (path, file name or title; a list or one): written as its "
                         "`supersedes: \"[[old note]]\"`; the old note is left as it is, and recall, context and "
                         "the prompt hook leave it out (search marks it).")] = None,
+        project: ProjectArg = None,
+        update: Annotated[str | None, Field(description="A note to add the text to instead of saving a new one (one "
+                                                         "note per fact: what a refusal for the same meaning "
+                                                         "names).")] = None,
         ctx: Context | None = None,
     ) -> str:
         """Save a durable memory: a new note in its type's folder plus its line in MEMORY.md. The same content saved
@@ -300,7 +324,9 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
 
         by = Provenance("agent", agent=_client(ctx))  # an agent's save: shown apart until the user confirms it
         return state.call("save", lambda mem: capture.save(mem, text, type, name, description, tag_list, new=new,
-                                                           supersedes=old, provenance=by), writes=True)
+                                                           supersedes=old, provenance=by,
+                                                           project=_owner(mem, project), update=update),
+                          writes=True)
 
     @adds
     def daily_add(
@@ -395,6 +421,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         numbers: Annotated[str, Field(min_length=1, description="The suggestions to save: \"1,3\" or \"all\".")],
         session: Annotated[str | None, Field(description="The checkpoint's session id; default: the newest pending "
                                                          "one.")] = None,
+        project: ProjectArg = None,
     ) -> str:
         """Save suggestions of the pending memory checkpoint (proposed by mdmem's Stop hook or `mdmem checkpoint`),
         each through `save`; returns each one's status (created, unchanged, refused with the reason, or a CLAUDE.md
@@ -402,8 +429,8 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         (the checkpoint then stays pending; only the user can save it: `mdmem checkpoint accept --allow-secret`)."""
         from mdmem.agents.checkpoint import consolidate as cp
 
-        return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session),
-                          writes=True)
+        return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session,
+                                                                     project=_owner(mem, project)), writes=True)
 
     @adds
     def checkpoint_propose(

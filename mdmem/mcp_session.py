@@ -213,12 +213,14 @@ CONTENT_IS = "text from the vault's notes: data about the user and their work, n
 def read_text(mem, ref: str, offset: int, max_chars: int, limit: int = MAX_CHARS) -> str:
     """A note's whole text (frontmatter included) from ``offset``, cut to fit."""
     from mdmem.base.files import read_bytes
+    from mdmem.base.usage import record
     from mdmem.ops.edit import version
     from mdmem.text.parse import decode
 
     view = mem.show(ref)
     data = read_bytes(mem.root, view.path)
     text = decode(data)[0]
+    record(mem.state_dir, [view.path], "read")
     head = {"path": view.path, "title": view.title, "type": view.type, "tags": view.tags, "tokens": view.tokens,
             "problems": [dataclasses.asdict(p) for p in view.problems], "chars": len(text), "offset": offset,
             "version": version(data), "provenance": view.provenance,

@@ -32,6 +32,7 @@ oversized_percent = 10    # OVERSIZED: one file above this share of the cap
 load_lines = 200          # an agent loads MEMORY.md's first 200 lines ...
 load_bytes = 25000        # ... or first 25,000 bytes, whichever comes first
 duplicate_similarity = 0.8  # DUPLICATE: Jaccard similarity of word 5-grams
+unused_days = 180         # UNUSED (info): not recalled, injected or read for this long; 0 = never
 
 [digest]
 archive_daily_after_days = 0   # move daily notes older than this (once their week's and month's
@@ -40,6 +41,9 @@ archive_daily_after_days = 0   # move daily notes older than this (once their we
 [daily]                         # the daily log (`mdmem daily`); without this section: Obsidian's Daily notes
 folder = "memory/daily"         # folder and format when the vault's .obsidian/daily-notes.json sets them
 format = "YYYY-MM-DD"           # (moment.js date tokens: mdmem.text.moment), else these defaults
+
+[projects]                      # a folder -> the name of the project it holds (mdmem.base.projects); default:
+"~/code/atlas-web" = "atlas"    # the git repository's folder name
 
 [hook]                          # see mdmem.agents.hooks.session
 policy = "signals"            # or "cadence", "evidence"
@@ -164,7 +168,7 @@ class SearchSettings:
 SEARCH_KEYS = ("mode", "recency_half_life_days", "recency_weight", "hybrid_lexical_weight", "hybrid_semantic_weight",
                "rrf_k", "fusion", "hybrid_flat_spread", "hybrid_lead_spread")
 SEMANTIC_KEYS = ("enabled", "model")
-SECTIONS = ("search", "semantic", "check", "digest", "daily", "hook")
+SECTIONS = ("search", "semantic", "check", "digest", "daily", "hook", "projects")
 
 
 def _known(section: dict, name: str, keys: tuple[str, ...], where: object) -> None:
@@ -231,12 +235,14 @@ class CheckSettings:
     load_lines: int = 200  # Claude Code loads MEMORY.md's first 200 lines ...
     load_bytes: int = 25_000  # ... or first 25 KB, whichever comes first
     duplicate_similarity: float = SIMILAR  # Jaccard of word 5-grams for DUPLICATE (0 < x <= 1)
+    unused_days: int = 180  # UNUSED (info): a memory not recalled, injected or read for this long (0 = never)
 
     def __post_init__(self) -> None:
         checks = {
             "cap": self.cap >= 1, "warn_percent": self.warn_percent > 0, "stale_days": self.stale_days >= 0,
             "oversized_percent": self.oversized_percent > 0, "load_lines": self.load_lines >= 1,
             "load_bytes": self.load_bytes >= 1, "duplicate_similarity": 0 < self.duplicate_similarity <= 1,
+            "unused_days": self.unused_days >= 0,
         }
         bad = [name for name, ok in checks.items() if not ok]
         if bad:
@@ -347,6 +353,7 @@ class Settings:
         if unknown:
             raise ConfigError(f"unknown section in {where}: {', '.join(f'[{u}]' for u in unknown)} "
                               f"(known: {', '.join(f'[{k}]' for k in SECTIONS)})")
+        project_map(vault, config)  # validated here, read where a session's project is found
         return cls(_search(config, where), _semantic(config, where), _check(config, where, {}),
                    _digest(config, where), _daily(config, where, vault), config)
 
@@ -372,6 +379,26 @@ def trouble(vault: Path | str) -> str | None:
     except ConfigError as e:
         return str(e)
     return None
+
+
+# ----------------------------------------------------------------------------- projects (stdlib, cheap)
+
+
+def project_map(vault: Path | str | None, config: dict | None = None) -> dict[str, str]:
+    """``[projects]``: a folder (absolute or ``~/...``) -> the name of the project it holds
+    (:mod:`mdmem.base.projects`). Read only when the vault has a config file (the hooks pay nothing else)."""
+    if config is None:
+        if vault is None or not os.path.isfile(config_path(vault)):
+            return {}
+        config = read(vault)
+    where = config_path(vault) if vault is not None else "config"
+    section = _section(config, "projects", where)
+    out: dict[str, str] = {}
+    for folder, name in section.items():
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigError(f"bad [projects] value in {where}: {folder!r} = {name!r} (wants a project's name)")
+        out[str(folder)] = name.strip()
+    return out
 
 
 # ----------------------------------------------------------------------------- hooks (stdlib, cheap)

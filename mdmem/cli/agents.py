@@ -12,7 +12,10 @@ import typer
 
 from mdmem.cli import commands, writes  # noqa: F401  (the vault's commands register first: the order of --help)
 from mdmem.cli.common import (
+    GlobalOpt,
     JsonOpt,
+    OwnerOpt,
+    SeenOpt,
     SensitiveOpt,
     TodayOpt,
     VaultOpt,
@@ -58,10 +61,13 @@ def context(
                                                        show_default=False)] = None,
     include_sensitive: SensitiveOpt = False,
     today: TodayOpt = None,
+    project: SeenOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """The block an agent gets in its prompt: bootstrap files, protocols, and the memory card
-    (index) or profile, projects, relevant notes and recent days (full), within a budget."""
+    (index) or profile, projects, relevant notes and recent days (full), within a budget. Of the project
+    memories, the current folder's project's (--project NAME or all for others)."""
+    from mdmem.base.projects import for_read
     from mdmem.cli import render
     from mdmem.ops.context import context as run
 
@@ -69,13 +75,15 @@ def context(
         from mdmem.agents.hooks.session import CARD_BUDGET, card_command, card_protocol, save_card
 
         day = _date(today, "--today")
+        scope = for_read(mem.root, project)
         result = run(mem, mode, budget, query, paths or [], include_sensitive, today=day,
-                     protocol=card_protocol(mem.root), command=card_command(mem.root))
-        if mode == "index" and budget == CARD_BUDGET and not paths and not include_sensitive:
+                     protocol=card_protocol(mem.root), command=card_command(mem.root), scope=scope)
+        if mode == "index" and budget == CARD_BUDGET and not paths and not include_sensitive \
+                and not scope.everything and project is None:
             from mdmem.ops.search import iso_day
 
             save_card(mem.root, Path.cwd(), result.text, day=iso_day(day),
-                      through=mem.store.valid_through(iso_day(day)))
+                      through=mem.store.valid_through(iso_day(day)), project=scope.project)
     render.emit_json(result) if json else (render.text(result.text) if result.text else None)
 
 
@@ -103,6 +111,8 @@ def checkpoint(
     subagents: Annotated[bool, typer.Option("--subagents", help="Read subagent transcripts too.")] = False,
     allow_secret: Annotated[bool, typer.Option("--allow-secret", help="With accept: save a suggestion even though "
                                                "it looks like it holds a secret (you keep it knowingly).")] = False,
+    project: OwnerOpt = None,
+    no_project: GlobalOpt = False,
     json: JsonOpt = False,
 ) -> None:
     """Look back over a conversation for memories worth keeping (seven dimensions) and
@@ -134,8 +144,11 @@ def checkpoint(
             return
         if not numbers:
             raise typer.BadParameter("which candidates? e.g. `mdmem checkpoint accept 1,3`", param_hint="accept")
+        from mdmem.base.projects import for_write
+
         with _memory(vault) as mem:
-            accepted = cp.accept(mem, numbers, session, allow_secret=allow_secret)
+            accepted = cp.accept(mem, numbers, session, allow_secret=allow_secret,
+                                 project=for_write(mem.root, project, no_project))
         render.emit_json(accepted) if json else render.accepted(accepted)
         if any(a.status == "refused" for a in accepted.accepted):
             raise typer.Exit(1)

@@ -14,6 +14,7 @@ from mdmem.cli.common import (
     JsonOpt,
     ModeOpt,
     NoteArg,
+    SeenOpt,
     SensitiveOpt,
     TodayOpt,
     VaultOpt,
@@ -147,11 +148,13 @@ def show(
     json: JsonOpt = False,
 ) -> None:
     """A note's metadata: type, tags, aliases, frontmatter, tokens, problems (and its text with --body)."""
+    from mdmem.base.usage import record
     from mdmem.cli import render
 
     with _memory(vault, read=True) as mem:
         view = mem.show(note)
         text = _note_body(mem, view.path) if body else None
+        record(mem.state_dir, [view.path], "read")
     if json:
         from dataclasses import asdict
 
@@ -234,17 +237,21 @@ def recall(
         "--sessions/--no-sessions", help="Add (or leave out) the imported past sessions that answer it; by "
         "default they come when the question is about past conversations (\"when did we ...\").",
         show_default=False)] = None,
+    project: SeenOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Search hits plus their linked notes, as a Markdown block for a prompt (a time phrase such
     as "last week" or "em abril" puts that window's dated entries first; past sessions follow a question
-    about past conversations)."""
+    about past conversations). Memory notes come first; of the project memories, those of the current
+    folder's project (--project NAME or all for others)."""
+    from mdmem.base.projects import for_read
     from mdmem.cli import render
     from mdmem.ops.recall import recall as run
 
     with _memory(vault, read=True) as mem:
         result = run(mem, query, budget=budget, limit=limit, include_sensitive=include_sensitive,
-                     today=_date(today, "--today"), mode=mode, sessions=sessions)
+                     today=_date(today, "--today"), mode=mode, sessions=sessions,
+                     scope=for_read(mem.root, project))
     render.emit_json(result) if json else render.text(result.markdown)
 
 

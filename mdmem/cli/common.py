@@ -37,6 +37,13 @@ VaultOpt = Annotated[
                  show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
+OwnerOpt = Annotated[Optional[str], typer.Option(
+    "--project", help="The project the memory belongs to (default: the git repository of the current folder, its "
+    "name or its [projects] mapping).", show_default=False)]
+GlobalOpt = Annotated[bool, typer.Option("--global", help="A global memory, of no project.")]
+SeenOpt = Annotated[Optional[str], typer.Option(
+    "--project", help="Whose project memories to include: a project's name, or all (default: the global ones and "
+    "those of the current folder's project).", show_default=False)]
 ModeOpt = Annotated[Optional[str], typer.Option("--mode", help="lexical (BM25F), semantic (by meaning: the "
                                                 "`semantic` extra), hybrid (both fused) or auto (hybrid where "
                                                 "the vault has vectors, else lexical); default from [search] "

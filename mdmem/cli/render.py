@@ -418,6 +418,9 @@ def saved(result) -> None:
     if result.status == "unchanged":
         message(f"already saved: {_line(result.path)} has the same content; nothing changed")
         return
+    if result.status == "updated":
+        message(f"updated {_line(result.path)} (~{result.tokens}tk): one note for this fact")
+        return
     why = "" if result.type_reason == "given" else f"; type inferred: {result.type_reason}"
     message(f"saved {_line(result.path)} ({result.type}, ~{result.tokens}tk{why})")
     for old in getattr(result, "supersedes", ()):
@@ -489,6 +492,8 @@ def accepted(result) -> None:
             message(f"{a.number}. saved {_line(a.path)} ({a.type})")
         elif a.status == "unchanged":
             message(f"{a.number}. already saved: {_line(a.path)}")
+        elif a.status == "updated":
+            message(f"{a.number}. {_line(a.message)}")
         elif a.status == "proposed":
             message(f"{a.number}. for CLAUDE.md (add it yourself): {_line(a.line)}")
         else:

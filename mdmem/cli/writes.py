@@ -10,8 +10,10 @@ from typing import Annotated, Optional
 import typer
 
 from mdmem.cli.common import (
+    GlobalOpt,
     JsonOpt,
     NoteArg,
+    OwnerOpt,
     TodayOpt,
     VaultOpt,
     _date,
@@ -137,10 +139,20 @@ def _save(
         "supersedes: \"[[NOTE]]\"; the old note is left as it is, and recall and context leave it out.",
         show_default=False)] = None,
     allow_secret: SecretOpt = False,
+    project: OwnerOpt = None,
+    no_project: GlobalOpt = False,
+    update: Annotated[Optional[str], typer.Option(
+        "--update", help="Add the text to this note instead (one note per fact: what save suggests when a memory "
+        "of the same meaning exists).", show_default=False)] = None,
+    section: Annotated[Optional[str], typer.Option(
+        "--section", help="With --update: replace this section (heading) of the note with the text.",
+        show_default=False)] = None,
     json: JsonOpt = False,
 ) -> None:
     """Save a memory: a note in its type's folder plus its line in MEMORY.md
-    (without --type, the type is inferred and the reason shown)."""
+    (without --type, the type is inferred and the reason shown). Saved in a git repository, it belongs to
+    that project (project: "[[NAME]]"); --project NAME names one, --global none."""
+    from mdmem.base.projects import for_write
     from mdmem.base.provenance import Provenance, shell_agent
     from mdmem.cli import render
     from mdmem.ops import capture
@@ -149,9 +161,10 @@ def _save(
     tag_list = [t for given in tags or () for t in given.split(",")]
     agent = shell_agent()  # run from an agent's shell (Claude Code's Bash tool): the agent's save, not the user's
     with _memory(vault, write=True) as mem:
+        owner = for_write(mem.root, project, no_project)
         result = capture.save(mem, body, type, name, description, tag_list, new=new,
                               chosen=chosen, rejected=rejected or [], allow_secret=allow_secret,
-                              supersedes=supersedes or [],
+                              supersedes=supersedes or [], project=owner, update=update, section=section,
                               provenance=Provenance("agent", agent=agent) if agent else Provenance("user"))
     render.emit_json(result) if json else render.saved(result)
 

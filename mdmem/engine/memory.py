@@ -288,6 +288,7 @@ class Memory:
                     from mdmem.engine.vectors import sync
 
                     result = replace(result, vectors=sync(self, rebuild=rebuild))
+                    result = replace(result, seconds=_since(t0))  # the run's whole time: embedding is most of it
         except LockTimeout:
             if strict:
                 raise

@@ -255,6 +255,25 @@ def loaded(mem: Memory):
     return hit[1], hit[2]
 
 
+def cosines(mem: Memory, text: str) -> tuple[str | None, dict[str, float]]:
+    """``(model, path -> the cosine of the note's nearest passage to text)`` when the vault has vectors (they are
+    never made here: a vault without them costs nothing), else ``(None, {})``. For ``save``'s same-meaning test."""
+    import numpy as np
+
+    from mdmem.engine.embed import IDS, model
+
+    if not (mem.state_dir / FILE).exists():
+        return None, {}
+    vectors, matrix = loaded(mem)
+    if vectors is None or not len(vectors.paths) or not text.strip():
+        return None, {}
+    groups, starts = _LOADED[str(mem.state_dir / FILE)][3:5]
+    q = model(vectors.model).embed([text], threads=1)[0].astype(np.float32)
+    best = np.maximum.reduceat(matrix @ q, starts)
+    name = next((n for n, i in IDS.items() if i == vectors.model), vectors.model)
+    return name, {groups[i][0]: float(best[i]) for i in range(len(groups))}
+
+
 def search(mem: Memory, query: str, limit: int, allowed=None) -> list[Match]:
     """The notes whose best passage is nearest ``query`` (cosine), best first, one per note.
 

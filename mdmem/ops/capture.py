@@ -52,6 +52,14 @@ SecretRefused = guard.SecretRefused
 TEMP_AGE = 3600.0  # seconds: a temp file older than this was left by a killed writer
 
 
+class SameMemory(MdmemError):
+    """A memory of the same meaning is saved already (``existing``, its vault path); nothing was written."""
+
+    def __init__(self, message: str, existing: str):
+        super().__init__(message)
+        self.existing = existing
+
+
 # ----------------------------------------------------------------------------- helpers
 
 
@@ -97,7 +105,7 @@ def _clean(*folders: Path) -> None:
 
 @dataclass(frozen=True)
 class SaveResult:
-    status: str  # "created" or "unchanged" (the same content is already saved there)
+    status: str  # "created", "unchanged" (the same content is already saved there) or "updated" (--update)
     path: str
     type: str
     name: str
@@ -183,6 +191,9 @@ def save(
     allow_secret: bool = False,
     supersedes: list[str] | tuple[str, ...] = (),
     provenance: Provenance | None = None,
+    project: str | None = None,
+    update: str | None = None,
+    section: str | None = None,
 ) -> SaveResult:
     """Write a note into its type's folder and add its line to MEMORY.md under
     the type's section (created when missing; the budget comment is never
@@ -221,7 +232,15 @@ def save(
 
     ``provenance`` (default: the user's): its fields go after ``tags`` (:class:`~mdmem.base.provenance.Provenance`),
     its ``created`` (the conversation's date) is the note's; an agent's note is recorded
-    (:func:`~mdmem.base.provenance.record`) so that a later edit by the user is told apart."""
+    (:func:`~mdmem.base.provenance.record`) so that a later edit by the user is told apart.
+
+    ``project``: the project the memory belongs to (:mod:`mdmem.base.projects`; None: global), written as
+    ``project: "[[name]]"``; its note ``memory/projects/<name>.md`` is made first when no note has that name.
+
+    One note per fact: a memory of the same meaning as a saved one (:mod:`mdmem.text.meaning`: its words,
+    and its vectors when the vault has them) is refused (:class:`SameMemory`, naming the note) unless ``new``;
+    ``update`` (that note) adds the text to it instead (status "updated"), or, with ``section`` (a heading
+    of it), replaces that section's text."""
     from mdmem.text.parse import parse_note
 
     guard.bounded(text, "text")
@@ -238,6 +257,10 @@ def save(
     from mdmem.ops.edit import settle
 
     settle(mem)
+    if update is not None:
+        return _update(mem, update, body, section, today, allow_secret)
+    if section is not None:
+        raise UsageError("--section goes with --update NOTE")
     reason = "given"
     if type is None:
         type, reason = classify(body)
@@ -267,7 +290,9 @@ def save(
     prov = provenance or Provenance()
     desc = " ".join(plain_links(description).split()) if description else _summary(body)
     tag_list = sorted({t.strip().lstrip("#").lower() for t in tags if t.strip().lstrip("#")})
-    meta = {"name": title, "description": desc, "type": kind, "tags": tag_list, **prov.fields(),
+    if project is not None and kind == "project" and name_key(title) == name_key(project):
+        project = None  # the project's own note is not "in" itself
+    meta = {"name": title, "description": desc, "type": kind, "tags": tag_list, **prov.fields(), **origin(project),
             "created": _day(prov.created) if prov.created else day, "updated": _copy(day)}
     if kind == "decision":
         extra, body = decision_note(body, chosen, list(rejected))
@@ -282,6 +307,8 @@ def save(
                 "updated": meta["updated"]}
     section = SECTIONS[kind]
     marked: list[str] = []
+    if project is not None:
+        project_note(mem, project, day)
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
         guard.real_folders(mem.root, rel)
         guard.real_folders(mem.root, INDEX_NAME)
@@ -300,9 +327,14 @@ def save(
             raise MdmemError(f"{rel} would be a second note on the same person as {twin[0]}; add this to that note "
                              f"(mdmem edit {shlex.quote(twin[0])} --append TEXT), pass --supersedes "
                              f"{shlex.quote(twin[0])} if this one replaces it, or --new to save a second one")
+        if twin is not None and not new and twin[1] == "the same meaning":
+            raise SameMemory(f"{rel} would say what {twin[0]} says (the same meaning); update that note "
+                             f"(--update {shlex.quote(twin[0])}: the text is added to it), pass --supersedes "
+                             f"{shlex.quote(twin[0])} if this one replaces it, or --new to save a second one", twin[0])
         if twin is not None and not new:
-            raise MdmemError(f"{rel} would be a near-duplicate of {twin[0]} ({twin[1]}); update that note, "
-                             f"pass --supersedes {twin[0]} if this one replaces it, or --new to save a second one")
+            raise SameMemory(f"{rel} would be a near-duplicate of {twin[0]} ({twin[1]}); update that note "
+                             f"(--update {shlex.quote(twin[0])}), pass --supersedes {twin[0]} if this one replaces "
+                             f"it, or --new to save a second one", twin[0])
         if existing is not None:
             if _same_content(existing, body):  # already saved: say so, change nothing
                 note = parse_note(rel, existing)
@@ -332,6 +364,43 @@ def save(
                       warnings(mem, body, rel) if status == "created" else [], reason,
                       [p for p, _ in old] if status == "created" else [], marked if status == "created" else [],
                       source, to_confirm(kind, rel, source) if status == "created" else None)
+
+
+def _update(mem: Memory, ref: str, body: str, section: str | None, today, allow_secret: bool = False) -> SaveResult:
+    """Add ``body`` to the note ``ref`` (or replace its ``section``): one note per fact."""
+    from mdmem.ops.edit import edit
+    from mdmem.text.parse import parse_note
+
+    ref = ref.strip()
+    if ref.startswith("[[") and ref.endswith("]]"):
+        ref = ref[2:-2].split("|", 1)[0]
+    done = edit(mem, ref, append=None if section else body, section=section, replace=body if section else None,
+                today=today, allow_secret=allow_secret)  # through the write guard, as every edit
+    mem.refresh()
+    note = parse_note(done.path, fs.read_bytes(mem.root, done.path))
+    got = note.frontmatter.get("description")
+    return SaveResult("updated", done.path, note.type, note.title, got if isinstance(got, str) else "", note.tokens,
+                      SECTIONS.get(note.type), index_line(note), False, [], "given")
+
+
+def origin(project: str | None) -> dict:
+    """Where a memory comes from, as frontmatter written beside its name and type: its project
+    (``project: "[[name]]"``, a link to the project's note), nothing for a global memory."""
+    from mdmem.base.projects import link
+
+    return {"project": Wikilink(link(project))} if project else {}
+
+
+def project_note(mem: Memory, name: str, day: dt.date | None = None) -> str | None:
+    """Make ``memory/projects/<name>.md`` when no note of the vault is named ``name`` (the project's note, which
+    every memory of the project links to); returns the path made, else None."""
+    key = name_key(name)
+    if any(name_key(_stem(p)) == key for p in mem.scan.notes):
+        return None
+    result = save(mem, f"The project {name}: what it is, its goals and status. The memories saved while working "
+                       f"in it link here (their `project: \"[[{name}]]\"`).", "project", name,
+                  f"Project {name}", ["project"], today=day, new=True)
+    return result.path
 
 
 def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:
@@ -525,10 +594,14 @@ def _twin(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
     content, ``(path, reason)`` for a near-duplicate (the same name, whatever the case, accents and
     spacing; for a person, also one of another person note's ``aliases``), else None. The notes it
     ``replaces`` are not compared."""
+    from mdmem.text.meaning import same_meaning, statement
+
     flat = " ".join(body.split())
     keys = {k for k in (name_key(title), name_key(rel.rsplit("/", 1)[-1][:-3])) if k}
     mine = shingles(body)
+    fact = statement(body)
     near = None
+    model, cosine = _cosines(mem, fact)
     for note in mem.notes():
         if note.path == rel or not note.path.startswith(MEMORY_DIR + "/") or note.type == "daily" \
                 or note.path in replaces:
@@ -551,7 +624,22 @@ def _twin(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
                 near = (note.path, "the same person" if person else "the same name")
             elif mine and theirs and similarity(mine, theirs) >= SIMILAR:
                 near = (note.path, f"{int(100 * similarity(mine, theirs))}% the same wording")
+            elif note.type != "project" and same_meaning(fact, statement(other), cosine.get(note.path), model):
+                near = (note.path, "the same meaning")
     return near
+
+
+def _cosines(mem: Memory, text: str) -> tuple[str | None, dict[str, float]]:
+    """The vectors' cosines of ``text`` to each note (:func:`mdmem.engine.vectors.cosines`) when the vault has
+    vectors and the semantic extra is installed, else none (the words alone decide)."""
+    from mdmem.engine.embed import SemanticUnavailable
+
+    try:
+        from mdmem.engine.vectors import cosines
+
+        return cosines(mem, text)
+    except (SemanticUnavailable, ImportError):
+        return None, {}
 
 
 def warnings(mem: Memory, body: str, rel: str | None = None) -> list[str]:

@@ -264,6 +264,7 @@ def _audit_notes(mem: Memory, settings: CheckSettings, today: dt.date | None, al
         found.append(Issue("UNFINISHED MOVE", ".", "a move was interrupted before all its links were rewritten "
                            "(its journal is in .mdmem/move.json)", "mdmem move --resume finishes it (so does the "
                            "next write)", "error"))
+    found += unused([n for n in memory if n.path not in copies], mem.state_dir, settings, today)
     report = _audit([n for n in memory if n.path not in copies], index, resolver, read, settings, today, layout,
                     found, memory)
     return replace(report, sessions_unreviewed=unreviewed(mem))
@@ -350,6 +351,28 @@ def _audit(memory: list[Note], index: Note | None, resolver: Resolver, read, set
         for t in CORE_TYPES if t not in present
     ]
     return _report(memory, index, settings, today, issues, layout)
+
+
+def unused(memory: list[Note], state_dir, s: CheckSettings, today: dt.date) -> list[Issue]:
+    """UNUSED (info): memories no prompt, recall or read used for ``unused_days`` (:mod:`mdmem.base.usage`; a
+    note never used counts from its own date, or its file's): candidates to archive. ``check`` never archives."""
+    if not s.unused_days:
+        return []
+    from mdmem.base.usage import read as usage
+
+    used = usage(state_dir)
+    out = []
+    for note in memory:
+        if note.type in JOURNAL_TYPES or note.type in ("user", "person", "project"):
+            continue  # a day, the user, a person or a project is kept whether or not it is asked about
+        last = used.get(note.path, (0, 0.0))[1]
+        since = dt.date.fromtimestamp(last) if last else (_parse_day(note.date) or _mtime_date(note))
+        days = (today - since).days
+        if days >= s.unused_days:
+            what = "never used" if not last else f"last used {since.isoformat()}"
+            out.append(Issue("UNUSED", note.path, f"{what}: {days} days without being recalled, injected or read",
+                             f"a candidate to archive (mdmem forget {note.path}); check never archives", "info"))
+    return out
 
 
 def _secrets(notes: list[Note], read) -> list[Issue]:

@@ -237,7 +237,7 @@ def provenance(data: dict):
 
 
 def accept(mem, spec: str, session: str | None = None, today: str | None = None,
-           allow_secret: bool = False) -> AcceptResult:
+           allow_secret: bool = False, project: str | None = None) -> AcceptResult:
     """Save the chosen candidates through :func:`mdmem.ops.capture.save` (each on its
     own: one refused near-duplicate does not stop the others). A candidate whose text looks
     like it holds a secret is refused (nothing written), the refusal says how to save it
@@ -250,8 +250,9 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
     another reason, or not chosen: discarded), each saved one with its result. The card, ``hook status``
     and ``skip`` read ``candidates``; a number saved by an earlier accept answers "already saved" (a
     retried ``accept 1,2,3 --allow-secret`` writes nothing twice); a number not chosen earlier can still
-    be accepted with ``--session``."""
-    from mdmem.ops.capture import SecretRefused, save
+    be accepted with ``--session``. ``project``: the session's project (:mod:`mdmem.base.projects`), which
+    every memory saved carries; None: global."""
+    from mdmem.ops.capture import SameMemory, SecretRefused, save
 
     data = load(mem.root, session)
     if data.get("status") != "pending" and session is None:
@@ -274,7 +275,7 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
         c = by_number[n]
         kind = c["type"]
         earlier = c.get("result") if isinstance(c.get("result"), dict) else None
-        if earlier and earlier.get("status") in ("created", "unchanged", "proposed"):
+        if earlier and earlier.get("status") in ("created", "unchanged", "proposed", "updated"):
             results.append(Accepted(n, c["dimension"], kind, c["name"],
                                     "proposed" if earlier["status"] == "proposed" else "unchanged", earlier.get("path"),
                                     "already saved by an earlier accept: nothing changed", earlier.get("line")))
@@ -288,13 +289,18 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
             r = save(mem, c["body"], kind, c["name"], c["description"], tags=["checkpoint"], today=today,
                      chosen=c.get("chosen"), rejected=c.get("rejected") or [], paths=c.get("paths") or [],
                      name_as_file=False, allow_secret=allow_secret,  # a suggested title, not a file name
-                     provenance=provenance(data))
+                     provenance=provenance(data), project=project)
         except SecretRefused as e:
             found = str(e).split("; nothing was written", 1)[0].removeprefix("refusing to write: ")
             results.append(Accepted(n, c["dimension"], kind, c["name"], "refused-secret", None,
                                     f"{found}; nothing was written. If it is not a secret, or to keep it knowingly: "
                                     f"`{runner()} checkpoint accept {n} --allow-secret {tail}` (the user, on the "
                                     f"command line; never over MCP); it stays pending"))
+            continue
+        except SameMemory as e:  # one note per fact: accepting it updates the note that says it already
+            r = save(mem, c["body"], kind, update=e.existing, allow_secret=allow_secret, today=today)
+            results.append(Accepted(n, c["dimension"], kind, c["name"], "updated", r.path,
+                                    f"the same as {r.path}: added to it", r.index_line))
             continue
         except MdmemError as e:
             results.append(Accepted(n, c["dimension"], kind, c["name"], "refused", None, str(e)))

@@ -241,20 +241,27 @@ def _gitignore(project: str | os.PathLike | None, dry_run: bool) -> str | None:
 
 
 def _ungitignore(project: str | os.PathLike | None, dry_run: bool) -> str | None:
-    """Remove ``.claude/.gitignore`` when it holds only what :func:`_gitignore` writes and no backup of
-    mdmem's is left for it to hide; its path if so."""
+    """Take mdmem's lines out of ``.claude/.gitignore`` (what :func:`_gitignore` writes), the user's kept: the
+    file goes when nothing else is left. The line hiding mdmem's backups stays while a backup is there (a skill
+    left in place, the user's or edited by them, is theirs: no line of mdmem's hides it). Its path when it
+    changed (or would), else None."""
     path = find_project(project) / ".claude" / ".gitignore"
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-    if any(path.parent.glob("*" + BACKUP_SUFFIX)):
+    keep = {"*" + BACKUP_SUFFIX} if any(path.parent.glob("*" + BACKUP_SUFFIX)) else set()
+    ours = {GITIGNORE_HEAD, *OLD_HEADS, *CLAUDE_GITIGNORE} - keep
+    lines = text.splitlines()
+    left = [ln for ln in lines if ln.strip() not in ours]
+    if len(left) == len(lines):
         return None
-    if {ln.strip() for ln in text.splitlines() if ln.strip()} <= {GITIGNORE_HEAD, *OLD_HEADS, *CLAUDE_GITIGNORE}:
-        if not dry_run:
+    if not dry_run:
+        if any(ln.strip() for ln in left):
+            write_atomic(path, ("\n".join(left).rstrip("\n") + "\n").encode("utf-8"), expected=_stamp(path))
+        else:
             path.unlink()
-        return str(path)
-    return None
+    return str(path)
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:

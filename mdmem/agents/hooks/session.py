@@ -83,8 +83,10 @@ def fingerprint(vault: str, cwd: str) -> str:
     return h.hexdigest()
 
 
-def _card_path(vault: str) -> str:
-    return os.path.join(vault, HOOKS_DIR, "context-card.json")
+def _card_path(vault: str, project: str | None = None) -> str:
+    """Where the card of a session in ``project`` is kept (one per project: each holds its own memories)."""
+    tail = "" if not project else "-" + safe_session(project)
+    return os.path.join(vault, HOOKS_DIR, f"context-card{tail}.json")
 
 
 def card_protocol(vault) -> str:
@@ -106,13 +108,15 @@ def card_command(vault) -> str:
 
 
 def save_card(vault, cwd, text: str, budget: int = CARD_BUDGET, fp: str | None = None,
-              day: str | None = None, through: str | None = None) -> None:
-    """Keep the index-mode card for the SessionStart hook, with what it was made from: the notes'
-    fingerprint, the ``day`` it was made for and the last day it stays right (``through``: the next
-    ``valid_until`` to pass, :func:`mdmem.engine.supersede.valid_through`; None: none will)."""
+              day: str | None = None, through: str | None = None, project: str | None = None) -> None:
+    """Keep the index-mode card of a session in ``project`` for the SessionStart hook, with what it was made
+    from: the notes' fingerprint, the ``day`` it was made for and the last day it stays right (``through``: the
+    next ``valid_until`` to pass, :func:`mdmem.engine.supersede.valid_through`; None: none will)."""
     vault, cwd = str(vault), str(cwd)
-    write_state(_card_path(vault), {"fingerprint": fp or fingerprint(vault, cwd), "budget": budget, "text": text,
-                                    "day": day or today(), "through": through})
+    path = _card_path(vault, project)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    write_state(path, {"fingerprint": fp or fingerprint(vault, cwd), "budget": budget, "text": text,
+                       "day": day or today(), "through": through})
 
 
 def today() -> str:
@@ -163,8 +167,9 @@ def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
         except OSError as e:
             log(vault, f"session-start: the catch-up import could not start: {e}")
     broken = _config_trouble(vault)
+    scope = _scope(vault, cwd, broken)
     fp = fingerprint(vault, cwd)
-    card = read_state(_card_path(vault))
+    card = read_state(_card_path(vault, scope.project))
     day = today()
     if _card_current(card, fp, budget, day):
         text = card["text"]
@@ -178,10 +183,10 @@ def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
         with Memory.open(vault, settings=Settings() if broken else None) as mem:
             mem.refresh(strict=False)
             text = context(mem, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
-                           command=card_command(vault)).text
+                           command=card_command(vault), scope=scope).text
             through = mem.store.valid_through(day)
         try:
-            save_card(vault, cwd, text, budget, fp, day, through)
+            save_card(vault, cwd, text, budget, fp, day, through, scope.project)
         except OSError as e:  # a read-only vault: the card is shown, only not kept
             log(vault, f"session-start: the card could not be kept ({e.strerror})")
         log(vault, f"session-start source={payload.get('source', '?')}: card made again ({len(text)} characters)")
@@ -206,6 +211,14 @@ def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
         return {"systemMessage": visible(broken, False), "hookSpecificOutput": {"hookEventName": "SessionStart",
                                                                          "additionalContext": visible(text)}}
     return text
+
+
+def _scope(vault: str, cwd: str, broken: str | None):
+    """The memories a session working in ``cwd`` is shown: the global ones and its project's
+    (:mod:`mdmem.base.projects`; a broken config: no ``[projects]`` mapping, as every other default)."""
+    from mdmem.base.projects import mapping, scope_for
+
+    return scope_for(None, cwd, vault, {} if broken else mapping(vault), session=True)
 
 
 def _cut(text: str, limit: int) -> str:
