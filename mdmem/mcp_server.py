@@ -301,9 +301,6 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
                                                                   "with commas).")] = None,
         new: Annotated[bool, Field(description="Save even when a near-duplicate exists (after checking it is not "
                                                "the same memory).")] = False,
-        allow_secret: Annotated[bool, Field(description="Save even though the text looks like it holds a secret (a "
-                                                        "key, a token, a password): only when it is not one.")]
-        = False,
         supersedes: Annotated[list[str] | str | None, Field(
             description="Notes this memory replaces (path, file name or title; a list or one): written as its "
                         "`supersedes: \"[[old note]]\"`; the old note is left as it is, and recall, context and "
@@ -327,7 +324,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
 
         by = Provenance("agent", agent=_client(ctx))  # an agent's save: shown apart until the user confirms it
         return state.call("save", lambda mem: capture.save(mem, text, type, name, description, tag_list, new=new,
-                                                           allow_secret=allow_secret, supersedes=old, provenance=by,
+                                                           supersedes=old, provenance=by,
                                                            project=_owner(mem, project), update=update),
                           writes=True)
 
@@ -335,14 +332,12 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
     def daily_add(
         text: Annotated[str, Field(min_length=1, description="The entry.")],
         at: Annotated[str | None, Field(description="The time, HH:MM; default: now.")] = None,
-        allow_secret: Annotated[bool, Field(description="Add it even though it looks like it holds a secret: only "
-                                                        "when it is not one.")] = False,
     ) -> str:
         """Append a timestamped `## HH:MM` entry to today's daily note (memory/daily/YYYY-MM-DD.md, created when
         missing). Append-only."""
         from mdmem.ops import daily
 
-        return state.call("daily_add", lambda mem: daily.daily_add(mem, text, at, allow_secret=allow_secret),
+        return state.call("daily_add", lambda mem: daily.daily_add(mem, text, at),
                           writes=True)
 
     @read_only
@@ -426,17 +421,15 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         numbers: Annotated[str, Field(min_length=1, description="The suggestions to save: \"1,3\" or \"all\".")],
         session: Annotated[str | None, Field(description="The checkpoint's session id; default: the newest pending "
                                                          "one.")] = None,
-        allow_secret: Annotated[bool, Field(description="Save a suggestion even though it looks like it holds a "
-                                                        "secret: only when the user chose that knowingly.")] = False,
         project: ProjectArg = None,
     ) -> str:
         """Save suggestions of the pending memory checkpoint (proposed by mdmem's Stop hook or `mdmem checkpoint`),
         each through `save`; returns each one's status (created, unchanged, refused with the reason, or a CLAUDE.md
-        line for the user to add) and the ones not chosen. One that looks like it holds a secret is refused unless
-        allow_secret (the checkpoint then stays pending)."""
+        line for the user to add) and the ones not chosen. One that looks like it holds a secret is refused
+        (the checkpoint then stays pending; only the user can save it: `mdmem checkpoint accept --allow-secret`)."""
         from mdmem.agents.checkpoint import consolidate as cp
 
-        return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session, allow_secret=allow_secret,
+        return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session,
                                                                      project=_owner(mem, project)), writes=True)
 
     @adds

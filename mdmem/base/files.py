@@ -54,7 +54,7 @@ class NotRegular(OSError):
 # what mdmem keeps directly in .mdmem/: each, when it exists, must be itself (never a symlink out of the vault:
 # SQLite, the locks and the hook log would write through one)
 STATE_FILES = ("notes.db", "notes.db-wal", "notes.db-shm", "notes.db-journal", "graph.json", "vectors.npz",
-               "write.lock", "store.lock", ".gitignore")  # (config.toml: its reader refuses a link, settings.read)
+               "write.lock", "store.lock", ".gitignore", "move.json")  # (config.toml: its reader refuses a link, settings.read)
 STATE_FOLDERS = ("index", "index.new", "index.old", "hooks", "checkpoints")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 

@@ -266,6 +266,7 @@ def edit(
                                                     "version (from `read_note` or an earlier edit).",
                                                     show_default=False)] = None,
     today: TodayOpt = None,
+    allow_secret: SecretOpt = False,
     json: JsonOpt = False,
 ) -> None:
     """Edit a note: append text, replace one section, set or remove frontmatter keys (atomic, under the
@@ -274,6 +275,7 @@ def edit(
 
     from mdmem.cli import render
     from mdmem.ops.edit import edit as run
+    from mdmem.ops.guard import MAX_TEXT
 
     values = {}
     for item in set_ or ():
@@ -282,15 +284,15 @@ def edit(
             raise typer.BadParameter(f"wants KEY=VALUE, not {item!r}", param_hint="--set")
         values[key.strip()] = _value(value)
     if append == "-":
-        append = sys.stdin.read()
+        append = sys.stdin.read(MAX_TEXT + 1)  # bounded: one more than the guard takes, so it says so
     if replace == "-":
-        replace = sys.stdin.read()
+        replace = sys.stdin.read(MAX_TEXT + 1)
     from mdmem.base.provenance import shell_agent
 
     with _memory(vault, write=True) as mem:
         result = run(mem, note, expected=expected, append=append, section=section, replace=replace,
                      set_keys=values, unset=[u.strip() for u in unset or ()], today=_date(today, "--today"),
-                     agent=shell_agent())
+                     agent=shell_agent(), allow_secret=allow_secret)
     render.emit_json(result) if json else render.edited(result)
 
 
@@ -317,19 +319,37 @@ def confirm(
 
 @app.command()
 def move(
-    note: NoteArg,
-    new: Annotated[str, typer.Argument(help="The new name (same folder), a vault path (memory/x/new.md) or a "
-                                       "folder ending in / (keeps the name).", show_default=False)],
+    note: Annotated[Optional[str], typer.Argument(help="A vault path, a file name or a title.",
+                                                  show_default=False)] = None,
+    new: Annotated[Optional[str], typer.Argument(help="The new name (same folder), a vault path (memory/x/new.md) "
+                                                 "or a folder ending in / (keeps the name).", show_default=False)]
+    = None,
     vault: VaultOpt = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would move and which links would be "
                                           "rewritten; change nothing.")] = False,
+    resume: Annotated[bool, typer.Option("--resume", help="Finish a move that was interrupted (killed, a power "
+                                         "cut) from its journal in .mdmem/; any other write does it too.")] = False,
+    allow_secret: SecretOpt = False,
     json: JsonOpt = False,
 ) -> None:
     """Rename or move a note and rewrite every link to it in the vault, as Obsidian does (aliases,
-    headings, block ids and embeds kept)."""
+    headings, block ids and embeds kept). Crash-safe: a killed move is finished by the next write."""
+    from mdmem.base.errors import UsageError
     from mdmem.cli import render
     from mdmem.ops.edit import move as run
+    from mdmem.ops.edit import resume as finish
 
-    with _memory(vault, write=True) as mem:
-        result = run(mem, note, new, dry_run)
+    if resume:
+        if note is not None or new is not None:
+            raise UsageError("--resume takes no NOTE or NEW: it finishes the interrupted move")
+        with _memory(vault, write=True) as mem:
+            result = finish(mem)
+        if result is None:
+            render.message("no interrupted move to finish")
+            return
+    else:
+        if note is None or new is None:
+            raise UsageError("move NOTE NEW: give the note and its new name (or --resume)")
+        with _memory(vault, write=True) as mem:
+            result = run(mem, note, new, dry_run, allow_secret=allow_secret)
     render.emit_json(result) if json else render.moved(result)

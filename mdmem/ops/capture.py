@@ -9,9 +9,10 @@ single-writer lock; a file changed on disk in between is never overwritten
 moves a note to ``memory/.archive/`` (hidden, so it leaves the index), and only
 memory notes can be forgotten (a root ``README.md`` is not one).
 
-Hostile input (issue "Hostile vaults"): a text holding a secret (:mod:`mdmem.text.secrets`)
-is refused, nothing written, unless ``allow_secret``; a daily entry cannot start
-another entry (its heading lines are escaped); a text is at most :data:`MAX_TEXT`
+Hostile input: every write goes through the write guard (:mod:`mdmem.ops.guard`): a text, name,
+description, tag or option holding a secret (:mod:`mdmem.text.secrets`) is refused, nothing written,
+unless ``allow_secret``, as is one holding a control character (a NUL, an escape; a newline in a name);
+a daily entry cannot start another entry (its heading lines are escaped); a text is at most :data:`MAX_TEXT`
 characters; the temp files a killed writer left (``.NAME.PID.HEX.tmp``, older than an
 hour) are removed from the folders a write touches.
 """
@@ -31,6 +32,7 @@ from mdmem.base import files as fs
 from mdmem.base.errors import MdmemError, UsageError
 from mdmem.base.layout import INDEX_NAME, INDEX_SECTIONS, MEMORY_DIR, TYPE_FOLDERS, nfc
 from mdmem.base.provenance import RULE_TYPES, Provenance, record
+from mdmem.ops import guard
 from mdmem.ops.budget import index_line
 from mdmem.ops.properties import register_types
 from mdmem.text.classify import WARNINGS, classify, decision_note, decision_title
@@ -45,12 +47,9 @@ SECTIONS = INDEX_SECTIONS
 _SLUG_DROP = re.compile(r"[^\w\s-]")
 _SLUG_GAP = re.compile(r"[\s_-]+")
 _SECTION = re.compile(r"^##\s+(.*?)\s*#*\s*$")
-MAX_TEXT = 1 << 20  # characters of one saved memory or daily entry (OVERSIZED warns at ~13 KB already)
+MAX_TEXT = guard.MAX_TEXT  # characters of one saved memory or daily entry (OVERSIZED warns at ~13 KB already)
+SecretRefused = guard.SecretRefused
 TEMP_AGE = 3600.0  # seconds: a temp file older than this was left by a killed writer
-
-
-class SecretRefused(MdmemError):
-    """The text holds what looks like a secret; nothing was written."""
 
 
 class SameMemory(MdmemError):
@@ -93,26 +92,6 @@ def _dump(meta: dict, body: str) -> bytes:
 
     Dumper.add_representer(Wikilink, lambda d, v: d.represent_scalar("tag:yaml.org,2002:str", str(v), style='"'))
     return (frontmatter.dumps(frontmatter.Post(body, **meta), sort_keys=False, Dumper=Dumper) + "\n").encode("utf-8")
-
-
-def _bounded(text: str, what: str) -> None:
-    if len(text) > MAX_TEXT:
-        raise UsageError(f"the {what} is {len(text):,} characters long; the most is {MAX_TEXT:,}")
-
-
-def refuse_secrets(text: str, what: str = "text", extra: dict[str, str] | None = None) -> None:
-    """:class:`SecretRefused` when ``text`` (or one of the ``extra`` fields: name -> value) holds a secret."""
-    from mdmem.text.secrets import describe, find
-
-    found = describe(find(text))
-    for field_name, value in (extra or {}).items():
-        if not found and value and find(value):
-            found = f"the {field_name}: {describe(find(value)).split(': ', 1)[1]}"
-    if found:
-        raise SecretRefused(
-            f"refusing to save: the {what} holds what looks like a secret ({found}); nothing was written. "
-            "Keep secrets in a password manager and save where to find them; if it is not a secret, "
-            "save it with --allow-secret (allow_secret=true over MCP)")
 
 
 def _clean(*folders: Path) -> None:
@@ -264,15 +243,22 @@ def save(
     of it), replaces that section's text."""
     from mdmem.text.parse import parse_note
 
-    _bounded(text, "text")
+    guard.bounded(text, "text")
     body = text.strip()
     if not body:
         raise UsageError("nothing to save: the text is empty")
-    if not allow_secret:
-        refuse_secrets(body, "text", {"name": name or "", "description": description or "",
-                                      "chosen option": chosen or "", "rejected options": "\n".join(rejected)})
+    for value, what in ((name, "name"), *((t, "tag") for t in tags)):
+        if value is not None:
+            guard.name(value, what)
+    guard.text(body, "text", allow_secret, {
+        "name": name or "", "description": description or "", "chosen option": chosen or "",
+        "rejected options": "\n".join(rejected), "tags": "\n".join(tags), "paths": "\n".join(paths),
+        "supersedes": "\n".join(supersedes)})
+    from mdmem.ops.edit import settle
+
+    settle(mem)
     if update is not None:
-        return _update(mem, update, body, section, today)
+        return _update(mem, update, body, section, today, allow_secret)
     if section is not None:
         raise UsageError("--section goes with --update NOTE")
     reason = "given"
@@ -324,6 +310,8 @@ def save(
     if project is not None:
         project_note(mem, project, day)
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
+        guard.real_folders(mem.root, rel)
+        guard.real_folders(mem.root, INDEX_NAME)
         _clean(path.parent, mem.root, mem.state_dir)
         index_data, index_seen = fs.read_stat(mem.root, mem.root / INDEX_NAME)
         data = _dump(meta, body + "\n")
@@ -378,7 +366,7 @@ def save(
                       source, to_confirm(kind, rel, source) if status == "created" else None)
 
 
-def _update(mem: Memory, ref: str, body: str, section: str | None, today) -> SaveResult:
+def _update(mem: Memory, ref: str, body: str, section: str | None, today, allow_secret: bool = False) -> SaveResult:
     """Add ``body`` to the note ``ref`` (or replace its ``section``): one note per fact."""
     from mdmem.ops.edit import edit
     from mdmem.text.parse import parse_note
@@ -387,7 +375,7 @@ def _update(mem: Memory, ref: str, body: str, section: str | None, today) -> Sav
     if ref.startswith("[[") and ref.endswith("]]"):
         ref = ref[2:-2].split("|", 1)[0]
     done = edit(mem, ref, append=None if section else body, section=section, replace=body if section else None,
-                today=today)
+                today=today, allow_secret=allow_secret)  # through the write guard, as every edit
     mem.refresh()
     note = parse_note(done.path, fs.read_bytes(mem.root, done.path))
     got = note.frontmatter.get("description")

@@ -115,7 +115,7 @@ JOURNAL_TYPES = ("daily", "digest")  # no index line needed, never STALE or DUPL
 CORE_TYPES = ("user", "feedback", "project", "reference", "decision")
 SEVERITIES = ("info", "warning", "error")
 KINDS = (
-    "MISSING FOLDER", "NO INDEX", "BUDGET WARNING", "SECRET", "NAME TWINS", "LOAD LIMIT", "BROKEN LINK",
+    "MISSING FOLDER", "NO INDEX", "UNFINISHED MOVE", "BUDGET WARNING", "SECRET", "NAME TWINS", "LOAD LIMIT", "BROKEN LINK",
     "INVALID FRONTMATTER", "PARSE PROBLEM", "NOT TEXT", "SYNC CONFLICT", "ORPHAN", "DANGLING", "DUPLICATE",
     "OVERSIZED",
     "SUPERSEDES", "SUPERSEDED", "VALID UNTIL", "MISSING TYPE", "SUPERSEDE?", "EXPIRED", "STALE", "NO ENTRIES",
@@ -257,8 +257,13 @@ def _audit_notes(mem: Memory, settings: CheckSettings, today: dt.date | None, al
                       action="move it out of the vault, or rename it from .md (it is never read as a note)")
               for n in binary]
     found += _secrets([*memory, *([index] if index else [])], read)
+    from mdmem.ops import journal
     from mdmem.ops.sessions import unreviewed
 
+    if journal.pending(mem):
+        found.append(Issue("UNFINISHED MOVE", ".", "a move was interrupted before all its links were rewritten "
+                           "(its journal is in .mdmem/move.json)", "mdmem move --resume finishes it (so does the "
+                           "next write)", "error"))
     found += unused([n for n in memory if n.path not in copies], mem.state_dir, settings, today)
     report = _audit([n for n in memory if n.path not in copies], index, resolver, read, settings, today, layout,
                     found, memory)
@@ -308,6 +313,20 @@ def _report(memory, index, settings, today, issues, layout) -> CheckReport:
     order = {k: i for i, k in enumerate(KINDS)}
     issues = sorted(issues, key=lambda i: (-SEVERITIES.index(i.severity), order.get(i.kind, len(order)),
                                            i.path, i.line or 0))  # stable: ties keep the order found
+    from mdmem.text.secrets import redact, values
+
+    # a token in a file name is shown by no line of the report (SECRET names the file, redacted), in any spelling
+    tokens = sorted({v for i in issues if i.kind == "SECRET" and i.line is None for v in values(i.path)},
+                    key=len, reverse=True)
+
+    def hide(text: str) -> str:
+        for token in tokens:
+            text = text.replace(token, "[redacted]")
+        return redact(text) if tokens else text
+
+    if tokens:
+        issues = [replace(i, path=redact(i.path), detail=hide(i.detail), action=hide(i.action)) for i in issues]
+        top = [replace(t, path=hide(t.path)) for t in top]
     return CheckReport(budget, types, top, growth, issues, today.isoformat(), layout)
 
 
@@ -357,11 +376,17 @@ def unused(memory: list[Note], state_dir, s: CheckSettings, today: dt.date) -> l
 
 
 def _secrets(notes: list[Note], read) -> list[Issue]:
-    """SECRET: each line of a note that holds what looks like a secret (the kind, never the value)."""
+    """SECRET: each line of a note, and each file name, that holds what looks like a secret (the kind, never the
+    value; the report's paths are redacted in :func:`_report`)."""
     from mdmem.text.secrets import find
 
     issues = []
     for note in notes:
+        for s in find(note.path):
+            issues.append(Issue("SECRET", note.path, f"its file name holds what looks like "
+                                 f"{'an' if s.kind[0] in 'AEIOUaeiou' else 'a'} {s.kind} (not shown here)",
+                                 "rename the note (mdmem move) and rotate the secret if the vault was ever synced, "
+                                 "shared or committed", "error"))
         data = read(note.path)
         if not data:
             continue

@@ -3,7 +3,8 @@ when missing), and the days shown back. The day's note is ``memory/daily/YYYY-MM
 vault whose Daily notes plugin sets a folder and format, the note Obsidian's Daily notes button opens (unless
 ``[daily]`` in config.toml says otherwise: :class:`mdmem.base.settings.DailySettings`). Append-only; written under the
 rules every memory write shares (:mod:`mdmem.ops.capture`: atomic, under the vault's lock, never over
-a file changed since read, secrets refused, at most :data:`~mdmem.ops.capture.MAX_TEXT` characters).
+a file changed since read, through the write guard :mod:`mdmem.ops.guard`: secrets and control characters
+refused, at most :data:`~mdmem.ops.guard.MAX_TEXT` characters, the day's note within its bound).
 A daily entry cannot start another entry: its heading lines are escaped (:func:`escape_entry`).
 """
 
@@ -16,7 +17,8 @@ from typing import TYPE_CHECKING
 
 from mdmem.base import files as fs
 from mdmem.base.errors import UsageError
-from mdmem.ops.capture import _bounded, _clean, _copy, _day, _dump, _inside, refuse_secrets
+from mdmem.ops import guard
+from mdmem.ops.capture import _clean, _copy, _day, _dump, _inside
 from mdmem.ops.properties import register_types
 
 if TYPE_CHECKING:
@@ -84,12 +86,13 @@ def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date
     cache to the caller (an import adding many entries refreshes once at its end)."""
     from mdmem.text.daily import entries
 
-    _bounded(text, "entry")
+    guard.text(text, "entry", allow_secret)
     text = text.strip()
     if not text:
         raise UsageError("nothing to add: the entry is empty")
-    if not allow_secret:
-        refuse_secrets(text, "entry")
+    from mdmem.ops.edit import settle
+
+    settle(mem)
     text = escape_entry(text)
     if len(entries(f"## 00:00\n{text}\n")) != 1:  # what the escaping did not foresee: refuse, never split
         raise UsageError("the entry would split into several daily entries; remove its heading lines")
@@ -103,6 +106,7 @@ def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date
     _inside(mem.root, path)  # memory/daily may be a symlink to somewhere else: never write there
     entry = f"## {when}\n{text}\n"
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
+        guard.real_folders(mem.root, rel)
         _clean(path.parent, mem.state_dir)
         data, seen = fs.read_stat(mem.root, path)
         if data is None:
@@ -111,8 +115,11 @@ def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date
             fs.write_new(path, _dump(meta, f"# {day.isoformat()} ({day.strftime('%A')})\n\n{entry}"))
             register_types(mem.root, meta)
         else:
+            guard.whole(rel, data, seen)
             sep = b"" if not data else (b"\n" if data.endswith(b"\n") else b"\n\n")
-            fs.write_atomic(path, data + sep + entry.encode("utf-8"), expected=seen)
+            new = data + sep + entry.encode("utf-8")
+            guard.fits(rel, new)
+            fs.write_atomic(path, new, expected=seen)
     if refresh:
         mem.refresh()
     return DailyEntry(rel, day.isoformat(), when, text, data is None)

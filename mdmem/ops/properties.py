@@ -16,8 +16,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from mdmem.base import files as fs
-from mdmem.base.errors import WriteConflict
+from mdmem.base.errors import MdmemError
 from mdmem.base.settings import OBSIDIAN_DIR, OBSIDIAN_MAX
+from mdmem.ops import guard
 
 TYPES_FILE = f"{OBSIDIAN_DIR}/types.json"
 # the fields mdmem writes -> Obsidian's property type (text, multitext, number, checkbox, date, datetime, aliases,
@@ -59,10 +60,11 @@ def register_types(root: Path, keys: Iterable[str]) -> list[str]:
     types.update({k: wanted[k] for k in added})
     text = json.dumps(content, ensure_ascii=False, indent=2)
     try:
+        guard.real_folders(root, TYPES_FILE)  # never through a symlinked .obsidian (the write guard's rule)
         if seen is None:
             fs.write_new(root / TYPES_FILE, text.encode("utf-8"))
         else:
             fs.write_atomic(root / TYPES_FILE, text.encode("utf-8"), expected=seen)
-    except (OSError, WriteConflict):  # Obsidian wrote it meanwhile: its file wins; the next write adds them
+    except (OSError, MdmemError):  # Obsidian wrote it meanwhile (its file wins; the next write adds them), or a link
         return []
     return added

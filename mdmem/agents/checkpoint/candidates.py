@@ -314,14 +314,14 @@ def _secret(text: str) -> str | None:
 
 
 # the mark a suggestion holding what looks like a secret carries in the numbered list and on the card: the user
-# saw no mark, picked it, and only then was it refused (a new user's trial); {flag} is `--allow-secret`, or
-# `allow_secret` over MCP
+# saw no mark, picked it, and only then was it refused (a new user's trial); {flag} is `--allow-secret` (the
+# user's, on the command line: never over MCP)
 SECRET_MARK = {"en": "(holds a secret: refused unless {flag})", "pt": "(contém um segredo: recusada sem {flag})"}
 
 
 def secret_of(c: Candidate) -> str | None:
     """What in ``c`` looks like a secret, as ``save`` would refuse it (its body, then its name, description
-    and options; :func:`mdmem.ops.capture.refuse_secrets`), e.g. ``line 1: a GitHub token``; None when
+    and options; :func:`mdmem.ops.guard.refuse_secrets`), e.g. ``line 1: a GitHub token``; None when
     nothing does, and for a CLAUDE.md line (mdmem never writes it: the user copies it)."""
     from mdmem.text.secrets import describe, find
 

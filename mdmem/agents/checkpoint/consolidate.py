@@ -103,9 +103,10 @@ _SPEAKERS = {"en": {"user": "user", "assistant": "assistant"}, "pt": {"user": "u
 
 def text(cp: Checkpoint, mcp: bool = False) -> str:
     """The checkpoint as the user (and the model) reads it: the seed's numbered list, a suggestion that looks
-    like it holds a secret marked (:data:`SECRET_MARK`: ``--allow-secret``, or ``allow_secret`` for ``mcp``)."""
+    like it holds a secret marked (:data:`SECRET_MARK`: ``--allow-secret``, which only the user passes, on the
+    command line: an MCP client has no way to waive the scan)."""
     t = _TEXT.get(cp.lang, _TEXT["en"])
-    flagged = SECRET_MARK.get(cp.lang, SECRET_MARK["en"]).format(flag="allow_secret" if mcp else "--allow-secret")
+    flagged = SECRET_MARK.get(cp.lang, SECRET_MARK["en"]).format(flag="--allow-secret")
     marks = "".join(MARKS[d] for d in cp.dimensions if d in MARKS)
     # what `propose` did not keep is said inside the list the model shows (stdout), never only on stderr
     gone = [t["dropped"].format(name=d.name, reason=d.reason) for d in cp.dropped] if cp.source == "model" else []
@@ -290,11 +291,11 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
                      name_as_file=False, allow_secret=allow_secret,  # a suggested title, not a file name
                      provenance=provenance(data), project=project)
         except SecretRefused as e:
-            found = str(e).split("; nothing was written", 1)[0].removeprefix("refusing to save: ")
+            found = str(e).split("; nothing was written", 1)[0].removeprefix("refusing to write: ")
             results.append(Accepted(n, c["dimension"], kind, c["name"], "refused-secret", None,
                                     f"{found}; nothing was written. If it is not a secret, or to keep it knowingly: "
-                                    f"`{runner()} checkpoint accept {n} --allow-secret {tail}` (allow_secret=true "
-                                    f"over MCP); it stays pending"))
+                                    f"`{runner()} checkpoint accept {n} --allow-secret {tail}` (the user, on the "
+                                    f"command line; never over MCP); it stays pending"))
             continue
         except SameMemory as e:  # one note per fact: accepting it updates the note that says it already
             r = save(mem, c["body"], kind, update=e.existing, allow_secret=allow_secret, today=today)
