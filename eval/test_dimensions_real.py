@@ -292,14 +292,22 @@ def test_dev_split_offline_and_replay():
     88): a change that loses more is a
     regression (floors, not the figures: sessions added to the dev split later may be harder). The hook leans to
     firing (the model judges), so its floor is on the firm items a fire came after, and a looser one on the
-    fire/silent decision. Names are at most 60 characters, with no tags or ellipses."""
+    fire/silent decision. Names are at most 60 characters, with no tags or ellipses.
+
+    Since the trigger has a budget (decision record 025): the floors on "a fire came after" (0.85 of the firm
+    items) and on fire/silent (0.7 of the sessions) measured a hook that fired at 32 % of all stops. Now the hook
+    fires at natural gaps within about 1 in 10 stops, and what no scan covered goes to the next session's review,
+    so the checks are: every firm item is covered by a scan (in the session or by the review), every session with
+    a firm item is scanned, and firings stay within 11 % of the stops (measured at the change: dev 105 sessions,
+    see the decision record for the figures)."""
     report = _eval().run("dev")
     offline = report["offline"]
     assert report["sessions"] >= 105
     assert offline["precision"] >= 0.58 and offline["recall"] >= 0.43, offline
-    assert report["firm_seen"] >= 0.85 * report["firm_items"], report["firm_seen"]
-    assert report["fire_right"] >= 0.7 * report["sessions"], [(p["file"], bool(p["fired"]), p["worth"])
-                                                               for p in report["replay"]]
+    assert report["firm_covered"] == report["firm_items"], report["firm_covered"]
+    assert report["worth_scanned"] == report["worth"], [(p["file"], bool(p["fired"]), p["worth"])
+                                                        for p in report["replay"]]
+    assert report["fires"] <= 0.11 * report["stops"], (report["fires"], report["stops"])
     for row in report["rows"]:
         for c in row["candidates"]:
             assert len(c["name"]) <= 60 and "…" not in c["name"] and "<" not in c["name"], c["name"]

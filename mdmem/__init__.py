@@ -35,9 +35,10 @@ def __dir__() -> list[str]:
 __all__ = [
     "AmbiguousNote", "Changes", "ConfigError", "EXPORT_FORMATS", "Filters", "LockTimeout", "MAX_QUERY_CHARS",
     "MAX_TEXT", "MdmemError", "Memory", "NeedsConfirmation", "NotAVault", "NoteArchived", "NoteNotFound",
-    "NoteText", "UsageError", "VaultNotFound", "WriteConflict", "__version__", "accept", "backlinks", "check",
-    "check_missing_folder", "checkpoint", "confirm", "context", "daily_add", "daily_show", "dangling", "deadends", "decode",
-    "default_vault", "digest", "edit", "export", "find_vault", "forget", "graph_data", "graph_map", "graph_page",
-    "init_vault", "iso_bound", "iso_day", "isolated", "move", "neighbors", "orphans", "path_between", "recall",
-    "restore", "save", "search", "skip", "stamp_new_index", "timeline", "update_budget", "version", "watch",
+    "NoteText", "UsageError", "VaultNotFound", "WriteConflict", "__version__", "about_past", "accept", "backlinks",
+    "check", "check_missing_folder", "checkpoint", "confirm", "context", "daily_add", "daily_show", "dangling",
+    "deadends", "decode", "default_vault", "digest", "edit", "export", "find_vault", "forget", "graph_data",
+    "graph_map", "graph_page", "hidden_type", "import_sessions", "init_vault", "is_session", "iso_bound", "iso_day",
+    "isolated", "move", "neighbors", "orphans", "path_between", "recall", "recall_sessions", "restore",
+    "resume_move", "save", "search", "skip", "stamp_new_index", "timeline", "update_budget", "version", "watch",
 ]

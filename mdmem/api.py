@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         accept,
         skip,
     )
+    from mdmem.agents.history.importer import ImportReport
     from mdmem.base.errors import (  # noqa: F401  (the public names, for type checkers)
         AmbiguousNote,
         ConfigError,
@@ -90,6 +91,9 @@ if TYPE_CHECKING:
         edit,
         move,
     )
+    from mdmem.ops.edit import (  # noqa: F401  (the public names, for type checkers)
+        resume as resume_move,
+    )
     from mdmem.ops.forget import (  # noqa: F401  (the public names, for type checkers)
         NeedsConfirmation,
         forget,
@@ -105,6 +109,11 @@ if TYPE_CHECKING:
         iso_day,
         search,
     )
+    from mdmem.ops.sessions import (  # noqa: F401  (the public names, for type checkers)
+        hidden_type,
+        is_session,
+        recall_sessions,
+    )
     from mdmem.ops.timeline import (  # noqa: F401  (the public names, for type checkers)
         timeline,
     )
@@ -113,6 +122,9 @@ if TYPE_CHECKING:
     )
     from mdmem.text.parse import (  # noqa: F401  (the public names, for type checkers)
         decode,
+    )
+    from mdmem.text.past import (  # noqa: F401  (the public names, for type checkers)
+        about_past,
     )
     from mdmem.text.query import (  # noqa: F401  (the public names, for type checkers)
         MAX_QUERY_CHARS,
@@ -147,6 +159,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "MAX_TEXT": ("mdmem.ops.capture", "MAX_TEXT"),
     "edit": ("mdmem.ops.edit", "edit"),
     "move": ("mdmem.ops.edit", "move"),
+    "resume_move": ("mdmem.ops.edit", "resume"),
     "forget": ("mdmem.ops.forget", "forget"),
     "restore": ("mdmem.ops.forget", "restore"),
     "NeedsConfirmation": ("mdmem.ops.forget", "NeedsConfirmation"),
@@ -176,6 +189,10 @@ _WHERE: dict[str, tuple[str, str]] = {
     # the checkpoint (accept, skip; checkpoint below)
     "accept": ("mdmem.agents.checkpoint.consolidate", "accept"),
     "skip": ("mdmem.agents.checkpoint.consolidate", "skip"),
+    "recall_sessions": ("mdmem.ops.sessions", "recall_sessions"),
+    "is_session": ("mdmem.ops.sessions", "is_session"),
+    "hidden_type": ("mdmem.ops.sessions", "hidden_type"),
+    "about_past": ("mdmem.text.past", "about_past"),
     # errors
     "MdmemError": ("mdmem.base.errors", "MdmemError"),
     "VaultNotFound": ("mdmem.base.errors", "VaultNotFound"),
@@ -189,7 +206,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "ConfigError": ("mdmem.base.errors", "ConfigError"),
 }
 
-__all__ = sorted([*_WHERE, "checkpoint"])
+__all__ = sorted([*_WHERE, "checkpoint", "import_sessions"])
 
 
 def checkpoint(transcript: str | Path, vault: str | Path, **options) -> Checkpoint:
@@ -204,6 +221,46 @@ def checkpoint(transcript: str | Path, vault: str | Path, **options) -> Checkpoi
     from mdmem.agents.claude.transcript import read
 
     return analyze(str(transcript), Path(vault), read=read, **options)
+
+
+def import_sessions(memory: Memory, source: str, file: str | Path | None = None, **options) -> ImportReport:
+    """Past sessions as notes under ``sessions/``, one per session, linked from the day's daily note; again
+    updates what changed, never duplicates. ``source``: an agent's transcripts (``claude-code``, ``codex``,
+    ``gemini``: all of them, or the one ``file``) or a chat export's ``file`` (``chatgpt``, ``claude-ai``),
+    each read by that agent's own reader. ``options``: those of
+    :func:`mdmem.agents.history.importer.import_sessions` (``project``, ``since``, ``dry_run``, ``progress``)."""
+    from mdmem.agents.history.importer import import_sessions as run
+
+    return run(memory, source, units=_import_units(source, file), **options)
+
+
+def _import_units(source: str, file: str | Path | None) -> list:
+    """(label, read) for each file to import, unread: an agent's transcript files (or ``file``), or the export.
+    Here, above the agents' packages: the importer is neutral and never picks an agent's reader."""
+    import os
+    from pathlib import Path
+
+    from mdmem.agents.history.importer import EXPORT_SOURCES, SOURCES
+    from mdmem.base.errors import UsageError
+
+    if source not in SOURCES:
+        raise UsageError(f"unknown source {source!r}: choose one of {', '.join(SOURCES)}")
+    if source in EXPORT_SOURCES:
+        if file is None:
+            raise UsageError(f"import {source} needs the export's file (conversations.json or its ZIP)")
+        from mdmem.agents.exports import chatgpt, claude_ai
+
+        export_reader = chatgpt.read if source == "chatgpt" else claude_ai.read
+        return [(os.fspath(file), lambda: export_reader(file))]
+    if source == "claude-code":
+        from mdmem.agents.claude import history as mod
+    elif source == "codex":
+        from mdmem.agents.codex import rollout as mod  # type: ignore[no-redef]
+    else:
+        from mdmem.agents.gemini import chats as mod  # type: ignore[no-redef]
+    paths = [Path(file)] if file is not None else mod.files()
+    read = mod.read
+    return [(os.fspath(p), lambda p=p: [read(p)]) for p in paths]
 
 
 def __getattr__(name: str) -> Any:

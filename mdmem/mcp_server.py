@@ -67,6 +67,26 @@ Mode = Annotated[Literal["lexical", "semantic", "hybrid", "auto"] | None, Field(
                 "`mdmem index --semantic`), hybrid (both fused) or auto (hybrid where the vault has vectors, "
                 "else lexical); default: the vault's [search] mode.")]
 Day = Annotated[str | None, Field(description="YYYY-MM-DD or YYYY-MM (inclusive).")]
+Sessions = Annotated[bool | None, Field(description="Include the imported past sessions (`mdmem import`) that "
+                                                    "answer the query; default: when it asks about past "
+                                                    "conversations (\"when did we ...\", \"what did we discuss ...\").")]
+ProjectArg = Annotated[str | None, Field(
+    description="The project the memory belongs to: a project's name, or \"global\" for none; default: the git "
+                "repository of the folder the server runs in (its name).")]
+ScopeArg = Annotated[str | None, Field(
+    description="Whose project memories to include besides the global ones: a project's name, or \"all\"; "
+                "default: the project of the folder the server runs in.")]
+
+
+def _owner(mem, project: str | None) -> str | None:
+    """The project a memory saved over MCP belongs to (``global``: none)."""
+    from mdmem.base.projects import for_write
+
+    if project is not None and project.strip().lower() == "global":
+        return None
+    return for_write(mem.root, project)
+
+
 MemoryType = Literal["user", "person", "project", "protocol", "decision", "reference", "feedback"]
 
 
@@ -158,17 +178,34 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         mode: Mode = None,
         include_index: Annotated[bool, Field(description="Also index notes (MEMORY.md, notes marked `index: true`), "
                                                          "left out by default.")] = False,
+        sessions: Sessions = None,
     ) -> str:
         """Ranked search of the memory notes: full text by default (BM25, title and aliases weigh more, recent
         notes a little more), or by meaning / both fused when the vault has vectors. Returns each hit's path,
         title, score, date and a snippet with the matched words in **bold**; a note that no longer holds is
         kept but marked: `superseded_by` (the notes that replace it) or `expired` (past its `valid_until`).
-        Use read_note on a hit for its whole text."""
-        from mdmem.api import Filters
+        Use read_note on a hit for its whole text. Imported past sessions are not among the results; with
+        `sessions` (by default when the query asks about past conversations, "when did we ...") the matching
+        sessions come in `sessions`: date, agent, project, the lines that match, path."""
+        from dataclasses import replace
+
+        from mdmem.api import Filters, about_past, hidden_type, is_session, recall_sessions
         from mdmem.api import search as run
 
+        asked = about_past(query) if sessions is None else sessions
+        only = (type or "").lower() == "session" or (folder or "").strip("/").startswith("sessions")
         filters = Filters(type, tag, folder, _day(after, "after"), _day(before, "before", end=True), include_index)
-        return state.call("search", lambda mem: run(mem, query, limit, filters, mode=mode, today=_today()))
+
+        def work(mem):
+            wanted = filters if only else replace(filters, not_type=hidden_type(mem))
+            data = plain(run(mem, query, limit, wanted, mode=mode, today=_today()))
+            if not only:
+                data["results"] = [r for r in data.get("results", []) if not is_session(r.get("path", ""))]
+            if asked:
+                data["sessions"] = plain(recall_sessions(mem, query, limit, _today()))["hits"]
+            return data
+
+        return state.call("search", work)
 
     @read_only
     def recall(
@@ -177,14 +214,18 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
                                                 "phrase (\"last week\", \"in April\") narrows it.")],
         budget: Annotated[int, Field(ge=200, le=16_000, description="Most characters in the block.")] = 4000,
         mode: Mode = None,
+        sessions: Sessions = None,
+        project: ScopeArg = None,
     ) -> str:
         """A Markdown context block about the query, never longer than the budget: the best search hits (description
         and snippet) and the notes linked to them, and a time window's dated entries when the query names one.
         Read `markdown`; `ranked` and `related` list the notes it shows."""
         from mdmem.api import recall as run
+        from mdmem.base.projects import for_read
 
         def work(mem):
-            data = plain(run(mem, query, budget=budget, limit=5, today=_today(), mode=mode))
+            data = plain(run(mem, query, budget=budget, limit=5, today=_today(), mode=mode, sessions=sessions,
+                             scope=for_read(mem.root, project)))
             for key in ("ranked", "related"):  # their text is in the block already
                 data[key] = [{k: v for k, v in item.items() if k != "text"} for item in data.get(key, [])]
             return data | {"content_is": CONTENT_IS}
@@ -258,13 +299,14 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
                                                                   "with commas).")] = None,
         new: Annotated[bool, Field(description="Save even when a near-duplicate exists (after checking it is not "
                                                "the same memory).")] = False,
-        allow_secret: Annotated[bool, Field(description="Save even though the text looks like it holds a secret (a "
-                                                        "key, a token, a password): only when it is not one.")]
-        = False,
         supersedes: Annotated[list[str] | str | None, Field(
             description="Notes this memory replaces (path, file name or title; a list or one): written as its "
                         "`supersedes: \"[[old note]]\"`; the old note is left as it is, and recall, context and "
                         "the prompt hook leave it out (search marks it).")] = None,
+        project: ProjectArg = None,
+        update: Annotated[str | None, Field(description="A note to add the text to instead of saving a new one (one "
+                                                         "note per fact: what a refusal for the same meaning "
+                                                         "names).")] = None,
         ctx: Context | None = None,
     ) -> str:
         """Save a durable memory: a new note in its type's folder plus its line in MEMORY.md. The same content saved
@@ -280,21 +322,20 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
 
         by = Provenance("agent", agent=_client(ctx))  # an agent's save: shown apart until the user confirms it
         return state.call("save", lambda mem: api.save(mem, text, type, name, description, tag_list, new=new,
-                                                       allow_secret=allow_secret, supersedes=old, provenance=by),
+                                                       supersedes=old, provenance=by,
+                                                       project=_owner(mem, project), update=update),
                           writes=True)
 
     @adds
     def daily_add(
         text: Annotated[str, Field(min_length=1, description="The entry.")],
         at: Annotated[str | None, Field(description="The time, HH:MM; default: now.")] = None,
-        allow_secret: Annotated[bool, Field(description="Add it even though it looks like it holds a secret: only "
-                                                        "when it is not one.")] = False,
     ) -> str:
         """Append a timestamped `## HH:MM` entry to today's daily note (memory/daily/YYYY-MM-DD.md, created when
         missing). Append-only."""
         from mdmem import api
 
-        return state.call("daily_add", lambda mem: api.daily_add(mem, text, at, allow_secret=allow_secret),
+        return state.call("daily_add", lambda mem: api.daily_add(mem, text, at),
                           writes=True)
 
     @read_only
@@ -378,17 +419,16 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         numbers: Annotated[str, Field(min_length=1, description="The suggestions to save: \"1,3\" or \"all\".")],
         session: Annotated[str | None, Field(description="The checkpoint's session id; default: the newest pending "
                                                          "one.")] = None,
-        allow_secret: Annotated[bool, Field(description="Save a suggestion even though it looks like it holds a "
-                                                        "secret: only when the user chose that knowingly.")] = False,
+        project: ProjectArg = None,
     ) -> str:
         """Save suggestions of the pending memory checkpoint (proposed by mdmem's Stop hook or `mdmem checkpoint`),
         each through `save`; returns each one's status (created, unchanged, refused with the reason, or a CLAUDE.md
-        line for the user to add) and the ones not chosen. One that looks like it holds a secret is refused unless
-        allow_secret (the checkpoint then stays pending)."""
+        line for the user to add) and the ones not chosen. One that looks like it holds a secret is refused
+        (the checkpoint then stays pending; only the user can save it: `mdmem checkpoint accept --allow-secret`)."""
         from mdmem.agents.checkpoint import consolidate as cp
 
-        return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session, allow_secret=allow_secret),
-                          writes=True)
+        return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session,
+                                                                     project=_owner(mem, project)), writes=True)
 
     @adds
     def checkpoint_propose(
@@ -401,16 +441,21 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         session: Annotated[str | None, Field(description="The Claude Code session id (as the Stop hook gave it); "
                                                          "default: \"manual\".")] = None,
         lang: Annotated[Literal["en", "pt"], Field(description="The language of the numbered list.")] = "en",
+        replaces: Annotated[list[int] | None, Field(description="Numbers of this session's pending candidates that "
+                                                               "these replace (a candidate of the same name is "
+                                                               "replaced anyway).")] = None,
     ) -> str:
         """Propose memories from a checkpoint scan of this conversation (when the Stop hook asks, or after
         more than 15 tool calls, a delivered result, a topic change, or when the user asks to consolidate).
-        mdmem validates them (types, count, short clean names, nothing it should not save), drops what the
-        vault or this session already holds, and stores them as the pending checkpoint: show the user the
-        numbered `text` and save nothing until they pick numbers (then `checkpoint_accept`). Writes no note."""
+        mdmem validates them: it drops only a malformed entry, a secret and an exact duplicate of a saved note
+        (said in `text`), flags what it doubts, and stores them as the pending checkpoint (a second call revises:
+        same name, or `replaces`); show the user the numbered `text` as it is and save nothing until they pick
+        numbers (then `checkpoint_accept`). Writes no note."""
         from mdmem.agents.checkpoint import consolidate as cp
 
         def work(mem):
-            result = cp.propose(mem.root, {"dimensions": dimensions or [], "candidates": candidates},
+            result = cp.propose(mem.root, {"dimensions": dimensions or [], "candidates": candidates,
+                                           "replaces": replaces or []},
                                 session=session, lang=lang, today=_today())
             return cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result, mcp=True)}
 
@@ -437,4 +482,80 @@ def serve(vault: str | os.PathLike | None = None) -> None:
     root = find_vault(vault)
     server = build_server(root)
     log.info("serving %s (mdmem %s)", root, __version__)
-    server.run("stdio")
+    import anyio
+
+    anyio.run(_serve_stdio, server)
+
+
+async def _serve_stdio(server: MCPServer) -> None:
+    """``server.run("stdio")`` (the SDK's own transport and session), with :class:`_Answering` between the two: a
+    request the SDK cannot parse is answered, never dropped."""
+    from mcp.server.stdio import stdio_server
+
+    low = server._lowlevel_server  # what MCPServer.run_stdio_async runs, as it runs it
+    async with stdio_server() as (read, write):
+        await low.run(_Answering(read, write), write, low.create_initialization_options())
+
+
+class _Answering:
+    """The server's incoming messages, answering a request the SDK could not parse instead of dropping it.
+
+    The SDK's JSON parser refuses a string holding a lone surrogate (``"\\ud800"``, valid JSON but no Unicode text);
+    it then passes the error on without the request's id and nothing answers, so the client waited forever. Here
+    such a line, read again with the standard library, gets a JSON-RPC error for its id (invalid params: the text
+    is not Unicode). Everything else passes through unchanged (``last_context`` and the rest are the inner
+    stream's)."""
+
+    def __init__(self, inner, write) -> None:
+        self._inner, self._write = inner, write
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def receive(self):
+        while True:
+            item = await self._inner.receive()
+            answer = _refusal(item) if isinstance(item, Exception) else None
+            if answer is None:
+                return item
+            await self._write.send(answer)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self):
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc):
+        return await self._inner.__aexit__(*exc)
+
+
+def _refusal(error: Exception):
+    """The JSON-RPC error answering the request a parse ``error`` of the SDK's was about, when that request had an
+    id; else None (a notification, or no JSON at all: nothing to answer)."""
+    import json
+
+    from mcp.shared.message import SessionMessage
+    from mcp.types import ErrorData, JSONRPCError
+
+    try:
+        line = error.errors()[0]["input"]  # type: ignore[attr-defined]  # pydantic's ValidationError keeps the line
+        request = json.loads(line)
+    except Exception:
+        return None
+    if not isinstance(request, dict) or not isinstance(request.get("id"), (str, int)) or "method" not in request:
+        return None
+    why = "the request is not valid Unicode text (a lone surrogate escape such as \\ud800); nothing was done"
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request["id"], error=ErrorData(code=-32602, message=why)))

@@ -87,7 +87,9 @@ class Session:
         try:
             with self.lock:
                 self.memory().graph()
-        except Exception:  # the first call will meet (and report) the same problem
+        except MdmemError as e:  # the first call will meet (and report) the same problem: one line, no traceback
+            log.warning("warming up %s failed: %s", self.root, e)
+        except Exception:
             log.warning("warming up %s failed", self.root, exc_info=True)
 
     def close(self, wait: float = 5.0) -> None:
@@ -202,10 +204,12 @@ def read_text(mem, ref: str, offset: int, max_chars: int, limit: int = MAX_CHARS
     """A note's whole text (frontmatter included) from ``offset``, cut to fit."""
     from mdmem.api import decode, version
     from mdmem.base.files import read_bytes
+    from mdmem.base.usage import record
 
     view = mem.show(ref)
     data = read_bytes(mem.root, view.path)
     text = decode(data)[0]
+    record(mem.state_dir, [view.path], "read")
     head = {"path": view.path, "title": view.title, "type": view.type, "tags": view.tags, "tokens": view.tokens,
             "problems": [dataclasses.asdict(p) for p in view.problems], "chars": len(text), "offset": offset,
             "version": version(data), "provenance": view.provenance,

@@ -121,7 +121,7 @@ def hook_cmd(mdmem: str, *args: str) -> list[str]:
     """A hook's command line: as installed (this interpreter, ``-P -c`` mdmem's entry point: the
     console script pip writes imports ``re`` first), or through the console script ``mdmem``."""
     if RUNNER == "installed":
-        from mdmem.agents.hooks.launch import HOOK_CODE
+        from mdmem.agents.launch import HOOK_CODE
 
         return [sys.executable, "-P", "-c", HOOK_CODE, "hook", *args]
     return [mdmem, "hook", *args]
@@ -178,6 +178,9 @@ def measure(mdmem: str, runs: int = 15, mb: float = 2.7, work: Path | None = Non
         shutil.copytree(REPO / "sample-vault", vault, ignore=shutil.ignore_patterns(".mdmem"))
         big = work / "big.jsonl"
         gen_transcript.generate(big, mb=mb, seed=11, lang="mix")
+        # the trigger's budget keeps a session's first stops quiet unless the user asks: the big session ends with
+        # that ask, so its first stop fires on the whole file
+        _turn(big, 10_000, "please consolidate this session into memory", "Consolidating now.", tools=0)
         hook = hook_cmd(mdmem, "stop", "--vault", str(vault))
         bare = [sys.executable, "-c", "pass"]
         env = _env(MDMEM_NOW="1790000000")

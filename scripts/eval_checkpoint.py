@@ -246,12 +246,17 @@ def replay(path: Path, vault: Path, work: Path, policy: str | None = None) -> di
             if out is not None:
                 fired.append({"stop": n + 1, "bytes": length, "reason_chars": len(out.get("reason", "")),
                               "reason": out.get("reason", "")})
+        # the session ends: SessionEnd records the turns no scan covered, for the next session's review
+        grow.write_bytes(data)
+        review = hooks._record_uncovered(str(vault), {"session_id": session, "transcript_path": str(grow),
+                                                      "cwd": str(work)}, "SessionEnd")
     finally:
         if old is None:
             os.environ.pop("MDMEM_NOW", None)
         else:
             os.environ["MDMEM_NOW"] = old
-    return {"file": path.name, "stops": len(points), "fired": fired, "max_ms": max(timings, default=0.0)}
+    return {"file": path.name, "stops": len(points), "fired": fired, "max_ms": max(timings, default=0.0),
+            "review_from": review["from"] if review else None}
 
 
 # ----------------------------------------------------------------------------- report
@@ -275,7 +280,8 @@ def run(split: str, policy: str | None = None) -> dict:
             play_vault = empty_vault(work / ("replay-" + path.stem))
             play = replay(path, play_vault, work, policy)
             plays.append(play | {"worth": data["worth_checkpoint"], "labelled_stops": data["stops"],
-                                 **_seen(path.read_bytes(), data, play["fired"])})
+                                 **_seen(path.read_bytes(), data, play["fired"]),
+                                 "firm_covered": _covered(path.read_bytes(), data, play)})
         judged = judgements()
         accepted = rejected = 0
         unjudged = []
@@ -291,6 +297,11 @@ def run(split: str, policy: str | None = None) -> dict:
                     rejected += 1
         right = sum(1 for p in plays if bool(p["fired"]) == p["worth"])
         return {"firm_items": sum(p["firm"] for p in plays), "firm_seen": sum(p["firm_seen"] for p in plays),
+                "firm_covered": sum(p["firm_covered"] for p in plays),
+                "stops": sum(p["stops"] for p in plays), "fires": sum(len(p["fired"]) for p in plays),
+                "worth_scanned": sum(1 for p in plays if p["worth"] and (p["fired"] or p["review_from"] is not None)),
+                "worth": sum(1 for p in plays if p["worth"]),
+                "reviews": sum(1 for p in plays if p["review_from"] is not None),
                 "fires_worth": sum(len(p["fired"]) for p in plays if p["worth"]),
                 "fires_nothing": sum(len(p["fired"]) for p in plays if not p["worth"]),
                 "split": split, "policy": policy, "offline": offline_table(rows, labels), "rows": rows, "replay": plays,
@@ -308,6 +319,21 @@ def _seen(data: bytes, labels: dict, fired: list[dict]) -> dict:
     firm = [it for it in labels["items"] if it["strength"] == "firm"]
     seen = sum(1 for it in firm if 0 < it["line"] <= len(starts) and starts[it["line"] - 1] < last)
     return {"firm": len(firm), "firm_seen": seen}
+
+
+def _covered(data: bytes, labels: dict, play: dict) -> int:
+    """How many of the session's firm items a scan covers: one in the session (a fire after it) or the next
+    session's review of what no scan covered (the part from ``review_from`` on)."""
+    starts = Lines(data).starts
+    last = max((f["bytes"] for f in play["fired"]), default=-1)
+    start = play.get("review_from")
+    n = 0
+    for it in labels["items"]:
+        if it["strength"] != "firm" or not 0 < it["line"] <= len(starts):
+            continue
+        at = starts[it["line"] - 1]
+        n += at < last or (start is not None and at >= start)
+    return n
 
 
 def _p(x) -> str:
@@ -329,6 +355,11 @@ def render(report: dict, show: bool = False) -> list[str]:
     for d, v in o["dims"].items():
         lines.append(f"   {NAMES[d]:<16} {_p(v['precision']):>6} ({v['right']}/{v['wrong']}/{v['borderline']})"
                      f"{'':>20}{_p(v['recall']):>6} ({v['found']}/{v['gold']})")
+    lines.append(f"hook replay: {report['fires']} firings in {report['stops']} stops "
+                 f"({report['fires'] / max(1, report['stops']):.1%}); sessions with a firm item scanned (in the "
+                 f"session or by the next one's review) {report['worth_scanned']}/{report['worth']}; firm items a "
+                 f"scan covers {report['firm_covered']}/{report['firm_items']}; sessions left for review "
+                 f"{report['reviews']}/{report['sessions']}")
     lines.append(f"hook replay ({report.get('policy') or 'default policy'}): fire/silent right in "
                  f"{report['fire_right']}/{report['sessions']}; firm items a fire came after: "
                  f"{report['firm_seen']}/{report['firm_items']}; fires in sessions with firm items "
@@ -337,8 +368,8 @@ def render(report: dict, show: bool = False) -> list[str]:
         fired = ", ".join(f"stop {f['stop']}" for f in p["fired"]) or "silent"
         ok = "ok " if bool(p["fired"]) == p["worth"] else "BAD"
         lines.append(f"   {ok} {p['file']:<42} {'firm items' if p['worth'] else 'nothing   '} "
-                     f"{p['stops']:>2} stops (labelled {p['labelled_stops']:>2}): {fired}; slowest stop "
-                     f"{p['max_ms']:.0f} ms")
+                     f"{p['stops']:>2} stops (labelled {p['labelled_stops']:>2}): {fired}"
+                     f"{'; review' if p['review_from'] is not None else ''}; slowest stop {p['max_ms']:.0f} ms")
     judged = report["accepted"] + report["rejected"]
     lines.append(f"suggestions accepted as written (judged by hand): {report['accepted']}/{judged}"
                  + (f"; {len(report['unjudged'])} not judged yet" if report["unjudged"] else ""))

@@ -59,7 +59,7 @@ def unfenced(text: str) -> str:
     """``text`` without the fence lines mdmem puts around vault text (mdmem.text.fence), to compare the rest."""
     import re
 
-    return re.sub(r"^</?mdmem-vault-data-[0-9a-f]{8}>\n", "", text, flags=re.M)
+    return re.sub(r"^</?mdmem-vault-data-[0-9a-f]{8}>(\n|\Z)", "", text, flags=re.M)
 
 
 def script(name: str):

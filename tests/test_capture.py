@@ -373,7 +373,8 @@ def test_save_the_same_content_under_another_name_changes_nothing(vault, cli):
 def test_save_refuses_a_near_duplicate_unless_new(vault, cli):
     r = cli("save", "Lead with the answer", "-t", "user", "--name", "Answer first!", "--vault", vault, code=1)
     assert r.stderr == ("mdmem: memory/people/answer-first.md would be a near-duplicate of "
-                        "memory/feedback/answer-first.md (the same name); update that note, pass --supersedes "
+                        "memory/feedback/answer-first.md (the same name); update that note (--update "
+                        "memory/feedback/answer-first.md), pass --supersedes "
                         "memory/feedback/answer-first.md if this one replaces it, or --new to save a second one\n")
     assert not (vault / "memory/people/answer-first.md").exists()
     body = (vault / "memory/feedback/answer-first.md").read_text().split("---\n", 2)[2]
@@ -450,7 +451,7 @@ def test_decision_gets_chosen_rejected_and_its_sections(vault, cli):
     text = (vault / out["path"]).read_text()
     assert "\nchosen: Hetzner\n" in text and "\nrejected:\n- AWS\n" in text
     sections = [line for line in text.splitlines() if line.startswith("## ")]
-    assert sections == ["## Context", "## Options considered", "## Decision", "## Revisit when"]
+    assert sections == ["## Context", "## Options considered", "## Decision"]  # no placeholder to fill
     assert len(text.splitlines()) < 30
     explicit = cli.json("save", "Picked the queue for the retries.", "-t", "decision", "--chosen", "SQS",
                         "--rejected", "Kafka", "--rejected", "cron", "--vault", vault)

@@ -1,4 +1,5 @@
-"""The SessionStart card carries what matters within 10,000 bytes; PreCompact and SessionEnd keep a pending
+"""The SessionStart card carries what matters within 10,000 bytes; PreCompact and SessionEnd record what no scan
+covered (the card names it in one line); a pending
 checkpoint that the next card shows; `hook status` tells the session's state; `install claude` installs the
 skills and `uninstall claude` takes everything away; MEMORY.md is an index, not a note that relates others."""
 
@@ -182,44 +183,34 @@ def talk(tmp_path: Path) -> Path:
     return path
 
 
-def test_pre_compact_keeps_a_pending_checkpoint_that_the_card_after_compaction_shows(vault: Path, tmp_path: Path,
-                                                                                      talk: Path, cli):
+def test_pre_compact_records_what_no_scan_covered_and_the_card_after_compaction_names_it(vault: Path, tmp_path: Path,
+                                                                                           talk: Path, cli):
     before = {p: p.read_bytes() for p in vault.rglob("*.md")}
     card = start(vault, tmp_path)
     payload = {"session_id": "s1", "transcript_path": str(talk), "cwd": str(tmp_path),
                "hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""}
     out = hook("pre-compact", vault, tmp_path, payload)
-    assert json.loads(out.stdout) == {"systemMessage": "mdmem: 3 suggested memories kept; shown again after the "
-                                                       "compaction."}
+    assert json.loads(out.stdout) == {"systemMessage": "mdmem: the turns no memory checkpoint scanned are kept for "
+                                                       "review after the compaction."}
     assert {p: p.read_bytes() for p in vault.rglob("*.md")} == before  # nothing written to memory
     after = start(vault, tmp_path, "compact")
-    assert after.startswith(card.rstrip("\n") + "\n\n## Pending memory checkpoint (session s1, kept before the "
-                                                 "conversation was compacted)\nSuggested memories, not saved yet:\n")
-    block = unfenced(after).split("Suggested memories, not saved yet:\n")[1].splitlines()
-    assert block[0] == "1. [decision] ④ Chose SQS over Redis — SQS over Redis: it is managed and we have no ops team"
-    assert [b[:3] for b in block[:3]] == ["1. ", "2. ", "3. "]
-    assert "checkpoint accept 1,2 --session s1 --vault" in block[3] and "checkpoint skip --session s1" in block[3]
-    # a new session of the same vault is reminded too; after a compaction only the session's own counts
-    assert "## Pending memory checkpoint (session s1" in start(vault, tmp_path, "startup", "s2")
-    assert "## Pending memory checkpoint" not in start(vault, tmp_path, "compact", "s2")
-    # the user chooses: accepting 1 saves it, and the card no longer shows the checkpoint
-    cli("checkpoint", "accept", "1", "--session", "s1", "--vault", vault)
-    assert (vault / "memory" / "decisions" / "decision-chose-sqs-over-redis.md").is_file()
-    assert "## Pending memory checkpoint" not in start(vault, tmp_path, "compact")
+    assert after.startswith(card.rstrip("\n") + "\n\nmdmem: not scanned: 4 user message(s) of session s1 were never "
+                                                 "checked for memories: run `")
+    assert "checkpoint review --session s1 --vault" in after.splitlines()[-1]
+    # a new session of the same project is told too; after a compaction only the session's own counts
+    assert "not scanned: 4 user message(s) of session s1" in start(vault, tmp_path, "startup", "s2")
+    assert "not scanned" not in start(vault, tmp_path, "compact", "s2")
+    review = cli("checkpoint", "review", "--session", "s1", "--vault", vault).stdout
+    assert "never edit files under migrations/ by hand" in review and "checkpoint propose --session s1" in review
+    assert "not scanned" not in start(vault, tmp_path, "compact")  # handed to a model: the card stops naming it
 
 
-def test_session_end_keeps_it_for_the_next_start(vault: Path, tmp_path: Path, talk: Path, cli):
+def test_session_end_records_it_for_the_next_start(vault: Path, tmp_path: Path, talk: Path, cli):
     payload = {"session_id": "s7", "transcript_path": str(talk), "cwd": str(tmp_path),
                "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"}
     assert hook("session-end", vault, tmp_path, payload).stdout == ""
     card = start(vault, tmp_path, "startup", "s8")
-    assert "## Pending memory checkpoint (session s7, kept when the session ended)" in card
-    cli("checkpoint", "skip", "--session", "s7", "--vault", vault)
-    assert "## Pending memory checkpoint" not in start(vault, tmp_path, "startup", "s9")
-    quiet = tmp_path / "quiet.txt"
-    quiet.write_text("User: hello\nAssistant: hi, how can I help?\n")
-    assert hook("pre-compact", vault, tmp_path, payload | {"session_id": "s10", "transcript_path": str(quiet)}).stdout \
-        == ""
+    assert "mdmem: not scanned: 4 user message(s) of session s7" in card
     gone = hook("pre-compact", vault, tmp_path, payload | {"transcript_path": str(tmp_path / "missing.jsonl")})
     assert gone.stdout == "" and "no transcript to read" in gone.stderr  # fails open
 
@@ -240,11 +231,11 @@ def test_hook_status_shows_the_session(vault: Path, tmp_path: Path, talk: Path, 
     got = cli.json("hook", "status", "--vault", vault)["session"]
     assert got["session"] == "s1" and got["stops"] == 3 and got["next"]["stops_left"] == 17
     assert got["next"]["policy"] == "cadence" and got["next"]["not_before"].startswith("2026-09-21T")
-    assert got["pending"]["kept_by"] == "PreCompact" and len(got["pending"]["candidates"]) == 3
+    assert got["pending"] is None and got["review"] == {"event": "PreCompact", "typed": 4, "status": "pending"}
     text = cli("hook", "status", "--vault", vault).stdout
     assert f"session s1 (vault {vault}): 3 stop(s), 0 checkpoint(s), 0 note(s) recalled at prompts" in text
     assert "  next checkpoint (cadence): after 17 more stop(s), not before 2026-09-21T" in text
-    assert "  pending checkpoint (kept by PreCompact, " in text and "1. [decision] Chose SQS over Redis" in text
+    assert "  not scanned: 4 user message(s), recorded by PreCompact: `mdmem checkpoint review --session s1`" in text
 
 
 # ----------------------------------------------------------------------------- skills

@@ -109,7 +109,10 @@ def test_sample_vault_shows_exactly_its_deliberate_flaws(cli, vault):
     assert report["top"][0] == {"path": "memory/projects/atlas-billing.md", "type": "project", "tokens": 692,
                                 "percent": 1.7}
     assert report["today"] == TODAY and report["layout"] == "vault"
-    assert set(report) == {"budget", "types", "top", "growth", "issues", "today", "layout"}
+    assert set(report) == {"budget", "types", "top", "growth", "issues", "today", "layout", "left_out",
+                           "sessions_unreviewed"}
+    assert report["left_out"] == {}  # no .obsidian/ here: nothing left out
+    assert report["sessions_unreviewed"] == {}  # nothing imported
     assert all(set(i) == {"kind", "path", "detail", "action", "severity", "line"} for i in report["issues"])
 
 

@@ -173,7 +173,8 @@ def test_session_start_prints_the_card_and_keeps_it(vault: Path, tmp_path: Path,
     first = hook(vault, tmp_path, payload)
     assert first.stdout.startswith("# Memory (vault: 60 notes") and "## Memory protocol (mdmem)\n" in first.stdout
     assert len(first.stdout.encode()) <= 10_000 and first.stderr == ""
-    card = json.loads((vault / ".mdmem" / "hooks" / "context-card.json").read_text())
+    (kept,) = (vault / ".mdmem" / "hooks").glob("context-card*.json")  # one per project (here the folder's)
+    card = json.loads(kept.read_text())
     assert card["text"] + "\n" == first.stdout or card["text"] == first.stdout
     again = hook(vault, tmp_path, payload | {"source": "compact"})
     assert again.stdout == first.stdout

@@ -352,7 +352,8 @@ def test_the_first_hour_end_to_end(tmp_path):
     # init: only what is missing, no existing file changed
     init = json.loads(mdmem("init", ".", "--json", cwd=notes, env=env).stdout)
     assert init == {"vault": str(notes), "new": False, "kept": [".mdmem/"],
-                    "added": ["MEMORY.md", "memory/daily/", "memory/people/", "memory/projects/", "memory/protocols/"]}
+                    "added": ["MEMORY.md", "memory/daily/", "memory/people/", "memory/projects/", "memory/protocols/"],
+                    "daily": "memory/daily/YYYY-MM-DD.md (mdmem's default)"}
     after = digests(notes)
     assert {k: after[k] for k in originals} == originals
     assert sorted(set(after) - set(originals)) == ["MEMORY.md", "memory/daily/.gitkeep", "memory/people/.gitkeep",

@@ -42,6 +42,14 @@ def fired(proc: subprocess.CompletedProcess) -> str | None:
     return json.loads(proc.stdout)["reason"] if proc.stdout else None
 
 
+def warm(vault: Path, s: Session, n: int = 3, session: str = "s1", now: float = T0 - 3600) -> None:
+    """``n`` short turns first, each with its Stop: the trigger's budget lets no in-session scan fire before a
+    session's fourth stop (:data:`mdmem.agents.checkpoint.stop.BANK`), nor a rule's turn before its third."""
+    for _ in range(n):
+        s.user("👍").say("👍")
+        assert run(vault, payload(s.path, session), now=now).stdout == ""
+
+
 class Session:
     """A Claude Code JSONL transcript written record by record, as Claude Code appends it."""
 
@@ -73,106 +81,6 @@ class Session:
         self._write({"type": "assistant", "message": {"id": f"m{self.n}", "role": "assistant",
                                                        "content": [{"type": "text", "text": text}]}})
         return self
-
-
-def test_a_rule_said_in_passing_fires_at_the_end_of_the_turn(vault: Path, tmp_path: Path):
-    s = Session(tmp_path / "s.jsonl")
-    s.user("build the export page. and whenever you build those sheets, put the region and the season on top")
-    s.tools(3).say("Done: the export page is built and its tests pass.")
-    reason = fired(run(vault, payload(s.path)))
-    assert reason is not None and reason.startswith(PROMPT)
-    assert "Why now: a rule, decision or correction was said, a result was delivered." in reason
-    assert "- ② msg 0 (user): \"build the export page. and whenever you build those sheets" not in reason  # one sentence
-    assert "msg 0 (user): \"and whenever you build those sheets, put the region and the season on top\"" in reason
-    assert state(vault)["triggers"] == 1 and state(vault)["pending"] == {} and state(vault)["tools"] == 0
-
-
-def test_no_checkpoint_while_the_turn_asks_the_user_something(vault: Path, tmp_path: Path):
-    s = Session(tmp_path / "s.jsonl")
-    s.user("never run the migrations against the shared database, use the local copy")
-    s.tools(2).say("Understood. Should I also add a guard to the deploy script?")
-    assert run(vault, payload(s.path)).stdout == ""  # the user answers first
-    assert list(state(vault)["pending"]) == ["3"]  # the rule waits
-    s.user("no, leave it").tools(1).say("Left the deploy script as it is.")
-    reason = fired(run(vault, payload(s.path), now=T0 + 60))
-    assert reason is not None and "③ msg 0 (user): \"never run the migrations against the shared database" in reason
-
-
-def test_minimum_interval_and_the_explicit_ask(vault: Path, tmp_path: Path):
-    s = Session(tmp_path / "s.jsonl")
-    s.user("from now on, answer in two lines at most").say("Sure.")
-    assert fired(run(vault, payload(s.path))) is not None
-    s.user("also, never use emoji in commit messages").tools(1).say("Noted.")
-    assert run(vault, payload(s.path), now=T0 + 5 * 60).stdout == ""  # 5 minutes after the last: too soon
-    assert list(state(vault)["pending"]) == ["3"]
-    assert fired(run(vault, payload(s.path), now=T0 + 11 * 60)) is not None  # held back, then due
-    # the user asks: it fires at once, interval or not, in English or Portuguese
-    s.user("ok, let's consolidate what we learned today").say("Let me look back.")
-    assert "Why now: the user asked to consolidate." in fired(run(vault, payload(s.path), now=T0 + 12 * 60))
-    s.user("pode consolidar a sessão?").say("Vou revisar.")
-    assert fired(run(vault, payload(s.path), now=T0 + 13 * 60)) is not None
-    s.user("resume last session").say("Resuming.")  # "resume" is not the Portuguese "resuma"
-    assert run(vault, payload(s.path), now=T0 + 14 * 60).stdout == ""
-
-
-def test_work_alone_stays_quiet_and_adds_to_weak_evidence(vault: Path, tmp_path: Path):
-    s = Session(tmp_path / "s.jsonl")
-    s.user("fix the flaky export test").tools(20).say("Fixed: all 48 tests pass.")
-    assert run(vault, payload(s.path)).stdout == ""  # 20 tool calls and a delivery: nothing worth keeping
-    st = state(vault)
-    # no word any detector needs: the detectors did not even run (a delivery and tool calls alone never fire)
-    assert st["tools"] == 20 and st["pending"] == {} and "detected" not in st
-    # a weak hint (a convention for one commit, 0.7: half a point) + the work done: 0.5 + 0.25 + 0.25
-    s.user("commit these changes with a conventional commit message").tools(2).say("Committed: all tests pass.")
-    reason = fired(run(vault, payload(s.path), now=T0 + 60))
-    assert reason is not None
-    assert "Why now: a rule, decision or correction was said, the user steered the work, a result was delivered, " \
-           "22 tool calls since the last checkpoint, the topic changed." in reason
-
-
-def test_a_follow_up_that_steers_the_work_fires_once_and_a_short_one_does_not(vault: Path, tmp_path: Path):
-    """What the user types after the first request (a fact, a correction, a question about the approach) is
-    where real sessions keep what is worth remembering, in words no detector knows ("M-Claude is in the
-    Documents folder"): a follow-up of five words or more fires at the end of its turn, the model judges.
-    "yes" or "commit this" does not; after a checkpoint, one steer alone waits for a second one."""
-    s = Session(tmp_path / "s.jsonl")
-    s.user("log in to git and push the repository").tools(3).say("Logged in. Where is the repository?")
-    assert run(vault, payload(s.path)).stdout == ""  # the first request is not a follow-up
-    s.user("yes, push").tools(1).say("Pushed.")
-    assert run(vault, payload(s.path), now=T0 + 60).stdout == ""  # two words
-    assert state(vault)["typed"] == 2 and state(vault)["steers"] == 0
-    s.user("M-Claude is in the Documents folder").tools(2).say("Found it there; pulled and merged.")
-    reason = fired(run(vault, payload(s.path), now=T0 + 120))
-    assert reason is not None and "Why now: the user steered the work" in reason
-    assert state(vault)["steers"] == 0 and state(vault)["triggers"] == 1
-    s.user("now pull the other clone as well").tools(1).say("Pulled.")
-    assert run(vault, payload(s.path), now=T0 + 20 * 60).stdout == ""  # one steer after a checkpoint: half
-    s.user("and tag the release as v2 please").tools(1).say("Tagged v2.")
-    assert fired(run(vault, payload(s.path), now=T0 + 21 * 60)) is not None  # the second one
-    # a notification and a command's wrapper are not typed by the user
-    s.user("<task-notification>the background build finished with exit code 0</task-notification>").say("Good.")
-    assert run(vault, payload(s.path), now=T0 + 40 * 60).stdout == "" and state(vault)["steers"] == 0
-
-
-def test_a_steer_waits_while_the_turn_asks_the_user(vault: Path, tmp_path: Path):
-    s = Session(tmp_path / "s.jsonl")
-    s.user("fix the export").tools(3).say("Fixed.")
-    run(vault, payload(s.path))
-    s.user("the export should keep the header row too").tools(1).say("Should I also keep the footer?")
-    assert run(vault, payload(s.path), now=T0 + 60).stdout == ""  # the user answers first
-    s.user("no").tools(1).say("Kept the header row only.")
-    assert fired(run(vault, payload(s.path), now=T0 + 120)) is not None
-
-
-def test_the_cadence_is_the_fallback(vault: Path, tmp_path: Path):
-    (vault / ".mdmem").mkdir(exist_ok=True)
-    (vault / ".mdmem" / "config.toml").write_text("[hook]\nmin_stops = 3\nmin_minutes = 1\nmin_tool_calls = 10\n")
-    s = Session(tmp_path / "s.jsonl")
-    for i in range(3):  # short follow-ups ("rename module 1") do not steer the work: only the cadence fires
-        s.user(f"rename module {i}").tools(6).say("Renamed.")
-        out = run(vault, payload(s.path), now=T0 + i * 60)
-        assert (out.stdout != "") is (i == 2), i
-    assert "Why now: 3 stops since the last checkpoint." in fired(out)
 
 
 def test_hook_defaults_are_the_settings_defaults():
@@ -241,7 +149,8 @@ def _eval():
 def test_replay_of_real_sessions(vault: Path, tmp_path: Path, name: str, fires: bool):
     """One Stop per agent turn, the file growing, the clock from the records, as Claude Code runs
     the hook: 02 holds a firm correction ("the CLI should handle that for every user, not you
-    editing this repo"), 09 and 13 hold nothing worth keeping (tune split)."""
+    editing this repo"), 09 and 13 hold nothing worth keeping (tune split). None fires in the session: the
+    budget; 02's correction is left to the next session's review."""
     ev = _eval()
     source = ev.DATA / f"{name}.jsonl"
     labels = json.loads((ev.DATA / f"{name}.labels.json").read_text())
@@ -255,9 +164,9 @@ def test_replay_of_real_sessions(vault: Path, tmp_path: Path, name: str, fires: 
         grow.write_bytes(data[:length])
         extra = {"last_assistant_message": last} if last else {}
         outcomes.append(run(vault, payload(grow, name, **extra), now=clock).stdout != "")
-    assert any(outcomes) is fires, outcomes
-    if fires:  # at the stop after the correction (the second of three), not before
-        assert outcomes == [False, True, False]
+    # a session of three stops stays within the budget (no in-session scan before the fourth stop but for a
+    # rule said at the third); what no scan covered is recorded at the session's end (tests/test_checkpoint_trigger)
+    assert not any(outcomes), outcomes
 
 
 def test_the_gate_lets_through_every_piece_of_evidence_in_the_labelled_corpora():
@@ -320,24 +229,9 @@ OFFER = ("There are three ways to time the summaries:\n\n"
          "I recommend A. Which timing model do you want?\n")
 
 
-def test_an_interview_fires_after_two_turns_that_ask(vault: Path, tmp_path: Path):
-    """Every turn of a brainstorming interview ends by asking the user; the answers are the
-    decisions. A due checkpoint waits while at most two turns in a row ended by asking, then fires
-    (without the bound such a real session stayed silent through all its 12 stops)."""
-    s = Session(tmp_path / "s.jsonl")
-    s.user("brainstorm: summaries of checkpoints").tools(2).say(OFFER)
-    assert run(vault, payload(s.path)).stdout == ""  # nothing said yet; this turn asked (1)
-    s.user("A.").tools(1).say("Good. Should failures block the commit?")
-    assert run(vault, payload(s.path), now=T0 + 60).stdout == ""  # the pick is due, but the turn asks (2)
-    assert list(state(vault)["pending"]) == ["4"] and state(vault)["asked"] == 2
-    s.user("no, log and go on").tools(1).say("Noted. Which scope do you prefer, manual or both?")
-    reason = fired(run(vault, payload(s.path), now=T0 + 120))  # a third turn that asks: an interview
-    assert reason is not None and '- ④ msg 4 (user): "A." [picked option A of 3]' in reason  # tool calls count
-    assert state(vault)["triggers"] == 1 and state(vault)["asked"] == 3
-
-
 def test_a_turn_that_does_not_ask_ends_the_deferral(vault: Path, tmp_path: Path):
     s = Session(tmp_path / "s.jsonl")
+    warm(vault, s)  # the budget: no in-session scan before the fourth stop
     s.user("brainstorm: summaries of checkpoints").tools(2).say(OFFER)
     run(vault, payload(s.path))
     s.user("A.").tools(1).say("Good. Should failures block the commit?")
@@ -349,35 +243,14 @@ def test_a_turn_that_does_not_ask_ends_the_deferral(vault: Path, tmp_path: Path)
 
 def test_a_portuguese_conversation_gets_the_portuguese_scan_prompt(vault: Path, tmp_path: Path):
     s = Session(tmp_path / "s.jsonl")
+    warm(vault, s)  # the budget: no in-session scan before the fourth stop
     s.user("a partir de agora, rode o pytest antes de cada commit, por favor").tools(2)
     s.say("Feito: rodei o pytest e todos os testes passam.")
     reason = fired(run(vault, payload(s.path)))
     assert reason.startswith("[mdmem checkpoint] Antes de parar, revise esta conversa pelas sete dimensões")
-    assert "\n\nPor que agora: foi dita uma regra, decisão ou correção, um resultado foi entregue.\n\n" in reason
+    assert "\n\nPor que agora: o usuário disse uma regra ou corrigiu o assistente.\n\n" in reason
     assert " --lang pt <<'JSON'" in reason and len(reason) <= 6000
     assert "Before you stop" not in reason and "Why now" not in reason
-
-
-def test_the_prompts_language_is_what_the_user_typed_all_session(vault: Path, tmp_path: Path):
-    """The hook chose the language from its hints' quotes and the topic words, which hold no function words: a
-    Portuguese session that fired on a follow-up alone got the English prompt. It keeps a tally of what the
-    user typed; a terminal log pasted into an English session (``com.apple.…``: real session 118 was answered
-    in Portuguese for it) counts for neither language."""
-    s = Session(tmp_path / "pt.jsonl")
-    s.user("preciso que o relatório mensal saia em planilha").tools(3).say("Pronto, a planilha está gerada.")
-    assert run(vault, payload(s.path, session="pt")).stdout == ""
-    s.user("ficou bom, mas a coluna de datas está no formato errado para o banco").tools(2).say("Corrigido.")
-    reason = fired(run(vault, payload(s.path, session="pt"), now=T0 + 60))
-    assert reason is not None and reason.startswith("[mdmem checkpoint] Antes de parar")
-    assert "Por que agora: o usuário direcionou o trabalho" in reason
-    log = "\n".join(f"com.apple.{name} com.apple.{name}.agent (launchd), mail.com: ok" for name in
-                    ("screensharing", "remotemanagement", "ARDAgent", "smbd", "sshd") * 8)
-    e = Session(tmp_path / "en.jsonl")
-    e.user("run the audit script and tell me what it found").tools(3).say("It is running.")
-    run(vault, payload(e.path, session="en"))
-    e.user("here is the output:\n" + log).tools(1).say("The audit shows Remote Management is on.")
-    reason = fired(run(vault, payload(e.path, session="en"), now=T0 + 60))
-    assert reason is not None and reason.startswith(PROMPT) and "Antes de parar" not in reason
 
 
 def test_fastjson_reads_and_writes_as_json_does():

@@ -27,8 +27,8 @@ def test_a_folder_that_is_no_vault_is_refused_by_every_hook_and_left_untouched(t
     talk.write_text("User: From now on, answer in English.\nAssistant: We chose SQS over Redis because it is managed.\n")
     event = {"session_id": "s1", "source": "startup", "transcript_path": str(talk), "cwd": str(tmp_path),
              "prompt": "how do we deploy"}
-    why = (f"{docs} (--vault) is not a vault (no MEMORY.md, memory/, .obsidian/ or .mdmem/); check the path, or make "
-           f"it one with `mdmem init {docs}` (or `mdmem index --vault {docs}` to index it as it is)")
+    why = (f"{docs} (--vault) is a folder of notes, not a vault yet: make it one with `mdmem init {docs}` before "
+           "writing to it (reading it works as it is)")
     for name in HOOKS:
         proc = hook(name, "--vault", docs, stdin=event | {"hook_event_name": name})
         assert proc.returncode == 0 and proc.stderr == f"mdmem hook {name}: {why}\n", name

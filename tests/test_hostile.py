@@ -134,6 +134,11 @@ def commands(v: Path, tmp: Path) -> list[tuple[tuple, int | None, str | None]]:
     transcript.write_text(SESSION.replace("Redis", "Redis \x1b]0;evil\x07") + "User: bell\x07 and \x9b2J\n")
     hook_in = json.dumps({"session_id": "s1", "transcript_path": str(transcript), "cwd": str(project),
                           "hook_event_name": "Stop"})
+    export = tmp / "conversations.json"  # a chat export whose title and messages carry terminal escapes
+    export.write_text(json.dumps([{"id": "c\x1b]0;id\x07", "title": "evil \x1b]0;title\x07", "current_node": "u",
+                                   "mapping": {"u": {"parent": None, "message": {
+                                       "author": {"role": "user"}, "create_time": 1767225600.0,
+                                       "content": {"content_type": "text", "parts": ["bell\x07 \x9b2J [[x]] ```"]}}}}}]))
     V = ("--vault", v)
     out = [
         (("index", *V), 0, None), (("index", *V, "--json"), 0, None), (("index", "--rebuild", *V), 0, None),
@@ -156,12 +161,14 @@ def commands(v: Path, tmp: Path) -> list[tuple[tuple, int | None, str | None]]:
         (("check", *V), 0, None), (("check", *V, "--json"), 0, None), (("check", "--fail-on", "error", *V), 3, None),
         (("check", "--update-budget", *V), 0, None),
         (("daily", "add", "evil \x1b]0;evil\x07 entry\n## 09:00\nsecond", "--at", "10:00", "--date", "2026-05-04",
-          *V), 0, None),
-        (("daily", "add", "-", "--at", "11:00", *V), 0, "from stdin \x1b[2J\r\n"),
+          *V), 2, None),  # a control character in a text: refused (the write guard)
+        (("daily", "add", "evil entry\n## 09:00\nsecond", "--at", "10:00", "--date", "2026-05-04", *V), 0, None),
+        (("daily", "add", "-", "--at", "11:00", *V), 2, "from stdin \x1b[2J\r\n"),
         (("daily", "show", "2026-05-04", *V), 0, None), (("daily", "show", "week", "--today", "2026-05-05", *V,
                                                           "--json"), 0, None),
         (("save", "Evil \x1b]0;title\x07 memory\rwith CR and \x9b", "-t", "reference", "--name",
-          "Evil \x1b name", *V), 0, None),
+          "Evil \x1b name", *V), 2, None),  # control characters in a text and a name: refused (the write guard)
+        (("save", "Evil memory with a title", "-t", "reference", "--name", "Evil name", *V), 0, None),
         (("remember", "Another evil one, Wait... what", "-t", "reference", "--name", "Wait... what", *V), 0, None),
         (("save", f"the key is {AWS_KEY}", "-t", "reference", "--name", "Key", *V), 1, None),
         (("save", "--file", "/dev/zero", "-t", "reference", *V), 2, None),
@@ -190,6 +197,8 @@ def commands(v: Path, tmp: Path) -> list[tuple[tuple, int | None, str | None]]:
         (("hook", "pre-compact", "--vault", str(v)), 0, hook_in),
         (("hook", "session-end", "--vault", str(v)), 0, hook_in),
         (("uninstall", "claude", "--dry-run", "--project", project), 0, None),
+        (("import", "chatgpt", export, *V), 0, None), (("import", "chatgpt", export, *V, "--json"), 0, None),
+        (("import", "claude-code", tmp / "talk.txt", *V), 0, None),
     ]
     return out
 
@@ -357,7 +366,8 @@ async def test_every_mcp_tool_on_a_hostile_vault(hostile):
                 json.loads(block.text)  # every answer is JSON
     ok = {name: [not err for err, _ in out] for name, out in results.items()}
     assert ok["search"] == [True, True, False, True] and ok["read_note"] == [True, True, False, False, False]
-    assert ok["save"] == [True, False, True] and ok["daily_add"] == [True] and ok["check"] == [True]
+    assert ok["save"] == [False, False, True] and ok["daily_add"] == [False] and ok["check"] == [True]
+    assert "control character" in results["save"][0][1] and "control character" in results["daily_add"][0][1]
     assert "String should have at most 1000 characters" in results["search"][2][1]
     assert "no note matches 'memory/pipe.md'" in results["read_note"][2][1] and "no pending checkpoint" in \
         results["checkpoint_accept"][0][1]
@@ -619,10 +629,10 @@ def test_save_refuses_a_secret_and_writes_nothing(vault, tmp_path):
                    "--vault", vault)
         assert r.exit_code == 1 and r.stdout == "", (kind, r.stderr)
         assert r.stderr == (
-            f"mdmem: refusing to save: the text holds what looks like a secret (line 2: "
+            f"mdmem: refusing to write: the text holds what looks like a secret (line 2: "
             f"{'an' if kind[0] in 'AEIOU' else 'a'} {kind}); nothing was written. Keep secrets in a password "
-            "manager and save where to find them; if it is not a secret, save it with --allow-secret "
-            "(allow_secret=true over MCP)\n"), kind
+            "manager and save where to find them; if it is not a secret, the user can pass --allow-secret on the "
+            "command line\n"), kind
         assert line.split()[-1] not in r.stderr  # never the secret itself
     r = invoke("save", "Billing deploy notes", "-t", "reference", "--description", f"key {AWS_KEY}", "--vault", vault)
     assert r.exit_code == 1 and "(the description: an AWS access key ID)" in r.stderr
@@ -649,7 +659,7 @@ def test_checkpoint_accept_never_writes_a_secret_an_offline_suggestion_quoted(va
 
 
 @pytest.mark.anyio
-async def test_mcp_save_refuses_a_secret_unless_allowed(vault):
+async def test_mcp_save_refuses_a_secret_and_an_agent_cannot_waive_it(vault):
     from mcp import Client
 
     from mdmem.mcp_server import build_server
@@ -662,8 +672,8 @@ async def test_mcp_save_refuses_a_secret_unless_allowed(vault):
         got = await client.call_tool("daily_add", {"text": text})
         assert got.is_error and "the entry holds what looks like a secret" in got.content[0].text
         got = await client.call_tool("save", {"text": text, "type": "reference", "name": "CI deploys",
-                                              "allow_secret": True})
-        assert not got.is_error and (vault / "memory/references/CI deploys.md").is_file()
+                                              "allow_secret": True})  # only the user, on the command line
+        assert got.is_error and not (vault / "memory/references/CI deploys.md").exists()
 
 
 def test_check_reports_secrets_by_line_and_kind_never_the_value(vault):

@@ -26,7 +26,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "mdmem"
 LAYERS = ["base", "text", "engine", "ops", "agents", "front"]
 FRONT = {"cli", "mcp_server", "mcp_session", "__main__", "__init__", "api"}
 TEXT_LIBRARIES = {"markdown_it", "frontmatter", "yaml"}
-NEUTRAL_AGENTS = {"checkpoint", "hooks"}  # agents/ packages that are no agent's
+NEUTRAL_AGENTS = {"checkpoint", "hooks", "history", "launch", "configs", "connect", "cardfile"}  # agents/ parts that are no agent's
 
 
 def layer_of(module: str) -> str:

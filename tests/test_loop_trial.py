@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from support import FIXTURES
+from support import FIXTURES, unfenced
 
 SHORT = FIXTURES / "transcripts" / "03-v2.1.38-short__spotter__short.jsonl"
 APPENDED = [
@@ -60,29 +60,32 @@ def trial(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def card(vault: Path) -> str:
-    return mdmem("hook", "session-start", "--vault", vault,
+    """The next session's card, without the fence around the vault's text (its lines are what is compared)."""
+    from mdmem.text.fence import NOTICE
+
+    text = mdmem("hook", "session-start", "--vault", vault,
                  stdin=json.dumps({"session_id": "s2", "source": "startup", "hook_event_name": "SessionStart"})).stdout
+    return "\n".join(ln for ln in unfenced(text).split("\n") if ln != NOTICE)
 
 
 def test_a_decision_accepted_in_the_session_is_not_suggested_again_at_its_end(trial):
     vault, transcript = trial
     stop = mdmem("hook", "stop", "--vault", vault, stdin=json.dumps(
         {"session_id": "s1", "transcript_path": str(transcript), "hook_event_name": "Stop", "stop_hook_active": False}))
-    assert json.loads(stop.stdout)["decision"] == "block"
+    assert stop.returncode == 0  # (one stop: within the trigger's budget; the model consolidates on its own)
     mdmem("checkpoint", "propose", "--session", "s1", "--vault", vault,
           stdin=json.dumps({"dimensions": [3, 4], "candidates": [PROTOCOL, DECISION]}))
     assert mdmem("checkpoint", "accept", "1,2", "--session", "s1", "--vault", vault).stderr.splitlines() == [
         "1. saved memory/protocols/start-the-server-with-iex.md (protocol)",
         "2. saved memory/decisions/decision-bandit-over-cowboy-as-http-server.md (decision)"]
-    # the offline detectors find the same decision in the transcript ("Chose Bandit over Cowboy"): the saved note
-    # says it, so the session's end keeps nothing and the next card has no pending checkpoint
+    # the session's end keeps no suggestions: it records the turns no scan covered, named on the next card
     end = mdmem("hook", "session-end", "--vault", vault, stdin=json.dumps(
         {"session_id": "s1", "transcript_path": str(transcript), "hook_event_name": "SessionEnd", "reason": "exit"}))
     assert end.stdout == ""
     assert json.loads((vault / ".mdmem" / "checkpoints" / "s1.json").read_text())["status"] == "accepted"
     text = card(vault)
     assert "- 20" in text and "Bandit over Cowboy as HTTP server — the Phoenix HTTP server" in text
-    assert "Pending memory checkpoint" not in text
+    assert "Pending memory checkpoint" not in text and "mdmem: not scanned: " in text
     # a hand run over the same transcript drops it too, saying why
     hand = json.loads(mdmem("checkpoint", transcript, "--session", "s3", "--vault", vault, "--json").stdout)
     assert hand["candidates"] == []
@@ -132,7 +135,7 @@ def test_path_scoped_protocols_beyond_the_budget_are_counted_with_the_command_th
     text = mdmem("hook", "session-start", "--vault", vault, "--budget", "3000",
                  stdin=json.dumps({"session_id": "s2", "source": "startup", "hook_event_name": "SessionStart"})).stdout
     assert len(text.encode()) <= 3000
-    block = text.split(SCOPED_HEAD + "\n")[1].split("\n## ")[0].splitlines()
+    block = unfenced(text).split(SCOPED_HEAD + "\n")[1].split("\n## ")[0].splitlines()
     shown = block[:-1]
     assert shown == [f"- Rule {i:02} (area{i:02}/**/*.ex) — what to do in area {i:02} of the code base, and why"
                      for i in range(len(shown))] and 0 < len(shown) < 40
@@ -144,7 +147,12 @@ def prompt_lines(vault: Path, text: str) -> list[str]:
     """The notes' lines the prompt hook injected for ``text`` ([] when silent)."""
     out = mdmem("hook", "prompt", "--vault", vault, stdin=json.dumps(
         {"session_id": "p1", "prompt": text, "hook_event_name": "UserPromptSubmit"})).stdout
-    return json.loads(out)["hookSpecificOutput"]["additionalContext"].splitlines()[1:] if out.strip() else []
+    from mdmem.text.fence import NOTICE
+
+    if not out.strip():
+        return []
+    text = unfenced(json.loads(out)["hookSpecificOutput"]["additionalContext"])
+    return [ln for ln in text.splitlines()[1:] if ln != NOTICE]
 
 
 def test_the_prompt_hooks_lines_end_in_no_dangling_dash(trial):

@@ -21,7 +21,7 @@ pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from mdmem.agents.hooks.launch import HOOK_CODE
+from mdmem.agents.launch import HOOK_CODE
 from mdmem.mcp_server import build_server
 from mdmem.mcp_session import MAX_CHARS, Session, fit
 
@@ -71,7 +71,7 @@ async def test_tools_have_typed_schemas_and_honest_hints(client):
     search = tools["search"].input_schema
     assert search["required"] == ["query"]
     assert list(search["properties"]) == ["query", "limit", "type", "tag", "folder", "after", "before", "mode",
-                                          "include_index"]
+                                          "include_index", "sessions"]
     assert {k: search["properties"]["limit"][k] for k in ("type", "default", "minimum")} == \
         {"type": "integer", "default": 10, "minimum": 1}
     assert "description" in search["properties"]["after"]

@@ -38,9 +38,10 @@ NEEDLE_WORD = "zqxneedleword"
 
 
 def base_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    """The environment for a child mdmem: no inherited vault or lock settings."""
+    """The environment for a child mdmem: no inherited vault or lock settings; the test's own MDMEM_HOME (its
+    key seals the index: a child with another home is another user, whose index is rebuilt, not trusted)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_")}
-    env["MDMEM_HOME"] = str(tmp_path / "mdmem-home")
+    env["MDMEM_HOME"] = os.environ.get("MDMEM_HOME") or str(tmp_path / "mdmem-home")
     env.update(extra)
     return env
 

@@ -15,19 +15,31 @@ from support import run_process
 # ------------------------------------------------------------------------------ a folder that is not a vault
 
 
-@pytest.mark.parametrize("command", [("search", "foo"), ("show", "a"), ("recall", "foo"), ("check",),
-                                     ("graph", "map"), ("save", "a fact", "-t", "reference"), ("forget", "a"),
+@pytest.mark.parametrize("command", [("save", "a fact", "-t", "reference"), ("forget", "a"),
                                      ("install", "claude", "--dry-run")])
-def test_a_folder_that_is_no_vault_is_refused_and_left_as_it_was(tmp_path, cli, command):
+def test_a_folder_of_notes_is_refused_by_the_writers_and_left_as_it_was(tmp_path, cli, command):
     docs = tmp_path / "some docs"
     docs.mkdir()
     (docs / "a.md").write_text("# a\n\nfoo\n")
     r = cli(*command, "--vault", docs, code=2)
-    assert r.stderr == (f"mdmem: {docs} (--vault) is not a vault (no MEMORY.md, memory/, .obsidian/ or .mdmem/); "
-                        f"check the path, or make it one with `mdmem init '{docs}'` (or `mdmem index --vault '{docs}'` "
-                        "to index it as it is)\n")
+    assert r.stderr == (f"mdmem: {docs} (--vault) is a folder of notes, not a vault yet: make it one with `mdmem init "
+                        f"'{docs}'` before writing to it (reading it works as it is)\n")
     assert r.stdout == ""
     assert sorted(p.name for p in docs.iterdir()) == ["a.md"]  # nothing created
+
+
+@pytest.mark.parametrize("command", [("search", "x"), ("show", "a"), ("recall", "x"), ("check",), ("graph", "map"),
+                                     ("save", "a fact", "-t", "reference")])
+def test_a_folder_without_any_note_stays_refused(tmp_path, cli, command):
+    docs = tmp_path / "some docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "sub" / "notes.txt").write_text("foo\n")
+    r = cli(*command, "--vault", docs, code=2)
+    assert r.stderr == (f"mdmem: {docs} (--vault) is not a vault (no MEMORY.md, memory/, .obsidian/ or .mdmem/, and "
+                        f"no note); check the path, or make it one with `mdmem init '{docs}'` (or `mdmem index --vault "
+                        f"'{docs}'` to index it as it is)\n")
+    assert r.stdout == ""
+    assert sorted(p.name for p in docs.iterdir()) == ["sub"]  # nothing created
 
 
 def test_the_same_folder_through_mdmem_vault_and_each_mark_of_a_vault(tmp_path, cli):

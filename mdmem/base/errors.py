@@ -56,6 +56,11 @@ class WriteConflict(MdmemError):
     """A file changed on disk since mdmem read it; nothing was written."""
 
 
+class UnsafeState(MdmemError):
+    """mdmem's state folder (``.mdmem`` or a folder or file in it) is a symlink or not what it should be: nothing is
+    read or written through it."""
+
+
 class UsageError(MdmemError):
     exit_code = EXIT_USAGE
 

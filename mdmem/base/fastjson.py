@@ -60,6 +60,8 @@ def loads(data: bytes | str):
         value, end = _SCANNER(text, start)
     except StopIteration:
         raise ValueError(f"not JSON at character {start}") from None
+    except RecursionError:  # a crafted state file or payload: bad JSON like any other, never a crash
+        raise ValueError("JSON nested too deeply") from None
     except SystemError:
         # a malformed document: _json raises json.decoder's error class, which it looks up in sys.modules
         # only (CPython 3.11: SystemError when json was never imported); json says what is wrong

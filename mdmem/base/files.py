@@ -28,7 +28,7 @@ import os
 import stat
 import time
 
-from mdmem.base.errors import LockTimeout, WriteConflict
+from mdmem.base.errors import LockTimeout, UnsafeState, WriteConflict
 from mdmem.base.layout import STATE_DIR, STATE_GITIGNORE
 
 TYPE_CHECKING = False  # not `from typing import`: this module stays cheap for the hooks
@@ -51,18 +51,89 @@ class NotRegular(OSError):
     """A FIFO, device or socket named like a note; never opened for reading."""
 
 
-def state_dir(root: Path) -> Path:
-    """``<vault>/.mdmem``, created with a ``.gitignore`` of ``*`` so derived state is never committed."""
-    folder = root / STATE_DIR
-    if not folder.is_dir():
-        folder.mkdir(parents=True, exist_ok=True)
-    ignore = folder / ".gitignore"
-    if not ignore.exists():
+# what mdmem keeps directly in .mdmem/: each, when it exists, must be itself (never a symlink out of the vault:
+# SQLite, the locks and the hook log would write through one)
+STATE_FILES = ("notes.db", "notes.db-wal", "notes.db-shm", "notes.db-journal", "graph.json", "vectors.npz",
+               "write.lock", "store.lock", ".gitignore", "move.json")  # (config.toml: its reader refuses a link, settings.read)
+STATE_FOLDERS = ("index", "index.new", "index.old", "hooks", "checkpoints")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def state_path(root: str | os.PathLike, *parts: str, make: bool = True) -> str:
+    """``<vault>/.mdmem/<parts...>`` as a str, after making sure ``.mdmem`` and every folder ``parts`` names below
+    it is a real folder, never a symlink nor anything else (made when missing and ``make``): mdmem once followed a symlinked ``.mdmem`` and replaced a user's ``notes.db`` outside the vault.
+    Raises :class:`~mdmem.base.errors.UnsafeState` saying which. The one check every writer of mdmem's state
+    uses (the index, the notes cache, the hooks' and checkpoints' state, the locks)."""
+    path = os.path.join(os.fspath(root), STATE_DIR)
+    for part in ("", *parts):
+        if part:
+            path = os.path.join(path, part)
         try:
-            ignore.write_text(STATE_GITIGNORE)
+            st = os.lstat(path)
+        except FileNotFoundError:
+            if not make:
+                return os.path.join(os.fspath(root), STATE_DIR, *parts)
+            try:
+                os.mkdir(path)
+                continue
+            except FileExistsError:  # made meanwhile (or a dangling symlink): look again
+                st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            raise UnsafeState(f"{path} is a symlink; mdmem keeps its state only in a real folder inside the vault, "
+                              "and writes nothing through it (remove the link)")
+        if not stat.S_ISDIR(st.st_mode):
+            raise UnsafeState(f"{path} is a file, not mdmem's state folder; move it away")
+    return path
+
+
+def state_file(path: str | os.PathLike) -> str:
+    """``path``, a file in mdmem's state (``<vault>/.mdmem/.../name``), once every folder from ``.mdmem`` down to it
+    is real (:func:`state_path`, made when missing) and the file itself is no symlink."""
+    path = os.fspath(path)
+    parts = path.split(os.sep)
+    at = len(parts) - 1 - parts[::-1].index(STATE_DIR)
+    state_path(os.sep.join(parts[:at]) or os.sep, *parts[at + 1:-1])
+    if os.path.islink(path):
+        raise UnsafeState(f"{path} is a symlink; mdmem writes nothing through it (remove the link)")
+    return path
+
+
+def check_state(root: str | os.PathLike) -> None:
+    """Raise :class:`~mdmem.base.errors.UnsafeState` when ``.mdmem`` or one of the folders and files mdmem keeps
+    in it (:data:`STATE_FOLDERS`, :data:`STATE_FILES`) is a symlink or of the wrong kind (a FIFO); makes nothing. About
+    15 ``lstat`` calls: the hooks check this before they read or write any state."""
+    folder = state_path(root, make=False)
+    for name in STATE_FOLDERS:
+        state_path(root, name, make=False)
+    for name in STATE_FILES:
+        try:
+            mode = os.lstat(os.path.join(folder, name)).st_mode
+        except OSError:
+            continue
+        if stat.S_ISLNK(mode):
+            raise UnsafeState(f"{os.path.join(folder, name)} is a symlink; mdmem reads and writes nothing through it "
+                              "(remove the link)")
+        if not stat.S_ISREG(mode):  # a FIFO would block SQLite or a reader
+            raise UnsafeState(f"{os.path.join(folder, name)} is not a regular file; move it away (it is derived "
+                              "state, made again)")
+
+
+def state_dir(root: Path) -> Path:
+    """``<vault>/.mdmem`` (:func:`state_path`: a real folder, made when missing), with a ``.gitignore`` of ``*`` so
+    derived state is never committed; what mdmem keeps in it is checked too (:func:`check_state`)."""
+    folder = state_path(root)
+    check_state(root)
+    ignore = os.path.join(folder, ".gitignore")
+    if not os.path.exists(ignore):
+        try:
+            fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644)
+            try:
+                os.write(fd, STATE_GITIGNORE.encode())
+            finally:
+                os.close(fd)
         except OSError:
             pass
-    return folder
+    return root / STATE_DIR
 
 
 class Scan:
@@ -70,13 +141,17 @@ class Scan:
     notes that could not even be stat'ed, and folder-level problems.
     (A plain class, not a dataclass: this module stays cheap for the hooks.)"""
 
-    __slots__ = ("notes", "files", "broken", "problems", "folders", "_keys")
+    __slots__ = ("notes", "files", "broken", "problems", "folders", "excluded", "_keys")
 
     def __init__(self, notes: dict[str, tuple[int, int, int]], files: tuple[str, ...],
                  broken: dict[str, Problem], problems: tuple[tuple[str, Problem], ...],
-                 folders: dict[str, int] | None = None):
+                 folders: dict[str, int] | None = None, excluded: dict[str, str] | None = None):
         self.notes, self.files, self.broken, self.problems = notes, files, broken, problems
         self.folders = folders or {}  # every folder walked -> its mtime_ns, taken before it was listed
+        # Markdown files Obsidian keeps out of search and the graph (its Excluded files, its templates folder):
+        # vault path -> "excluded" or "template". Never notes; listed in ``files`` too, so links to them resolve
+        # (as in Obsidian) and ``show PATH`` still reads them.
+        self.excluded = excluded or {}
         self._keys: dict[str, str] | None = None
 
     def on_disk(self, rel: str) -> str | None:
@@ -131,6 +206,11 @@ def scan(root: str | os.PathLike) -> Scan:
         return Problem(code, message)
 
     top = str(root)
+    from mdmem.base.settings import obsidian_settings
+
+    obsidian = obsidian_settings(top)  # one stat when there is no .obsidian/
+    left_out = obsidian.excluded if (obsidian.ignore_filters or obsidian.templates) else None
+    excluded: dict[str, str] = {}
     real_top = os.path.realpath(top)
     inside = real_top.rstrip(os.sep) + os.sep
     cut = len(top) + 1
@@ -183,6 +263,9 @@ def scan(root: str | os.PathLike) -> Scan:
                     if not stat.S_ISREG(st.st_mode):  # a FIFO or device: never a note, never opened
                         problems.append((rel(os.path.join(folder, name)), Problem(
                             "not_regular", "not a regular file (a FIFO, device or socket named .md); not a note")))
+                    elif left_out is not None and (why := left_out(base + name)):
+                        excluded[base + name] = why
+                        files.append(base + name)
                     else:
                         notes[base + name] = (st.st_mtime_ns, st.st_size, st.st_ctime_ns)
                 else:
@@ -215,7 +298,7 @@ def scan(root: str | os.PathLike) -> Scan:
         finally:
             if fd >= 0:
                 os.close(fd)
-    return Scan(notes, tuple(sorted(files)), broken, tuple(problems), folders)
+    return Scan(notes, tuple(sorted(files)), broken, tuple(problems), folders, excluded)
 
 
 def digest(scan: Scan) -> str:
@@ -478,7 +561,8 @@ class Lock:
     def __enter__(self) -> bool:
         import fcntl
 
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        # never through a symlink: a planted one would have us create (or lock) a file anywhere
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
         immediate, deadline, delay = True, time.monotonic() + self.timeout, 0.005
         while True:
             try:
@@ -501,8 +585,8 @@ class Lock:
 
 
 def write_lock(state: Path, timeout: float) -> Lock:
-    """The vault's single-writer lock (``.mdmem/write.lock``)."""
-    state.mkdir(parents=True, exist_ok=True)
+    """The vault's single-writer lock (``.mdmem/write.lock``), in a real state folder (:func:`state_path`)."""
+    state_path(state.parent)
     return Lock(state / "write.lock", timeout,
                 f"another mdmem process has held the write lock on {state} for {timeout:g} s; "
                 "try again, or raise MDMEM_LOCK_TIMEOUT")

@@ -9,6 +9,7 @@ look at the environment, so the hook fast path can import it for nothing (~0.2 m
   memory/              MEMORY_DIR: people/ projects/ protocols/ daily/ decisions/ feedback/ references/
     .archive/          ARCHIVE_DIR: where forgotten notes go (hidden, so out of the index)
       forgotten.jsonl  ARCHIVE_LOG: where each came from and its MEMORY.md lines (what `restore` puts back)
+  sessions/            SESSIONS_DIR: one note per imported agent session (outside memory/: no budget, no card)
   .archive/            FLAT_ARCHIVE_DIR: a flat vault's archive (no memory/: MEMORY.md beside its notes), same log
     digests/           DIGEST_DIR: weekly/ and monthly/ digests of the daily notes
   .mdmem/              STATE_DIR: derived state, rebuildable (index, caches, hooks, checkpoints, config.toml)
@@ -30,6 +31,7 @@ ARCHIVE_LOG = f"{ARCHIVE_DIR}/forgotten.jsonl"  # one JSON line per note forgott
 FLAT_ARCHIVE_DIR = ".archive"
 ARCHIVE_DIRS = (ARCHIVE_DIR, FLAT_ARCHIVE_DIR)  # where `restore` looks: both, whatever the vault is now
 DIGEST_DIR = f"{MEMORY_DIR}/digests"
+SESSIONS_DIR = "sessions"  # imported past sessions (``mdmem import``): a record of what was said, not memory
 HOOKS_DIR = f"{STATE_DIR}/hooks"
 CHECKPOINTS_DIR = f"{STATE_DIR}/checkpoints"
 STATE_GITIGNORE = "*\n"  # .mdmem/.gitignore: derived state is never committed

@@ -92,3 +92,4 @@ class InitResult:
     new: bool
     added: list[str]
     kept: list[str]  # parts of the layout that were there already, untouched
+    daily: str = ""  # where `mdmem daily` writes, and which setting says so

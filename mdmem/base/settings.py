@@ -32,10 +32,18 @@ oversized_percent = 10    # OVERSIZED: one file above this share of the cap
 load_lines = 200          # an agent loads MEMORY.md's first 200 lines ...
 load_bytes = 25000        # ... or first 25,000 bytes, whichever comes first
 duplicate_similarity = 0.8  # DUPLICATE: Jaccard similarity of word 5-grams
+unused_days = 180         # UNUSED (info): not recalled, injected or read for this long; 0 = never
 
 [digest]
 archive_daily_after_days = 0   # move daily notes older than this (once their week's and month's
                                # digests list them) to memory/.archive/daily/; 0 = never
+
+[daily]                         # the daily log (`mdmem daily`); without this section: Obsidian's Daily notes
+folder = "memory/daily"         # folder and format when the vault's .obsidian/daily-notes.json sets them
+format = "YYYY-MM-DD"           # (moment.js date tokens: mdmem.text.moment), else these defaults
+
+[projects]                      # a folder -> the name of the project it holds (mdmem.base.projects); default:
+"~/code/atlas-web" = "atlas"    # the git repository's folder name
 
 [hook]                          # see mdmem.agents.hooks.session
 policy = "signals"            # or "cadence", "evidence"
@@ -46,13 +54,16 @@ timeout_seconds = 2           # and gives up (silently, exit 0) after this long
 
 from __future__ import annotations
 
+import errno
+import functools
 import os
+import stat
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
 from mdmem.base.errors import ConfigError
-from mdmem.base.layout import STATE_DIR
+from mdmem.base.layout import DAILY_DIR, STATE_DIR
 
 T = TypeVar("T")
 
@@ -67,24 +78,46 @@ def config_path(vault: Path | str) -> Path:
     return Path(vault) / STATE_DIR / CONFIG_NAME
 
 
+CONFIG_MAX = 256 * 1024  # bytes: a config.toml is a few hundred; a larger one is refused, never read whole
+
+
 def read(vault: Path | str | None) -> dict[str, Any]:
-    """The parsed ``config.toml`` of ``vault`` ({} when there is none)."""
+    """The parsed ``config.toml`` of ``vault`` ({} when there is none). Only a regular file of at most
+    :data:`CONFIG_MAX` bytes is read, never through a symlink, opened so a FIFO cannot block (a FIFO named
+    config.toml hung every command); whatever cannot be used (no regular file, too large, not UTF-8, bad TOML,
+    nesting too deep for the parser) is one :class:`ConfigError` naming the file, never a traceback."""
     if vault is None:
         return {}
     path = config_path(vault)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        f = open(path, "rb")
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return {}  # the usual case: tomllib is not even imported (~1-3 ms of every command)
     except OSError as e:
-        raise ConfigError(f"cannot read {path}: {e}") from None
+        why = "it is a symlink (only a regular file in the vault is read)" if e.errno == errno.ELOOP else e.strerror
+        raise ConfigError(f"cannot read {path}: {why}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ConfigError(f"cannot read {path}: not a regular file")
+        data = os.read(fd, CONFIG_MAX + 1)
+    except OSError as e:
+        raise ConfigError(f"cannot read {path}: {e.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(data) > CONFIG_MAX:
+        raise ConfigError(f"cannot read {path}: larger than {CONFIG_MAX // 1024} KB")
     import tomllib
 
-    with f:
-        try:
-            return tomllib.load(f)
-        except (OSError, tomllib.TOMLDecodeError) as e:
-            raise ConfigError(f"cannot read {path}: {e}") from None
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"cannot read {path}: not UTF-8 (byte {e.start})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"cannot read {path}: {e}") from None
+    except RecursionError:
+        raise ConfigError(f"cannot read {path}: nested too deeply") from None
 
 
 def _section(config: dict, name: str, where: object) -> dict:
@@ -135,7 +168,7 @@ class SearchSettings:
 SEARCH_KEYS = ("mode", "recency_half_life_days", "recency_weight", "hybrid_lexical_weight", "hybrid_semantic_weight",
                "rrf_k", "fusion", "hybrid_flat_spread", "hybrid_lead_spread")
 SEMANTIC_KEYS = ("enabled", "model")
-SECTIONS = ("search", "semantic", "check", "digest", "hook")
+SECTIONS = ("search", "semantic", "check", "digest", "daily", "hook", "projects")
 
 
 def _known(section: dict, name: str, keys: tuple[str, ...], where: object) -> None:
@@ -202,12 +235,14 @@ class CheckSettings:
     load_lines: int = 200  # Claude Code loads MEMORY.md's first 200 lines ...
     load_bytes: int = 25_000  # ... or first 25 KB, whichever comes first
     duplicate_similarity: float = SIMILAR  # Jaccard of word 5-grams for DUPLICATE (0 < x <= 1)
+    unused_days: int = 180  # UNUSED (info): a memory not recalled, injected or read for this long (0 = never)
 
     def __post_init__(self) -> None:
         checks = {
             "cap": self.cap >= 1, "warn_percent": self.warn_percent > 0, "stale_days": self.stale_days >= 0,
             "oversized_percent": self.oversized_percent > 0, "load_lines": self.load_lines >= 1,
             "load_bytes": self.load_bytes >= 1, "duplicate_similarity": 0 < self.duplicate_similarity <= 1,
+            "unused_days": self.unused_days >= 0,
         }
         bad = [name for name, ok in checks.items() if not ok]
         if bad:
@@ -262,6 +297,40 @@ def _digest(config: dict, where: object) -> DigestSettings:
     return _numbers(config, "digest", DigestSettings, where)
 
 
+# ----------------------------------------------------------------------------- daily
+
+
+@dataclass(frozen=True)
+class DailySettings:
+    """Where the daily log lives: ``[daily]`` in config.toml when it says so, else Obsidian's Daily notes
+    folder and format when the vault's ``.obsidian/daily-notes.json`` sets them (the note Obsidian's Daily notes
+    button opens is the day mdmem writes to: one file a day, not two), else ``memory/daily/YYYY-MM-DD.md``."""
+
+    folder: str = DAILY_DIR
+    format: str = "YYYY-MM-DD"  # moment.js date tokens (mdmem.text.moment)
+    source: str = "mdmem"  # "config.toml", "obsidian" or "mdmem" (the defaults)
+
+
+DAILY_KEYS = ("folder", "format")
+
+
+def _daily(config: dict, where: object, vault: Path | str | None) -> DailySettings:
+    section = _section(config, "daily", where)
+    _known(section, "daily", DAILY_KEYS, where)
+    for key, value in section.items():
+        if not isinstance(value, str) or (key == "format" and not value.strip()):
+            raise ConfigError(f"bad [daily] value in {where}: {key} = {value!r} (wants text)")
+    if section:
+        folder = section.get("folder", DailySettings.folder).strip().strip("/")
+        if any(part in ("..", ".") or part.startswith(".") for part in folder.split("/") if part):
+            raise ConfigError(f"bad [daily] folder in {where}: {folder!r} (a folder inside the vault, not hidden)")
+        return DailySettings(folder, section.get("format", DailySettings.format).strip(), "config.toml")
+    obsidian = obsidian_settings(vault) if vault is not None else ObsidianSettings()
+    if obsidian.daily_folder is not None:
+        return DailySettings(obsidian.daily_folder, obsidian.daily_format, "obsidian")
+    return DailySettings()
+
+
 # ----------------------------------------------------------------------------- all of them
 
 
@@ -273,6 +342,7 @@ class Settings:
     semantic: SemanticSettings = SemanticSettings()
     check: CheckSettings = CheckSettings()
     digest: DigestSettings = DigestSettings()
+    daily: DailySettings = DailySettings()
     raw: dict = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
@@ -283,8 +353,9 @@ class Settings:
         if unknown:
             raise ConfigError(f"unknown section in {where}: {', '.join(f'[{u}]' for u in unknown)} "
                               f"(known: {', '.join(f'[{k}]' for k in SECTIONS)})")
+        project_map(vault, config)  # validated here, read where a session's project is found
         return cls(_search(config, where), _semantic(config, where), _check(config, where, {}),
-                   _digest(config, where), config)
+                   _digest(config, where), _daily(config, where, vault), config)
 
     def check_with(self, **flags: Any) -> CheckSettings:
         """``[check]`` with the flags given on top (``None`` = not given)."""
@@ -310,6 +381,26 @@ def trouble(vault: Path | str) -> str | None:
     return None
 
 
+# ----------------------------------------------------------------------------- projects (stdlib, cheap)
+
+
+def project_map(vault: Path | str | None, config: dict | None = None) -> dict[str, str]:
+    """``[projects]``: a folder (absolute or ``~/...``) -> the name of the project it holds
+    (:mod:`mdmem.base.projects`). Read only when the vault has a config file (the hooks pay nothing else)."""
+    if config is None:
+        if vault is None or not os.path.isfile(config_path(vault)):
+            return {}
+        config = read(vault)
+    where = config_path(vault) if vault is not None else "config"
+    section = _section(config, "projects", where)
+    out: dict[str, str] = {}
+    for folder, name in section.items():
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigError(f"bad [projects] value in {where}: {folder!r} = {name!r} (wants a project's name)")
+        out[str(folder)] = name.strip()
+    return out
+
+
 # ----------------------------------------------------------------------------- hooks (stdlib, cheap)
 
 HOOK_DEFAULTS: dict[str, Any] = {"policy": "signals", "min_stops": 20, "min_minutes": 30.0, "min_dimensions": 2,
@@ -322,7 +413,7 @@ def hook_settings(vault: str, opts: dict) -> dict:
     """``[hook]`` over its defaults, then the flags in ``opts`` (``policy``, ``output``)."""
     out = dict(HOOK_DEFAULTS)
     path = config_path(vault)
-    if os.path.isfile(path):
+    if os.path.lexists(path):
         section = _section(read(vault), "hook", path)
         for key, value in section.items():
             if key not in HOOK_DEFAULTS:
@@ -335,3 +426,154 @@ def hook_settings(vault: str, opts: dict) -> dict:
             out[key] = value
     out.update({k: v for k, v in opts.items() if k in ("policy", "output")})
     return out
+
+
+# ----------------------------------------------------------------------------- Obsidian's own settings
+
+OBSIDIAN_DIR = ".obsidian"
+OBSIDIAN_MAX = 1024 * 1024  # bytes of one .obsidian/*.json read at most (Obsidian's own are a few KB)
+LINK_FORMATS = ("shortest", "relative", "absolute")
+DAILY_DEFAULT_FORMAT = "YYYY-MM-DD"  # Obsidian's Daily notes default (moment.js tokens)
+
+
+@dataclass(frozen=True)
+class ObsidianSettings:
+    """What mdmem honours of a vault's ``.obsidian/`` (Obsidian writes these files; mdmem only reads them,
+    except :func:`register_types`):
+
+    - ``app.json``: ``userIgnoreFilters`` (Settings > Files and links > Excluded files: a plain entry is a
+      vault-path prefix, ``/.../`` a regular expression searched in the path), ``useMarkdownLinks`` and
+      ``newLinkFormat`` (the links mdmem writes), ``attachmentFolderPath``;
+    - ``templates.json``: ``folder`` (the core Templates plugin's folder: its notes are templates, not notes);
+    - ``daily-notes.json``: ``folder`` and ``format`` (moment.js tokens) of the Daily notes plugin, taken only
+      when the file exists and ``core-plugins.json`` does not turn the plugin off.
+
+    A missing file is Obsidian's defaults; a file that is not a regular file, larger than :data:`OBSIDIAN_MAX`
+    or not a JSON object is the defaults too, and one line in ``problems`` says so (a vault arrives by git or
+    sync: a broken settings file must never stop a command)."""
+
+    present: bool = False  # the vault holds .obsidian/
+    ignore_filters: tuple[str, ...] = ()
+    markdown_links: bool = False  # Obsidian's default: wikilinks
+    link_format: str = "shortest"
+    attachments: str = ""  # attachmentFolderPath as written ("" or "/" = the vault root, "./" = beside the note)
+    templates: str = ""  # the templates folder, "" = none
+    daily_folder: str | None = None  # the Daily notes folder ("" = the vault root); None = not an Obsidian daily log
+    daily_format: str = DAILY_DEFAULT_FORMAT
+    problems: tuple[str, ...] = ()
+
+    def excluded(self, rel: str) -> str | None:
+        """Why Obsidian keeps the vault path ``rel`` out of search and the graph: ``"excluded"`` (a
+        ``userIgnoreFilters`` entry matches), ``"template"`` (under the templates folder), else None."""
+        if self.templates and (rel + "/").startswith(self.templates + "/"):
+            return "template"
+        for rule in self._rules:
+            if (rule.search(rel) is not None) if not isinstance(rule, str) else rel.startswith(rule):
+                return "excluded"
+        return None
+
+    @functools.cached_property
+    def _rules(self) -> tuple:
+        """The filters as Obsidian applies them: ``/regex/`` compiled (an invalid one is dropped, as Obsidian
+        drops it), any other entry a plain path prefix (case-sensitive, as JavaScript's ``startsWith``)."""
+        out: list = []
+        for entry in self.ignore_filters:
+            if len(entry) > 2 and entry.startswith("/") and entry.endswith("/"):
+                import re
+
+                try:
+                    out.append(re.compile(entry[1:-1]))
+                except re.error:
+                    continue
+            elif entry:
+                out.append(entry)
+        return tuple(out)
+
+
+def _obsidian_json(folder: str, name: str, problems: list[str]) -> dict:
+    """One ``.obsidian/NAME`` as a dict ({} when missing): a regular file (opened non-blocking, so a FIFO never
+    blocks; then ``fstat``), at most :data:`OBSIDIAN_MAX` bytes, a JSON object; anything else is {} and a line in
+    ``problems``. (The walker asks for these settings, so this reads without :mod:`mdmem.base.files`.)"""
+    import stat
+
+    path = os.path.join(folder, name)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return {}
+    except OSError as e:
+        problems.append(f"{OBSIDIAN_DIR}/{name}: {e.strerror or e}; Obsidian's defaults used")
+        return {}
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            problems.append(f"{OBSIDIAN_DIR}/{name}: not a regular file; Obsidian's defaults used")
+            return {}
+        with os.fdopen(os.dup(fd), "rb") as f:
+            data = f.read(OBSIDIAN_MAX + 1)
+    except OSError as e:
+        problems.append(f"{OBSIDIAN_DIR}/{name}: {e.strerror or e}; Obsidian's defaults used")
+        return {}
+    finally:
+        os.close(fd)
+    if len(data) > OBSIDIAN_MAX:
+        problems.append(f"{OBSIDIAN_DIR}/{name}: larger than {OBSIDIAN_MAX} bytes; Obsidian's defaults used")
+        return {}
+    import json
+
+    try:
+        value = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as e:
+        problems.append(f"{OBSIDIAN_DIR}/{name}: not valid JSON ({e}); Obsidian's defaults used")
+        return {}
+    except RecursionError:  # a crafted file: bad JSON like any other, never a traceback
+        problems.append(f"{OBSIDIAN_DIR}/{name}: not valid JSON (nested too deeply); Obsidian's defaults used")
+        return {}
+    if not isinstance(value, dict):
+        problems.append(f"{OBSIDIAN_DIR}/{name}: not a JSON object; Obsidian's defaults used")
+        return {}
+    return value
+
+
+def _folder(value: object) -> str:
+    """A folder setting as a vault path: no leading or trailing ``/`` ("" = the vault root)."""
+    return value.strip().strip("/") if isinstance(value, str) else ""
+
+
+_OBSIDIAN_CACHE: dict[str, tuple[tuple, ObsidianSettings]] = {}
+
+
+def obsidian_settings(vault: Path | str) -> ObsidianSettings:
+    """The vault's Obsidian settings (:class:`ObsidianSettings`), read once a process and again only when one of
+    the files changes (a ``stat`` each: the walker asks on every scan)."""
+    folder = os.path.join(vault, OBSIDIAN_DIR)
+    names = ("app.json", "templates.json", "daily-notes.json", "core-plugins.json")
+    stamp: list[tuple[int, int, int] | None] = []
+    for name in (".", *names):
+        try:
+            st = os.stat(os.path.join(folder, name))
+            stamp.append((st.st_mtime_ns, st.st_size, st.st_ino))
+        except OSError:
+            stamp.append(None)
+    if stamp[0] is None:
+        return ObsidianSettings()
+    key = os.path.abspath(folder)
+    cached = _OBSIDIAN_CACHE.get(key)
+    if cached is not None and cached[0] == tuple(stamp):
+        return cached[1]
+    problems: list[str] = []
+    app, templates, daily, core = (_obsidian_json(folder, name, problems) for name in names)
+    filters = app.get("userIgnoreFilters")
+    filters = tuple(f for f in filters if isinstance(f, str)) if isinstance(filters, list) else ()
+    link_format = app.get("newLinkFormat", "shortest")
+    if link_format not in LINK_FORMATS:
+        link_format = "shortest"
+    daily_on = os.path.isfile(os.path.join(folder, "daily-notes.json")) and core.get("daily-notes") is not False
+    fmt = daily.get("format")
+    settings = ObsidianSettings(
+        True, filters, app.get("useMarkdownLinks") is True, link_format,
+        app["attachmentFolderPath"] if isinstance(app.get("attachmentFolderPath"), str) else "",
+        _folder(templates.get("folder")),
+        _folder(daily.get("folder")) if daily_on else None,
+        fmt.strip() if isinstance(fmt, str) and fmt.strip() else DAILY_DEFAULT_FORMAT, tuple(problems))
+    _OBSIDIAN_CACHE[key] = (tuple(stamp), settings)
+    return settings

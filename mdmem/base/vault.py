@@ -25,9 +25,19 @@ def default_vault() -> Path:
 OBSIDIAN_DIR = ".obsidian"  # Obsidian's settings folder: its parent is an Obsidian vault
 
 
+READING_MARK = "read-as-is"  # .mdmem/<this>: the state a read left in a folder given with no vault markers
+
+
+def _has_state(path: Path | str) -> bool:
+    """``.mdmem/`` is there, and not only as what reading a folder of notes as it is left behind
+    (:data:`READING_MARK`): such a folder stays no vault for the writing commands until ``mdmem init``."""
+    state = os.path.join(path, STATE_DIR)
+    return os.path.isdir(state) and not os.path.isfile(os.path.join(state, READING_MARK))
+
+
 def is_memory_vault(path: Path) -> bool:
     """An mdmem vault: ``.mdmem/``, or ``MEMORY.md`` beside ``memory/``."""
-    return (path / STATE_DIR).is_dir() or ((path / INDEX_NAME).is_file() and (path / MEMORY_DIR).is_dir())
+    return _has_state(path) or ((path / INDEX_NAME).is_file() and (path / MEMORY_DIR).is_dir())
 
 
 def is_flat(path: Path) -> bool:
@@ -53,7 +63,35 @@ def looks_like_vault(path: Path | str) -> bool:
     mistyped path, never made a vault behind the user's back (``mdmem init`` makes one). A ``str`` too:
     the hooks' fast path asks without importing ``pathlib``."""
     return os.path.isfile(os.path.join(path, INDEX_NAME)) or os.path.isdir(os.path.join(path, MEMORY_DIR)) \
-        or os.path.isdir(os.path.join(path, OBSIDIAN_DIR)) or os.path.isdir(os.path.join(path, STATE_DIR))
+        or os.path.isdir(os.path.join(path, OBSIDIAN_DIR)) or _has_state(path)
+
+
+NOTES_PROBE = 20_000  # folder entries :func:`holds_notes` looks at, at most, before it says no
+
+
+def holds_notes(path: Path | str) -> bool:
+    """A folder holding at least one Markdown note (``*.md``, hidden folders skipped, breadth first, at most
+    :data:`NOTES_PROBE` entries looked at): a folder of notes copied without ``.obsidian/`` (the Obsidian help
+    vault and the Obsidian Hub are published so), which a ``--vault`` may name on purpose."""
+    queue, seen = [os.fspath(path)], 0
+    while queue and seen < NOTES_PROBE:
+        folder = queue.pop(0)
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if entry.name.startswith("."):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    queue.append(entry.path)
+                elif entry.name.lower().endswith(".md") and entry.is_file():
+                    return True
+            except OSError:
+                continue
+    return False
 
 
 def _too_wide(path: Path) -> str | None:
@@ -70,7 +108,8 @@ def _too_wide(path: Path) -> str | None:
     return None
 
 
-def find_vault(explicit: str | os.PathLike | None = None, cwd: Path | None = None, adopt: bool = False) -> Path:
+def find_vault(explicit: str | os.PathLike | None = None, cwd: Path | None = None, adopt: bool = False,
+               read: bool = False) -> Path:
     """``--vault``, then ``MDMEM_VAULT``, then the nearest ancestor holding ``.mdmem/`` or
     ``MEMORY.md`` + ``memory/``, then the nearest ancestor holding ``.obsidian/`` (an Obsidian
     vault brought as it is), then the default vault. First match wins: an mdmem vault above an
@@ -85,7 +124,9 @@ def find_vault(explicit: str | os.PathLike | None = None, cwd: Path | None = Non
     exiting 2 and a missing folder 1), and the SessionStart hook shows the user every one of them (a
     vault moved or renamed no longer loses its memory silently). Nothing given and nothing found stays
     :class:`VaultNotFound` (exit 1): nothing the user typed is wrong. ``adopt`` (``mdmem index``, the one
-    command that means "index this folder as it is") takes a folder that is no vault yet."""
+    command that means "index this folder as it is") takes a folder that is no vault yet; ``read`` (the
+    reading commands) takes a ``--vault`` that holds Markdown notes (:func:`holds_notes`: a git copy of a vault without
+    its ``.obsidian/``), so that a missing folder or one without any note stays the usage error it was."""
     from pathlib import Path
 
     for given, origin in ((explicit, "--vault"), (os.environ.get("MDMEM_VAULT"), "MDMEM_VAULT")):
@@ -99,13 +140,16 @@ def find_vault(explicit: str | os.PathLike | None = None, cwd: Path | None = Non
             if wide:
                 raise NotAVault(f"refusing {path} ({origin}) as a vault: it is {wide}; "
                                 "pass the folder that holds your notes")
-            if not adopt and not looks_like_vault(path):
+            if not adopt and not looks_like_vault(path) and not (read and origin == "--vault" and holds_notes(path)):
                 import shlex
 
                 quoted = shlex.quote(str(path))
+                if origin == "--vault" and holds_notes(path):  # named on purpose: writing there needs init first
+                    raise NotAVault(f"{path} ({origin}) is a folder of notes, not a vault yet: make it one with "
+                                    f"`mdmem init {quoted}` before writing to it (reading it works as it is)")
                 raise NotAVault(f"{path} ({origin}) is not a vault (no {INDEX_NAME}, {MEMORY_DIR}/, {OBSIDIAN_DIR}/ "
-                                f"or {STATE_DIR}/); check the path, or make it one with `mdmem init {quoted}` (or "
-                                f"`mdmem index --vault {quoted}` to index it as it is)")
+                                f"or {STATE_DIR}/, and no note); check the path, or make it one with `mdmem init "
+                                f"{quoted}` (or `mdmem index --vault {quoted}` to index it as it is)")
             return path
     here = (cwd or Path.cwd()).resolve()
     for looks_like in (is_memory_vault, is_obsidian_vault):
@@ -175,6 +219,7 @@ def init_vault(path: Path):
     state = path / STATE_DIR
     had_state, had_ignore = state.is_dir(), (state / ".gitignore").exists()
     state_dir(path)
+    (state / READING_MARK).unlink(missing_ok=True)  # a folder read as it is before: a vault now
     if not had_state:
         added.append(STATE_DIR + "/")
     elif not had_ignore:

@@ -12,7 +12,10 @@ import typer
 
 from mdmem.cli import commands, writes  # noqa: F401  (the vault's commands register first: the order of --help)
 from mdmem.cli.common import (
+    GlobalOpt,
     JsonOpt,
+    OwnerOpt,
+    SeenOpt,
     SensitiveOpt,
     TodayOpt,
     VaultOpt,
@@ -40,7 +43,7 @@ def timeline(
     from mdmem.api import timeline as run
     from mdmem.cli import render
 
-    with open_memory(vault) as mem:
+    with open_memory(vault, read=True) as mem:
         result = run(mem, query, when, date_option(today, "--today"), limit, include_sensitive)
     render.emit_json(result) if json else render.timeline(result)
 
@@ -57,34 +60,51 @@ def context(
                                                        show_default=False)] = None,
     include_sensitive: SensitiveOpt = False,
     today: TodayOpt = None,
+    project: SeenOpt = None,
+    write: Annotated[Optional[Path], typer.Option("--write", help="Write the card into FILE for an agent without "
+                                                  "hooks: between mdmem's markers in a file of yours (AGENTS.md), "
+                                                  "or the whole file when mdmem wrote it (`mdmem install AGENT`).",
+                                                  show_default=False)] = None,
     json: JsonOpt = False,
 ) -> None:
     """The block an agent gets in its prompt: bootstrap files, protocols, and the memory card
-    (index) or profile, projects, relevant notes and recent days (full), within a budget."""
+    (index) or profile, projects, relevant notes and recent days (full), within a budget. Of the project
+    memories, the current folder's project's (--project NAME or all for others)."""
     from mdmem.api import context as run
+    from mdmem.base.projects import for_read
     from mdmem.cli import render
 
-    with open_memory(vault) as mem:
+    if write is not None:
+        from mdmem.agents.connect import write_card
+
+        action = write_card(write.absolute(), str(vault_root(vault)), Path.cwd())
+        render.message(f"mdmem: {write}: card {action}")
+        return
+
+    with open_memory(vault, read=True) as mem:
         from mdmem.agents.hooks.session import CARD_BUDGET, card_command, card_protocol, save_card
 
         day = date_option(today, "--today")
+        scope = for_read(mem.root, project)
         result = run(mem, mode, budget, query, paths or [], include_sensitive, today=day,
-                     protocol=card_protocol(mem.root), command=card_command(mem.root))
-        if mode == "index" and budget == CARD_BUDGET and not paths and not include_sensitive:
+                     protocol=card_protocol(mem.root), command=card_command(mem.root), scope=scope)
+        if mode == "index" and budget == CARD_BUDGET and not paths and not include_sensitive \
+                and not scope.everything and project is None:
             from mdmem.api import iso_day
 
             save_card(mem.root, Path.cwd(), result.text, day=iso_day(day),
-                      through=mem.store.valid_through(iso_day(day)))
+                      through=mem.store.valid_through(iso_day(day)), project=scope.project)
     render.emit_json(result) if json else (render.text(result.text) if result.text else None)
 
 
 @app.command()
 def checkpoint(
     target: Annotated[Optional[str], typer.Argument(
-        metavar="[TRANSCRIPT | - | propose | accept | skip]",
+        metavar="[TRANSCRIPT | - | propose | accept | skip | review]",
         help="A Claude Code .jsonl transcript or a User:/Assistant: text file (- reads stdin; default: the newest "
              "transcript of the project in the current folder); `propose` (JSON candidates on stdin, from a model); "
-             "or `accept 1,3` / `skip`.",
+             "or `accept 1,3` / `skip`; or `review --session S` (an earlier session's turns no scan covered, "
+             "with the scan prompt, for the model to judge).",
         show_default=False)] = None,
     numbers: Annotated[Optional[str], typer.Argument(help="With accept: the candidates to save (1,3 or all).",
                                                      show_default=False, metavar="[NUMBERS]")] = None,
@@ -101,6 +121,8 @@ def checkpoint(
     subagents: Annotated[bool, typer.Option("--subagents", help="Read subagent transcripts too.")] = False,
     allow_secret: Annotated[bool, typer.Option("--allow-secret", help="With accept: save a suggestion even though "
                                                "it looks like it holds a secret (you keep it knowingly).")] = False,
+    project: OwnerOpt = None,
+    no_project: GlobalOpt = False,
     json: JsonOpt = False,
 ) -> None:
     """Look back over a conversation for memories worth keeping (seven dimensions) and
@@ -109,6 +131,16 @@ def checkpoint(
     from mdmem.agents.checkpoint import consolidate as cp
     from mdmem.cli import render
 
+    if target == "review":
+        if not session:
+            raise typer.BadParameter("which session? `mdmem checkpoint review --session S`", param_hint="--session")
+        from mdmem.agents.checkpoint.review import agent_of, review
+        from mdmem.agents.launch import runner
+
+        root = vault_root(vault)
+        done = review(root, session, run=runner(), read=_reader(agent_of(root, session)))
+        render.emit_json(done) if json else render.text(done.text)
+        return
     if target in ("accept", "skip"):
         if target == "skip":
             if allow_secret:
@@ -121,8 +153,11 @@ def checkpoint(
             return
         if not numbers:
             raise typer.BadParameter("which candidates? e.g. `mdmem checkpoint accept 1,3`", param_hint="accept")
+        from mdmem.base.projects import for_write
+
         with open_memory(vault) as mem:
-            accepted = cp.accept(mem, numbers, session, allow_secret=allow_secret)
+            accepted = cp.accept(mem, numbers, session, allow_secret=allow_secret,
+                                 project=for_write(mem.root, project, no_project))
         render.emit_json(accepted) if json else render.accepted(accepted)
         if any(a.status == "refused" for a in accepted.accepted):
             raise typer.Exit(1)
@@ -158,8 +193,6 @@ def checkpoint(
         render.text(cp.text(result) + "\n")
         if target != "propose" and result.fired:  # a hand run: the person needs the commands, --session included
             render.message(cp.commands(result.session, root, result.lang, [c.number for c in result.candidates]))
-        for d in result.dropped if target == "propose" else ():
-            render.message(f"mdmem: dropped {d.name!r}: {d.reason}")
 
 
 @app.command("mcp")
@@ -284,12 +317,24 @@ def hook_status(
                                                   "one the installed hooks name).", show_default=False)] = None,
     session: Annotated[Optional[str], typer.Option("--session", help="The session to show (default: the one "
                                                    "that stopped last).", show_default=False)] = None,
+    agent: Annotated[str, typer.Option("--agent", help="Whose install to show: claude, or one of "
+                                       "codex, gemini, cursor, copilot, goose, opencode, cline, windsurf, aider "
+                                       "(for codex: whether Codex trusts each hook).")] = "claude",
     json: JsonOpt = False,
 ) -> None:
     """Where mdmem's hooks and skills are installed, in every scope; for the current session its stop count,
     when the next checkpoint may fire, and the pending checkpoint."""
     from mdmem.agents.claude import settings as claude_settings
     from mdmem.cli import claude_text, render
+
+    if agent != "claude":
+        if agent not in OTHER_AGENTS:
+            raise typer.BadParameter(f"choose claude or one of {', '.join(OTHER_AGENTS)}", param_hint="--agent")
+        from mdmem.agents import connect
+
+        found = connect.status(agent, _agent_module(agent), _project(project))
+        render.emit_json(found) if json else render.text(_status_text(found))
+        return
 
     if vault is not None:
         from mdmem.base.vault import find_vault
@@ -344,6 +389,97 @@ def install_claude(
 
 uninstall_app = typer.Typer(help="Disconnect mdmem from an agent.", no_args_is_help=True)
 app.add_typer(uninstall_app, name="uninstall")
+
+
+AGENT_LABELS = {"codex": "Codex CLI", "gemini": "Gemini CLI", "cursor": "Cursor", "copilot": "GitHub Copilot CLI",
+                "goose": "Goose", "opencode": "OpenCode", "cline": "Cline", "windsurf": "Windsurf", "aider": "Aider"}
+AGENT_WRITES = {  # what each install writes (the agent's install module says why)
+    "codex": "hooks in .codex/hooks.json (trust them in Codex's /hooks), the MCP server in .codex/config.toml",
+    "gemini": "hooks and the MCP server in .gemini/settings.json",
+    "cursor": "hooks in .cursor/hooks.json, the MCP server in .cursor/mcp.json",
+    "copilot": "hooks in .github/hooks/mdmem.json (the MCP server: the step is printed)",
+    "goose": "the memory card in AGENTS.md (the MCP extension: the step is printed)",
+    "opencode": "the MCP server in opencode.json, the memory card in AGENTS.md",
+    "cline": "the memory card as .clinerules/mdmem.md (the MCP server: the step is printed)",
+    "windsurf": "the memory card as .windsurf/rules/mdmem.md (the MCP server: the step is printed)",
+    "aider": "the memory card as .mdmem-card.md, for aider --read",
+}
+OTHER_AGENTS = ("codex", "gemini", "cursor", "copilot", "goose", "opencode", "cline", "windsurf", "aider")
+ProjectArg = Annotated[Optional[Path], typer.Option("--project", help="The project folder (default: the nearest "
+                                                   "ancestor with .git, else here).", show_default=False)]
+
+
+def _agent_module(agent: str):
+    import importlib
+
+    return importlib.import_module(f"mdmem.agents.{agent}.install")
+
+
+def _project(project: Path | None) -> Path:
+    from mdmem.agents.claude.env import find_project
+
+    return find_project(project).absolute()
+
+
+def _agent_result_text(result, verb: str) -> str:
+    lines = [f"mdmem {verb} {result.agent}{' (dry run: nothing written)' if result.dry_run else ''}: "
+             f"project {result.project}"]
+    lines += [f"  {f.action:9} {f.path}" + (f"  ({f.detail})" if f.detail else "") for f in result.files]
+    lines += [f"  note: {n}" for n in result.notes]
+    return "\n".join(lines)
+
+
+def _reader(agent: str):
+    """The transcript reader of ``agent`` (its hook adapter names it; an unknown name reads Claude Code's)."""
+    from mdmem.cli.hook import AGENTS, adapter, transcript_reader
+
+    return transcript_reader(adapter(agent if agent in AGENTS else "claude"))
+
+
+def _status_text(found: dict) -> str:
+    lines = [f"mdmem for {found['agent']} in {found['project']}:"]
+    for event, st in found["events"].items():
+        trust = "" if "trusted" not in st else ("  trusted" if st["trusted"] else
+                                                "  installed but not trusted: trust it in the agent (/hooks)")
+        lines.append(f"  hook {event:18} {'installed' if st['installed'] else 'absent'}{trust if st['installed'] else ''}")
+    if found["server"] is not None:
+        lines.append(f"  MCP server          {'installed' if found['server']['installed'] else 'absent'}  "
+                     f"({found['server']['file']})")
+    lines += [f"  card {name:15} {'installed' if ok else 'absent'}" for name, ok in found["cards"].items()]
+    return "\n".join(lines)
+
+
+def _register_agent(agent: str) -> None:
+    def install_agent(vault: VaultOpt = None, project: ProjectArg = None, prompt: PromptOpt = True,
+                      dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be written.")] = False,
+                      json: JsonOpt = False) -> None:
+        from mdmem.agents import connect
+        from mdmem.cli import render
+
+        result = connect.install(agent, _agent_module(agent), _project(project), str(vault_root(vault)),
+                                 prompt=prompt, dry_run=dry_run)
+        render.emit_json(result) if json else render.text(_agent_result_text(result, "install"))
+
+    def uninstall_agent(project: ProjectArg = None,
+                        dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change.")] = False,
+                        json: JsonOpt = False) -> None:
+        from mdmem.agents import connect
+        from mdmem.cli import render
+
+        result = connect.uninstall(agent, _agent_module(agent), _project(project), dry_run=dry_run)
+        render.emit_json(result) if json else render.text(_agent_result_text(result, "uninstall"))
+
+    install_agent.__doc__ = f"Connect mdmem to {AGENT_LABELS[agent]}: {AGENT_WRITES[agent]}. Idempotent; only mdmem's own entries are ever changed; `mdmem uninstall " + \
+        agent + "` undoes it, byte for byte."
+    uninstall_agent.__doc__ = f"Undo `mdmem install {agent}`: mdmem's entries out, every other setting kept, " \
+        "a file mdmem created removed, a file it changed put back as it was."
+    install_app.command(agent)(install_agent)
+    uninstall_app.command(agent)(uninstall_agent)
+
+
+for _agent in OTHER_AGENTS:
+    _register_agent(_agent)
+
 
 
 @uninstall_app.command("claude")

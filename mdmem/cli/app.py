@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import os
 
-from mdmem.cli import agents  # noqa: F401  (registers every command: agents imports the vault's commands first)
+from mdmem.cli import (
+    agents,  # noqa: F401  (registers every command: agents imports the vault's commands first)
+    history,  # noqa: F401  (mdmem import)
+)
 from mdmem.cli.common import app
 
 __all__ = ["app", "run"]

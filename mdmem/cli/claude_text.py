@@ -91,6 +91,10 @@ def hook_status_text(result) -> str:
                          + "; ".join(pending["candidates"]))
         else:
             lines.append("  pending checkpoint: none")
+        review = info.get("review")
+        if review and review.get("status") == "pending":
+            lines.append(f"  not scanned: {review['typed']} user message(s), recorded by {review['event']}: "
+                         f"`mdmem checkpoint review --session {info['session']}`")
     elif info is not None:
         lines.append(f"no session has run mdmem's hooks in {info['vault']} yet")
     return "\n".join(lines)

@@ -4,6 +4,7 @@ graph, watch, check (the writing ones are :mod:`mdmem.cli.writes`, the agents' s
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -13,6 +14,7 @@ from mdmem.cli.common import (
     JsonOpt,
     ModeOpt,
     NoteArg,
+    SeenOpt,
     SensitiveOpt,
     TodayOpt,
     VaultOpt,
@@ -47,7 +49,20 @@ def init(
         from mdmem.api import stamp_new_index
 
         stamp_new_index(target, day)
+    result = replace(result, daily=_daily_log(target))
     render.emit_json(result) if json else render.initialised(result)
+
+
+def _daily_log(root: Path) -> str:
+    """Where ``mdmem daily`` writes in ``root`` and which setting says so (``init`` says it once)."""
+    from mdmem.base.settings import Settings
+
+    daily = Settings.load(root).daily
+    where = f"{daily.folder}/{daily.format}.md" if daily.folder else f"{daily.format}.md"
+    why = {"obsidian": "Obsidian's Daily notes settings (.obsidian/daily-notes.json); [daily] in "
+                       ".mdmem/config.toml chooses otherwise",
+           "config.toml": "[daily] in .mdmem/config.toml"}.get(daily.source, "mdmem's default")
+    return f"{where} ({why})"
 
 
 @app.command()
@@ -117,7 +132,7 @@ def search(
 
     filters = Filters(type, tag, folder, date_option(after, "--after"), date_option(before, "--before", end=True),
                       include_index)
-    with open_memory(vault) as mem:
+    with open_memory(vault, read=True) as mem:
         result = run(mem, query, limit, filters, None if recency else OFF, mode, explain,
                      today=date_option(today, "--today"))
     render.emit_json(result) if json else render.search(result)
@@ -131,11 +146,13 @@ def show(
     json: JsonOpt = False,
 ) -> None:
     """A note's metadata: type, tags, aliases, frontmatter, tokens, problems (and its text with --body)."""
+    from mdmem.base.usage import record
     from mdmem.cli import render
 
-    with open_memory(vault) as mem:
+    with open_memory(vault, read=True) as mem:
         view = mem.show(note)
         text = _note_body(mem, view.path) if body else None
+        record(mem.state_dir, [view.path], "read")
     if json:
         from dataclasses import asdict
 
@@ -154,7 +171,7 @@ def links(note: NoteArg, vault: VaultOpt = None, json: JsonOpt = False) -> None:
     """A note's outgoing links, resolved as Obsidian does (null target = dangling)."""
     from mdmem.cli import render
 
-    with open_memory(vault) as mem:
+    with open_memory(vault, read=True) as mem:
         result = mem.links(note)
     if json:
         render.emit_json(
@@ -177,7 +194,7 @@ def backlinks(
     from mdmem import api
     from mdmem.cli import render
 
-    with open_memory(vault) as mem:
+    with open_memory(vault, read=True) as mem:
         result = api.backlinks(mem, note, unlinked)
     render.emit_json(result) if json else render.backlinks(result, unlinked)
 
@@ -197,7 +214,7 @@ def neighbors(
 
     if direction not in ("in", "out", "both"):
         raise typer.BadParameter("choose in, out or both", param_hint="--direction")
-    with open_memory(vault) as mem:
+    with open_memory(vault, read=True) as mem:
         result = api.neighbors(mem, note, depth, direction, limit)
     render.emit_json(result) if json else render.neighbors(result)
 
@@ -211,16 +228,25 @@ def recall(
     include_sensitive: SensitiveOpt = False,
     today: TodayOpt = None,
     mode: ModeOpt = None,
+    sessions: Annotated[Optional[bool], typer.Option(
+        "--sessions/--no-sessions", help="Add (or leave out) the imported past sessions that answer it; by "
+        "default they come when the question is about past conversations (\"when did we ...\").",
+        show_default=False)] = None,
+    project: SeenOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Search hits plus their linked notes, as a Markdown block for a prompt (a time phrase such
-    as "last week" or "em abril" puts that window's dated entries first)."""
+    as "last week" or "em abril" puts that window's dated entries first; past sessions follow a question
+    about past conversations). Memory notes come first; of the project memories, those of the current
+    folder's project (--project NAME or all for others)."""
     from mdmem.api import recall as run
+    from mdmem.base.projects import for_read
     from mdmem.cli import render
 
-    with open_memory(vault) as mem:
+    with open_memory(vault, read=True) as mem:
         result = run(mem, query, budget=budget, limit=limit, include_sensitive=include_sensitive,
-                     today=date_option(today, "--today"), mode=mode)
+                     today=date_option(today, "--today"), mode=mode, sessions=sessions,
+                     scope=for_read(mem.root, project))
     render.emit_json(result) if json else render.text(result.markdown)
 
 
@@ -235,7 +261,7 @@ def graph_map(vault: VaultOpt = None, json: JsonOpt = False) -> None:
     from mdmem import api
     from mdmem.cli import render
 
-    with open_memory(vault) as mem:
+    with open_memory(vault, read=True) as mem:
         result = api.graph_map(mem)
     render.emit_json(result) if json else render.graph_map(result)
 
@@ -245,7 +271,7 @@ def _listing(name: str, doc: str):
         from mdmem import api
         from mdmem.cli import render
 
-        with open_memory(vault) as mem:
+        with open_memory(vault, read=True) as mem:
             paths = getattr(api, name)(mem)
         render.emit_json({name: paths}) if json else render.paths(paths, f"no {name}")
 
@@ -264,7 +290,7 @@ def graph_dangling(vault: VaultOpt = None, json: JsonOpt = False) -> None:
     from mdmem import api
     from mdmem.cli import render
 
-    with open_memory(vault) as mem:
+    with open_memory(vault, read=True) as mem:
         result = api.dangling(mem)
     render.emit_json({"dangling": result}) if json else render.dangling(result)
 
@@ -280,7 +306,7 @@ def graph_path(
     from mdmem import api
     from mdmem.cli import render
 
-    with open_memory(vault) as mem:
+    with open_memory(vault, read=True) as mem:
         result = api.path_between(mem, source, target)
     render.emit_json(result) if json else render.paths(result.path, "")
 
@@ -298,7 +324,7 @@ def graph_export(
 
     if format not in FORMATS:
         raise typer.BadParameter(f"choose one of {', '.join(FORMATS)}", param_hint="--format")
-    with open_memory(vault) as mem:
+    with open_memory(vault, read=True) as mem:
         text = export(mem.graph(), format)
     render.to_file_or_stdout(text, output)
 
@@ -314,7 +340,7 @@ def graph_html(
     from mdmem.api import graph_page as render_html
     from mdmem.cli import render
 
-    with open_memory(vault) as mem:
+    with open_memory(vault, read=True) as mem:
         page = render_html(api.graph_data(mem))
         target = output or mem.state_dir / "graph.html"
     render.to_file_or_stdout(page, target)
@@ -342,7 +368,7 @@ def watch(
                 f"{r.added} added, {r.changed} changed, {r.removed} removed ({r.notes} notes, {r.seconds:.2f}s)"
             )
 
-    with open_memory(vault) as mem:
+    with open_memory(vault, read=True) as mem:
         run(mem, debounce=debounce, on_batch=report,
             on_ready=lambda: render.message(f"watching {mem.root} (Ctrl-C to stop)"))
         render.message("stopped")
@@ -400,7 +426,7 @@ def check(
         if update_budget:
             render.message("mdmem: no vault folder, so no MEMORY.md budget comment to update")
     else:
-        with open_memory(vault) as mem:
+        with open_memory(vault, read=True) as mem:
             report = api.check(mem, mem.settings.check_with(**flags), day, all_notes=all_notes)
             if update_budget:
                 status, report = api.update_budget(mem, report, day or dt.date.today())

@@ -21,6 +21,7 @@ import typer
 from typer.core import TyperGroup
 
 from mdmem import __version__
+from mdmem.base.layout import STATE_DIR
 
 
 class Boundary(TyperGroup):
@@ -49,6 +50,13 @@ VaultOpt = Annotated[
                  show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
+OwnerOpt = Annotated[Optional[str], typer.Option(
+    "--project", help="The project the memory belongs to (default: the git repository of the current folder, its "
+    "name or its [projects] mapping).", show_default=False)]
+GlobalOpt = Annotated[bool, typer.Option("--global", help="A global memory, of no project.")]
+SeenOpt = Annotated[Optional[str], typer.Option(
+    "--project", help="Whose project memories to include: a project's name, or all (default: the global ones and "
+    "those of the current folder's project).", show_default=False)]
 ModeOpt = Annotated[Optional[str], typer.Option("--mode", help="lexical (BM25F), semantic (by meaning: the "
                                                 "`semantic` extra), hybrid (both fused) or auto (hybrid where "
                                                 "the vault has vectors, else lexical); default from [search] "
@@ -103,17 +111,33 @@ def errors() -> Iterator[None]:
         raise
 
 
-def vault_root(vault: Path | None, adopt: bool = False) -> Path:
+def vault_root(vault: Path | None, adopt: bool = False, read: bool = False) -> Path:
     """The vault (:func:`mdmem.base.vault.find_vault`; ``adopt``: a folder given is taken even when it holds
-    nothing of a vault yet). When it was found rather than given (no --vault, no MDMEM_VAULT), say which on
-    stderr: on a terminal only, never with --json."""
-    from mdmem.base.vault import find_vault
+    nothing of a vault yet; ``read``: a reading command takes a folder of notes given with no vault marker, and
+    says so in one line on stderr). When it was found rather than given (no --vault, no MDMEM_VAULT), say which
+    on stderr: on a terminal only, never with --json. A problem with the vault's Obsidian settings (a broken
+    ``.obsidian/app.json``) is one line on stderr; the command goes on with Obsidian's defaults."""
+    from mdmem.base.settings import obsidian_settings
+    from mdmem.base.vault import READING_MARK, find_vault, looks_like_vault
+    from mdmem.cli.render import message
 
-    root = find_vault(vault, adopt=adopt)
+    root = find_vault(vault, adopt=adopt, read=read)
     if vault is None and not os.environ.get("MDMEM_VAULT") and is_tty() and not _params().get("json"):
-        from mdmem.cli.render import message
-
         message(f"vault: {root}")
+    if adopt:  # `mdmem index` makes a folder of notes a vault, as it always did
+        (root / STATE_DIR / READING_MARK).unlink(missing_ok=True)
+    elif read and vault is not None and not looks_like_vault(root):  # a --vault folder of notes (find_vault)
+        import shlex
+
+        from mdmem.base.files import state_dir, write_atomic
+
+        message(f"mdmem: {root} has no vault markers (MEMORY.md, memory/, .obsidian/, .mdmem/): read as a folder of "
+                f"notes; `mdmem init {shlex.quote(str(root))}` before writing to it")
+        mark = state_dir(root) / READING_MARK  # the index it needs must not make it a vault for the writers
+        if not mark.exists():
+            write_atomic(mark, b"made by a read of a folder with no vault markers; `mdmem init` removes it\n")
+    for problem in obsidian_settings(root).problems:
+        message(f"mdmem: {problem}")
     return root
 
 
@@ -128,13 +152,15 @@ def _params() -> dict:
 
 
 @contextmanager
-def open_memory(vault: Path | None, refresh: bool = True, progress: bool = False, write: bool = False):
+def open_memory(vault: Path | None, refresh: bool = True, progress: bool = False, write: bool = False,
+                read: bool = False):
     """Open the vault and bring it up to date. Commands tolerate a busy writer; read commands also a full
-    disk (they answer from the index there is); a ``write`` command then fails with the disk's one line."""
+    disk (they answer from the index there is); a ``write`` command then fails with the disk's one line.
+    ``read``: a command that only reads (it may be given a folder of notes with no vault marker)."""
     from mdmem.api import Memory
     from mdmem.cli.render import message
 
-    with Memory(vault_root(vault)) as mem:
+    with Memory(vault_root(vault, read=read)) as mem:
         if refresh:
             result = mem.refresh(strict=False, no_room_ok=not write)
             if result.why == "no room":

@@ -35,15 +35,18 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 FAST = ("stop", "session-start", "prompt", "pre-compact", "session-end")
-OPTIONS = {"stop": ("--vault", "--policy", "--output"), "session-start": ("--vault", "--budget"),
-           "prompt": ("--vault",), "pre-compact": ("--vault",), "session-end": ("--vault",)}
-CHOICES = {"policy": ("signals", "cadence", "evidence"), "output": ("block", "context")}
+OPTIONS = {"stop": ("--vault", "--agent", "--policy", "--output"), "session-start": ("--vault", "--agent", "--budget"),
+           "prompt": ("--vault", "--agent"), "pre-compact": ("--vault", "--agent"), "session-end": ("--vault", "--agent")}
+AGENTS = ("claude", "codex", "gemini", "cursor", "copilot")  # = mdmem.agents.hooks.wire.AGENTS
+CHOICES = {"policy": ("signals", "cadence", "evidence"), "output": ("block", "context"), "agent": AGENTS}
 HELP = ("--help", "-h")
 
 # what `mdmem hook NAME --help` prints: a new user had to guess the JSON a hook reads on stdin. The fields are those
 # Claude Code sends (its hooks reference: every event has session_id, transcript_path, cwd, hook_event_name; each
 # event adds its own) that the hook uses; it ignores the rest
-_VAULT = "  --vault PATH   the vault (default: MDMEM_VAULT, else the hook's cwd or an ancestor, else the default)\n"
+_VAULT = ("  --vault PATH   the vault (default: MDMEM_VAULT, else the hook's cwd or an ancestor, else the default)\n"
+          "  --agent NAME   whose hook this is: claude (default), codex, gemini, cursor or copilot (its payload\n"
+          "                 and answer are mapped to and from Claude Code's; `mdmem install AGENT` writes it)\n")
 _TAIL = ("  -h, --help     this help\n\nClaude Code runs it (`mdmem hook install` registers it). It always exits 0: an "
          "error or an unknown option is\nreported on stderr and in <vault>/.mdmem/hooks/hook.log, never breaks the "
          "session.\n")
@@ -82,15 +85,15 @@ USAGE = {
         "options:\n" + _VAULT),
     "pre-compact": (
         "usage: mdmem hook pre-compact [--vault PATH]\n\n"
-        "The PreCompact hook: the offline checkpoint of the transcript as it stands, kept as the session's pending\n"
-        "checkpoint (nothing written to memory); the card after the compaction shows it.\n\n"
+        "The PreCompact hook: records which turns no memory checkpoint scanned (offsets, never text; nothing\n"
+        "written to memory); the card after the compaction names them: `mdmem checkpoint review --session S`.\n\n"
         "stdin (Claude Code's JSON): session_id, transcript_path, cwd, hook_event_name (\"PreCompact\"),\n"
         "  trigger (manual or auto).\n"
-        "stdout: nothing, or {\"systemMessage\": ...} when suggestions were kept.\n\n"
+        "stdout: nothing, or {\"systemMessage\": ...} when unscanned turns were recorded.\n\n"
         "options:\n" + _VAULT),
     "session-end": (
         "usage: mdmem hook session-end [--vault PATH]\n\n"
-        "The SessionEnd hook: like pre-compact; the next session's card shows the pending checkpoint.\n\n"
+        "The SessionEnd hook: like pre-compact; the next session's card (same project) names the unscanned turns.\n\n"
         "stdin (Claude Code's JSON): session_id, transcript_path, cwd, hook_event_name (\"SessionEnd\"),\n"
         "  reason (clear, logout, prompt_input_exit or other).\n"
         "stdout: nothing.\n\n"
@@ -102,15 +105,19 @@ def main(argv: list[str]) -> int:
     command, rest = argv[0], argv[1:]
     if any(a in HELP for a in rest):  # before stdin is read: a person typed it
         return usage(command)
-    hook: Callable[[str, dict, dict], object]
-    from mdmem.agents.claude import hooks  # the agent's adapter: each of its hooks imports its module when run
-
+    hook: Callable[..., object]
     if command == "stop":  # the Stop policy alone: the card's module is not needed at every turn
+        from mdmem.agents.checkpoint.stop import stop as hook
         from mdmem.agents.hooks.state import DEFAULTS, arm
 
         arm(DEFAULTS["timeout_seconds"])  # a hostile transcript_path or a stdin never closed cannot hold the turn
-    hook = {"stop": hooks.stop, "prompt": hooks.prompt, "session-start": hooks.session_start,
-            "pre-compact": hooks.pre_compact, "session-end": hooks.session_end}[command]
+    elif command == "prompt":
+        from mdmem.agents.hooks.prompt import prompt as hook
+    else:
+        from mdmem.agents.hooks import session as hooks
+
+        hook = {"session-start": hooks.session_start, "pre-compact": hooks.pre_compact,
+                "session-end": hooks.session_end}[command]
     return run(hook, rest, OPTIONS[command])
 
 
@@ -131,11 +138,20 @@ def run(hook, args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> int:
     given = args[args.index("--vault") + 1] if "--vault" in args[:-1] else None
     # where to log from the start: never a folder that is no vault (the log would make it look like one)
     vault = os.path.abspath(given) if given and os.path.isdir(given) and looks_like_vault(given) else None
+    name = hook.__name__.replace("_", "-")
+    agent = adapter("claude")
     try:
         opts = parse_options(args, known)
-        payload = read_payload(sys.stdin)
+        agent = adapter(opts.get("agent", "claude"))
+        opts.update(agent.FORCED.get(name, {}))
+        payload = agent.inbound(name, read_payload(sys.stdin))
+        payload.setdefault("mdmem_agent", agent.NAME)  # whose session: kept with the hook's state
         vault = vault or locate(opts.get("vault"), payload.get("cwd"))
-        out = hook(vault, payload, opts)
+        from mdmem.base.files import check_state
+
+        check_state(vault)  # a symlinked .mdmem (or index, hooks...): nothing read or written through it
+        reads = {} if name == "prompt" else {"read": transcript_reader(agent)}  # the agent's transcripts
+        out = agent.outbound(name, hook(vault, payload, opts, **reads))
         disarm()  # the answer is printed whole, never cut by the time bound
     except Exception as e:
         message = str(e) if isinstance(e, MdmemError) else f"{type(e).__name__}: {e}"
@@ -149,10 +165,11 @@ def run(hook, args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> int:
         if isinstance(e, NotAVault) and hook.__name__ == "session_start":  # the user must see it: see above
             import json
 
-            shown = {"systemMessage": line, "hookSpecificOutput": {"hookEventName": "SessionStart",
-                                                                   "additionalContext": line}}
-            sys.stdout.write(json_safe(json.dumps(shown, ensure_ascii=False)) + "\n")
-            sys.stdout.flush()
+            shown = agent.outbound(name, {"systemMessage": line, "hookSpecificOutput": {
+                "hookEventName": "SessionStart", "additionalContext": line}})
+            if shown:
+                sys.stdout.write(json_safe(json.dumps(shown, ensure_ascii=False)) + "\n")
+                sys.stdout.flush()
         return 0
     if out is None or out == "":
         return 0  # the quiet path: nothing printed (and `json`, `re` and the terminal module never imported)
@@ -167,6 +184,24 @@ def run(hook, args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> int:
         sys.stdout.write(json_safe(json.dumps(out, ensure_ascii=False)) + "\n")
     sys.stdout.flush()
     return 0
+
+
+def adapter(name: str):
+    """The agent's hooks module (``mdmem.agents.<name>.hooks``): its payload in, mdmem's answer out."""
+    import importlib
+
+    return importlib.import_module(f"mdmem.agents.{name}.hooks")
+
+
+def transcript_reader(agent):
+    """The agent's transcript reader (its adapter's ``transcript_reader()``), the ``read=`` of the neutral hooks;
+    an agent whose adapter names none writes Claude Code's JSONL (as far as mdmem reads it)."""
+    own = getattr(agent, "transcript_reader", None)
+    if own is not None:
+        return own()
+    from mdmem.agents.claude.transcript import read
+
+    return read
 
 
 CARD_MAX = 10_000  # = mdmem.agents.hooks.session.CARD_MAX (the card's module is not imported for a stop)

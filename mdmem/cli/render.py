@@ -186,6 +186,8 @@ def initialised(result) -> None:
              "no existing file was changed" + (f" (already there: {', '.join(result.kept)})" if result.kept else ""))
     else:
         text(f"nothing to add: {result.vault} already has {', '.join(result.kept)}")
+    if result.daily and "mdmem's default" not in result.daily:  # an Obsidian vault's Daily notes, or config.toml
+        text(f"daily log: {result.daily}")
 
 
 def text(body: str) -> None:
@@ -293,20 +295,34 @@ _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 CHECK_ISSUES_PER_KIND = 20  # text output lists at most this many issues of one kind (--json has all)
 
 
+def _left_out(report) -> str | None:
+    """The line saying how many Markdown files the vault's Obsidian settings keep out, or None."""
+    if not report.left_out:
+        return None
+    words = {"excluded": "Excluded files", "template": "templates folder"}
+    parts = ", ".join(f"{n:,} by its {words.get(why, why)}" for why, n in report.left_out.items())
+    return f"[dim]left out as Obsidian leaves them out of search and the graph: {parts} (read with `mdmem show PATH`)[/]"
+
+
 def check(report) -> None:
     """``mdmem check``: budget, type table, largest files, growth, then issues by severity."""
     out = console()
     out.soft_wrap = True  # long paths and details stay on one line (grep-able when piped)
+    left_out = _left_out(report)
     if report.layout == "none":  # no memory layout: the one thing to say
         for issue in report.issues:
             out.print(f"[{_SEVERITY_STYLE.get(issue.severity, '')}]{issue.severity:<8}[/] [bold]{issue.kind}[/]  "
                       f"{_escape(issue.detail)}")
             out.print(f"         [dim]→ {_escape(issue.action)}[/]")
+        if left_out:
+            out.print(left_out)
         return
     b = report.budget
     pct = (b.tokens * 200 + b.cap) // (2 * b.cap)
     out.print(f"[bold]budget[/]  ~{b.tokens:,} tk / {b.cap:,} tk ({pct}%) in {b.files:,} memory files; "
               f"MEMORY.md ~{b.index_tokens:,} tk apart  [dim](today {report.today}, {report.layout} layout)[/]")
+    if left_out:
+        out.print(left_out)
     out.print("")
     out.print(f"[bold]{'type':<10}{'files':>8}{'tokens':>12}[/]")
     for name, count in report.types.items():
@@ -322,6 +338,11 @@ def check(report) -> None:
     out.print("")
     out.print(f"[bold]growth[/]  {g.last_7_days.files:,} files (~{g.last_7_days.tokens:,} tk) changed in the last "
               f"7 days, {g.days_8_to_30.files:,} (~{g.days_8_to_30.tokens:,} tk) 8-30 days ago")
+    if report.sessions_unreviewed:
+        waiting = report.sessions_unreviewed
+        parts = ", ".join(f"{_escape(p or '(no project)')} {n:,}" for p, n in waiting.items())
+        out.print(f"[bold]sessions[/]  {sum(waiting.values()):,} imported sessions never reviewed: {parts}  "
+                  "[dim](sessions/, outside the budget)[/]")
     out.print("")
     counts = report.counts()
     if not report.issues:
@@ -355,6 +376,8 @@ def check_json(report) -> None:
         "growth": {name: vars(bucket) for name, bucket in vars(report.growth).items()},
         "today": report.today,
         "layout": report.layout,
+        "sessions_unreviewed": report.sessions_unreviewed,
+        "left_out": report.left_out,
     }
     text = json.dumps(head, ensure_ascii=False, indent=2)
     issues = ",\n    ".join(json.dumps(vars(i), ensure_ascii=False) for i in report.issues)
@@ -385,6 +408,9 @@ def saved(result) -> None:
         message(f"warning: {_line(warning)}")
     if result.status == "unchanged":
         message(f"already saved: {_line(result.path)} has the same content; nothing changed")
+        return
+    if result.status == "updated":
+        message(f"updated {_line(result.path)} (~{result.tokens}tk): one note for this fact")
         return
     why = "" if result.type_reason == "given" else f"; type inferred: {result.type_reason}"
     message(f"saved {_line(result.path)} ({result.type}, ~{result.tokens}tk{why})")
@@ -457,6 +483,8 @@ def accepted(result) -> None:
             message(f"{a.number}. saved {_line(a.path)} ({a.type})")
         elif a.status == "unchanged":
             message(f"{a.number}. already saved: {_line(a.path)}")
+        elif a.status == "updated":
+            message(f"{a.number}. {_line(a.message)}")
         elif a.status == "proposed":
             message(f"{a.number}. for CLAUDE.md (add it yourself): {_line(a.line)}")
         else:
@@ -509,3 +537,23 @@ def digest(result) -> None:
     if result.archived:
         summary += f", {len(result.archived)} daily notes {'to archive' if dry else 'archived'}"
     message(f"{len(result.items)} digests: {summary}" + ("; dry run: nothing changed" if dry else ""))
+
+
+_IMPORT_LABELS = {"created": ("created", "would create"), "updated": ("updated", "would update"),
+                  "unchanged": ("unchanged", "unchanged")}
+
+
+def imported(result) -> None:
+    """``mdmem import``: a line per note written (or that would be), then a summary (all on stderr)."""
+    dry = 1 if result.dry_run else 0
+    for item in result.items:
+        if item.status != "unchanged":
+            message(f"{_IMPORT_LABELS[item.status][dry]}: {_line(item.path)} ({item.user_messages} user messages)")
+    for label, why in result.errors:
+        message(f"error: {_line(label)}: {_line(why)}")
+    parts = [f"{result.count(s)} {_IMPORT_LABELS[s][dry]}" for s in ("created", "updated", "unchanged")]
+    skipped = ", ".join(f"{n} {why}" for why, n in sorted(result.skipped.items()))
+    message(f"{result.read} sessions read from {result.source}: " + ", ".join(parts) +
+            (f"; left out: {skipped}" if skipped else "") +
+            (f"; {result.daily} daily entries added" if result.daily else "") +
+            ("; dry run: nothing changed" if result.dry_run else ""))

@@ -10,8 +10,10 @@ from typing import Annotated, Optional
 import typer
 
 from mdmem.cli.common import (
+    GlobalOpt,
     JsonOpt,
     NoteArg,
+    OwnerOpt,
     TodayOpt,
     VaultOpt,
     app,
@@ -105,7 +107,7 @@ def daily_show(
     from mdmem import api
     from mdmem.cli import render
 
-    with open_memory(vault, refresh=False) as mem:
+    with open_memory(vault, refresh=False, read=True) as mem:
         result = api.daily_show(mem, when, date_option(today, "--today"))
     render.emit_json(result) if json else render.daily_view(result)
 
@@ -135,11 +137,21 @@ def _save(
         "supersedes: \"[[NOTE]]\"; the old note is left as it is, and recall and context leave it out.",
         show_default=False)] = None,
     allow_secret: SecretOpt = False,
+    project: OwnerOpt = None,
+    no_project: GlobalOpt = False,
+    update: Annotated[Optional[str], typer.Option(
+        "--update", help="Add the text to this note instead (one note per fact: what save suggests when a memory "
+        "of the same meaning exists).", show_default=False)] = None,
+    section: Annotated[Optional[str], typer.Option(
+        "--section", help="With --update: replace this section (heading) of the note with the text.",
+        show_default=False)] = None,
     json: JsonOpt = False,
 ) -> None:
     """Save a memory: a note in its type's folder plus its line in MEMORY.md
-    (without --type, the type is inferred and the reason shown)."""
+    (without --type, the type is inferred and the reason shown). Saved in a git repository, it belongs to
+    that project (project: "[[NAME]]"); --project NAME names one, --global none."""
     from mdmem import api
+    from mdmem.base.projects import for_write
     from mdmem.base.provenance import Provenance, shell_agent
     from mdmem.cli import render
 
@@ -147,9 +159,10 @@ def _save(
     tag_list = [t for given in tags or () for t in given.split(",")]
     agent = shell_agent()  # run from an agent's shell (Claude Code's Bash tool): the agent's save, not the user's
     with open_memory(vault, write=True) as mem:
+        owner = for_write(mem.root, project, no_project)
         result = api.save(mem, body, type, name, description, tag_list, new=new,
                               chosen=chosen, rejected=rejected or [], allow_secret=allow_secret,
-                              supersedes=supersedes or [],
+                              supersedes=supersedes or [], project=owner, update=update, section=section,
                               provenance=Provenance("agent", agent=agent) if agent else Provenance("user"))
     render.emit_json(result) if json else render.saved(result)
 
@@ -251,12 +264,14 @@ def edit(
                                                     "version (from `read_note` or an earlier edit).",
                                                     show_default=False)] = None,
     today: TodayOpt = None,
+    allow_secret: SecretOpt = False,
     json: JsonOpt = False,
 ) -> None:
     """Edit a note: append text, replace one section, set or remove frontmatter keys (atomic, under the
     lock; the rest of the note, frontmatter formatting included, is kept byte for byte)."""
     import sys
 
+    from mdmem.api import MAX_TEXT
     from mdmem.api import edit as run
     from mdmem.cli import render
 
@@ -267,15 +282,15 @@ def edit(
             raise typer.BadParameter(f"wants KEY=VALUE, not {item!r}", param_hint="--set")
         values[key.strip()] = _value(value)
     if append == "-":
-        append = sys.stdin.read()
+        append = sys.stdin.read(MAX_TEXT + 1)  # bounded: one more than the guard takes, so it says so
     if replace == "-":
-        replace = sys.stdin.read()
+        replace = sys.stdin.read(MAX_TEXT + 1)
     from mdmem.base.provenance import shell_agent
 
     with open_memory(vault, write=True) as mem:
         result = run(mem, note, expected=expected, append=append, section=section, replace=replace,
                      set_keys=values, unset=[u.strip() for u in unset or ()], today=date_option(today, "--today"),
-                     agent=shell_agent())
+                     agent=shell_agent(), allow_secret=allow_secret)
     render.emit_json(result) if json else render.edited(result)
 
 
@@ -302,19 +317,37 @@ def confirm(
 
 @app.command()
 def move(
-    note: NoteArg,
-    new: Annotated[str, typer.Argument(help="The new name (same folder), a vault path (memory/x/new.md) or a "
-                                       "folder ending in / (keeps the name).", show_default=False)],
+    note: Annotated[Optional[str], typer.Argument(help="A vault path, a file name or a title.",
+                                                  show_default=False)] = None,
+    new: Annotated[Optional[str], typer.Argument(help="The new name (same folder), a vault path (memory/x/new.md) "
+                                                 "or a folder ending in / (keeps the name).", show_default=False)]
+    = None,
     vault: VaultOpt = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would move and which links would be "
                                           "rewritten; change nothing.")] = False,
+    resume: Annotated[bool, typer.Option("--resume", help="Finish a move that was interrupted (killed, a power "
+                                         "cut) from its journal in .mdmem/; any other write does it too.")] = False,
+    allow_secret: SecretOpt = False,
     json: JsonOpt = False,
 ) -> None:
     """Rename or move a note and rewrite every link to it in the vault, as Obsidian does (aliases,
-    headings, block ids and embeds kept)."""
+    headings, block ids and embeds kept). Crash-safe: a killed move is finished by the next write."""
     from mdmem.api import move as run
+    from mdmem.api import resume_move as finish
+    from mdmem.base.errors import UsageError
     from mdmem.cli import render
 
-    with open_memory(vault, write=True) as mem:
-        result = run(mem, note, new, dry_run)
+    if resume:
+        if note is not None or new is not None:
+            raise UsageError("--resume takes no NOTE or NEW: it finishes the interrupted move")
+        with open_memory(vault, write=True) as mem:
+            result = finish(mem)
+        if result is None:
+            render.message("no interrupted move to finish")
+            return
+    else:
+        if note is None or new is None:
+            raise UsageError("move NOTE NEW: give the note and its new name (or --resume)")
+        with open_memory(vault, write=True) as mem:
+            result = run(mem, note, new, dry_run, allow_secret=allow_secret)
     render.emit_json(result) if json else render.moved(result)

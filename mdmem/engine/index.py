@@ -38,6 +38,8 @@ from whoosh import index as whoosh_index  # noqa: E402
 from whoosh import query as q  # noqa: E402
 from whoosh.analysis import Token, Tokenizer  # noqa: E402
 from whoosh.fields import ID, KEYWORD, TEXT, Schema  # noqa: E402
+from whoosh.filedb.filestore import FileStorage  # noqa: E402
+from whoosh.filedb.structfile import StructFile  # noqa: E402
 from whoosh.lang.porter import stem as porter_stem  # noqa: E402
 from whoosh.lang.stopwords import stoplists  # noqa: E402
 from whoosh.qparser import FieldsPlugin, MultifieldParser, OrGroup  # noqa: E402
@@ -49,6 +51,7 @@ from mdmem.base.layout import is_index_note, nfc  # noqa: E402
 from mdmem.base.models import Note  # noqa: E402
 from mdmem.base.settings import Recency  # noqa: E402
 from mdmem.engine.query_plan import common_split, lift_nots, positive_terms, union_matchers  # noqa: E402
+from mdmem.engine.seal import Seal, Untrusted, is_toc  # noqa: E402
 from mdmem.text.query import check_query  # noqa: E402
 
 T = TypeVar("T")
@@ -98,6 +101,7 @@ class Filters:
     after: str | None = None  # ISO date, inclusive
     before: str | None = None  # ISO date, inclusive
     index: bool = False  # include index notes (MEMORY.md, ``index: true``): out of hits by default
+    not_type: str | None = None  # leave out notes of this type (recall leaves out imported sessions)
 
 
 _WORD = re.compile(r"\w+(?:['’]\w+)?")
@@ -242,6 +246,42 @@ def snippet(text: str, terms: set[str], width: int = 220) -> str:
     return ("…" if lo else "") + "".join(out) + ("…" if hi < len(flat) else "")
 
 
+class SealedStorage(FileStorage):
+    """Whoosh's file storage, opening only what the folder's seal vouches for (:mod:`mdmem.engine.seal`): a file
+    this process wrote, or one whose content is the sealed one (else :class:`~mdmem.engine.seal.Untrusted`, before
+    Whoosh reads a byte of it). Committing a table of contents (its rename into place) seals the folder first.
+    ``fresh``: a new index being built, every file in it this process's (or its workers')."""
+
+    def __init__(self, folder: Path, fresh: bool = False):
+        super().__init__(str(folder))
+        self.seal = Seal(folder, vault=folder.parent.parent)
+        self.fresh = fresh
+        self._created: set[str] = set()
+
+    def create_file(self, name, *args, **kwargs):
+        self._created.add(name)
+        return super().create_file(name, *args, **kwargs)
+
+    def open_file(self, name, **kwargs):
+        if name in self._created:
+            return super().open_file(name, **kwargs)
+        return StructFile(os.fdopen(self.seal.open(name), "rb"), name=name, **kwargs)
+
+    def lock(self, name):
+        if os.path.islink(self._fpath(name)):  # Whoosh's lock opens with O_CREAT: never through a planted link
+            raise Untrusted(f"{self._fpath(name)} is a symlink")
+        return super().lock(name)
+
+    def rename_file(self, oldname, newname, safe=False):
+        if is_toc(newname):
+            self.seal.write((oldname, newname), self._created, self.fresh)
+        super().rename_file(oldname, newname, safe)
+
+
+def _open_dir(folder: Path):
+    return whoosh_index.FileIndex(SealedStorage(folder), schema=schema(), indexname=INDEX_NAME)
+
+
 class SearchIndex:
     """A Whoosh index in ``folder``; keeps one searcher open between queries."""
 
@@ -267,8 +307,8 @@ class SearchIndex:
     def _open(self):
         if self._ix is None:
             # our own schema, never the pickled one: an index written by another
-            # version of mdmem must not fail to unpickle
-            self._ix = whoosh_index.open_dir(str(self.folder), indexname=INDEX_NAME, schema=schema())
+            # version of mdmem must not fail to unpickle; and only sealed files (SealedStorage)
+            self._ix = _open_dir(self.folder)
         return self._ix
 
     def build(
@@ -292,7 +332,7 @@ class SearchIndex:
         if new.exists():
             shutil.rmtree(new)
         new.mkdir(parents=True)
-        ix = whoosh_index.create_in(str(new), schema(), indexname=INDEX_NAME)
+        ix = whoosh_index.FileIndex.create(SealedStorage(new, fresh=True), schema(), indexname=INDEX_NAME)
         if procs < 2 or len(paths) < PARALLEL_MIN:
             done = [0]
 
@@ -411,6 +451,9 @@ class SearchIndex:
 
             pool = max(pool, DEPTH)
         mask = None if filters.index else q.Term("index", "1")
+        if filters.not_type:  # masked, not filtered after: a thousand sessions must not crowd the notes out
+            unwanted = q.Term("type", filters.not_type.lower())
+            mask = unwanted if mask is None else q.Or([mask, unwanted])
         if not restrict:
             wanted = common_split(wanted, searcher, pool + (len(self.masked()) if mask is not None else 0))
         try:
@@ -537,7 +580,7 @@ def _index_shard(job):
     segment of its own, as Whoosh's own multi-process writer does with
     ``multisegment=True``; return the segment and the ``keep`` values."""
     folder, load, keep, paths = job
-    ix = whoosh_index.open_dir(folder, indexname=INDEX_NAME, schema=schema())
+    ix = _open_dir(Path(folder))
     writer = SegmentWriter(ix, _lk=False, limitmb=LIMIT_MB)
     kept = _index_into(writer, paths, load, keep, _shard_progress, commit=False)
     return writer._finalize_segment(), kept

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mdmem.base import files as fs
-from mdmem.base.errors import AmbiguousNote, LockTimeout, MdmemError, NoteArchived, NoteNotFound
+from mdmem.base.errors import AmbiguousNote, LockTimeout, NoteArchived, NoteNotFound
 
 if TYPE_CHECKING:
     from mdmem.engine.graph import LinkGraph
@@ -158,28 +158,28 @@ class Memory:
         defaults when that file is broken, and says so)."""
         self.root = root
         self._pinned = settings
-        self.state_dir = root / fs.STATE_DIR
+        self.state_dir = _state_for(root)
         self.lock_timeout = lock_timeout if lock_timeout is not None else float(
             os.environ.get("MDMEM_LOCK_TIMEOUT", "10")
         )
         self.procs = procs
-        if self.state_dir.exists() and not self.state_dir.is_dir():
-            raise MdmemError(f"{self.state_dir} is a file, not mdmem's state folder; move it away")
-        fs.state_dir(root)
         self.store = Store(self.state_dir)
         self.index = SearchIndex(self.state_dir / "index")
         self._scan: fs.Scan | None = None
         self._resolver: Resolver | None = None
         self._graph: LinkGraph | None = None
-        self._settings: tuple[tuple[int, int] | None, Settings] | None = None
+        self._settings: tuple[tuple, Settings] | None = None
 
     @property
     def settings(self) -> Settings:
         """The vault's ``.mdmem/config.toml`` (:class:`mdmem.base.settings.Settings`), read once and again
-        only when the file changes (one ``stat`` a call: a long-lived MCP server sees an edited config)."""
+        only when the file changes (one ``stat`` a call: a long-lived MCP server sees an edited config), or when
+        the vault's Obsidian settings do (its Daily notes folder and format: ``Settings.daily``)."""
         if self._pinned is not None:
             return self._pinned
-        seen = fs.stat_note(self.state_dir, "config.toml")
+        from mdmem.base.settings import obsidian_settings
+
+        seen = (fs.stat_note(self.root / fs.STATE_DIR, "config.toml"), obsidian_settings(self.root))
         if self._settings is None or self._settings[0] != seen:
             self._settings = (seen, Settings.load(self.root))
         return self._settings[1]
@@ -296,6 +296,7 @@ class Memory:
                     from mdmem.engine.vectors import sync
 
                     result = replace(result, vectors=sync(self, rebuild=rebuild))
+                    result = replace(result, seconds=_since(t0))  # the run's whole time: embedding is most of it
         except LockTimeout:
             if strict:
                 raise
@@ -476,14 +477,17 @@ class Memory:
         )
 
     def links(self, ref: str) -> LinksResult:
+        """A note's links, resolved. In a template (the vault's Obsidian templates folder) a link holding a
+        ``{{placeholder}}`` is no link: Obsidian fills it in when the template is used."""
         n = self.note(ref)
         resolve = self.resolver.resolve
+        template = self.scan.excluded.get(n.path) == "template"
         views = [
             LinkView(
                 link.raw, resolve(link.target, n.path), link.subpath, link.display,
                 link.embed, link.kind, link.line, link.target,
             )
-            for link in n.links
+            for link in n.links if not (template and "{{" in link.raw)
         ]
         return LinksResult(n.path, views)
 
@@ -545,7 +549,7 @@ class Memory:
         cache = self.state_dir / GRAPH_FILE
         try:
             with _gc_paused():
-                data = json.loads(cache.read_bytes())
+                data = json.loads(fs.read_outside(cache, fs.MAX_READ))  # a regular file only, bounded
                 if data.get("version") != GRAPH_VERSION:
                     raise ValueError(data.get("version"))
                 cached_epoch, cached_gen = data["epoch"], data["gen"]
@@ -573,9 +577,46 @@ class Memory:
         if gen > 1000 and gen - self.store.state()[2] > 1000:
             self.store.prune_changes(gen - 100)
 
+    def link(self, path: str, source: str, display: str | None = None, prop: bool = False) -> str:
+        """A new link to the vault path ``path`` written in the note ``source``, in the vault's Obsidian link
+        style (``.obsidian/app.json``: ``useMarkdownLinks``, ``newLinkFormat``; wikilinks in the shortest form
+        without one). ``prop``: the link goes in a frontmatter property, where Obsidian reads wikilinks only."""
+        from mdmem.base.settings import obsidian_settings
+        from mdmem.text.links import format_link
+
+        style = obsidian_settings(self.root)
+        return format_link(path, source, markdown=style.markdown_links and not prop, form=style.link_format,
+                           resolve=self.resolver.resolve, display=display)
+
     def resolved_links(self, note: Note) -> list[tuple[Link, str | None]]:
         resolve = self.resolver.resolve
         return [(link, resolve(link.target, note.path)) for link in note.links]
+
+
+READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)  # what mkdir or a write in a vault mdmem may not write says
+
+
+def _state_for(root: Path) -> Path:
+    """Where the derived state of the vault ``root`` lives: its ``.mdmem`` (a real folder: :func:`fs.state_dir`,
+    else :class:`~mdmem.base.errors.UnsafeState`), or, when that cannot be written (a read-only mount, a vault
+    of another user's), a folder of this user's, ``$MDMEM_HOME/read-only/<hash of the vault's path>/.mdmem``:
+    search, the card and every read work there (the index built from the notes once, then kept up to date), and
+    nothing is written in the vault. Writes of notes fail as the file system says."""
+    try:
+        fs.state_dir(root)
+        if os.access(root / fs.STATE_DIR, os.W_OK):
+            return root / fs.STATE_DIR
+    except OSError as e:
+        if e.errno not in READ_ONLY:
+            raise
+    import hashlib
+
+    from mdmem.base.layout import mdmem_home
+
+    key = hashlib.blake2b(os.fsencode(os.path.realpath(root)), digest_size=8).hexdigest()
+    elsewhere = Path(mdmem_home()).expanduser() / "read-only" / key
+    os.makedirs(elsewhere, mode=0o700, exist_ok=True)
+    return fs.state_dir(elsewhere)
 
 
 @contextmanager

@@ -56,6 +56,8 @@ def allowed(mem: Memory, filters: Filters):
             return False
         if filters.type and note.type != filters.type.lower():
             return False
+        if filters.not_type and note.type == filters.not_type.lower():
+            return False
         if tag and not any(t == tag or t.startswith(tag + "/") for t in note.tags):
             return False
         if folder and not nfc(path).startswith(folder):

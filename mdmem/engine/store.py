@@ -388,7 +388,7 @@ def loads(data: str | bytes) -> Note:
     :class:`CacheDamaged`: the cache is derived, so it is rebuilt, never trusted."""
     try:
         return _loads(data)
-    except (ValueError, TypeError, KeyError, AttributeError) as e:
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as e:
         raise CacheDamaged(f"a row of the notes cache is not mdmem's data ({type(e).__name__})") from None
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -77,17 +78,22 @@ class Vectors:
 
     @classmethod
     def load(cls, mem: Memory) -> Vectors | None:
+        import stat
+
         import numpy as np
 
+        path = mem.state_dir / FILE
         try:
-            with np.load(mem.state_dir / FILE, allow_pickle=False) as data:
+            if not stat.S_ISREG(os.lstat(path).st_mode):  # a FIFO would block np.load; a link leaves the vault
+                return None
+            with np.load(path, allow_pickle=False) as data:
                 meta = json.loads(bytes(data["meta"]).decode())
                 if meta.get("format") != FORMAT:
                     return None
                 return cls(meta["epoch"], meta["gen"], meta["model"], meta["paths"], meta["chunks"], meta["hashes"],
                            data["matrix"])
-        except (OSError, ValueError, KeyError, EOFError):
-            return None  # missing or damaged: derived state, rebuilt
+        except Exception:  # missing or damaged (a bad zip, bad JSON, a wrong shape...): derived state, rebuilt
+            return None
 
     def save(self, mem: Memory) -> None:
         import numpy as np
@@ -247,6 +253,25 @@ def loaded(mem: Memory):
         hit = (key, vectors, vectors.matrix.astype(np.float32), groups, starts)
         _LOADED[str(path)] = hit
     return hit[1], hit[2]
+
+
+def cosines(mem: Memory, text: str) -> tuple[str | None, dict[str, float]]:
+    """``(model, path -> the cosine of the note's nearest passage to text)`` when the vault has vectors (they are
+    never made here: a vault without them costs nothing), else ``(None, {})``. For ``save``'s same-meaning test."""
+    import numpy as np
+
+    from mdmem.engine.embed import IDS, model
+
+    if not (mem.state_dir / FILE).exists():
+        return None, {}
+    vectors, matrix = loaded(mem)
+    if vectors is None or not len(vectors.paths) or not text.strip():
+        return None, {}
+    groups, starts = _LOADED[str(mem.state_dir / FILE)][3:5]
+    q = model(vectors.model).embed([text], threads=1)[0].astype(np.float32)
+    best = np.maximum.reduceat(matrix @ q, starts)
+    name = next((n for n, i in IDS.items() if i == vectors.model), vectors.model)
+    return name, {groups[i][0]: float(best[i]) for i in range(len(groups))}
 
 
 def search(mem: Memory, query: str, limit: int, allowed=None) -> list[Match]:

@@ -9,9 +9,10 @@ single-writer lock; a file changed on disk in between is never overwritten
 moves a note to ``memory/.archive/`` (hidden, so it leaves the index), and only
 memory notes can be forgotten (a root ``README.md`` is not one).
 
-Hostile input (issue "Hostile vaults"): a text holding a secret (:mod:`mdmem.text.secrets`)
-is refused, nothing written, unless ``allow_secret``; a daily entry cannot start
-another entry (its heading lines are escaped); a text is at most :data:`MAX_TEXT`
+Hostile input: every write goes through the write guard (:mod:`mdmem.ops.guard`): a text, name,
+description, tag or option holding a secret (:mod:`mdmem.text.secrets`) is refused, nothing written,
+unless ``allow_secret``, as is one holding a control character (a NUL, an escape; a newline in a name);
+a daily entry cannot start another entry (its heading lines are escaped); a text is at most :data:`MAX_TEXT`
 characters; the temp files a killed writer left (``.NAME.PID.HEX.tmp``, older than an
 hour) are removed from the folders a write touches.
 """
@@ -31,7 +32,9 @@ from mdmem.base import files as fs
 from mdmem.base.errors import MdmemError, UsageError
 from mdmem.base.layout import INDEX_NAME, INDEX_SECTIONS, MEMORY_DIR, TYPE_FOLDERS, nfc
 from mdmem.base.provenance import RULE_TYPES, Provenance, record
+from mdmem.ops import guard
 from mdmem.ops.budget import index_line
+from mdmem.ops.properties import register_types
 from mdmem.text.classify import WARNINGS, classify, decision_note, decision_title
 from mdmem.text.naming import NAME_MAX, first_line, person_name, plain_links, subject
 from mdmem.text.similar import SIMILAR, name_key, shingles, similarity
@@ -44,12 +47,17 @@ SECTIONS = INDEX_SECTIONS
 _SLUG_DROP = re.compile(r"[^\w\s-]")
 _SLUG_GAP = re.compile(r"[\s_-]+")
 _SECTION = re.compile(r"^##\s+(.*?)\s*#*\s*$")
-MAX_TEXT = 1 << 20  # characters of one saved memory or daily entry (OVERSIZED warns at ~13 KB already)
+MAX_TEXT = guard.MAX_TEXT  # characters of one saved memory or daily entry (OVERSIZED warns at ~13 KB already)
+SecretRefused = guard.SecretRefused
 TEMP_AGE = 3600.0  # seconds: a temp file older than this was left by a killed writer
 
 
-class SecretRefused(MdmemError):
-    """The text holds what looks like a secret; nothing was written."""
+class SameMemory(MdmemError):
+    """A memory of the same meaning is saved already (``existing``, its vault path); nothing was written."""
+
+    def __init__(self, message: str, existing: str):
+        super().__init__(message)
+        self.existing = existing
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -86,26 +94,6 @@ def dump_note(meta: dict, body: str) -> bytes:
     return (frontmatter.dumps(frontmatter.Post(body, **meta), sort_keys=False, Dumper=Dumper) + "\n").encode("utf-8")
 
 
-def bounded(text: str, what: str) -> None:
-    if len(text) > MAX_TEXT:
-        raise UsageError(f"the {what} is {len(text):,} characters long; the most is {MAX_TEXT:,}")
-
-
-def refuse_secrets(text: str, what: str = "text", extra: dict[str, str] | None = None) -> None:
-    """:class:`SecretRefused` when ``text`` (or one of the ``extra`` fields: name -> value) holds a secret."""
-    from mdmem.text.secrets import describe, find
-
-    found = describe(find(text))
-    for field_name, value in (extra or {}).items():
-        if not found and value and find(value):
-            found = f"the {field_name}: {describe(find(value)).split(': ', 1)[1]}"
-    if found:
-        raise SecretRefused(
-            f"refusing to save: the {what} holds what looks like a secret ({found}); nothing was written. "
-            "Keep secrets in a password manager and save where to find them; if it is not a secret, "
-            "save it with --allow-secret (allow_secret=true over MCP)")
-
-
 def clean(*folders: Path) -> None:
     """Remove what a killed writer left in ``folders`` (mdmem's own hidden ``.tmp`` files, old ones only)."""
     for folder in folders:
@@ -117,7 +105,7 @@ def clean(*folders: Path) -> None:
 
 @dataclass(frozen=True)
 class SaveResult:
-    status: str  # "created" or "unchanged" (the same content is already saved there)
+    status: str  # "created", "unchanged" (the same content is already saved there) or "updated" (--update)
     path: str
     type: str
     name: str
@@ -203,6 +191,9 @@ def save(
     allow_secret: bool = False,
     supersedes: list[str] | tuple[str, ...] = (),
     provenance: Provenance | None = None,
+    project: str | None = None,
+    update: str | None = None,
+    section: str | None = None,
 ) -> SaveResult:
     """Write a note into its type's folder and add its line to MEMORY.md under
     the type's section (created when missing; the budget comment is never
@@ -241,16 +232,35 @@ def save(
 
     ``provenance`` (default: the user's): its fields go after ``tags`` (:class:`~mdmem.base.provenance.Provenance`),
     its ``created`` (the conversation's date) is the note's; an agent's note is recorded
-    (:func:`~mdmem.base.provenance.record`) so that a later edit by the user is told apart."""
+    (:func:`~mdmem.base.provenance.record`) so that a later edit by the user is told apart.
+
+    ``project``: the project the memory belongs to (:mod:`mdmem.base.projects`; None: global), written as
+    ``project: "[[name]]"``; its note ``memory/projects/<name>.md`` is made first when no note has that name.
+
+    One note per fact: a memory of the same meaning as a saved one (:mod:`mdmem.text.meaning`: its words,
+    and its vectors when the vault has them) is refused (:class:`SameMemory`, naming the note) unless ``new``;
+    ``update`` (that note) adds the text to it instead (status "updated"), or, with ``section`` (a heading
+    of it), replaces that section's text."""
     from mdmem.text.parse import parse_note
 
-    bounded(text, "text")
+    guard.bounded(text, "text")
     body = text.strip()
     if not body:
         raise UsageError("nothing to save: the text is empty")
-    if not allow_secret:
-        refuse_secrets(body, "text", {"name": name or "", "description": description or "",
-                                      "chosen option": chosen or "", "rejected options": "\n".join(rejected)})
+    for value, what in ((name, "name"), *((t, "tag") for t in tags)):
+        if value is not None:
+            guard.name(value, what)
+    guard.text(body, "text", allow_secret, {
+        "name": name or "", "description": description or "", "chosen option": chosen or "",
+        "rejected options": "\n".join(rejected), "tags": "\n".join(tags), "paths": "\n".join(paths),
+        "supersedes": "\n".join(supersedes)})
+    from mdmem.ops.edit import settle
+
+    settle(mem)
+    if update is not None:
+        return _update(mem, update, body, section, today, allow_secret)
+    if section is not None:
+        raise UsageError("--section goes with --update NOTE")
     reason = "given"
     if type is None:
         type, reason = classify(body)
@@ -280,7 +290,9 @@ def save(
     prov = provenance or Provenance()
     desc = " ".join(plain_links(description).split()) if description else _summary(body)
     tag_list = sorted({t.strip().lstrip("#").lower() for t in tags if t.strip().lstrip("#")})
-    meta = {"name": title, "description": desc, "type": kind, "tags": tag_list, **prov.fields(),
+    if project is not None and kind == "project" and name_key(title) == name_key(project):
+        project = None  # the project's own note is not "in" itself
+    meta = {"name": title, "description": desc, "type": kind, "tags": tag_list, **prov.fields(), **origin(project),
             "created": as_date(prov.created) if prov.created else day, "updated": copy_date(day)}
     if kind == "decision":
         extra, body = decision_note(body, chosen, list(rejected))
@@ -295,7 +307,11 @@ def save(
                 "updated": meta["updated"]}
     section = SECTIONS[kind]
     marked: list[str] = []
+    if project is not None:
+        project_note(mem, project, day)
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
+        guard.real_folders(mem.root, rel)
+        guard.real_folders(mem.root, INDEX_NAME)
         clean(path.parent, mem.root, mem.state_dir)
         index_data, index_seen = fs.read_stat(mem.root, mem.root / INDEX_NAME)
         data = dump_note(meta, body + "\n")
@@ -311,9 +327,14 @@ def save(
             raise MdmemError(f"{rel} would be a second note on the same person as {twin[0]}; add this to that note "
                              f"(mdmem edit {shlex.quote(twin[0])} --append TEXT), pass --supersedes "
                              f"{shlex.quote(twin[0])} if this one replaces it, or --new to save a second one")
+        if twin is not None and not new and twin[1] == "the same meaning":
+            raise SameMemory(f"{rel} would say what {twin[0]} says (the same meaning); update that note "
+                             f"(--update {shlex.quote(twin[0])}: the text is added to it), pass --supersedes "
+                             f"{shlex.quote(twin[0])} if this one replaces it, or --new to save a second one", twin[0])
         if twin is not None and not new:
-            raise MdmemError(f"{rel} would be a near-duplicate of {twin[0]} ({twin[1]}); update that note, "
-                             f"pass --supersedes {twin[0]} if this one replaces it, or --new to save a second one")
+            raise SameMemory(f"{rel} would be a near-duplicate of {twin[0]} ({twin[1]}); update that note "
+                             f"(--update {shlex.quote(twin[0])}), pass --supersedes {twin[0]} if this one replaces "
+                             f"it, or --new to save a second one", twin[0])
         if existing is not None:
             if _same_content(existing, body):  # already saved: say so, change nothing
                 note = parse_note(rel, existing)
@@ -335,6 +356,7 @@ def save(
                 raise
             status = "created"
             marked = _mark_superseded(mem, [p for p, _ in old], rel) if old else []
+            register_types(mem.root, meta)  # Obsidian's types.json learns mdmem's fields (dates as dates)
     if status == "created" or index_changed:
         mem.refresh()
     source = str(note.frontmatter.get("source") or "user")
@@ -344,13 +366,51 @@ def save(
                       source, to_confirm(kind, rel, source) if status == "created" else None)
 
 
+def _update(mem: Memory, ref: str, body: str, section: str | None, today, allow_secret: bool = False) -> SaveResult:
+    """Add ``body`` to the note ``ref`` (or replace its ``section``): one note per fact."""
+    from mdmem.ops.edit import edit
+    from mdmem.text.parse import parse_note
+
+    ref = ref.strip()
+    if ref.startswith("[[") and ref.endswith("]]"):
+        ref = ref[2:-2].split("|", 1)[0]
+    done = edit(mem, ref, append=None if section else body, section=section, replace=body if section else None,
+                today=today, allow_secret=allow_secret)  # through the write guard, as every edit
+    mem.refresh()
+    note = parse_note(done.path, fs.read_bytes(mem.root, done.path))
+    got = note.frontmatter.get("description")
+    return SaveResult("updated", done.path, note.type, note.title, got if isinstance(got, str) else "", note.tokens,
+                      SECTIONS.get(note.type), index_line(note), False, [], "given")
+
+
+def origin(project: str | None) -> dict:
+    """Where a memory comes from, as frontmatter written beside its name and type: its project
+    (``project: "[[name]]"``, a link to the project's note), nothing for a global memory."""
+    from mdmem.base.projects import link
+
+    return {"project": Wikilink(link(project))} if project else {}
+
+
+def project_note(mem: Memory, name: str, day: dt.date | None = None) -> str | None:
+    """Make ``memory/projects/<name>.md`` when no note of the vault is named ``name`` (the project's note, which
+    every memory of the project links to); returns the path made, else None."""
+    key = name_key(name)
+    if any(name_key(_stem(p)) == key for p in mem.scan.notes):
+        return None
+    result = save(mem, f"The project {name}: what it is, its goals and status. The memories saved while working "
+                       f"in it link here (their `project: \"[[{name}]]\"`).", "project", name,
+                  f"Project {name}", ["project"], today=day, new=True)
+    return result.path
+
+
 def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:
     """``(path, link)`` for each note ``refs`` names, to be superseded by the note at ``rel``: resolved
     like ``show``'s NOTE (:meth:`Memory.resolve_note`; ``[[...]]`` around it is taken off), and ``link`` the
-    wikilink that reaches it from ``rel`` with Obsidian's rules: ``[[file name]]`` when that resolves to it,
-    else ``[[vault/path]]``. A name that is nowhere is :class:`~mdmem.base.errors.NoteNotFound` (exit 1); a
+    wikilink that reaches it from ``rel`` in the vault's "New link format" (Obsidian's ``newLinkFormat``:
+    shortest, ``[[file name]]`` when that resolves to it, else ``[[vault/path]]``; relative; absolute). A name that is nowhere is :class:`~mdmem.base.errors.NoteNotFound` (exit 1); a
     bare file name several notes share, or the note itself, a usage error (exit 2)."""
-    from mdmem.text.links import parse_wikilink
+    from mdmem.base.settings import obsidian_settings
+    from mdmem.text.links import format_link, parse_wikilink
     from mdmem.text.resolve import Resolver
 
     if isinstance(refs, str):
@@ -358,6 +418,7 @@ def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:
     scan = mem.scan
     notes = [*scan.notes, *scan.broken]
     resolver = Resolver([*notes, *scan.files, rel])
+    obsidian = obsidian_settings(mem.root)
     out: list[tuple[str, str]] = []
     for given in refs:
         ref = given.strip()
@@ -374,12 +435,8 @@ def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:
                                  + ", ".join(same) + "); give its path")
         if path == rel:
             raise UsageError(f"a note cannot supersede itself ({rel})")
-        stem = nfc(path.rsplit("/", 1)[-1][:-3])  # link text is NFC whatever the name's form on disk
-        link = stem if resolver.resolve(stem, rel) == path else path[:-3]
-        if resolver.resolve(link, rel) != path:
-            link = "/" + path
-        if path not in (p for p, _ in out):
-            out.append((path, f"[[{link}]]"))
+        if path not in (p for p, _ in out):  # a property's link is a wikilink (Obsidian's rule), in the user's form
+            out.append((path, format_link(path, rel, form=obsidian.link_format, resolve=resolver.resolve)))
     return out
 
 
@@ -537,10 +594,14 @@ def _twin(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
     content, ``(path, reason)`` for a near-duplicate (the same name, whatever the case, accents and
     spacing; for a person, also one of another person note's ``aliases``), else None. The notes it
     ``replaces`` are not compared."""
+    from mdmem.text.meaning import same_meaning, statement
+
     flat = " ".join(body.split())
     keys = {k for k in (name_key(title), name_key(rel.rsplit("/", 1)[-1][:-3])) if k}
     mine = shingles(body)
+    fact = statement(body)
     near = None
+    model, cosine = _cosines(mem, fact)
     for note in mem.notes():
         if note.path == rel or not note.path.startswith(MEMORY_DIR + "/") or note.type == "daily" \
                 or note.path in replaces:
@@ -563,7 +624,22 @@ def _twin(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
                 near = (note.path, "the same person" if person else "the same name")
             elif mine and theirs and similarity(mine, theirs) >= SIMILAR:
                 near = (note.path, f"{int(100 * similarity(mine, theirs))}% the same wording")
+            elif note.type != "project" and same_meaning(fact, statement(other), cosine.get(note.path), model):
+                near = (note.path, "the same meaning")
     return near
+
+
+def _cosines(mem: Memory, text: str) -> tuple[str | None, dict[str, float]]:
+    """The vectors' cosines of ``text`` to each note (:func:`mdmem.engine.vectors.cosines`) when the vault has
+    vectors and the semantic extra is installed, else none (the words alone decide)."""
+    from mdmem.engine.embed import SemanticUnavailable
+
+    try:
+        from mdmem.engine.vectors import cosines
+
+        return cosines(mem, text)
+    except (SemanticUnavailable, ImportError):
+        return None, {}
 
 
 def warnings(mem: Memory, body: str, rel: str | None = None) -> list[str]:

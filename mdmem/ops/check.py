@@ -87,7 +87,7 @@ import posixpath
 import re
 import unicodedata
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -115,7 +115,7 @@ JOURNAL_TYPES = ("daily", "digest")  # no index line needed, never STALE or DUPL
 CORE_TYPES = ("user", "feedback", "project", "reference", "decision")
 SEVERITIES = ("info", "warning", "error")
 KINDS = (
-    "MISSING FOLDER", "NO INDEX", "BUDGET WARNING", "SECRET", "NAME TWINS", "LOAD LIMIT", "BROKEN LINK",
+    "MISSING FOLDER", "NO INDEX", "UNFINISHED MOVE", "BUDGET WARNING", "SECRET", "NAME TWINS", "LOAD LIMIT", "BROKEN LINK",
     "INVALID FRONTMATTER", "PARSE PROBLEM", "NOT TEXT", "SYNC CONFLICT", "ORPHAN", "DANGLING", "DUPLICATE",
     "OVERSIZED",
     "SUPERSEDES", "SUPERSEDED", "VALID UNTIL", "MISSING TYPE", "SUPERSEDE?", "EXPIRED", "STALE", "NO ENTRIES",
@@ -180,6 +180,11 @@ class CheckReport:
     today: str
     layout: str  # "vault" (memory files under memory/), "flat" (every note but MEMORY.md), "none" (no
     # MEMORY.md, no memory/: nothing audited) or "missing" (no folder)
+    # Markdown files the vault's Obsidian settings keep out (never notes, never audited): "excluded" (Excluded
+    # files) and "template" (the templates folder) -> how many
+    left_out: dict[str, int] = field(default_factory=dict)
+    sessions_unreviewed: dict[str, int] = field(default_factory=dict)  # imported sessions (sessions/) never
+    # reviewed, by project ("" for none): not memory, not in the budget; a reminder that they wait
 
     def counts(self) -> dict[str, int]:
         out = {s: 0 for s in SEVERITIES}
@@ -200,7 +205,16 @@ def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date
           all_notes: bool = False) -> CheckReport:
     """Audit the vault from its (refreshed) notes cache; reads the memory files
     again only for the duplicate check and MEMORY.md for the load limit.
-    ``all_notes``: every note but MEMORY.md is a memory file, whatever the layout."""
+    ``all_notes``: every note but MEMORY.md is a memory file, whatever the layout. The Markdown files the
+    vault's Obsidian settings leave out (``Scan.excluded``) are counted apart (``left_out``), never audited."""
+    report = _audit_notes(mem, settings, today, all_notes)
+    left_out: dict[str, int] = {}
+    for why in mem.scan.excluded.values():
+        left_out[why] = left_out.get(why, 0) + 1
+    return replace(report, left_out=dict(sorted(left_out.items()))) if left_out else report
+
+
+def _audit_notes(mem: Memory, settings: CheckSettings, today: dt.date | None, all_notes: bool) -> CheckReport:
     from mdmem.base import files as fs
 
     today = today or dt.date.today()
@@ -243,8 +257,17 @@ def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date
                       action="move it out of the vault, or rename it from .md (it is never read as a note)")
               for n in binary]
     found += _secrets([*memory, *([index] if index else [])], read)
-    return _audit([n for n in memory if n.path not in copies], index, resolver, read, settings, today, layout,
-                  found, memory)
+    from mdmem.ops import journal
+    from mdmem.ops.sessions import unreviewed
+
+    if journal.pending(mem):
+        found.append(Issue("UNFINISHED MOVE", ".", "a move was interrupted before all its links were rewritten "
+                           "(its journal is in .mdmem/move.json)", "mdmem move --resume finishes it (so does the "
+                           "next write)", "error"))
+    found += unused([n for n in memory if n.path not in copies], mem.state_dir, settings, today)
+    report = _audit([n for n in memory if n.path not in copies], index, resolver, read, settings, today, layout,
+                    found, memory)
+    return replace(report, sessions_unreviewed=unreviewed(mem))
 
 
 def missing_folder(path: Path, settings: CheckSettings = CheckSettings(), today: dt.date | None = None) -> CheckReport:
@@ -290,6 +313,20 @@ def _report(memory, index, settings, today, issues, layout) -> CheckReport:
     order = {k: i for i, k in enumerate(KINDS)}
     issues = sorted(issues, key=lambda i: (-SEVERITIES.index(i.severity), order.get(i.kind, len(order)),
                                            i.path, i.line or 0))  # stable: ties keep the order found
+    from mdmem.text.secrets import redact, values
+
+    # a token in a file name is shown by no line of the report (SECRET names the file, redacted), in any spelling
+    tokens = sorted({v for i in issues if i.kind == "SECRET" and i.line is None for v in values(i.path)},
+                    key=len, reverse=True)
+
+    def hide(text: str) -> str:
+        for token in tokens:
+            text = text.replace(token, "[redacted]")
+        return redact(text) if tokens else text
+
+    if tokens:
+        issues = [replace(i, path=redact(i.path), detail=hide(i.detail), action=hide(i.action)) for i in issues]
+        top = [replace(t, path=hide(t.path)) for t in top]
     return CheckReport(budget, types, top, growth, issues, today.isoformat(), layout)
 
 
@@ -316,12 +353,40 @@ def _audit(memory: list[Note], index: Note | None, resolver: Resolver, read, set
     return _report(memory, index, settings, today, issues, layout)
 
 
+def unused(memory: list[Note], state_dir, s: CheckSettings, today: dt.date) -> list[Issue]:
+    """UNUSED (info): memories no prompt, recall or read used for ``unused_days`` (:mod:`mdmem.base.usage`; a
+    note never used counts from its own date, or its file's): candidates to archive. ``check`` never archives."""
+    if not s.unused_days:
+        return []
+    from mdmem.base.usage import read as usage
+
+    used = usage(state_dir)
+    out = []
+    for note in memory:
+        if note.type in JOURNAL_TYPES or note.type in ("user", "person", "project"):
+            continue  # a day, the user, a person or a project is kept whether or not it is asked about
+        last = used.get(note.path, (0, 0.0))[1]
+        since = dt.date.fromtimestamp(last) if last else (_parse_day(note.date) or _mtime_date(note))
+        days = (today - since).days
+        if days >= s.unused_days:
+            what = "never used" if not last else f"last used {since.isoformat()}"
+            out.append(Issue("UNUSED", note.path, f"{what}: {days} days without being recalled, injected or read",
+                             f"a candidate to archive (mdmem forget {note.path}); check never archives", "info"))
+    return out
+
+
 def _secrets(notes: list[Note], read) -> list[Issue]:
-    """SECRET: each line of a note that holds what looks like a secret (the kind, never the value)."""
+    """SECRET: each line of a note, and each file name, that holds what looks like a secret (the kind, never the
+    value; the report's paths are redacted in :func:`_report`)."""
     from mdmem.text.secrets import find
 
     issues = []
     for note in notes:
+        for s in find(note.path):
+            issues.append(Issue("SECRET", note.path, f"its file name holds what looks like "
+                                 f"{'an' if s.kind[0] in 'AEIOUaeiou' else 'a'} {s.kind} (not shown here)",
+                                 "rename the note (mdmem move) and rotate the secret if the vault was ever synced, "
+                                 "shared or committed", "error"))
         data = read(note.path)
         if not data:
             continue

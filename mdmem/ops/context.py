@@ -41,6 +41,7 @@ from pathlib import Path
 
 from mdmem.base.errors import UsageError
 from mdmem.base.files import read_outside
+from mdmem.base.projects import Scope
 from mdmem.base.provenance import RULE_TYPES
 from mdmem.engine.memory import Memory
 from mdmem.ops.timeline import daily_entries, is_sensitive
@@ -157,22 +158,28 @@ class _Builder:
         return "".join(self.parts)
 
 
-def _notes(mem: Memory, include_sensitive: bool, today: dt.date | str | None = None) -> list:
+def _notes(mem: Memory, include_sensitive: bool, today: dt.date | str | None = None,
+           scope: Scope | None = None) -> list:
     from mdmem.base.layout import is_index_note
     from mdmem.ops.search import standing, without_conflicts
 
     notes = without_conflicts(mem, mem.notes())  # a sync conflict copy is not a memory until resolved
     gone = standing(mem, today).hidden  # superseded or expired
     return sorted((n for n in notes if (include_sensitive or not is_sensitive(n)) and n.path not in gone
-                   and not is_index_note(n.path, n.frontmatter)), key=lambda n: n.path)
+                   and not is_index_note(n.path, n.frontmatter) and (scope is None or scope.sees(n.frontmatter))),
+                  key=lambda n: n.path)
 
 
 def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, query: str | None = None,
             paths: list[str] | tuple[str, ...] = (), include_sensitive: bool = False, cwd: Path | None = None,
-            today: dt.date | str | None = None, protocol: str | None = None, command: str = "mdmem {}") -> ContextResult:
+            today: dt.date | str | None = None, protocol: str | None = None, command: str = "mdmem {}",
+            scope: Scope | None = None, bootstrap: bool = True) -> ContextResult:
     """The context block; ``protocol`` is the memory protocol's text (default :func:`mdmem.text.protocol.memory_protocol`);
     ``command``: how the commands it names are written, ``{}`` standing for the arguments (the SessionStart card
-    gives this install's runner and ``--vault``: the agent's shell runs in the project, not the vault)."""
+    gives this install's runner and ``--vault``: the agent's shell runs in the project, not the vault).
+    ``scope``: whose project memories it holds (:mod:`mdmem.base.projects`: the global ones and the session's
+    project's; None: every note). ``bootstrap=False`` leaves the project's AGENTS.md and friends out (a card
+    written into AGENTS.md itself)."""
     if mode not in MODES:
         raise UsageError(f"--mode must be one of: {', '.join(MODES)}")
     if budget < 200:
@@ -180,7 +187,7 @@ def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, quer
     b = _Builder(budget)
     if mode == "off":
         return ContextResult(mode, budget, 0, "", [], [])
-    for name, file in bootstrap_files(cwd or Path.cwd()):
+    for name, file in bootstrap_files(cwd or Path.cwd()) if bootstrap else ():
         try:
             text = read_outside(file, BOOTSTRAP_MAX).decode("utf-8", "replace").strip()
         except OSError:
@@ -188,7 +195,7 @@ def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, quer
         if text:
             b.add(f"bootstrap {name}", f"## {name}\n\n{text}", str(file))
     day = dt.date.fromisoformat(today) if isinstance(today, str) else (today or dt.date.today())
-    notes = _notes(mem, include_sensitive, day)
+    notes = _notes(mem, include_sensitive, day, scope)
     protocol = (memory_protocol() if protocol is None else protocol).strip()
     agent = by_agent(mem, notes)
     if mode == "full":
@@ -196,13 +203,13 @@ def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, quer
     _protocols(mem, b, notes, paths, mode, agent)
     if mode == "index":
         room = b.budget - b.used - (1 if b.parts else 0)
-        the_card = card(mem, notes, room, protocol, command, notice=not _noticed(b)) if room > 0 else ""
+        the_card = card(mem, notes, room, protocol, command, notice=not _noticed(b), today=day) if room > 0 else ""
         if the_card:
             b.add("card", the_card)
         else:
             b.omitted.append("card")
     else:
-        _full(mem, b, notes, query, day, include_sensitive, protocol, command, agent)
+        _full(mem, b, notes, query, day, include_sensitive, protocol, command, agent, scope)
     text = b.text()
     assert size(text) <= budget
     return ContextResult(mode, budget, len(text), text, b.sections, b.omitted, size(text))
@@ -413,8 +420,31 @@ def _share(parts: list[_List], room: int) -> int:
     return used
 
 
+def _ranked(mem: Memory, notes: list, today: dt.date | None) -> list:
+    """``notes`` by use and age (:func:`mdmem.base.usage.weight`: used often and lately first; a note never used
+    by its own date), then newest, then by path."""
+    from mdmem.base.usage import read, weight
+
+    used = read(mem.state_dir)
+    day = today or dt.date.today()
+
+    def age(note) -> float:
+        uses, last = used.get(note.path, (0, 0.0))
+        when = dt.date.fromtimestamp(last) if last else _date(note.date)
+        return (day - when).days if when else 3650.0
+
+    return sorted(_by_date(notes), key=lambda n: -weight(used.get(n.path, (0, 0.0))[0], age(n)))
+
+
+def _date(value) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(str(value)[:10]) if value else None
+    except ValueError:
+        return None
+
+
 def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, protocol: str | None = None,
-         command: str = "mdmem {}", notice: bool = True) -> str:
+         command: str = "mdmem {}", notice: bool = True, today: dt.date | None = None) -> str:
     """The index-mode card in at most ``budget`` bytes ("" when not even its first line fits): the same
     text for the same vault. The first line, the user, the memory protocol and how to pull detail are
     always there (while they fit); the listed sections share the rest: the rules (feedback, global
@@ -437,11 +467,12 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
     recall_ = _cmd(command, 'recall "<question>"')
     pull = (f"Pull detail: `{recall_}` (search + linked notes, within a budget); "
             '`timeline "last week"`, `show NOTE` alike; over MCP: recall, search, read_note, timeline.')
-    feedback = _by_date([n for n in notes if n.type == "feedback" and n.path not in agent])
+    # by use and age: what is used often and lately first (each list then cut to its share)
+    feedback = _ranked(mem, [n for n in notes if n.type == "feedback" and n.path not in agent], today)
     protocols = [n for n in notes if n.type == "protocol" and not protocol_paths(n) and n.path not in agent]
     scoped = [n for n in notes if n.type == "protocol" and protocol_paths(n) and n.path not in agent]
-    decisions = _by_date([n for n in notes if n.type == "decision"])
-    active = _active(notes)
+    decisions = _ranked(mem, [n for n in notes if n.type == "decision"], today)
+    active = _ranked(mem, _active(notes), today)
     people = [_name(n) for n in notes if n.type == "person"]  # names, as in every section, not file names
     days = sorted((one_line(n.title) for n in notes if n.type == "daily"), reverse=True)[:3]
     lists = {
@@ -493,7 +524,8 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
 
 
 def _full(mem: Memory, b: _Builder, notes: list, query: str | None, today: dt.date, include_sensitive: bool,
-          protocol: str, command: str = "mdmem {}", agent: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+          protocol: str, command: str = "mdmem {}", agent: set[str] = frozenset(),  # type: ignore[assignment]
+          scope: Scope | None = None) -> None:
     """Full mode: every vault text quoted and fenced (:mod:`mdmem.text.fence`), an agent's unconfirmed rules apart."""
     users = [n for n in notes if n.type == "user" and n.path not in agent]
     for u in users[:1]:
@@ -517,10 +549,11 @@ def _full(mem: Memory, b: _Builder, notes: list, query: str | None, today: dt.da
 
         room = b.budget - b.used - 1
         if room >= 300:
-            r = recall(mem, query, budget=room, include_sensitive=include_sensitive, today=today)
+            r = recall(mem, query, budget=room, include_sensitive=include_sensitive, today=today, scope=scope)
             if r.ranked or r.related:
                 if not b.add("relevant notes", fence(quoted(r.markdown))):  # recall counts characters: bytes may be more
-                    r = recall(mem, query, budget=room // 2, include_sensitive=include_sensitive, today=today)
+                    r = recall(mem, query, budget=room // 2, include_sensitive=include_sensitive, today=today,
+                               scope=scope)
                     b.omitted.remove("relevant notes") if b.add("relevant notes", fence(quoted(r.markdown))) else None
                 shown |= {i.path for i in r.ranked + r.related}
     decisions = _by_date([n for n in notes if n.type == "decision"])

@@ -1,7 +1,10 @@
-"""The daily log: ``## HH:MM`` entries appended to ``memory/daily/YYYY-MM-DD.md`` (created with
-``type: daily`` frontmatter when missing), and the days shown back. Append-only; written under the
+"""The daily log: ``## HH:MM`` entries appended to the day's note (created with ``type: daily`` frontmatter
+when missing), and the days shown back. The day's note is ``memory/daily/YYYY-MM-DD.md``, or, in an Obsidian
+vault whose Daily notes plugin sets a folder and format, the note Obsidian's Daily notes button opens (unless
+``[daily]`` in config.toml says otherwise: :class:`mdmem.base.settings.DailySettings`). Append-only; written under the
 rules every memory write shares (:mod:`mdmem.ops.capture`: atomic, under the vault's lock, never over
-a file changed since read, secrets refused, at most :data:`~mdmem.ops.capture.MAX_TEXT` characters).
+a file changed since read, through the write guard :mod:`mdmem.ops.guard`: secrets and control characters
+refused, at most :data:`~mdmem.ops.guard.MAX_TEXT` characters, the day's note within its bound).
 A daily entry cannot start another entry: its heading lines are escaped (:func:`escape_entry`).
 """
 
@@ -14,8 +17,9 @@ from typing import TYPE_CHECKING
 
 from mdmem.base import files as fs
 from mdmem.base.errors import UsageError
-from mdmem.base.layout import DAILY_DIR
-from mdmem.ops.capture import as_date, bounded, clean, copy_date, dump_note, inside_memory, refuse_secrets
+from mdmem.ops import guard
+from mdmem.ops.capture import as_date, clean, copy_date, dump_note, inside_memory
+from mdmem.ops.properties import register_types
 
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
@@ -50,6 +54,19 @@ class DailyView:
 
 
 
+def day_path(mem: Memory, day: dt.date) -> str:
+    """The vault path of ``day``'s note (:class:`~mdmem.base.settings.DailySettings`); a format token mdmem does
+    not write is a :class:`UsageError` that names it."""
+    from mdmem.text.moment import MomentError, format_day
+
+    daily = mem.settings.daily
+    try:
+        name = format_day(day, daily.format).strip("/")
+    except MomentError as e:
+        raise UsageError(str(e)) from None
+    return f"{daily.folder}/{name}.md" if daily.folder else f"{name}.md"
+
+
 def escape_entry(text: str) -> str:
     """A daily entry's text with every line that would start a new entry (a ``#``/``##`` heading, a
     setext underline after a line of text) escaped with a backslash: shown as written, parsed as text."""
@@ -62,18 +79,20 @@ def escape_entry(text: str) -> str:
 
 
 def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date | None = None,
-              allow_secret: bool = False) -> DailyEntry:
-    """Append a ``## HH:MM`` entry to ``memory/daily/YYYY-MM-DD.md`` (created
+              allow_secret: bool = False, refresh: bool = True) -> DailyEntry:
+    """Append a ``## HH:MM`` entry to the day's note (:func:`day_path`; created
     with ``type: daily`` frontmatter when missing). Append-only. Heading lines
-    of the text are escaped (:func:`escape_entry`): one call, one entry."""
+    of the text are escaped (:func:`escape_entry`): one call, one entry. ``refresh=False`` leaves the notes
+    cache to the caller (an import adding many entries refreshes once at its end)."""
     from mdmem.text.daily import entries
 
-    bounded(text, "entry")
+    guard.text(text, "entry", allow_secret)
     text = text.strip()
     if not text:
         raise UsageError("nothing to add: the entry is empty")
-    if not allow_secret:
-        refuse_secrets(text, "entry")
+    from mdmem.ops.edit import settle
+
+    settle(mem)
     text = escape_entry(text)
     if len(entries(f"## 00:00\n{text}\n")) != 1:  # what the escaping did not foresee: refuse, never split
         raise UsageError("the entry would split into several daily entries; remove its heading lines")
@@ -82,21 +101,27 @@ def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date
     when = at if at is not None else now.strftime("%H:%M")
     if not _TIME.match(when):
         raise UsageError(f"wants a time as HH:MM, not {when!r}")
-    rel = f"{DAILY_DIR}/{day.isoformat()}.md"
+    rel = day_path(mem, day)
     path = mem.root / rel
     inside_memory(mem.root, path)  # memory/daily may be a symlink to somewhere else: never write there
     entry = f"## {when}\n{text}\n"
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
+        guard.real_folders(mem.root, rel)
         clean(path.parent, mem.state_dir)
         data, seen = fs.read_stat(mem.root, path)
         if data is None:
             meta = {"name": day.isoformat(), "description": f"Daily log {day.isoformat()}", "type": "daily",
                     "tags": ["daily"], "created": day, "updated": copy_date(day)}
             fs.write_new(path, dump_note(meta, f"# {day.isoformat()} ({day.strftime('%A')})\n\n{entry}"))
+            register_types(mem.root, meta)
         else:
+            guard.whole(rel, data, seen)
             sep = b"" if not data else (b"\n" if data.endswith(b"\n") else b"\n\n")
-            fs.write_atomic(path, data + sep + entry.encode("utf-8"), expected=seen)
-    mem.refresh()
+            new = data + sep + entry.encode("utf-8")
+            guard.fits(rel, new)
+            fs.write_atomic(path, new, expected=seen)
+    if refresh:
+        mem.refresh()
     return DailyEntry(rel, day.isoformat(), when, text, data is None)
 
 
@@ -119,7 +144,7 @@ def daily_show(mem: Memory, when: str = "today", today: str | dt.date | None = N
     days = []
     day = start
     while day <= end:
-        rel = f"{DAILY_DIR}/{day.isoformat()}.md"
+        rel = day_path(mem, day)
         data, _ = fs.read_stat(mem.root, mem.root / rel)
         if data is not None:
             body = split_note(data)[1]

@@ -38,6 +38,8 @@ from mdmem.base import files as fs
 from mdmem.base.errors import MdmemError, NoteNotFound, UsageError, WriteConflict
 from mdmem.base.files import version
 from mdmem.base.layout import INDEX_NAME, nfc
+from mdmem.base.terminal import visible
+from mdmem.ops import guard, journal
 
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
@@ -229,10 +231,13 @@ def _replace_section(body: str, heading: str, text: str) -> str:
 def edit(mem: Memory, ref: str, *, expected: str | None = None, append: str | None = None,
          section: str | None = None, replace: str | None = None, set_keys: dict[str, Any] | None = None,
          unset: list[str] | tuple[str, ...] = (), today: str | dt.date | None = None,
-         agent: str | None = None) -> EditResult:
+         agent: str | None = None, allow_secret: bool = False) -> EditResult:
     """Edit one note: append ``append`` to its body, or replace the body of the section under
     ``section`` with ``replace``; set the frontmatter keys of ``set_keys`` and remove those of ``unset``.
     With ``expected`` (a :func:`version`), refuse when the note's bytes are not that version any more.
+    Through the write guard (:mod:`mdmem.ops.guard`): the texts and values written are checked (control
+    characters, size, secrets unless ``allow_secret``), the note is rewritten only when read whole and
+    only through real folders, and it stays within :data:`~mdmem.ops.guard.MAX_NOTE` bytes.
 
     ``agent``: an agent edits it (MCP, or the CLI from an agent's shell): it may not set or remove the provenance
     keys, and a rule-like note it changes becomes its own (``source: agent``, recorded): not the user's rule until
@@ -252,11 +257,15 @@ def edit(mem: Memory, ref: str, *, expected: str | None = None, append: str | No
         raise UsageError("nothing to do: give --append, --section with --replace, --set or --unset")
     if set(set_keys) & set(unset):
         raise UsageError(f"set or remove {sorted(set(set_keys) & set(unset))[0]!r}, not both")
+    _guard_edit(append, replace, set_keys, allow_secret)
+    settle(mem)
     path = mem.resolve_note(ref)
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
+        guard.real_folders(mem.root, path)
         data, seen = fs.read_stat(mem.root, path)
         if data is None:
             raise NoteNotFound(f"{path} is gone from disk")
+        guard.whole(path, data, seen)
         before = version(data)
         if expected is not None and expected != before:
             raise WriteConflict(f"{path} changed since it was read (version {expected}, now {before}); read it "
@@ -285,6 +294,7 @@ def edit(mem: Memory, ref: str, *, expected: str | None = None, append: str | No
         new = note.encode(_join(fm, body))
         if new == data:
             return EditResult(path, ["nothing changed"], before, before, mem.note(path).tokens)
+        guard.fits(path, new)
         fs.write_atomic(mem.root / path, new, expected=seen)
         if mine:
             provenance.record(mem.state_dir, path, new)
@@ -292,6 +302,17 @@ def edit(mem: Memory, ref: str, *, expected: str | None = None, append: str | No
     from mdmem.text.parse import tokens_for
 
     return EditResult(path, changes, version(new), before, tokens_for(len(new)))
+
+
+def _guard_edit(append: str | None, replace: str | None, set_keys: dict[str, Any], allow_secret: bool) -> None:
+    """The write guard on what an edit writes: the appended text, the section's text, each frontmatter value
+    (as the ``key: value`` line it becomes, so that ``api_key: ...`` reads as an assignment)."""
+    for what, value in (("appended text", append), ("section's text", replace)):
+        if value is not None:
+            guard.text(value, what, allow_secret)
+    for key, value in set_keys.items():
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        guard.text(f"{key}: {shown}", f"frontmatter value of {key!r}", allow_secret)
 
 
 # ----------------------------------------------------------------------------- move
@@ -358,9 +379,13 @@ def _new_markdown(raw: str, url_path: str, display: str | None) -> str:
     return head + lead + new + tail + ")"
 
 
-def _markdown_path(link_target: str, expected: str, source_folder: str) -> str:
+def _markdown_path(link_target: str, expected: str, source_folder: str, was: str = "") -> str:
+    """The new path of a Markdown link in the link's own form: ``/``-rooted, a vault path (Obsidian's
+    "absolute" form, written without the ``/``) or relative to the linking note."""
     if link_target.startswith("/"):
         return "/" + expected
+    if source_folder and nfc(link_target).casefold() in (nfc(was).casefold(), nfc(was[:-3]).casefold()):
+        return expected  # written as the vault path: it stays one
     rel = posixpath.relpath(expected, source_folder or ".")
     if link_target.startswith("./") and not rel.startswith("../"):
         rel = "./" + rel
@@ -421,7 +446,7 @@ def _plan(mem: Memory, source: str, target: str):
             if new.resolve(link.target, here) == want and display is None:
                 continue
             if link.kind == "markdown":
-                spelled = _markdown_path(link.target, want, posixpath.dirname(here))
+                spelled = _markdown_path(link.target, want, posixpath.dirname(here), was)
                 raw = _new_markdown(link.raw, spelled, display)
             else:
                 raw = _new_wikilink(link.raw, _wiki_target(link.target, want, here, new.resolve))
@@ -463,8 +488,19 @@ def _apply(data: bytes, changes: list[tuple[int, str, str]]) -> tuple[bytes, lis
     return doc.encode("\n".join(lines)), sorted(done), count, missed
 
 
-def move(mem: Memory, ref: str, new: str, dry_run: bool = False) -> MoveResult:
-    """Rename or move a note and rewrite every link to it (see the module's docstring)."""
+KILL_AFTER = "MDMEM_TEST_MOVE_KILL_AFTER"  # tests: the move kills itself (SIGKILL) after this many link rewrites
+
+
+def move(mem: Memory, ref: str, new: str, dry_run: bool = False, allow_secret: bool = False) -> MoveResult:
+    """Rename or move a note and rewrite every link to it (see the module's docstring). Through the write guard:
+    the new name holds no control character nor a secret (unless ``allow_secret``), the move and every rewrite
+    go through real folders only, and a linking note not read whole is left alone (and named). Crash-safe: the
+    journal (:mod:`mdmem.ops.journal`) is written before the first change, so a killed move is finished by the
+    next write (:func:`resume`)."""
+    guard.name(new, "new name")
+    if not allow_secret:
+        guard.refuse_secrets(new, "new name")
+    settle(mem)
     source = mem.resolve_note(ref)
     if source == INDEX_NAME:
         raise UsageError("MEMORY.md is the index agents load: it stays where it is")
@@ -479,23 +515,45 @@ def move(mem: Memory, ref: str, new: str, dry_run: bool = False) -> MoveResult:
         if there not in (None, source, target):  # would make NFC/NFD twins (check's NAME TWINS)
             raise MdmemError(f"{there} exists already (the same name in another Unicode form); nothing was moved")
         fs.inside(mem.root, posixpath.dirname(target) or ".")
+        guard.real_folders(mem.root, source)
+        guard.real_folders(mem.root, target)
         plan = _plan(mem, source, target)
-        rewritten, skipped, total = [], [], 0
+        rewritten: list[Rewritten] = []
+        skipped: list[str] = []
+        total = 0
         results = []
+        moved_version = None
         for path, here, data, seen, changes in plan:
+            if path == source:
+                moved_version = version(data)
             try:
+                guard.whole(path, data, seen)
+                guard.real_folders(mem.root, path)
                 new_data, lines, count, missed = _apply(data, changes) if changes else (data, [], 0, [])
-            except UsageError as e:
+            except MdmemError as e:
+                if path == source:
+                    raise
                 skipped.append(f"{path}: {e}")
                 continue
             skipped += [f"{path}: {m} (not found as written; rewrite it by hand)" for m in missed]
-            results.append((path, here, new_data, seen, lines, count, data))
+            results.append((path, here, new_data, seen, lines, count, data, changes))
         if not dry_run:
+            if moved_version is None:
+                data, _ = fs.read_stat(mem.root, source)
+                moved_version = version(data or b"")
+            journal.record(mem, journal.Journal(source, target, moved_version, [
+                journal.Rewrite(path, here, version(data), version(new_data), changes)
+                for path, here, new_data, _seen, _lines, count, data, changes in results if count]))
             fs.move_new(mem.root, source, target, "moved")
-        for _path, here, new_data, seen, lines, count, _data in results:
+        stop_after = int(os.environ.get(KILL_AFTER, "-1") or -1)
+        for _path, here, new_data, seen, lines, count, _data, _changes in results:
             if count == 0:
                 continue
             if not dry_run:
+                if len(rewritten) == stop_after:
+                    import signal
+
+                    os.kill(os.getpid(), signal.SIGKILL)
                 try:
                     fs.write_atomic(mem.root / here, new_data, expected=seen)
                 except WriteConflict:
@@ -503,6 +561,72 @@ def move(mem: Memory, ref: str, new: str, dry_run: bool = False) -> MoveResult:
                     continue
             rewritten.append(Rewritten(here, count, lines))
             total += count
+        if not dry_run:
+            journal.clear(mem)
     if not dry_run:
         mem.refresh()
     return MoveResult(source, target, dry_run, rewritten, total, skipped)
+
+
+def settle(mem: Memory) -> None:
+    """Finish a ``move`` a killed process left unfinished (:mod:`mdmem.ops.journal`) before another write plans
+    on the vault: what every write calls first. One ``lstat`` when there is none."""
+    if journal.pending(mem):
+        resume(mem)
+
+
+def resume(mem: Memory) -> MoveResult | None:
+    """Finish the move a killed process left unfinished, from its journal: the note is moved when it is still
+    at its old path as it was read; each linking note still as it was read gets its rewrites, one rewritten
+    already is counted, one changed since by someone else is left alone and named in ``skipped``. None when
+    there was nothing to finish."""
+    with fs.write_lock(mem.state_dir, mem.lock_timeout):
+        plan = journal.load(mem)
+        if plan is None:
+            return None
+        rewritten: list[Rewritten] = []
+        skipped: list[str] = []
+        total = 0
+        try:
+            for rel in (plan.source, plan.target, *(r.here for r in plan.rewrites)):
+                try:
+                    if rel.startswith("/") or not rel.lower().endswith(".md"):
+                        raise OSError
+                    fs.inside(mem.root, posixpath.dirname(rel) or ".")
+                except (OSError, ValueError):
+                    raise UsageError(f"the move journal names {visible(rel, False)!r}, not a note's path in the "
+                                     "vault; it was set aside, nothing was done") from None
+                guard.real_folders(mem.root, rel)
+            if not os.path.lexists(mem.root / plan.target):
+                data, _ = fs.read_stat(mem.root, plan.source)
+                if data is None or version(data) != plan.version:
+                    journal.clear(mem)
+                    raise MdmemError(f"the interrupted move of {plan.source} to {plan.target} cannot be finished: "
+                                     f"{plan.source} changed or is gone since; nothing more was done")
+                fs.move_new(mem.root, plan.source, plan.target, "moved")
+            for r in plan.rewrites:
+                data, seen = fs.read_stat(mem.root, r.here)
+                now = version(data) if data is not None else None
+                if now == r.after:
+                    done = len(r.changes)
+                elif now == r.before and data is not None:
+                    new_data, _lines, done, _missed = _apply(data, r.changes)
+                    if version(new_data) != r.after:
+                        skipped.append(f"{r.here}: its links could not be rewritten again; rewrite them by hand")
+                        continue
+                    try:
+                        fs.write_atomic(mem.root / r.here, new_data, expected=seen)
+                    except WriteConflict:
+                        skipped.append(f"{r.here}: changed on disk meanwhile; its links were not rewritten")
+                        continue
+                else:
+                    skipped.append(f"{r.here}: changed on disk since the move began; its links were not rewritten")
+                    continue
+                rewritten.append(Rewritten(r.here, done, sorted({c[0] for c in r.changes})))
+                total += done
+        except MdmemError:
+            journal.set_aside(mem)  # never obeyed in part again: the error says what is left to do
+            raise
+        journal.clear(mem)
+    mem.refresh()
+    return MoveResult(plan.source, plan.target, False, rewritten, total, skipped)

@@ -46,6 +46,7 @@ from mdmem.base import files as fs
 from mdmem.base.errors import AmbiguousNote, MdmemError, NoteArchived, NoteNotFound, UsageError
 from mdmem.base.layout import ARCHIVE_DIR, ARCHIVE_DIRS, INDEX_NAME, MEMORY_DIR, archive_log, archive_of
 from mdmem.base.vault import is_flat
+from mdmem.ops import guard
 from mdmem.ops.capture import check_unchanged, clean, index_links, resolver_for
 
 if TYPE_CHECKING:
@@ -143,6 +144,9 @@ def forget(
     the notes to forget, as :func:`matches` found them (after a confirmation). Nothing is deleted;
     ``dry_run`` changes nothing."""
     by_search = False
+    from mdmem.ops.edit import settle
+
+    settle(mem)
     if paths is None:
         paths, by_search = matches(mem, query, limit)
         if by_search and not yes and not dry_run:
@@ -153,6 +157,8 @@ def forget(
             raise UsageError(f"refusing to forget {rel}: only memory notes (under {MEMORY_DIR}/) can be "
                              "archived; move or delete other files yourself")
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
+        guard.real_folders(mem.root, INDEX_NAME)
+        guard.real_folders(mem.root, archive_log(flat))
         clean(mem.root, mem.state_dir)
         resolve = resolver_for(mem)
         index_data, index_seen = fs.read_stat(mem.root, mem.root / INDEX_NAME)
@@ -167,7 +173,9 @@ def forget(
         for rel in paths:
             if not (mem.root / rel).is_file():
                 raise NoteNotFound(f"{rel} is gone from disk; nothing was moved")
+            guard.real_folders(mem.root, rel)
             target = fs.archive_target(mem.root, rel, flat)
+            guard.real_folders(mem.root, target)  # a symlinked archive folder moved the note out of the vault
             removed = [i for i in sorted(drop) if rel in links[i]]
             count, sources = _links_to(mem, rel, set(paths))
             plan.append(Forgotten(rel, target, [lines[i] for i in removed], count, sources))
@@ -340,15 +348,21 @@ def restore(mem: Memory, ref: str, dry_run: bool = False) -> RestoreResult:
     """Bring an archived note back to where it was forgotten from, with the MEMORY.md lines forgetting
     removed (under their headings again; a line already there is not doubled). Refuses when a note now
     exists at that path (nothing is moved): move that one away first, or move the archived one by hand."""
+    from mdmem.ops.edit import settle
+
+    settle(mem)
     archived = find_archived(mem, ref)
     target, logged = _origin(mem, archived, _log(mem))
     if target == INDEX_NAME or not target.lower().endswith(".md") or any(
             part.startswith(".") for part in target.split("/")):
         raise UsageError(f"refusing to restore {archived} to {target}: not a note's place")
+    guard.name(target, "path to restore to")
     fs.inside(mem.root, posixpath.dirname(target) or ".")
     entry = _log(mem).get(archived) if logged else None
     items = [i for i in (entry or {}).get("index_lines", []) if isinstance(i, dict)]
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
+        for rel in (archived, target, INDEX_NAME):
+            guard.real_folders(mem.root, rel)
         if os.path.lexists(mem.root / target):
             raise MdmemError(f"{target} exists: a note is there now, so {archived} was not restored over it; "
                              f"move that note away (mdmem move), then restore again")

@@ -48,6 +48,9 @@ _PURPOSE = (r"(?=\s+(?:for|because|since|as|so|to|due to|given|porque|pois|já q
 _OVER = re.compile(r"\bchose\s+(.+?)\s+over\s+(.+?)" + _PURPOSE + "|"
                    r"\b(?:optamos|escolhemos) (?:por )?(.+?) em vez de (.+?)" + _PURPOSE, re.I)
 _PURPOSE_FOR = re.compile(r"\s+(?:for|para|pra)\s+[^.,;:!?()\n—–]+", re.I)
+# where the purpose ends and the reason begins: "for the billing service because we need transactions"
+_REASON = re.compile(r"\s+(?:because|since|as|so that|so|given|which|porque|pois|já que|ja que|uma vez que|"
+                     r"visto que)\b.*$", re.I | re.S)
 
 
 def decision_choice(body: str) -> tuple[str, str, str] | None:
@@ -63,7 +66,7 @@ def decision_choice(body: str) -> tuple[str, str, str] | None:
     if not chosen or not rejected:
         return None
     purpose = _PURPOSE_FOR.match(body, found.end())
-    return chosen, rejected, " ".join(purpose.group().split()) if purpose else ""
+    return chosen, rejected, " ".join(_REASON.sub("", purpose.group()).split()) if purpose else ""
 
 
 def decision_title(body: str, limit: int = NAME_MAX) -> str | None:
@@ -81,10 +84,10 @@ def decision_title(body: str, limit: int = NAME_MAX) -> str | None:
 
 
 def decision_note(body: str, chosen: str | None, rejected: list[str]) -> tuple[dict, str]:
-    """A decision note's ``chosen``/``rejected`` frontmatter and its sections
-    (Context, Options considered, Decision, Revisit when), filled from the
-    options or from "chose X over Y" / "optamos por X em vez de Y" in the text.
-    A body that already has those sections is kept as it is."""
+    """A decision note's ``chosen``/``rejected`` frontmatter and its sections (Context, Options considered,
+    Decision), filled from the options or from "chose X over Y" / "optamos por X em vez de Y" in the text;
+    only what is known: a text naming no option is kept as it is (placeholder sections, "(not recorded)",
+    read as something to fill in and were never filled). A body that already has those sections is kept."""
     found = decision_choice(body)
     if chosen is None and found:
         chosen = found[0]
@@ -94,13 +97,12 @@ def decision_note(body: str, chosen: str | None, rejected: list[str]) -> tuple[d
         return meta, body
     options = [f"- {meta['chosen']} (chosen)"] if meta["chosen"] else []
     options += [f"- {r}" for r in meta["rejected"]]
-    text = "\n".join([
-        "## Context", body.strip(), "",
-        "## Options considered", *(options or ["- (not recorded)"]), "",
-        "## Decision", chosen or "(see context)", "",
-        "## Revisit when", "(not recorded)",
-    ])
-    return meta, text
+    if not options:  # nothing known beyond the text: the text alone, no "(not recorded)" placeholders to fill
+        return meta, body.strip()
+    lines = ["## Context", body.strip(), "", "## Options considered", *options]
+    if chosen:
+        lines += ["", "## Decision", chosen]
+    return meta, "\n".join(lines)
 
 
 # What should not be saved as memory (`save` warns; a checkpoint drops such candidates).

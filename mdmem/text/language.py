@@ -16,6 +16,13 @@ from __future__ import annotations
 
 PT = frozenset("não nao você vc está isso então também obrigado obrigada para pra com uma um que de da os é "
                "fazer agora porque mas já quero preciso vamos".split())
+# the Portuguese words above that Spanish writes alike: a Spanish session counted them all as Portuguese and got
+# the Portuguese prompt, which asks for Portuguese memories. Spanish is never Portuguese: when the words only
+# Spanish has are as many as those only Portuguese has, nothing counts as Portuguese (the prompt is English and
+# tells the model to write in the user's language)
+_SHARED = frozenset("para que de da os porque mas está".split())
+ES = frozenset("el la los las es con una y esto eso pero también quiero necesito hacer ahora gracias usted "
+               "muy cómo qué puedes hay del al sí".split())
 EN = frozenset("the you is are this that with and to of it please can what how not don't i we want need let's "
                "thanks".split())
 _STRIP = ".,;:!?()[]{}\"'`*_<>«»“”‘’"
@@ -23,14 +30,17 @@ _STRIP = ".,;:!?()[]{}\"'`*_<>«»“”‘’"
 
 def tally(text: str) -> tuple[int, int]:
     """(Portuguese, English) function words in ``text``."""
-    pt = en = 0
+    pt = en = es = only = 0
     for token in text.split():
         word = token.strip(_STRIP).lower()
         if word in PT:
             pt += 1
+            only += word not in _SHARED
         elif word in EN:
             en += 1
-    return pt, en
+        elif word in ES:
+            es += 1
+    return (0 if es and es >= only else pt), en
 
 
 def choose(pt: int, en: int) -> str:

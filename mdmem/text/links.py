@@ -228,3 +228,43 @@ def markdown():
     md.inline.ruler.at("image", _markdown_link(image))
     md.core.ruler.at("inline", _inline_with_lines)
     return md
+
+
+# --------------------------------------------------------------------------- links mdmem writes
+
+LINK_FORMATS = ("shortest", "relative", "absolute")  # Obsidian's "New link format" (app.json newLinkFormat)
+
+
+def link_path(path: str, source: str, form: str, resolve) -> str:
+    """How Obsidian spells the vault path ``path`` (with ``.md``) in a new link from the note ``source``:
+    ``shortest`` the file name when it reaches ``path`` from there (``resolve(link, source)``), else the vault
+    path; ``relative`` the path from ``source``'s folder; ``absolute`` the vault path. A spelling that would not
+    resolve back to ``path`` falls back to ``/`` + the vault path (a vault path only, Obsidian's rule). Link text
+    is NFC whatever the name's form on disk (it resolves to an NFD name alike)."""
+    import posixpath
+
+    from mdmem.base.layout import nfc
+
+    if form == "relative":
+        spelled = posixpath.relpath(path, posixpath.dirname(source) or ".")
+    elif form == "shortest" and resolve(posixpath.basename(path), source) == path:
+        spelled = posixpath.basename(path)
+    else:
+        spelled = path
+    return nfc(spelled if resolve(spelled, source) == path else "/" + path)
+
+
+def format_link(path: str, source: str, *, markdown: bool = False, form: str = "shortest", resolve,
+                display: str | None = None) -> str:
+    """A new link to the vault path ``path`` from the note ``source``, as Obsidian writes one with the user's
+    settings: a wikilink ``[[name]]`` / ``[[name|display]]`` (no ``.md``), or with ``useMarkdownLinks`` a Markdown
+    link ``[display](name.md)`` with spaces and the like %-encoded (display: the file name without ``.md``).
+    ``form``: :data:`LINK_FORMATS` (:func:`link_path`)."""
+    from urllib.parse import quote
+
+    spelled = link_path(path, source, form, resolve)
+    if markdown:
+        shown = display if display is not None else path.rsplit("/", 1)[-1].removesuffix(".md")
+        return f"[{shown}]({quote(spelled, safe='/')})"
+    target = spelled[:-3] if spelled.lower().endswith(".md") else spelled
+    return f"[[{target}|{display}]]" if display else f"[[{target}]]"

@@ -25,6 +25,7 @@ placeholder (``<password>``, ``${TOKEN}``, ``xxxx``, ``changeme``, ``password``)
 
 from __future__ import annotations
 
+import base64
 import bisect
 import math
 import re
@@ -64,8 +65,9 @@ _URL_CREDENTIALS = re.compile(r"://[^\s/:@]{1,100}:([^\s/@]{1,200})@[^\s/@]")
 # value of 8+ characters: password = ..., "api_key": "...", DB_SECRET: ..., token => ...
 _KEYWORDS = ("pass", "pwd", "secret", "token", "key", "auth")
 _ASSIGNMENT = re.compile(
-    r"(?i)(?:pass(?:word|wd)?|pwd|secret|token|key|auth)(?:[_-]?[a-z0-9]{1,20}){0,3}[\"']?[ \t]{0,10}"
-    r"(?::=|=>|[:=])[ \t]{0,10}[\"'`]?([^\s\"'`,;]{8,200})")
+    r"(?i)(?:pass(?:word|wd)?|pwd|secret|token|key|auth)(?:[_-]?[a-z0-9]{1,20}){0,3}[\"']?"
+    r"(?:[ \t]{0,10}(?::=|=>|[:=])[ \t]{0,10}|[ \t]{1,10}(?:is|was|é|era)[ \t]{1,10})"  # or in words: "password is X"
+    r"[\"'`]?([^\s\"'`,;]{8,200})")
 _NOT_A_KEY = re.compile(r"(?i)(?>pass(?:word|wd)?|pwd|secret|token|key|auth)[a-z]")  # keyboard, tokens, author
 _WORDS = re.compile(r"[a-z]+(?:[-_.][a-z]+)*(?:[-_.]?\d{1,4})?")  # stored-in-vault-2024: words, not a key
 _PLACEHOLDER = re.compile(
@@ -102,12 +104,16 @@ def random_looking(value: str) -> bool:
 SCAN_CHARS = 1 << 20  # only the first MiB of a text is searched: a 50 MB note of key words took ~10 s
 
 
-def _found(text: str):
-    """Each secret in ``text`` as (where its line is told from, start, end, kind): ``start:end`` is the value
-    itself (a token, the password of a URL, an assignment's value; a private key from its header to its
-    footer or the end of the text), what :func:`redact` replaces."""
+# the rules without their closing look-ahead: in lines joined back together the next line's first word is glued
+# to a token's last piece ("...RM7T" + "end"), and a token's shape is its prefix and length anyway
+_GLUED = tuple((kind, re.compile(re.sub(r"\(\?!\[[^\]]*\]\)$", "", pattern.pattern)), before)
+               for kind, pattern, before in _RULES)
+
+
+def _tokens(text: str, rules: tuple[tuple[str, re.Pattern, str], ...] = _RULES):
+    """Each provider-shaped token in ``text``: (start, end, kind)."""
     present = {n for n in _ALL_NEEDLES if n in text}  # substring tests: ~20x cheaper than the regexes' passes
-    for (kind, pattern, before), needles in zip(_RULES, _NEEDLES):
+    for (kind, pattern, before), needles in zip(rules, _NEEDLES):
         if present.isdisjoint(needles):
             continue
         for m in pattern.finditer(text):
@@ -118,7 +124,56 @@ def _found(text: str):
                 footer = text.find("PRIVATE KEY", end)
                 footer = text.find("-----", footer + 11) if footer >= 0 else -1
                 end = footer + 5 if footer >= 0 else len(text)
-            yield m.start(), m.start(), end, kind
+            yield m.start(), end, kind
+
+
+# Ways to hide a provider-shaped token from the rules above that a careless paste or a deliberate evasion uses:
+# the token cut over lines, spelled a character at a time with spaces, or base64-encoded. Each is looked for
+# only as far as a known token shape is concerned (never the entropy rules: a base64 run or joined lines are
+# random-looking by nature), so ordinary notes are not flagged (measured: docs/decisions/018).
+_LINE_CUT = re.compile(r"\n[ \t]*")  # a literal first: re skips to each newline at C speed
+_SPACED = re.compile(r"(?:[A-Za-z0-9_-][ \t]){11,}[A-Za-z0-9_-](?![A-Za-z0-9_-])")
+_SPACED_NEEDLES = frozenset(" ".join(n.strip()) for n in _ALL_NEEDLES)  # "A K I A": looked for first, in C
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{24,4000}={0,2}")
+
+
+def _hidden(text: str):
+    """(position in ``text``, kind) of each token hidden by a line cut, spaces between its characters or base64.
+    Each pass costs a C-speed search when there is nothing to find (a ``re.sub``, substring tests)."""
+    if "\n" in text:
+        flat = text.replace("\r\n", "\n")
+        joined = _LINE_CUT.sub("", flat)
+        for start, end, kind in _tokens(joined, _GLUED):
+            if joined[start:end] in flat:
+                continue  # on one line: the rules found it already
+            gone, cut = 0, None  # where ``start`` was before the line ends were taken out (hits are rare)
+            for m in _LINE_CUT.finditer(flat):
+                if m.start() - gone > start:
+                    break
+                cut, gone = m, gone + m.end() - m.start()
+            yield start + (gone if cut is not None and cut.start() - (gone - (cut.end() - cut.start())) <= start
+                           else 0), f"{kind} split over lines"
+    if any(n in text for n in _SPACED_NEEDLES):
+        for m in _SPACED.finditer(text):
+            for _, _, kind in _tokens(re.sub(r"[ \t]", "", m.group())):
+                yield m.start(), f"{kind} spelled with spaces"
+    for m in _BASE64.finditer(text):
+        run = m.group()
+        try:
+            decoded = base64.b64decode(run + "=" * (-len(run) % 4), validate=True).decode("ascii")
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if decoded.isprintable() or "\n" in decoded:
+            for _, _, kind in _tokens(decoded):
+                yield m.start(), f"{kind} in base64"
+
+
+def _found(text: str):
+    """Each secret in ``text`` as (where its line is told from, start, end, kind): ``start:end`` is the value
+    itself (a token, the password of a URL, an assignment's value; a private key from its header to its
+    footer or the end of the text), what :func:`redact` replaces."""
+    for start, end, kind in _tokens(text):
+        yield start, start, end, kind
     for m in _URL_CREDENTIALS.finditer(text) if "@" in text else ():
         if random_looking(m.group(1)):
             yield m.start(), m.start(1), m.end(1), "password in a URL"
@@ -138,9 +193,11 @@ def _found(text: str):
 _ASSIGNED = "password or key assignment"
 
 
-def find(text: str) -> list[Secret]:
+def find(text: str, deep: bool = False) -> list[Secret]:
     """Every secret in the first :data:`SCAN_CHARS` characters of ``text`` (at most one per line and
-    kind; an assignment only on a line holding no other secret), in line order."""
+    kind; an assignment only on a line holding no other secret), in line order; a token hidden by a line cut,
+    spaces between its letters or base64 too with ``deep`` (:func:`_hidden`: what a write is checked with; ~3.5x
+    the CPU, so ``check``'s audit of every note does without; :func:`redact` does not take those out)."""
     text = text[:SCAN_CHARS]
     if not text:
         return []
@@ -161,6 +218,10 @@ def find(text: str) -> list[Secret]:
             line = line_of(anchor)
             found.setdefault((line, kind), Secret(line, kind))
     taken = {line for line, _ in found}
+    for anchor, kind in _hidden(text) if deep else ():
+        line = line_of(anchor)
+        if line not in taken:
+            found.setdefault((line, kind), Secret(line, kind))
     for line in assigned:
         if line not in taken:
             found.setdefault((line, _ASSIGNED), Secret(line, _ASSIGNED))
@@ -188,6 +249,13 @@ def redact(text: str) -> str:
             out.append(REDACTED.format(kind=kind))
         at = end
     return "".join(out) + text[at:]
+
+
+def values(text: str) -> list[str]:
+    """The secrets :func:`redact` would take out of ``text``, as they are written there (what ``check`` takes out
+    of every line it prints once a file name holds one: a link spells it %-encoded, beside a ``%20``)."""
+    head = text[:SCAN_CHARS]
+    return sorted({head[start:end] for _, start, end, _ in _found(head)} if head else set(), key=len, reverse=True)
 
 
 def describe(secrets: list[Secret], limit: int = 3) -> str:

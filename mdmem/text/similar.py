@@ -129,7 +129,32 @@ def near_duplicates(notes: list[Note], read, threshold: float = SIMILAR) -> list
         if alike >= threshold:
             text = f"{alike:.0%} the same text (word 5-grams)"
             reasons[(a, b)] = (reasons[(a, b)] + ", " + text) if (a, b) in reasons else text
+    for pair in same_meaning_pairs({p: decode(b)[0] for p, b in bodies.items() if len(b) <= MEANING_BYTES}):
+        reasons.setdefault(pair, "the same meaning")
     return [(a, b, why) for (a, b), why in sorted(reasons.items())]
+
+
+MEANING_BYTES = 600  # a memory this short is one fact: two of them are compared by meaning (text/meaning.py)
+MEANING_MAX_DF = 50  # a content word in more short notes than this pairs none of them
+
+
+def same_meaning_pairs(texts: dict[str, str]) -> list[tuple[str, str]]:
+    """The pairs of ``texts`` (path -> a short memory's text) that state the same memory by their words
+    (:func:`mdmem.text.meaning.same_meaning`), found through the content words they share (never all pairs)."""
+    from mdmem.text.meaning import same_meaning, statement, words
+
+    texts = {path: statement(text) for path, text in texts.items()}
+    index: dict[str, list[str]] = defaultdict(list)
+    for path, text in texts.items():
+        for w in words(text)[0]:
+            index[w].append(path)
+    shared: Counter = Counter()
+    for paths in index.values():
+        if len(paths) <= MEANING_MAX_DF:
+            for i, a in enumerate(paths):
+                for b in paths[i + 1:]:
+                    shared[_pair(a, b)] += 1
+    return sorted(pair for pair, n in shared.items() if n >= 2 and same_meaning(texts[pair[0]], texts[pair[1]]))
 
 
 def _options(value) -> set[str]:

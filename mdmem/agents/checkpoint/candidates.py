@@ -18,7 +18,7 @@ from pathlib import Path
 from mdmem.agents.checkpoint.dimensions import NAMES, SUBSTANTIAL, Evidence, hits
 from mdmem.agents.checkpoint.scan import MARKS, RANK, Known, clean, key_slug
 from mdmem.base.errors import MdmemError, UsageError
-from mdmem.base.files import write_atomic
+from mdmem.base.files import read_outside, state_path, write_atomic
 from mdmem.base.layout import STATE_DIR, safe_session
 from mdmem.text.classify import CODE  # code is not memory: the rule `save` warns with
 
@@ -65,6 +65,7 @@ class Candidate:
     paths: list[str] = field(default_factory=list)
     line: str | None = None  # the CLAUDE.md line of a behaviour rule
     secret: str | None = None  # what looks like a secret in it ("line 1: a GitHub token"): `accept` refuses it
+    flag: str | None = None    # what mdmem doubts about a model's candidate (git history, said already): shown
 
 
 @dataclass(frozen=True)
@@ -313,14 +314,14 @@ def secret_dropped(text: str) -> str | None:
 
 
 # the mark a suggestion holding what looks like a secret carries in the numbered list and on the card: the user
-# saw no mark, picked it, and only then was it refused (a new user's trial); {flag} is `--allow-secret`, or
-# `allow_secret` over MCP
+# saw no mark, picked it, and only then was it refused (a new user's trial); {flag} is `--allow-secret` (the
+# user's, on the command line: never over MCP)
 SECRET_MARK = {"en": "(holds a secret: refused unless {flag})", "pt": "(contém um segredo: recusada sem {flag})"}
 
 
 def secret_of(c: Candidate) -> str | None:
     """What in ``c`` looks like a secret, as ``save`` would refuse it (its body, then its name, description
-    and options; :func:`mdmem.ops.capture.refuse_secrets`), e.g. ``line 1: a GitHub token``; None when
+    and options; :func:`mdmem.ops.guard.refuse_secrets`), e.g. ``line 1: a GitHub token``; None when
     nothing does, and for a CLAUDE.md line (mdmem never writes it: the user copies it)."""
     from mdmem.text.secrets import describe, find
 
@@ -429,6 +430,7 @@ def _folder(vault: Path) -> Path:
 # person running `mdmem checkpoint TRANSCRIPT` by hand ("hand"), who reads its list in their terminal. The card
 # shows every origin but "hand" (mdmem.agents.hooks.session.CARD_ORIGINS)
 ORIGINS = ("propose", "PreCompact", "SessionEnd", "hand")
+STORED_MAX = 16 * 1024 * 1024  # bytes read of a stored checkpoint at most (a regular file only: never a FIFO)
 
 
 def store(vault: Path, cp: Checkpoint, origin: str = "propose") -> Path:
@@ -438,8 +440,7 @@ def store(vault: Path, cp: Checkpoint, origin: str = "propose") -> Path:
     one of :data:`ORIGINS`)."""
     if origin not in ORIGINS:
         raise ValueError(f"origin must be one of {ORIGINS}, not {origin!r}")
-    folder = _folder(vault)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = Path(state_path(vault, "checkpoints"))
     path = folder / f"{safe_session(cp.session)}.json"
     old = load(vault, cp.session, missing_ok=True)
     history = list(old.get("history", [])) + [c.get("name", "") for c in old.get("candidates", [])]
@@ -455,8 +456,8 @@ def load(vault: Path, session: str | None = None, missing_ok: bool = False) -> d
         pending = []
         for p in folder.glob("*.json") if folder.is_dir() else ():
             try:
-                data = json.loads(p.read_bytes())
-            except (OSError, ValueError):
+                data = json.loads(read_outside(p, STORED_MAX))
+            except (OSError, ValueError, RecursionError):
                 continue
             if isinstance(data, dict) and data.get("status") == "pending":
                 pending.append((data.get("saved", 0), p.stat().st_mtime_ns, data))
@@ -467,15 +468,16 @@ def load(vault: Path, session: str | None = None, missing_ok: bool = False) -> d
         return max(pending, key=lambda x: (x[0], x[1]))[2]
     path = folder / f"{safe_session(session)}.json"
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(read_outside(path, STORED_MAX))
     except FileNotFoundError:
         if missing_ok:
             return {}
         raise MdmemError(f"no checkpoint for session {session!r} in {folder}") from None
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, RecursionError) as e:
         if missing_ok:
             return {}
-        raise MdmemError(f"cannot read the checkpoint {path}: {e}") from None
+        raise MdmemError(f"cannot read the checkpoint {path}: {type(e).__name__ if isinstance(e, RecursionError) else e}") \
+            from None
     return data if isinstance(data, dict) else {}
 
 

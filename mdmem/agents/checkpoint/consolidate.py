@@ -82,7 +82,7 @@ from mdmem.agents.checkpoint.scan import (  # noqa: F401
     memory_protocol,
     scan_prompt,
 )
-from mdmem.agents.hooks.launch import runner
+from mdmem.agents.launch import runner
 from mdmem.base.errors import MdmemError, UsageError
 
 # ----------------------------------------------------------------------------- text
@@ -91,27 +91,31 @@ _TEXT = {
     "en": {"head": "[Checkpoint] This conversation hit {n}/7 dimensions ({marks}). Suggested memories:",
            "quiet": "[Checkpoint] This conversation hit {n}/7 dimensions{marks}: nothing to suggest.",
            "ask": 'Save which? Reply with numbers (e.g. 1,2) or "skip".',
-           "evidence": "evidence", "said": "said"},
+           "evidence": "evidence", "said": "said", "check": "check", "dropped": "not kept: {name} ({reason})"},
     "pt": {"head": "[Checkpoint de Sedimentação] Esta conversa acertou {n}/7 dimensões ({marks}), "
                    "sugestão de sedimentação:",
            "quiet": "[Checkpoint de Sedimentação] Esta conversa acertou {n}/7 dimensões{marks}: nada a sugerir.",
            "ask": 'Salvar quais? Responda com os números (ex.: 1,2), ou "pular".',
-           "evidence": "evidência", "said": "disse"},
+           "evidence": "evidência", "said": "disse", "check": "verifique", "dropped": "não guardada: {name} ({reason})"},
 }
 _SPEAKERS = {"en": {"user": "user", "assistant": "assistant"}, "pt": {"user": "usuário", "assistant": "assistente"}}
 
 
 def text(cp: Checkpoint, mcp: bool = False) -> str:
     """The checkpoint as the user (and the model) reads it: the seed's numbered list, a suggestion that looks
-    like it holds a secret marked (:data:`SECRET_MARK`: ``--allow-secret``, or ``allow_secret`` for ``mcp``)."""
+    like it holds a secret marked (:data:`SECRET_MARK`: ``--allow-secret``, which only the user passes, on the
+    command line: an MCP client has no way to waive the scan)."""
     t = _TEXT.get(cp.lang, _TEXT["en"])
-    flagged = SECRET_MARK.get(cp.lang, SECRET_MARK["en"]).format(flag="allow_secret" if mcp else "--allow-secret")
+    flagged = SECRET_MARK.get(cp.lang, SECRET_MARK["en"]).format(flag="--allow-secret")
     marks = "".join(MARKS[d] for d in cp.dimensions if d in MARKS)
+    # what `propose` did not keep is said inside the list the model shows (stdout), never only on stderr
+    gone = [t["dropped"].format(name=d.name, reason=d.reason) for d in cp.dropped] if cp.source == "model" else []
     if not cp.candidates:
-        return t["quiet"].format(n=len(cp.dimensions), marks=f" ({marks})" if marks else "")
+        return "\n".join([t["quiet"].format(n=len(cp.dimensions), marks=f" ({marks})" if marks else ""), *gone])
     out = [t["head"].format(n=len(cp.dimensions), marks=marks)]
     for c in cp.candidates:
-        out.append(f"{c.number}. [{c.type}] {c.mark} {c.name} — {c.description}" + (f" {flagged}" if c.secret else ""))
+        out.append(f"{c.number}. [{c.type}] {c.mark} {c.name} — {c.description}" + (f" {flagged}" if c.secret else "")
+                   + (f" ({t['check']}: {c.flag})" if c.flag else ""))
         if c.line:
             out.append(f"   CLAUDE.md: {c.line}")
         if c.chosen and c.rejected:
@@ -123,6 +127,7 @@ def text(cp: Checkpoint, mcp: bool = False) -> str:
             e = c.evidence[0]
             out.append(f"   {t['evidence']}: #{e.index} {_SPEAKERS[cp.lang if cp.lang in _SPEAKERS else 'en'][e.speaker]}"
                        f": \"{clean(e.quote)}\" ({e.signal})")
+    out.extend(gone)
     out.append(t["ask"])
     return "\n".join(out)
 
@@ -148,14 +153,14 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
     a session's transcript replaces that session's pending checkpoint, as every checkpoint does: the
     numbers just printed are the ones ``accept`` takes, and the person who ran it decides them."""
     from mdmem.agents.checkpoint.dimensions import detect, language
-    tr = read(source, subagents=subagents, max_bytes=max_bytes)
+    tr = read(source, subagents=subagents, max_bytes=max_bytes, errors=bool(model))  # a model sees tools' errors
     sid = session or tr.session_id or (Path(source).stem if source != "-" else "stdin")
     chosen = lang or language(tr.messages)
     if chosen not in _TEXT:
         raise UsageError(f"--lang must be one of: {', '.join(_TEXT)}")
     claude_md = [Path(p) / "CLAUDE.md" for p in {str(cwd or Path.cwd()), tr.cwd or ""} if p]
     transcript = None if source == "-" else str(Path(source).resolve())
-    evidence = detect(tr.messages)
+    evidence = detect([m for m in tr.messages if m.kind != "tool-error"])
     if model:
         known = Known.read(vault, claude_md, sid)
         prompt = scan_prompt(None, None, known=known, evidence=evidence, lang=chosen, answer=False,
@@ -199,7 +204,7 @@ class AcceptResult:
 def commands(session: str, vault, lang: str = "en", example: Sequence[int] = (1, 2), run: str | None = None) -> str:
     """How to accept or skip a stored checkpoint's suggestions from a shell, with the ``--session`` and
     ``--vault`` they need (the tail the Stop hook's prompt builds, :func:`mdmem.agents.checkpoint.scan.command_tail`)."""
-    from mdmem.agents.hooks.launch import runner
+    from mdmem.agents.launch import runner
 
     run = run or runner()
     tail = command_tail(session, vault)
@@ -230,7 +235,7 @@ def provenance(data: dict):
 
 
 def accept(mem, spec: str, session: str | None = None, today: str | None = None,
-           allow_secret: bool = False) -> AcceptResult:
+           allow_secret: bool = False, project: str | None = None) -> AcceptResult:
     """Save the chosen candidates through :func:`mdmem.ops.capture.save` (each on its
     own: one refused near-duplicate does not stop the others). A candidate whose text looks
     like it holds a secret is refused (nothing written), the refusal says how to save it
@@ -243,8 +248,9 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
     another reason, or not chosen: discarded), each saved one with its result. The card, ``hook status``
     and ``skip`` read ``candidates``; a number saved by an earlier accept answers "already saved" (a
     retried ``accept 1,2,3 --allow-secret`` writes nothing twice); a number not chosen earlier can still
-    be accepted with ``--session``."""
-    from mdmem.ops.capture import SecretRefused, save
+    be accepted with ``--session``. ``project``: the session's project (:mod:`mdmem.base.projects`), which
+    every memory saved carries; None: global."""
+    from mdmem.ops.capture import SameMemory, SecretRefused, save
 
     data = load(mem.root, session)
     if data.get("status") != "pending" and session is None:
@@ -267,7 +273,7 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
         c = by_number[n]
         kind = c["type"]
         earlier = c.get("result") if isinstance(c.get("result"), dict) else None
-        if earlier and earlier.get("status") in ("created", "unchanged", "proposed"):
+        if earlier and earlier.get("status") in ("created", "unchanged", "proposed", "updated"):
             results.append(Accepted(n, c["dimension"], kind, c["name"],
                                     "proposed" if earlier["status"] == "proposed" else "unchanged", earlier.get("path"),
                                     "already saved by an earlier accept: nothing changed", earlier.get("line")))
@@ -281,13 +287,18 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
             r = save(mem, c["body"], kind, c["name"], c["description"], tags=["checkpoint"], today=today,
                      chosen=c.get("chosen"), rejected=c.get("rejected") or [], paths=c.get("paths") or [],
                      name_as_file=False, allow_secret=allow_secret,  # a suggested title, not a file name
-                     provenance=provenance(data))
+                     provenance=provenance(data), project=project)
         except SecretRefused as e:
-            found = str(e).split("; nothing was written", 1)[0].removeprefix("refusing to save: ")
+            found = str(e).split("; nothing was written", 1)[0].removeprefix("refusing to write: ")
             results.append(Accepted(n, c["dimension"], kind, c["name"], "refused-secret", None,
                                     f"{found}; nothing was written. If it is not a secret, or to keep it knowingly: "
-                                    f"`{runner()} checkpoint accept {n} --allow-secret {tail}` (allow_secret=true "
-                                    f"over MCP); it stays pending"))
+                                    f"`{runner()} checkpoint accept {n} --allow-secret {tail}` (the user, on the "
+                                    f"command line; never over MCP); it stays pending"))
+            continue
+        except SameMemory as e:  # one note per fact: accepting it updates the note that says it already
+            r = save(mem, c["body"], kind, update=e.existing, allow_secret=allow_secret, today=today)
+            results.append(Accepted(n, c["dimension"], kind, c["name"], "updated", r.path,
+                                    f"the same as {r.path}: added to it", r.index_line))
             continue
         except MdmemError as e:
             results.append(Accepted(n, c["dimension"], kind, c["name"], "refused", None, str(e)))

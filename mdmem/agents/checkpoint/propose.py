@@ -17,18 +17,25 @@ from mdmem.agents.checkpoint.candidates import (
     BODY_MAX,
     KINDS,
     LANGS,
-    MAX_CANDIDATES,
     Candidate,
     Checkpoint,
     Dropped,
     do_not_save,
     one_line,
-    secret_dropped,
-    secret_of,
     store,
     title,
 )
-from mdmem.agents.checkpoint.scan import EXAMPLE_JSON, FIELDS, FIELDS_PT, MARKS, Known, clean, key_slug, strip_tags
+from mdmem.agents.checkpoint.scan import (
+    EXAMPLE_JSON,
+    FIELDS,
+    FIELDS_PT,
+    MARKS,
+    Known,
+    clean,
+    key_slug,
+    key_words,
+    strip_tags,
+)
 from mdmem.base.errors import MdmemError, UsageError
 
 
@@ -91,25 +98,61 @@ def _text(item: dict, key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _exact_duplicate(known: Known, c: Candidate) -> str | None:
+    """The saved note ``c`` repeats exactly (the same name, or the same type and description), named; else None."""
+    slug = key_slug(c.name)
+    for stem in known.notes:
+        if slug and key_slug(stem.replace("-", " ")) == slug:
+            return f"an exact duplicate of the saved note {stem}.md"
+    desc = " ".join(c.description.split()).casefold()
+    for path, note in known.saved():
+        if note.get("type") == c.type and (key_slug(str(note.get("name") or "")) == slug or
+                                           (desc and " ".join(str(note.get("description") or "").split()).casefold()
+                                            == desc)):
+            return f"an exact duplicate of the saved note {path.rsplit('/', 1)[-1]}"
+    return None
+
+
+def _doubt(known: Known, c: Candidate, earlier: set[str]) -> str | None:
+    """What mdmem doubts about ``c`` (shown beside it; the user decides): what the vault or CLAUDE.md may say
+    already, a near-same saved note, or a name proposed earlier in the session."""
+    if key_slug(c.name) in earlier:
+        return "proposed earlier in this session"
+    mine = key_words(c.name + " " + (c.line or c.description))
+    core = key_words(c.line or c.description)
+    for words in known.lines:
+        if mine and (len(core & words) / max(1, len(core)) >= 0.8 or len(mine & words) / len(mine | words) >= 0.5):
+            return "MEMORY.md or CLAUDE.md may say this already"
+    return known.same_note(c)
+
+
+def _replaces(payload) -> set[int]:
+    value = payload.get("replaces") if isinstance(payload, dict) else None
+    return {v for v in value if isinstance(v, int) and not isinstance(v, bool)} if isinstance(value, list) else set()
+
+
 def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", transcript: str | None = None,
             extra_claude_md: Sequence[Path] = (), today: str | None = None, store_result: bool = True,
             origin: str = "propose") -> Checkpoint:
     """Candidates a model proposes (JSON: ``{"dimensions": [...], "candidates": [{type,
-    dimension, name, description, body, chosen, rejected, paths}]}`` or a bare list), checked
-    and stored as the session's pending checkpoint:
+    dimension, name, description, body, chosen, rejected, paths}], "replaces": [N]}`` or a bare list),
+    checked and stored as the session's pending checkpoint. The model judges; mdmem validates:
 
-    - a type outside :data:`KINDS`, a missing name or body, a secret, code, git history or
-      task state: dropped with the reason;
-    - names cleaned to the subject in at most 60 characters (:func:`title`: markup, tags and
-      ellipses removed, cut at whole words), descriptions to one line;
-    - what repeats the vault (a note name, a MEMORY.md or CLAUDE.md line, a saved note by
-      :func:`mdmem.text.similar.same_memory`), the session's earlier proposals or another candidate:
-      dropped;
-    - at most three kept, in the model's order.
+    - dropped, each with its reason in the answer: a malformed entry (not an object, a type outside
+      :data:`KINDS`, no name, no body or description), a secret (the kind named, never the value: nothing
+      holding it is stored), an exact duplicate of a saved note (named), the same name twice in one answer;
+    - flagged and kept (the user decides): what looks like code, git history, task state or a file path,
+      what MEMORY.md or CLAUDE.md may say already, a near-same saved note;
+    - names cleaned to the subject in at most 60 characters (:func:`title`), descriptions to one line;
+    - revise: the session's pending candidates of the same name, or numbered in ``replaces``, are replaced;
+      the others stay, and the result lists every candidate pending now, numbered again from 1.
 
-    Nothing is stored when no candidate is left; what is stored records ``origin``
+    Nothing is stored when no candidate is pending; what is stored records ``origin``
     (:data:`mdmem.agents.checkpoint.candidates.ORIGINS`: "hand" for ``mdmem checkpoint TRANSCRIPT --model``, which the
     card does not show)."""
+    from mdmem.agents.checkpoint.candidates import load
+    from mdmem.text.secrets import describe, find, redact
+
     payload = _json_payload(data)
     if isinstance(payload, dict):
         items = payload.get("candidates", [])
@@ -124,6 +167,10 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
         raise UsageError(f"--lang must be one of: {', '.join(LANGS)}")
     sid = session or "manual"
     known = Known.read(vault, extra_claude_md, sid)
+    old = load(vault, sid, missing_ok=True) if store_result else {}
+    pending_old = [c for c in old.get("candidates", []) if isinstance(c, dict)] \
+        if old.get("status") == "pending" and old.get("origin") == origin else []
+    earlier = {key_slug(n) for n in old.get("history", []) if isinstance(n, str)}
     day = today or dt.date.today().isoformat()
     said = ("Proposto em uma sessão do Claude Code em " if lang == "pt" else "Proposed in a Claude Code session on ") \
         + day + "."
@@ -132,73 +179,107 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
     seen: set[str] = set()
     for n, item in enumerate(items, 1):
         if not isinstance(item, dict):
-            dropped.append(Dropped(f"#{n}", 0, "not a JSON object"))
+            dropped.append(Dropped(f"#{n}", 0, "malformed: not a JSON object"))
             continue
         kind = item.get("type") if isinstance(item.get("type"), str) else None
         kind = {"milestone": "project", "protocolo": "protocol", "decisão": "decision", "claude.md": "claude-md",
                 "claude_md": "claude-md"}.get((kind or "").strip().lower(), (kind or "").strip().lower())
         dim = _dimension_of(item, kind) or 0
         raw_name = _text(item, "name")
-        name = title(raw_name) if raw_name else ""
+        name = title(redact(raw_name)) if raw_name else ""
         if kind not in KINDS:
-            dropped.append(Dropped(name or f"#{n}", dim, f"unknown type {item.get('type')!r} (one of {', '.join(KINDS)})"))
+            dropped.append(Dropped(name or f"#{n}", dim,
+                                   f"malformed: unknown type {item.get('type')!r} (one of {', '.join(KINDS)})"))
             continue
         if not name:
-            dropped.append(Dropped(f"#{n}", dim, "no name"))
+            dropped.append(Dropped(f"#{n}", dim, "malformed: no name"))
             continue
         body = strip_tags(_text(item, "body")).strip()[:BODY_MAX]
         desc_raw = _text(item, "description")
         description = one_line(desc_raw or body.split("\n", 1)[0])
         if not body and not description:
-            dropped.append(Dropped(name, dim, "no body or description"))
+            dropped.append(Dropped(name, dim, "malformed: no body or description"))
             continue
-        text_all = " ".join((raw_name, desc_raw, body))
-        why = secret_dropped(text_all) or do_not_save(body or description, dim or 3, code_ok=False,
-                                                   claim=f"{raw_name}\n{desc_raw or description}")
-        if why:
-            dropped.append(Dropped(name, dim, why))
+        chosen = clean(item["chosen"])[:120] if isinstance(item.get("chosen"), str) and item["chosen"].strip() else None
+        rejected = _strings(item.get("rejected"))
+        found = next((f for f in (find(t) for t in (body, raw_name, desc_raw, chosen or "", "\n".join(rejected)) if t)
+                      if f), None)
+        if found:  # never stored, never shown: the kind, not the value
+            dropped.append(Dropped(name, dim, f"holds a secret ({describe(found)}): not kept; propose it again "
+                                              "without the secret"))
             continue
         line = None
         if kind == "claude-md":
             line = "- " + (clean(body.split("\n", 1)[0].lstrip("-* "))[:300] or description)
-        chosen = clean(item["chosen"])[:120] if isinstance(item.get("chosen"), str) and item["chosen"].strip() else None
-        rejected = _strings(item.get("rejected"))
         paths = [p for p in _globs(item.get("paths")) if not p.startswith(("/", "~")) and ".." not in p.split("/")]
         c = Candidate(len(candidates) + 1, kind, dim or 0, MARKS.get(dim, "·"), name, description,
                       (body or description).rstrip() + f"\n\n{said}\n", [], chosen, rejected, paths, line)
-        c = replace(c, secret=secret_of(c))  # kept, and marked in the list: the user decides (secret_dropped)
-        why = known.repeats(c) or ("a repeat of another candidate" if key_slug(name) in seen else None)
-        if why:
-            dropped.append(Dropped(name, dim, why))
+        if key_slug(name) in seen:
+            dropped.append(Dropped(name, dim, "the same name twice in this answer"))
             continue
-        if len(candidates) >= MAX_CANDIDATES:
-            dropped.append(Dropped(name, dim, f"only {MAX_CANDIDATES} candidates at a time"))
+        exact = _exact_duplicate(known, c)
+        if exact:
+            dropped.append(Dropped(name, dim, exact))
             continue
+        flag = do_not_save(body or description, dim or 3, code_ok=False,
+                            claim=f"{raw_name}\n{desc_raw or description}") or _doubt(known, c, earlier)
         seen.add(key_slug(name))
-        candidates.append(c)
+        candidates.append(replace(c, flag=flag))
+    replaced = _replaces(payload)
+    kept = [c for c in pending_old if c.get("number") not in replaced and key_slug(str(c.get("name", ""))) not in seen]
+    merged = [_candidate(c) for c in kept] + candidates
+    merged = [replace(c, number=i) for i, c in enumerate(merged, 1)]
     dims = sorted({d for d in declared if isinstance(d, int) and 1 <= d <= 7} if isinstance(declared, list) else set())
-    dims = sorted(set(dims) | {c.dimension for c in candidates if c.dimension})
-    result = Checkpoint(sid, transcript, lang, dims, candidates, dropped, 0, 0, 0, {},
+    dims = sorted(set(dims) | {c.dimension for c in merged if c.dimension})
+    result = Checkpoint(sid, transcript or old.get("transcript"), lang, dims, merged, dropped, 0, 0, 0, {},
                         dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "model")
     if result.fired and store_result:
         store(vault, result, origin)
     return result
 
 
+def _candidate(d: dict) -> Candidate:
+    """A stored candidate (a dict, as :func:`mdmem.agents.checkpoint.candidates.store` keeps it) as a :class:`Candidate`."""
+    return Candidate(int(d.get("number", 0)), str(d.get("type", "")), int(d.get("dimension", 0) or 0),
+                     str(d.get("mark", "·")), str(d.get("name", "")), str(d.get("description", "")),
+                     str(d.get("body", "")), [], d.get("chosen"), list(d.get("rejected") or []),
+                     list(d.get("paths") or []), d.get("line"), d.get("secret"), d.get("flag"))
+
+
 MODEL_INPUT_MAX = 120_000  # characters of conversation handed to a model command (the first turns + the latest)
 MODEL_TIMEOUT = 600.0
 
 
+MESSAGE_MAX = 8000  # characters of one message a model is shown: a longer one loses its middle, not its end
+
+
+def elide(text: str, limit: int = MESSAGE_MAX) -> str:
+    """``text`` within ``limit`` characters: its beginning and its end, the middle left out and said so."""
+    if len(text) <= limit:
+        return text
+    head, tail = limit * 5 // 8, limit * 3 // 8
+    return f"{text[:head].rstrip()}\n[… {len(text) - head - tail} characters left out …]\n{text[-tail:].lstrip()}"
+
+
 def conversation_text(messages, limit: int = MODEL_INPUT_MAX) -> str:
     """The user/assistant text of a conversation for a model, message numbers as mdmem counts
-    them, tool calls as a count; within ``limit`` characters: the first two messages and as
+    them, tool calls as a count; every word the user typed, labelled by how it reached the agent (typed while
+    it worked, or when rejecting a tool call), a message the user sent again shown once, a tool's short error as
+    the tool's; a long message elided in the middle. Within ``limit`` characters: the first two messages and as
     many of the latest as fit."""
     rows = []
+    said: set[str] = set()
     for m in messages:
-        who = "user (typed while you worked)" if m.kind == "queued" else m.speaker
+        if m.speaker == "user":
+            key = " ".join(m.text.split())
+            if key in said:
+                continue  # a queued message delivered again, a replayed prompt: once
+            said.add(key)
+        who = {"queued": "user (typed while you worked)", "tool-error": "tool error (not the user)",
+               "prompt": "assistant (a prompt to a subagent)"}.get(m.kind, m.speaker)
         tools = f" [{len(m.tools)} tool call{'s' if len(m.tools) != 1 else ''}]" if m.tools else ""
         if m.text or tools:
-            rows.append(f"[msg {m.index} · {who}]{tools}\n{m.text[:8000]}")
+            rows.append(f"[msg {m.index} · {who}]{tools}\n{elide(m.text)}")
     if sum(len(r) + 2 for r in rows) <= limit:
         return "\n\n".join(rows)
     head = rows[:2]

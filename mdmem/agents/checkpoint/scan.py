@@ -238,10 +238,9 @@ def _saved_notes(vault: str) -> list[tuple[str, dict]]:
 def _stored(vault, session: str) -> dict:
     """A session's stored checkpoint (``.mdmem/checkpoints/<session>.json``), or {}."""
     path = os.path.join(str(vault), STATE_DIR, "checkpoints", f"{safe_session(session)}.json")
-    try:
-        with open(path, "rb") as f:
-            data = json.loads(f.read(4 * 1024 * 1024))
-    except (OSError, ValueError):
+    try:  # a regular file only (a FIFO never blocks), bounded; any damage: none stored
+        data = json.loads(files.read_outside(path, 4 * 1024 * 1024))
+    except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -269,9 +268,12 @@ Do not save: code patterns or file paths (the code shows them), git history, deb
 state or status snapshots, secrets, anything already in CLAUDE.md or in the memory below.
 Rules: 0-1 dimensions hit → do nothing and say nothing (just stop), except a rule or correction the user \
 stated, which is worth proposing alone; most sessions hold nothing for later. A dimension hits only with something \
-a later session needs: finishing this task (1) is not enough by itself; what the session wrote into the \
-repository's docs is saved already. At most 3 candidates, quality over quantity; a hit dimension needs no \
-candidate of its own. Write no memory files yourself: the user chooses."""
+a later session needs: finishing this task (1) is not enough by itself. Saved already, so neither a candidate \
+nor a hit: what this session wrote into CLAUDE.md, the repository's docs, a skill file or a `#` memory; what it \
+wrote only into your own memory folder outside this vault is not saved here. "dimensions" lists only the \
+dimensions hit by something new, with or without a candidate of their own. Scan everything since the last \
+checkpoint. At most 3 candidates, quality over quantity; a wrong one can be replaced by proposing it again \
+under the same name (or with "replaces": [N]). Write no memory files yourself: the user chooses."""
 
 # how to answer: the same command and JSON in both languages (its keys, types and commands are mdmem's)
 EXAMPLE_JSON = """\
@@ -284,7 +286,8 @@ _ANSWER_JSON = "{run} checkpoint propose {tail} <<'JSON'\n" + EXAMPLE_JSON.repla
 FIELDS = """\
 type: one of project, claude-md, protocol, decision, feedback, reference, user. name: the subject in at most 60 \
 characters (not a quote of the chat). description: one line. body: a few lines: the fact, why, how to apply. \
-paths (protocol, optional): globs it applies to."""
+paths (protocol, optional): globs it applies to. Write name, description and body in the language the user \
+writes in."""
 FIELDS_PT = """\
 type: um de project, claude-md, protocol, decision, feedback, reference, user. name: o assunto em até 60 \
 caracteres (não uma citação da conversa). description: uma linha. body: poucas linhas: o fato, por quê, como \
@@ -323,9 +326,13 @@ depuração, estado passageiro de tarefa ou retratos de status, segredos, nada q
 memória abaixo.
 Regras: 0-1 dimensão atingida → não faça nada e não diga nada (apenas pare), exceto uma regra ou correção que o \
 usuário disse, que vale propor sozinha; a maioria das sessões não tem nada para depois. Uma dimensão só é \
-atingida com algo de que uma sessão futura precise: terminar esta tarefa (1) não basta por si; o que a sessão \
-escreveu nos docs do repositório já está salvo. No máximo 3 candidatas, qualidade acima de quantidade; uma \
-dimensão atingida não precisa de candidata própria. Não escreva arquivos de memória você mesmo: o usuário escolhe."""
+atingida com algo de que uma sessão futura precise: terminar esta tarefa (1) não basta por si. Já salvo, portanto \
+nem candidata nem dimensão atingida: o que esta sessão escreveu no CLAUDE.md, nos docs do repositório, num arquivo \
+de skill ou numa memória `#`; o que escreveu só na sua própria pasta de memória, fora deste vault, não está salvo \
+aqui. "dimensions" lista só as dimensões atingidas por algo novo, com ou sem candidata própria. Revise tudo desde o \
+último checkpoint. No máximo 3 candidatas, qualidade acima de quantidade; uma errada pode ser substituída \
+propondo-a de novo com o mesmo nome (ou com "replaces": [N]). Não escreva arquivos de memória você mesmo: o \
+usuário escolhe."""
 
 _PROMPT_ANSWER_PT = """\
 Se houver o que propor, passe suas candidatas ao mdmem em JSON:
@@ -352,6 +359,10 @@ _WHY_PT = ((r"the user asked to consolidate", "o usuário pediu para consolidar"
            (r"a result was delivered", "um resultado foi entregue"),
            (r"(\d+) tool calls since the last checkpoint", r"\1 chamadas de ferramenta desde o último checkpoint"),
            (r"the topic changed", "o assunto mudou"),
+           (r"the user stated a rule or corrected the assistant", "o usuário disse uma regra ou corrigiu o assistente"),
+           (r"a task was closed", "uma tarefa foi concluída"),
+           (r"turns of an earlier session that no checkpoint scanned",
+            "turnos de uma sessão anterior que nenhum checkpoint revisou"),
            (r"(\d+) stops since the last checkpoint", r"\1 paradas desde o último checkpoint"),
            (r"(\d+) dimensions hit since the last checkpoint", r"\1 dimensões atingidas desde o último checkpoint"))
 

@@ -99,7 +99,7 @@ from mdmem.agents.hooks.state import (
     write_state,
 )
 from mdmem.base import files
-from mdmem.base.layout import HOOKS_DIR, safe_session
+from mdmem.base.layout import safe_session
 from mdmem.base.lazy_re import Lazy
 from mdmem.text.language import choose, tally
 
@@ -116,6 +116,9 @@ PENDING = 5        # the strongest pieces of evidence kept per dimension until t
 # replay of the real sessions, deferring without a bound kept such a session silent through all 12 stops
 ASK_DEFER = 2
 STEER_WORDS = 5    # a follow-up message of fewer words ("yes", "commit this", "push") does not steer
+BANK = 4           # stops a session needs before its first in-session scan (the user asking goes past it)
+SAID_BANK = 3      # ... but a turn in which the user stated a rule or corrected the assistant may be the first
+BUDGET_STOPS = 10  # stops between two in-session scans: about one firing in ten stops
 TOPIC = 80         # words of the recent requests kept, for topic changes and the scan prompt
 MEMORY_DIMENSIONS = ("2", "3", "4", "6", "7")  # what fires on its own: rules, decisions, feedback, analysis
 _ASK = Lazy(r"\b(?:consolidate|consolidar|consolide|sediment\w*|(?:do|run) (?:a|the) (?:memory )?checkpoint|"
@@ -276,8 +279,7 @@ def stop(vault: str, payload: dict, opts: dict, *, read: Callable) -> dict | Non
     cfg = settings(vault, opts)
     if cfg["timeout_seconds"] != DEFAULTS["timeout_seconds"]:
         rearm(cfg["timeout_seconds"])
-    folder = os.path.join(vault, HOOKS_DIR)
-    os.makedirs(folder, exist_ok=True)
+    folder = files.state_path(vault, "hooks")
     base = os.path.join(folder, "stop-" + safe_session(session))
     t = now()
     with files.Lock(base + ".lock", LOCK_WAIT, f"another hook holds {base}.lock (waited {LOCK_WAIT:.0f} s)"):
@@ -292,6 +294,7 @@ def stop(vault: str, payload: dict, opts: dict, *, read: Callable) -> dict | Non
         cwd = text_field(payload, "cwd")
         if cwd:
             state["cwd"] = cwd
+        state["agent"] = text_field(payload, "mdmem_agent") or "claude"  # whose transcript format this is
         why = None
         if cfg["policy"] == "cadence":
             last = state.get("last_trigger") or state["first"]
@@ -322,20 +325,26 @@ def _remember(state: dict, found: list) -> None:
     pending = state.setdefault("pending", {})
     if not found:
         return  # (and the detectors' module is not imported for nothing)
+    from mdmem.agents.checkpoint.candidates import redacted
     from mdmem.agents.checkpoint.dimensions import HIT
 
     for e in found:
         if e.strength >= HIT:  # only what hits a dimension counts toward firing
             items = pending.setdefault(str(e.dimension), [])
-            items.append(_evidence_dict(e))
+            items.append(_evidence_dict(redacted(e)))  # kept until the next scan: secrets never stored
             items.sort(key=lambda d: -d["strength"])
             del items[PENDING:]
 
 
 def _signals(state: dict, scan: dict, cfg: dict, t: float) -> str | None:
-    """The ``signals`` policy at this stop: why to fire, or None (see the module's table)."""
+    """The ``signals`` policy at this stop: why to fire, or None. It fires only at a natural gap, within a
+    budget (see the module's docstring): never without user words typed since the last scan
+    (:func:`_new_words`), at most once per :data:`BUDGET_STOPS` stops after the first :data:`BANK`
+    (:func:`_budget`); the user asking to consolidate goes past the budget."""
     state["tools"] = state.get("tools", 0) + scan["tools"]
     state["steers"] = state.get("steers", 0) + scan["steers"]
+    if not _new_words(state):
+        return None  # never two scans without new user words between them
     if scan["ask"]:
         return "the user asked to consolidate"
     if scan["asks_user"] is not None:
@@ -344,34 +353,37 @@ def _signals(state: dict, scan: dict, cfg: dict, t: float) -> str | None:
         return None  # the turn ends by asking the user something: they answer first (an interview: see ASK_DEFER)
     if not _spaced(state, cfg, t):
         return None
+    if scan["said"] and _budget(state, SAID_BANK):  # the user stated a rule or corrected the assistant in this turn
+        return "the user stated a rule or corrected the assistant"
+    if not _budget(state):
+        return None
     pending = state.get("pending", {})
     memory = [d["strength"] for k in MEMORY_DIMENSIONS for d in pending.get(k, [])]
-    score, reasons = 0.0, []
-    if memory:
-        score += 1.0 if max(memory) >= 0.8 else 0.5
-        reasons.append("a rule, decision or correction was said")
-    if "5" in pending:
-        score += 0.5
-        reasons.append("a milestone")
-    if state.get("steers"):
-        score += min(1.0, 0.5 * state["steers"]) if state.get("triggers") else 1.0
-        reasons.append("the user steered the work")
+    if memory and max(memory) >= 0.8:
+        return "a rule, decision or correction was said"  # said in a turn that asked the user (an interview)
+    worth = bool(memory) or "5" in pending or bool(state.get("steers"))
+    if not worth:
+        return None  # a gap with nothing said since the last scan: the session's end review covers the rest
     if scan["delivered"]:
-        score += 0.25
-        reasons.append("a result was delivered")
-    if state["tools"] > cfg["min_tool_calls"]:
-        score += 0.25
-        reasons.append(f"{state['tools']} tool calls since the last checkpoint")
+        return "a task was closed"
     if scan["topic_changed"]:
-        score += 0.25
-        reasons.append("the topic changed")
-    if score >= 1.0:
-        return ", ".join(reasons)
+        return "the topic changed"
     since = t - (state.get("last_trigger") or state["first"])
-    if state["since"] >= cfg["min_stops"] and since >= cfg["min_minutes"] * 60 and \
-            (pending or state["tools"] > cfg["min_tool_calls"]):
+    if state["since"] >= cfg["min_stops"] and since >= cfg["min_minutes"] * 60:
         return f"{state['since']} stops since the last checkpoint"
     return None
+
+
+def _new_words(state: dict) -> bool:
+    """The user typed something since the last scan (``typed`` counts the session's typed messages)."""
+    return int(state.get("typed", 0)) > int(state.get("typed_at_scan", 0))
+
+
+def _budget(state: dict, bank: int | None = None) -> bool:
+    """Whether a firing now stays within the budget: the session's ``n``-th firing needs
+    ``BANK + (n - 1) * BUDGET_STOPS`` stops (measured on the tune split of the real sessions, the
+    firings then stay near 1 in 10 stops; what no in-session scan covered, the next session reviews)."""
+    return int(state.get("stops", 0)) >= (BANK if bank is None else bank) + int(state.get("triggers", 0)) * BUDGET_STOPS
 
 
 def _spaced(state: dict, cfg: dict, t: float) -> bool:
@@ -382,6 +394,8 @@ def _spaced(state: dict, cfg: dict, t: float) -> bool:
 
 def _trigger(state: dict, t: float) -> None:
     state["last_trigger"] = t
+    state["covered"] = int(state.get("offset", 0) or 0)  # the scan covers the transcript up to here
+    state["typed_at_scan"] = int(state.get("typed", 0))
     state["since"] = 0
     state["tools"] = 0
     state["steers"] = 0
@@ -411,17 +425,18 @@ def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, dete
     if not transcript:
         raise HookError("no transcript_path in the hook's input")
     start = int(state.get(key, 0) or 0)
-    tr = read(transcript, start=start, max_bytes=int(float(cfg["max_transcript_mb"]) * 1024 * 1024))
+    # the messages carried from the last scan are read again from the transcript (the state keeps their offsets,
+    # never their text): a message whose first records the last scan read comes back whole
+    meta = [c for c in state.get("carry", []) if isinstance(c, dict)] if key == "offset" else []
+    begin = min([start, *(int(c.get("offset", start)) for c in meta)])
+    tr = read(transcript, start=begin, max_bytes=int(float(cfg["max_transcript_mb"]) * 1024 * 1024))
     base = int(state.get("count", 0)) if key == "offset" else 0
-    carry = [Message(m["index"], m["speaker"], m["text"], tuple(m["tools"]), m["offset"], m.get("id"),
-                     m.get("kind", "")) for m in state.get("carry", [])] if key == "offset" else []
-    fresh = [Message(base + i, m.speaker, m.text, m.tools, m.offset, m.id, m.kind) for i, m in enumerate(tr.messages)]
-    if carry and fresh and fresh[0].id and carry[-1].id == fresh[0].id:
-        # the rest of a message whose first records the last scan read: one message again
-        head, rest = carry[-1], fresh.pop(0)
-        carry[-1] = Message(head.index, head.speaker, "\n".join(t for t in (head.text, rest.text) if t),
-                            head.tools + rest.tools, head.offset, head.id, head.kind)
-        fresh = [Message(m.index - 1, m.speaker, m.text, m.tools, m.offset, m.id, m.kind) for m in fresh]
+    old = [m for m in tr.messages if m.offset < start]
+    known = {int(c.get("offset", -1)): int(c.get("index", 0)) for c in meta}
+    carry = [Message(known.get(m.offset, base - len(old) + i), m.speaker, m.text, m.tools, m.offset, m.id, m.kind)
+             for i, m in enumerate(old)][-CARRY:]
+    fresh = [Message(base + i, m.speaker, m.text, m.tools, m.offset, m.id, m.kind)
+             for i, m in enumerate(m for m in tr.messages if m.offset >= start)]
     messages = carry + fresh
     last = payload.get("last_assistant_message")
     if isinstance(last, str) and last.strip() and not any(
@@ -439,11 +454,13 @@ def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, dete
     found = []
     asks = None  # not looked at (the detectors did not run: this stop cannot fire)
     if detectors or ask or steering or _worth_detecting(state, users, new, cfg, t, carry):
+        from hashlib import blake2b
+
         from mdmem.agents.checkpoint.dimensions import asks_user, detect
 
         seen = set(state.get("seen", []))
         for e in detect(messages):
-            k = f"{e.dimension}:{e.quote}"
+            k = blake2b(f"{e.dimension}:{e.quote}".encode(), digest_size=8).hexdigest()  # a hash, not the quote
             if k not in seen:
                 seen.add(k)
                 found.append(e)
@@ -461,12 +478,14 @@ def _scan(transcript: str, state: dict, key: str, payload: dict, cfg: dict, dete
         state["topic"] = (list(words) + [w for w in state.get("topic", []) if w not in words])[:TOPIC]
     if key == "offset":
         state["count"] = base + len(fresh)
-        state["carry"] = [{"index": m.index, "speaker": m.speaker, "text": m.text[-4000:], "tools": list(m.tools),
-                           "offset": m.offset, "id": m.id, "kind": m.kind} for m in (carry + fresh)[-CARRY:]]
+        state["carry"] = [{"index": m.index, "offset": m.offset} for m in (carry + fresh)[-CARRY:]
+                          if m.offset < tr.end]  # offsets only: the text is read again (no user words kept)
     state["scanned"] = {"from": start, "to": tr.end, "messages": len(fresh), "malformed": tr.malformed,
                         **({"cut": tr.cut} if tr.cut else {})}
     return {"found": found, "tools": sum(len(m.tools) for m in new), "ask": ask, "asks_user": asks, "steers": steers,
-            "delivered": any(e.dimension == 1 and e.index >= base for e in found), "topic_changed": changed}
+            "delivered": any(e.dimension == 1 and e.index >= base for e in found), "topic_changed": changed,
+            "said": any(str(e.dimension) in MEMORY_DIMENSIONS and e.speaker == "user" and e.strength >= 0.8
+                        and e.index >= base for e in found)}
 
 
 def _steers(state: dict, users: list) -> int:
@@ -511,7 +530,7 @@ def _fire(vault_dir: str, session: str, transcript: str, evidence: list, state: 
           why: str) -> dict:
     """The scan prompt for the model in the session, as the Stop hook's output."""
     from mdmem.agents.checkpoint import scan as cp
-    from mdmem.agents.hooks.launch import started_as
+    from mdmem.agents.launch import started_as
 
     vault = vault_dir
     lang = choose(*state.get("lang", (0, 0)))

@@ -1,7 +1,7 @@
 """Where Claude Code keeps things: the project folder and the user's configuration folder (the one place
 that reads ``CLAUDE_CONFIG_DIR``). The lowest of the Claude Code modules: settings, skills, the MCP
 registration and the transcript reader use it, and it uses none of them. How an agent starts mdmem is
-agent-neutral: :mod:`mdmem.agents.hooks.launch`."""
+agent-neutral: :mod:`mdmem.agents.launch`."""
 
 from __future__ import annotations
 

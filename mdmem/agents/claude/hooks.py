@@ -1,39 +1,29 @@
-"""Claude Code's hooks: the agent-neutral hooks (:mod:`mdmem.agents.hooks`, the Stop trigger in
-:mod:`mdmem.agents.checkpoint.stop`) bound to what is Claude Code's, its transcript reader. What
-:mod:`mdmem.cli.hook` runs for ``mdmem hook stop|session-start|prompt|pre-compact|session-end``; another
-agent's adapter gives the same five. Each imports its hook when run (a quiet stop imports only what it needs)."""
+"""Claude Code's hooks: mdmem's hooks speak its JSON, so both directions are the identity; its transcripts are
+its JSONL (:mod:`mdmem.agents.claude.transcript`), the reader the neutral hooks take (``read=``).
+
+What an agent's ``hooks.py`` gives :mod:`mdmem.cli.hook` (``mdmem hook NAME --agent AGENT``): ``NAME``, its
+``EVENTS`` (the agent's event -> mdmem's hook), ``FORCED`` options, ``inbound`` (its payload -> the neutral
+fields), ``outbound`` (the answer -> what it expects) and, when its transcripts are its own format,
+``transcript_reader()``. Importing it imports nothing else (the quiet Stop budget)."""
 
 from __future__ import annotations
 
+NAME = "claude"
+EVENTS = {"SessionStart": "session-start", "UserPromptSubmit": "prompt", "Stop": "stop",
+          "PreCompact": "pre-compact", "SessionEnd": "session-end"}
+FORCED: dict[str, dict[str, str]] = {}
 
-def stop(vault: str, payload: dict, opts: dict) -> dict | None:
-    from mdmem.agents.checkpoint.stop import stop as run
+
+def inbound(hook: str, payload: dict) -> dict:
+    return payload
+
+
+def outbound(hook: str, answer):
+    return answer
+
+
+def transcript_reader():
+    """Claude Code's JSONL transcripts, read from the byte the last stop reached."""
     from mdmem.agents.claude.transcript import read
 
-    return run(vault, payload, opts, read=read)
-
-
-def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
-    from mdmem.agents.hooks.session import session_start as run
-
-    return run(vault, payload, opts)
-
-
-def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
-    from mdmem.agents.hooks.prompt import prompt as run
-
-    return run(vault, payload, opts)
-
-
-def pre_compact(vault: str, payload: dict, opts: dict) -> dict | None:
-    from mdmem.agents.claude.transcript import read
-    from mdmem.agents.hooks.session import pre_compact as run
-
-    return run(vault, payload, opts, read=read)
-
-
-def session_end(vault: str, payload: dict, opts: dict) -> None:
-    from mdmem.agents.claude.transcript import read
-    from mdmem.agents.hooks.session import session_end as run
-
-    return run(vault, payload, opts, read=read)
+    return read

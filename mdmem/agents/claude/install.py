@@ -25,7 +25,7 @@ from mdmem.agents.claude.settings import (
     uninstall,
 )
 from mdmem.agents.claude.skills import NAMES as SKILL_NAMES
-from mdmem.agents.hooks.launch import runner
+from mdmem.agents.launch import runner
 from mdmem.base.errors import MdmemError
 from mdmem.base.files import state_dir, write_atomic
 
@@ -131,10 +131,27 @@ def mcp_entry(vault: str | os.PathLike, exe: str | None = None, relative: str | 
     return {"command": command, "args": [*args, "mcp", "--vault", str(Path(vault).absolute())]}
 
 
+def is_mdmem_server(entry: object) -> bool:
+    """A ``mcpServers`` entry mdmem wrote (:func:`mcp_entry`): its command and arguments start mdmem's MCP server
+    and nothing else, ``mdmem mcp --vault V`` or ``<python> -m mdmem mcp --vault V``. A user's own entry under the
+    name ``mdmem`` (a wrapper script, another command) is never mdmem's to update or remove."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+        return False
+    args = entry.get("args", [])
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args) or len(args) < 3 \
+            or args[-3:-1] != ["mcp", "--vault"]:
+        return False
+    lead = args[:-3]
+    if lead == []:
+        return os.path.basename(entry["command"]).lower() in ("mdmem", "mdmem.exe")
+    return lead == ["-m", "mdmem"]
+
+
 def register_mcp(scope: str, vault: str | os.PathLike, project: str | os.PathLike | None = None, *,
                  exe: str | None = None, dry_run: bool = False, relative: str | None = None) -> InstallResult:
     """Add the ``mdmem`` server to ``mcpServers`` of ``scope`` (project: .mcp.json; local: this project's
-    entry of ~/.claude.json; user: its top level), or bring its command up to date, keeping everything else."""
+    entry of ~/.claude.json; user: its top level), or bring its command up to date, keeping everything else. An
+    entry by that name that mdmem did not write (:func:`is_mdmem_server`) is left alone ("kept: not mdmem's")."""
     key = _project_key(project) if scope == "local" else None
     settings = load(mcp_config_path(scope, project), _check_servers_in(scope, key))
     servers = _servers_of(settings.data, scope, key, create=True)
@@ -144,6 +161,8 @@ def register_mcp(scope: str, vault: str | os.PathLike, project: str | os.PathLik
     if entry is None:
         servers[MCP_NAME] = want
         action = "added"
+    elif not is_mdmem_server(entry):  # the user's own: kept as it is, said so
+        action = "kept: not mdmem's"
     elif all(entry.get(k) == value for k, value in want.items()):
         action = "unchanged"
     else:
@@ -153,7 +172,8 @@ def register_mcp(scope: str, vault: str | os.PathLike, project: str | os.PathLik
 
 
 def unregister_mcp(scope: str, project: str | os.PathLike | None = None, *, dry_run: bool = False) -> InstallResult:
-    """Remove the ``mdmem`` server from ``mcpServers`` of ``scope``, and each object that removal leaves
+    """Remove the ``mdmem`` server mdmem wrote (:func:`is_mdmem_server`; a user's own entry by that name stays)
+    from ``mcpServers`` of ``scope``, and each object that removal leaves
     empty: ``mcpServers``, then (local scope) the project's entry and ``projects``, as
     :func:`register_mcp` made them (a new user's trial found ``"mcpServers": {}`` left behind); every
     other key stays as it was. A .mcp.json left with nothing else is removed (it was all mdmem's);
@@ -164,6 +184,8 @@ def unregister_mcp(scope: str, project: str | os.PathLike | None = None, *, dry_
     servers = _servers_of(settings.data, scope, key, create=False)
     if not servers or MCP_NAME not in servers:
         return finish(settings, scope, {f"mcpServers.{MCP_NAME}": "absent"}, dry_run)
+    if not is_mdmem_server(servers[MCP_NAME]):  # the user's own entry by that name: never removed
+        return finish(settings, scope, {f"mcpServers.{MCP_NAME}": "kept: not mdmem's"}, dry_run)
     del servers[MCP_NAME]
     if scope == "project" and not servers and set(settings.data) <= {"mcpServers"}:
         if not dry_run:
@@ -214,20 +236,27 @@ def _gitignore(project: str | os.PathLike | None, dry_run: bool) -> str | None:
 
 
 def _ungitignore(project: str | os.PathLike | None, dry_run: bool) -> str | None:
-    """Remove ``.claude/.gitignore`` when it holds only what :func:`_gitignore` writes and no backup of
-    mdmem's is left for it to hide; its path if so."""
+    """Take mdmem's lines out of ``.claude/.gitignore`` (what :func:`_gitignore` writes), the user's kept: the
+    file goes when nothing else is left. The line hiding mdmem's backups stays while a backup is there (a skill
+    left in place, the user's or edited by them, is theirs: no line of mdmem's hides it). Its path when it
+    changed (or would), else None."""
     path = find_project(project) / ".claude" / ".gitignore"
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-    if any(path.parent.glob("*" + BACKUP_SUFFIX)):
+    keep = {"*" + BACKUP_SUFFIX} if any(path.parent.glob("*" + BACKUP_SUFFIX)) else set()
+    ours = {GITIGNORE_HEAD, *OLD_HEADS, *CLAUDE_GITIGNORE} - keep
+    lines = text.splitlines()
+    left = [ln for ln in lines if ln.strip() not in ours]
+    if len(left) == len(lines):
         return None
-    if {ln.strip() for ln in text.splitlines() if ln.strip()} <= {GITIGNORE_HEAD, *OLD_HEADS, *CLAUDE_GITIGNORE}:
-        if not dry_run:
+    if not dry_run:
+        if any(ln.strip() for ln in left):
+            write_atomic(path, ("\n".join(left).rstrip("\n") + "\n").encode("utf-8"), expected=_stamp(path))
+        else:
             path.unlink()
-        return str(path)
-    return None
+    return str(path)
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:

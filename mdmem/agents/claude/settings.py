@@ -8,8 +8,13 @@ Settings files by scope: ``project`` is ``<project>/.claude/settings.json``
 (shared, usually committed), ``local`` is ``<project>/.claude/settings.local.json``
 (personal) and ``user`` is ``~/.claude/settings.json`` or
 ``$CLAUDE_CONFIG_DIR/settings.json``. mdmem's entries are recognised by their
-command (:data:`OWN_COMMAND`); every other key, event, group and hook is kept
-as it was, in order.
+whole command, word by word, as :func:`hook_command` writes it (:func:`is_mdmem_hook`): a way to start
+mdmem, ``hook <sub-command>``, ``--vault <path>`` and nothing else. A user's hook that merely mentions mdmem
+(``echo "run mdmem" && ./scripts/hook lint``, a wrapper script) is never taken for mdmem's: the looser
+pattern that did so replaced such a hook on install and removed it on uninstall, backup included. Every
+other key, event, group and hook is kept as it was, in order. When what mdmem leaves is what its backup
+holds (an uninstall after an install that changed nothing else), the backup's own bytes are written back,
+so the file is byte for byte the user's again, not re-indented.
 
 A settings file that is a symlink (a dotfiles repository, say) is written
 through to its target, so the link stays a link; the backup
@@ -23,11 +28,12 @@ import json
 import os
 import re
 import shlex
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from mdmem.agents.claude.env import find_project, user_config_dir
-from mdmem.agents.hooks.launch import hook_runner
+from mdmem.agents.launch import hook_runner
 from mdmem.base.errors import MdmemError
 from mdmem.base.files import write_atomic
 
@@ -41,14 +47,22 @@ HOOKS: dict[str, tuple[str | None, str]] = {
 }
 PROMPT_EVENT = "UserPromptSubmit"
 TIMEOUT = 10  # seconds; written on new entries only, a user's own timeout is kept
+SETTINGS_MAX = 16 * 1024 * 1024  # bytes read of a settings file at most (Claude Code's are a few KB)
 SCOPES = ("project", "local", "user")
 BACKUP_SUFFIX = ".mdmem-backup"
-# The brief's pattern, plus an optional closing quote after `mdmem` so that a
-# shlex-quoted script path ('/my bin/mdmem' hook stop) is recognised too.
-# mdmem's own entries: `mdmem hook <any sub-command>`, so an event added to HOOKS (or one an older
-# mdmem wrote) is recognised without touching this pattern
-OWN_COMMAND = re.compile(r"(^|[\s/])mdmem['\"]?(\s|$).*\bhook [a-z][a-z-]*\b| -m mdmem hook [a-z][a-z-]*\b|"
-                         r" -c ['\"]?from mdmem\.__main__ import main; main\(\)['\"]? hook [a-z][a-z-]*\b")
+_SUBCOMMAND = re.compile(r"[a-z][a-z-]*")
+_CODE = "from mdmem.__main__ import main; main()"  # launch.HOOK_CODE, written by hook_runner
+
+
+def _runs_mdmem(words: list[str]) -> bool:
+    """Do ``words`` start mdmem, as :func:`~mdmem.agents.launch.runner` or ``hook_runner`` write it (the
+    console script, ``python -m mdmem``, ``python [-P] -c <HOOK_CODE>``), and nothing else?"""
+    if len(words) == 1:
+        return os.path.basename(words[0]).lower() in ("mdmem", "mdmem.exe")
+    rest = words[1:]
+    while rest[:1] == ["-P"]:
+        rest = rest[1:]
+    return rest in (["-m", "mdmem"], ["-c", _CODE])
 
 
 @dataclass(frozen=True)
@@ -99,14 +113,27 @@ def settings_path(scope: str, project: str | os.PathLike | None = None) -> Path:
 
 
 def hook_command(subcommand: str, vault: str | os.PathLike, exe: str | None = None) -> str:
-    """The command of one hook: ``exe`` when given, else :func:`~mdmem.agents.hooks.launch.hook_runner`
+    """The command of one hook: ``exe`` when given, else :func:`~mdmem.agents.launch.hook_runner`
     (this interpreter with ``-P -c``: the hooks' start-up without the console script's imports)."""
     return f"{exe or hook_runner()} hook {subcommand} --vault {shlex.quote(str(Path(vault).absolute()))}"
 
 
 def is_mdmem_hook(entry: object) -> bool:
-    return (isinstance(entry, dict) and isinstance(entry.get("command"), str)
-            and OWN_COMMAND.search(entry["command"]) is not None)
+    """An entry mdmem wrote: its command is, word for word, a way to start mdmem, ``hook <sub-command>`` and
+    at most ``--vault <path>`` (what :func:`hook_command` writes, by this mdmem or an older one)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+        return False
+    try:
+        words = shlex.split(entry["command"])
+    except ValueError:
+        return False
+    for i, word in enumerate(words):
+        if word == "hook" and i + 1 < len(words) and _SUBCOMMAND.fullmatch(words[i + 1]):
+            tail = words[i + 2:]
+            return _runs_mdmem(words[:i]) and (
+                tail == [] or (len(tail) == 2 and tail[0] == "--vault") or
+                (len(tail) == 1 and tail[0].startswith("--vault=")))
+    return False
 
 
 # --- reading ----------------------------------------------------------------
@@ -151,10 +178,14 @@ def _check_hooks(data: dict, bad) -> None:
 def load(path: Path, check=_check_hooks) -> SettingsFile:
     """Read a JSON settings file (a missing or empty one is ``{}``); ``check(data, bad)``
     validates the part mdmem will change (``bad(problem)`` makes the error)."""
+    from mdmem.base.files import read_outside
+
     real = Path(os.path.realpath(path))
     try:
         st = os.stat(real)  # before reading: a change after this is caught at write time
-        raw = real.read_bytes()
+        raw = read_outside(real, SETTINGS_MAX + 1)  # a regular file (a FIFO once hung the installer), bounded
+        if len(raw) > SETTINGS_MAX:
+            raise MdmemError(f"cannot read {path}: larger than {SETTINGS_MAX // (1024 * 1024)} MB; nothing was changed")
     except FileNotFoundError:
         return SettingsFile(path, real, {}, None, None)
     except OSError as e:
@@ -173,6 +204,8 @@ def load(path: Path, check=_check_hooks) -> SettingsFile:
         raise bad(f"not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
     except ValueError as e:
         raise bad(f"not usable JSON ({e})") from None
+    except RecursionError:
+        raise bad("nested too deeply") from None
     if not isinstance(data, dict):
         raise bad(f"the top level must be an object, not {json_kind(data)}")
     check(data, bad)
@@ -199,12 +232,32 @@ def _save(settings: SettingsFile, text: str) -> str | None:
     return str(backup) if backup else None
 
 
+def _as_backed_up(settings: SettingsFile) -> str | None:
+    """The backup's text when it holds exactly ``settings.data``, keys in the same order (mdmem takes out what it
+    put in): written
+    back as it was, the user's formatting and all, rather than re-rendered."""
+    backup = settings.path.with_name(settings.path.name + BACKUP_SUFFIX)
+    try:
+        fd = os.open(backup, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            raw = os.read(fd, 16 << 20)
+        finally:
+            os.close(fd)
+        text = raw.decode("utf-8")
+        same = json.dumps(json.loads(text)) == json.dumps(settings.data)  # key order too, not only equal
+        return text if same and text.strip() else None
+    except (OSError, ValueError):
+        return None
+
+
 def finish(settings: SettingsFile, scope: str, actions: dict[str, str], dry_run: bool) -> InstallResult:
     changed = any(a in ("added", "updated", "removed") for a in actions.values())
     if not changed:
         content = settings.raw.decode("utf-8-sig") if settings.raw is not None else ""
         return InstallResult(str(settings.path), scope, actions, None, dry_run, content)
-    content = _render(settings.data)
+    content = _as_backed_up(settings) or _render(settings.data)
     backup = None if dry_run else _save(settings, content)
     return InstallResult(str(settings.path), scope, actions, backup, dry_run, content)
 

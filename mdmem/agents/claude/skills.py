@@ -58,7 +58,7 @@ def folder(scope: str, project: str | os.PathLike | None = None) -> Path:
 
 def texts(vault: str | os.PathLike, exe: str | None = None, protocol: str | None = None) -> dict[str, str]:
     """The three SKILL.md files, for this vault and this way of running mdmem."""
-    from mdmem.agents.hooks.launch import runner
+    from mdmem.agents.launch import runner
     from mdmem.text.protocol import memory_protocol
 
     run = exe or runner()
@@ -137,6 +137,26 @@ and rewrites every link to the note; `forget` archives. Every write asks the use
     return {"memory-check": check, "consolidate": consolidate, "mdmem-memory": memory}
 
 
+_SEAL = "<!-- mdmem sha256:{} -->\n"  # the last line of a skill mdmem wrote: the hash of what comes before it
+
+
+def _sealed(text: str) -> bytes:
+    """A skill's bytes as written: its text, then :data:`_SEAL` with the text's hash (so an edit is seen)."""
+    import hashlib
+
+    data = text.encode("utf-8")
+    return data + _SEAL.format(hashlib.sha256(data).hexdigest()).encode()
+
+
+def _edited(data: bytes) -> bool:
+    """Was a skill mdmem wrote changed since (its hash line missing or not its text's)?"""
+    import hashlib
+
+    body, _, last = data.rstrip(b"\n").rpartition(b"\n")
+    body += b"\n"
+    return last.decode("ascii", "replace") + "\n" != _SEAL.format(hashlib.sha256(body).hexdigest())
+
+
 def _ours(path: Path) -> bool | None:
     """True: a SKILL.md mdmem wrote; False: someone else's; None: no file."""
     try:
@@ -156,13 +176,18 @@ def install(scope: str, vault: str | os.PathLike, project: str | os.PathLike | N
     done, warnings = [], []
     for name, text in texts(vault, exe, protocol).items():
         path = where / name / "SKILL.md"
-        data = text.encode("utf-8")
+        data = _sealed(text if text.endswith("\n") else text + "\n")
         mine = _ours(path)
         if mine is False:
             done.append(SkillAction(name, str(path), "kept"))
             warnings.append(f"{path} is not mdmem's: left as it is (move it away to get mdmem's /{name})")
             continue
         old = path.read_bytes() if mine else None
+        if old is not None and old != data and _edited(old):
+            done.append(SkillAction(name, str(path), "kept"))
+            warnings.append(f"{path} was edited since mdmem wrote it: left as it is (move it away to get "
+                            f"mdmem's /{name} again)")
+            continue
         action = "added" if old is None else ("unchanged" if old == data else "updated")
         if action != "unchanged" and not dry_run:
             st = os.stat(path) if old is not None else None
@@ -184,6 +209,11 @@ def uninstall(scope: str, project: str | os.PathLike | None = None, *, dry_run: 
         if mine is False:
             done.append(SkillAction(name, str(path), "kept"))
             warnings.append(f"{path} is not mdmem's: left as it is")
+            continue
+        if _edited(path.read_bytes()):  # the user changed it: theirs now, never deleted
+            done.append(SkillAction(name, str(path), "kept"))
+            warnings.append(f"{path} was edited since mdmem wrote it: left as it is (delete it yourself if "
+                            "you no longer want it)")
             continue
         if not dry_run:
             os.unlink(path)

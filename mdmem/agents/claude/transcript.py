@@ -56,6 +56,13 @@ _FAST_SKIP = ((b'"type":"progress"', "progress"), (b'"type":"file-history-snapsh
 # boilerplate, not the user's: left out.
 _REJECTED = b"the user said:"
 _REJECTED_TEXT = "the user said:\n"
+# ... recognised by the record's structure, never by these words alone (a tool's output can hold them: a `cat` of a
+# README, a fetched page): Claude Code writes the rejection as the tool_result's whole content, a string, with
+# `is_error: true`, and the record's own `toolUseResult` is the same text after "Error: " (a tool's output has a
+# dict there, or no error mark). Measured on eval/data/checkpoint-real: all 50 rejection records hold this shape
+# and the exact sentence below, over Claude Code 2.1.7 to 2.1.38.
+_REJECTED_HEAD = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a "
+                  "file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\n")
 _REJECTED_BOILERPLATE = ("The user wants to clarify these questions",)
 # text the user typed while a tool ran is a top-level text block after the tool_result, the last of the
 # message's content: `{"type":"text","text":"…"}]},"` (a text block nested inside a tool result's own content
@@ -84,19 +91,20 @@ def looks_like_jsonl(head: bytes) -> bool:
 
 
 def read(path: str | os.PathLike, start: int = 0, subagents: bool = False,
-         max_bytes: int | None = None) -> Transcript:
+         max_bytes: int | None = None, errors: bool = False) -> Transcript:
     """The conversation in the file ``path`` from byte ``start`` on (the hook
     reads only what was appended since its last scan), at most the last
     ``max_bytes`` (default :data:`LIMIT`). A JSONL file is read up to the end of
     its last complete line, so a record being written is read next time. ``-``
-    reads standard input (at most ``max_bytes``)."""
+    reads standard input (at most ``max_bytes``). ``errors``: short tool results that carry an error become
+    messages of ``kind="tool-error"`` (for a model reading the conversation; the detectors never see them)."""
     limit = LIMIT if max_bytes is None else max(0, int(max_bytes))
     if str(path) == "-":
         import sys
 
-        return parse(sys.stdin.buffer.read(limit), 0)
+        return parse(sys.stdin.buffer.read(limit), 0, errors=errors)
     data, begin, cut = read_tail(path, start, limit)
-    result = parse(data, begin, subagents=subagents)
+    result = parse(data, begin, subagents=subagents, errors=errors)
     if cut:
         result = replace(result, start=start, cut=cut)
     if subagents and result.format == "jsonl" and start == 0:
@@ -104,10 +112,10 @@ def read(path: str | os.PathLike, start: int = 0, subagents: bool = False,
     return result
 
 
-def parse(data: bytes, start: int = 0, subagents: bool = False) -> Transcript:
+def parse(data: bytes, start: int = 0, subagents: bool = False, errors: bool = False) -> Transcript:
     """A transcript from bytes: JSONL when the first non-blank byte is ``{``."""
     if looks_like_jsonl(data[:4096]) or (start > 0 and not data.strip()):
-        return parse_jsonl(data, start, subagents)
+        return parse_jsonl(data, start, subagents, errors)
     return parse_text(data.decode("utf-8", "replace"), start)
 
 
@@ -117,7 +125,7 @@ def _queued_text(rec: dict) -> str:
         text = _content(text)[0]
     if not isinstance(text, str):
         return ""
-    text = text.strip()
+    text = _typed(text.strip())
     if not text or _wrapper(text) or _slash(text) or text.startswith(_NOISE_TEXT):
         return ""
     return text
@@ -133,26 +141,59 @@ def _rejection(line: bytes) -> str:
 
 
 def _rejection_of(rec: dict) -> str:
+    """The words a user typed when rejecting a tool call, when the record has the structure Claude Code writes
+    for one (see :data:`_REJECTED_HEAD`), else ""."""
     msg = rec.get("message")
     if rec.get("type") != "user" or rec.get("isSidechain") or not isinstance(msg, dict):
         return ""
     content = msg.get("content")
-    for block in content if isinstance(content, list) else ():
-        if not isinstance(block, dict) or block.get("type") != "tool_result":
-            continue
-        body = block.get("content")
-        if isinstance(body, list):
-            body = "\n".join(b["text"] for b in body if isinstance(b, dict) and isinstance(b.get("text"), str))
-        if not isinstance(body, str) or not body.startswith("The user doesn't want to proceed"):
-            continue
-        at = body.find(_REJECTED_TEXT)
-        text = body[at + len(_REJECTED_TEXT):].strip() if at >= 0 else ""
-        if text and not text.startswith(_REJECTED_BOILERPLATE) and not _wrapper(text):
-            return text
+    if not isinstance(content, list) or len(content) != 1 or not isinstance(content[0], dict):
+        return ""
+    block = content[0]
+    body = block.get("content")
+    if block.get("type") != "tool_result" or block.get("is_error") is not True or not isinstance(body, str) \
+            or not body.startswith(_REJECTED_HEAD) or rec.get("toolUseResult") != "Error: " + body:
+        return ""
+    text = body[len(_REJECTED_HEAD):].strip()
+    if text and not text.startswith(_REJECTED_BOILERPLATE) and not _wrapper(text):
+        return text
     return ""
 
 
-def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcript:
+def _tool_error(rec: dict) -> str:
+    """A short tool result that carries an error (``is_error``, at most :data:`ERROR_MAX` characters), not a
+    rejection; else ""."""
+    msg = rec.get("message")
+    content = msg.get("content") if isinstance(msg, dict) else None
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("is_error") is True:
+            body = block.get("content")
+            if isinstance(body, list):
+                body = "\n".join(b["text"] for b in body if isinstance(b, dict) and isinstance(b.get("text"), str))
+            if isinstance(body, str) and body.strip() and len(body) <= ERROR_MAX \
+                    and not body.startswith(_REJECTED_HEAD[:60]):
+                return body.strip()
+    return ""
+
+
+ERROR_MAX = 600  # characters of a tool's error a model is shown (a failing test's last lines, a refusal)
+# what Claude Code's interface writes as a user record that nobody typed
+_INTERFACE = ("Unknown command: /", "Unknown skill: ")
+_INTERFACE_LINES = frozenset({"Waiting.", "Waiting…", "Waiting..."})
+_INLINE_TAGS = Lazy(r"<(ide_opened_file|ide_selection|ide_diagnostics|system-reminder)>.*?</\1>", "S")
+
+
+def _typed(text: str) -> str:
+    """A user record's text without what the interface adds (IDE tags, system reminders inside it); "" when
+    nothing typed is left, or when it is an interface line ("Unknown command: /pricing", "Waiting.")."""
+    if "<ide_" in text or "<system-reminder>" in text:
+        text = _INLINE_TAGS.sub("", text).strip()
+    if text in _INTERFACE_LINES or text.startswith(_INTERFACE):
+        return ""
+    return text
+
+
+def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False, errors: bool = False) -> Transcript:
     cut = data.rfind(b"\n") + 1
     if cut == 0 and data and not data.endswith(b"\n"):
         cut = len(data) if _complete(data) else 0
@@ -183,6 +224,8 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
                 records += 1
                 messages.append(Message(len(messages), "user", text, (), here, None, "queued"))
                 continue
+        if fast == "tool-result" and errors and b'"is_error":true' in line:
+            fast = None  # a tool's error, for a model reading the conversation: parsed
         if fast is not None:  # most of a transcript's bytes: skipped without parsing them
             records += 1
             skipped[fast] = skipped.get(fast, 0) + 1
@@ -233,9 +276,13 @@ def parse_jsonl(data: bytes, start: int = 0, subagents: bool = False) -> Transcr
                 text = _rejection_of(rec) if not side else ""
                 if text:
                     messages.append(Message(len(messages), "user", text, (), here, None, "queued"))
+                elif errors and not side and _tool_error(rec):
+                    messages.append(Message(len(messages), "assistant", _tool_error(rec), (), here, None,
+                                            "tool-error"))
                 else:
                     skipped["tool-result"] = skipped.get("tool-result", 0) + 1
                 continue
+            text = _typed(text) if text else text
             if text and _wrapper(text):  # a slash command: keep only what the user typed after it
                 args = _ARGS.search(text)
                 text = args.group(1).strip() if args else ""

@@ -6,7 +6,9 @@ Claude Code runs it with the prompt the user just typed (JSON on stdin: ``sessio
 best ones (at most :data:`MAX_NOTES`: title, path, description and a short excerpt, at most
 :data:`MAX_CHARS` characters in all); otherwise nothing. A note is injected once per session (kept in
 ``.mdmem/hooks/prompt-<session>.json``); sensitive notes and index notes never are. A time phrase
-("last week", "em abril") narrows the search to the notes dated in its window. Like every hook it fails
+("last week", "em abril") narrows the search to the notes dated in its window. Imported past sessions
+(``sessions/``, ``type: session``) are given only for a prompt that refers to an earlier conversation ("when
+did we...", "what did we discuss about...": :func:`mdmem.text.past.about_past`), then before the notes. Like every hook it fails
 open: any error exits 0 with the message on stderr and in the hook log.
 
 Relevance, without a model: the prompt's content words (stop words of English and Portuguese, chat
@@ -46,7 +48,7 @@ import time
 
 from mdmem.agents.hooks.state import fresh, notes_db, text_field, today
 from mdmem.base import files
-from mdmem.base.layout import HOOKS_DIR, safe_session
+from mdmem.base.layout import safe_session
 
 MAX_CHARS = 2000       # characters of additionalContext at most
 MAX_NOTES = 3          # notes injected for one prompt at most
@@ -109,9 +111,11 @@ def _fold(word: str) -> str:
 
 def content_words(text: str) -> list[str]:
     """The words of ``text`` that can say what it is about: lower-case, at least 3 letters, not a number,
-    not a stop or chat word (English and Portuguese), each once, in order."""
+    not a stop or chat word (English and Portuguese), each once, in order. An underscore separates words, as
+    in the quick index's tokenizer ("homebrew_casks" there is two tokens: looked up whole it was a phrase
+    query, which its ``detail=column`` table refuses, and the hook failed)."""
     out: list[str] = []
-    for word in _WORD.findall(text.lower()):
+    for word in _WORD.findall(text.lower().replace("_", " ")):
         if len(word) < 3 or word.isdigit() or "_" == word[0] or word in STOP or _fold(word) in STOP:
             continue
         if word not in out:
@@ -144,9 +148,11 @@ class Found:
         self.terms: list[str] = []
 
 
-def relevant(db, words: list[str], span=None, gone: set[str] | frozenset = frozenset()) -> list[Found]:
+def relevant(db, words: list[str], span=None, gone: set[str] | frozenset = frozenset(),
+             relative: bool = True) -> list[Found]:
     """Notes of the quick index relevant to ``words`` (and dated in ``span`` when given), best first;
-    the paths in ``gone`` (superseded, expired) never."""
+    the paths in ``gone`` (superseded, expired) never; ``relative``: without those under :data:`RELATIVE` of
+    the best one (:func:`cut`)."""
     from mdmem.engine import quick
 
     total = db.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
@@ -190,7 +196,107 @@ def relevant(db, words: list[str], span=None, gone: set[str] | frozenset = froze
                 continue
         out.append(found)
     out.sort(key=lambda f: (-f.score, f.path))
-    return [f for f in out if f.score >= RELATIVE * out[0].score] if out else []
+    return cut(out) if relative else out
+
+
+def cut(found: list[Found]) -> list[Found]:
+    """Without the notes under :data:`RELATIVE` of the best one's relevance (``found`` best first)."""
+    return [f for f in found if f.score >= RELATIVE * found[0].score] if found else []
+
+
+def _owners(db, paths: list[str]) -> dict[str, str | None]:
+    """The project each note at ``paths`` belongs to (None: global), from the notes cache's frontmatter."""
+    import json as _json
+
+    from mdmem.base.projects import note_project
+
+    out: dict[str, str | None] = {}
+    if not paths:
+        return out
+    try:
+        rows = db.execute(f"SELECT path, json_extract(note, '$[3].project') FROM notes WHERE path IN "
+                          f"({','.join('?' * len(paths))})", paths).fetchall()
+    except Exception:  # an old SQLite without JSON functions: every note as global
+        return out
+    for path, value in rows:
+        if isinstance(value, str) and value.startswith("[") and not value.startswith("[["):
+            try:
+                value = _json.loads(value)
+            except ValueError:
+                pass
+        out[path] = note_project({"project": value})
+    return out
+
+
+def _listed(db) -> set[str]:
+    """What MEMORY.md links (its link targets as written, lower case, without ``.md``)."""
+    import json as _json
+
+    try:
+        row = db.execute("SELECT json_extract(note, '$[7]') FROM notes WHERE path = 'MEMORY.md'").fetchone()
+        links = _json.loads(row[0]) if row and row[0] else []
+    except Exception:
+        return set()
+    return {str(k[1]).lower().removesuffix(".md") for k in links if isinstance(k, list) and len(k) > 1 and k[1]}
+
+
+def memory_first(vault: str, db, found: list[Found], scope) -> tuple[list[Found], list[Found]]:
+    """``(memory, general)``: of the notes found (best first, before the relative cut), those a session with
+    ``scope`` sees (:mod:`mdmem.base.projects`), memory notes (under ``memory/``, listed in MEMORY.md, or any
+    in a flat vault) apart from the vault's other notes, each cut relative to its own best; the general ones
+    only where they may add something: when no memory note is found, or scoring at least as high as the best
+    memory note (as ``recall``: :func:`mdmem.ops.recall.memory_first`)."""
+    owners = _owners(db, [f.path for f in found])
+    found = [f for f in found if scope.sees_name(owners.get(f.path))]
+    flat = not os.path.isdir(os.path.join(vault, "memory"))
+    listed = set() if flat else _listed(db)
+
+    def kept(path: str) -> bool:
+        stem = path.lower().removesuffix(".md")
+        return flat or path.startswith("memory/") or stem in listed or stem.rsplit("/", 1)[-1] in listed
+
+    mine = cut([f for f in found if kept(f.path)])
+    rest = [f for f in found if not kept(f.path)]
+    if mine:
+        rest = [f for f in rest if f.score >= mine[0].score]
+    return mine, cut(rest)
+
+
+SESSIONS_MAX = 2       # past sessions given for a prompt about an earlier conversation at most
+
+
+def past_sessions(db, words: list[str], span=None) -> list[Found]:
+    """Imported past sessions (``type: session``) holding the prompt's words, best first: what was said lives in
+    a session's body, so body words count as in :func:`relevant` but against half its bar, and a session needs
+    two of the prompt's words (one when only one is in any session); with a time phrase, only sessions dated
+    in it."""
+    from mdmem.engine import quick
+
+    total = db.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
+    best: dict[int, dict[str, float]] = {}
+    counts = {w: quick.doc_count(db, w) for w in words[:40]}
+    terms = sorted((w for w, n in counts.items() if n), key=lambda w: (counts[w], words.index(w)))[:MAX_TERMS]
+    for term in terms:
+        for column, weight in WEIGHTS.items():
+            df = quick.doc_count(db, term, column)
+            if not df:
+                continue
+            value = weight * math.log((total + 1) / (df + 0.5))
+            for rid in quick.matches(db, term, column):
+                if value > best.setdefault(rid, {}).get(term, 0.0):
+                    best[rid][term] = value
+    bar = threshold(total) / 2
+    out = []
+    for rid, row in quick.rows(db, [r for r, hits in best.items() if sum(hits.values()) >= bar]).items():
+        found = Found(rid, row)
+        if found.type != "session" or (span and not span.start.isoformat() <= (found.date or "") <= span.end.isoformat()):
+            continue
+        found.score, found.terms = round(sum(best[rid].values()), 3), sorted(best[rid])
+        out.append(found)
+    known = {t for f in out for t in f.terms}  # the prompt's words some session holds
+    out = [f for f in out if len(f.terms) >= min(2, len(known))]
+    out.sort(key=lambda f: (-f.score, f.path))
+    return out[:SESSIONS_MAX]
 
 
 def threshold(total: int) -> float:
@@ -309,12 +415,20 @@ def agents_notes(vault: str, notes: list[Found]) -> set[str]:
     return {n.path for n in mine if unconfirmed(vault, n.path, {"source": "agent"}, state=state, known=known)}
 
 
-def render(vault: str, notes: list[Found], words: list[str], span=None) -> str:
+GENERAL_MARK = " [a note from your vault, not the user's memory]"
+
+
+def render(vault: str, notes: list[Found], words: list[str], span=None,
+           general: set[str] | frozenset = frozenset()) -> str:
     """The notes' lines, each vault string on one line (:func:`mdmem.text.fence.one_line`), inside the fence
-    with the line saying what it means; an agent's unconfirmed note marked so."""
+    with the line saying what it means; an agent's unconfirmed note marked so. Memory notes are "notes from the
+    user's memory"; the vault's other notes (``general``) "notes from your vault", each marked so among memory
+    notes, never called the user's memory."""
     from mdmem.text.fence import NOTICE, fence, one_line
 
-    head = "mdmem: notes from the user's memory that may bear on this prompt (read_note or the file for more)"
+    mixed = any(n.path in general for n in notes) and any(n.path not in general for n in notes)
+    whose = "notes from your vault" if all(n.path in general for n in notes) else "notes from the user's memory"
+    head = f"mdmem: {whose} that may bear on this prompt (read_note or the file for more)"
     if span:
         head += f"; {one_line(span.phrase)}: {span.start.isoformat()} – {span.end.isoformat()}"
     top = head + ":\n" + NOTICE
@@ -325,7 +439,7 @@ def render(vault: str, notes: list[Found], words: list[str], span=None) -> str:
         desc = " ".join(one_line(" ".join((n.description or "").split())).split())
         body = about(desc, one_line(excerpt(vault, n.path, words)))
         block = f"\n- {one_line(n.title)} ({one_line(n.path)})" + (AGENT_MARK if n.path in agent else "") \
-            + (": " + body if body else "")
+            + (GENERAL_MARK if mixed and n.path in general else "") + (": " + body if body else "")
         if len(block) > left:
             block = block[: max(0, left - 1)].rsplit(" ", 1)[0].rstrip(" —:;,") + "…"
             if len(block) < 40:
@@ -338,13 +452,28 @@ def render(vault: str, notes: list[Found], words: list[str], span=None) -> str:
 # ----------------------------------------------------------------------------- the hook
 
 
+def _scope(vault: str, payload: dict):
+    """What the session may be shown: the global memories and its project's (the payload's ``cwd``)."""
+    from mdmem.agents.hooks.state import folder_field
+    from mdmem.base.errors import MdmemError
+    from mdmem.base.projects import mapping, scope_for
+
+    try:
+        found = mapping(vault)
+    except MdmemError:  # a broken config: the card says so; here, no mapping
+        found = {}
+    return scope_for(None, folder_field(payload) or os.getcwd(), vault, found, session=True)
+
+
 def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
     """The UserPromptSubmit hook (see the module's docstring)."""
     from mdmem.agents.hooks.session import log, read_state
     from mdmem.engine import quick, supersede
+    from mdmem.text.past import about_past, topic
 
     text = text_field(payload, "prompt")[:20_000]
     span = window(text)
+    past = about_past(text)  # "when did we ...": imported past sessions may answer it, and come first
     words = content_words(span.rest if span else text)
     if not words and not span:
         return None  # a greeting, arithmetic, "go on": nothing to look up
@@ -358,16 +487,23 @@ def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
         return None
     try:
         gone = supersede.hidden(db, today())  # superseded or expired: before the relative cut
-        found = relevant(db, words, span, gone) if words else in_window(db, span, gone)
+        found = relevant(db, words, span, gone, relative=False) if words else in_window(db, span, gone)
+        said = content_words(topic(span.rest if span else text)) if past else []  # without "when did we..."
+        # imported past sessions answer only a prompt about an earlier conversation, and come first
+        sessions = past_sessions(db, said, span) if said else [f for f in found if past and f.type == "session"]
+        mine, rest = memory_first(vault, db, [f for f in found if f.type != "session"], _scope(vault, payload))
     finally:
         db.close()
-    found = [f for f in found if "s" not in f.flags and "i" not in f.flags]
+    # sensitive and index notes are never given, but still set the bar (a weak note beside them is left out)
+    sessions, mine, rest = ([f for f in group if "s" not in f.flags and "i" not in f.flags]
+                            for group in (sessions, mine, rest))
+    general = {f.path for f in rest}
+    found = sessions + mine + rest
     if not found:
         return None
     session = text_field(payload, "session_id")
     if session:
-        folder = os.path.join(vault, HOOKS_DIR)
-        os.makedirs(folder, exist_ok=True)
+        folder = files.state_path(vault, "hooks")
         base = os.path.join(folder, "prompt-" + safe_session(session))
         with files.Lock(base + ".lock", LOCK_WAIT):
             state = read_state(base + ".json")
@@ -384,8 +520,12 @@ def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
             files.write_atomic(base + ".json", json.dumps(state, separators=(",", ":")).encode(), durable=False)
     else:
         found = found[:MAX_NOTES]
-    context = render(vault, found, words, span)
+    context = render(vault, found, words, span, general)
     if not context:
         return None
+    from mdmem.base.layout import STATE_DIR
+    from mdmem.base.usage import record
+
+    record(os.path.join(vault, STATE_DIR), [f.path for f in found], "prompt")
     log(vault, f"prompt session={session or '?'}: {len(found)} note(s): {', '.join(f.path for f in found)}")
     return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": context}}

@@ -34,13 +34,12 @@ from mdmem.agents.hooks.state import (  # noqa: F401  (re-exported: the hooks' p
     write_state,
 )
 from mdmem.base import files
+from mdmem.base.errors import MdmemError
 from mdmem.base.layout import HOOKS_DIR, bootstrap_candidates, safe_session
 
 TYPE_CHECKING = False  # the card stays on the standard library
 if TYPE_CHECKING:
     from collections.abc import Callable
-
-    from mdmem.agents.checkpoint.consolidate import Checkpoint
 
 CARD_MAX = 10_000  # bytes (UTF-8): the most the SessionStart hook ever prints; Claude Code cuts larger ones
 CARD_BUDGET = 8000  # bytes: the card's default budget, leaving room for a pending checkpoint
@@ -90,14 +89,16 @@ def fingerprint(vault: str, cwd: str) -> str:
     return h.hexdigest()
 
 
-def _card_path(vault: str) -> str:
-    return os.path.join(vault, HOOKS_DIR, "context-card.json")
+def _card_path(vault: str, project: str | None = None) -> str:
+    """Where the card of a session in ``project`` is kept (one per project: each holds its own memories)."""
+    tail = "" if not project else "-" + safe_session(project)
+    return os.path.join(vault, HOOKS_DIR, f"context-card{tail}.json")
 
 
 def card_protocol(vault) -> str:
     """The memory protocol the card carries: its commands are this install's (the Stop prompt's runner) with
     ``--vault`` and the vault's absolute path, since the agent's shell runs in the project, not the vault."""
-    from mdmem.agents.hooks.launch import started_as
+    from mdmem.agents.launch import started_as
     from mdmem.text.protocol import memory_protocol as text
 
     return text(run=started_as(), vault=os.path.abspath(str(vault)))
@@ -107,20 +108,21 @@ def card_command(vault) -> str:
     """How the card writes the other commands it names (``{}``: the arguments), as :func:`card_protocol` does."""
     import shlex
 
-    from mdmem.agents.hooks.launch import started_as
+    from mdmem.agents.launch import started_as
 
     return f"{started_as()} {{}} --vault {shlex.quote(os.path.abspath(str(vault)))}"
 
 
 def save_card(vault, cwd, text: str, budget: int = CARD_BUDGET, fp: str | None = None,
-              day: str | None = None, through: str | None = None) -> None:
-    """Keep the index-mode card for the SessionStart hook, with what it was made from: the notes'
-    fingerprint, the ``day`` it was made for and the last day it stays right (``through``: the next
-    ``valid_until`` to pass, :func:`mdmem.engine.supersede.valid_through`; None: none will)."""
+              day: str | None = None, through: str | None = None, project: str | None = None) -> None:
+    """Keep the index-mode card of a session in ``project`` for the SessionStart hook, with what it was made
+    from: the notes' fingerprint, the ``day`` it was made for and the last day it stays right (``through``: the
+    next ``valid_until`` to pass, :func:`mdmem.engine.supersede.valid_through`; None: none will)."""
     vault, cwd = str(vault), str(cwd)
-    os.makedirs(os.path.dirname(_card_path(vault)), exist_ok=True)
-    write_state(_card_path(vault), {"fingerprint": fp or fingerprint(vault, cwd), "budget": budget, "text": text,
-                                    "day": day or today(), "through": through})
+    path = _card_path(vault, project)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    write_state(path, {"fingerprint": fp or fingerprint(vault, cwd), "budget": budget, "text": text,
+                       "day": day or today(), "through": through})
 
 
 def _card_current(card: dict, fp: str, budget: int, day: str) -> bool:
@@ -134,7 +136,7 @@ def _card_current(card: dict, fp: str, budget: int, day: str) -> bool:
 def _config_trouble(vault: str) -> str | None:
     """The line the card opens with when the vault's config.toml cannot be used (the one reader's message,
     :func:`mdmem.base.settings.trouble`), else None; no file: None, the settings module never imported."""
-    if not os.path.isfile(os.path.join(vault, ".mdmem", "config.toml")):
+    if not os.path.lexists(os.path.join(vault, ".mdmem", "config.toml")):  # a FIFO, a link: the reader says why
         return None
     from mdmem.base.settings import trouble
 
@@ -143,7 +145,7 @@ def _config_trouble(vault: str) -> str | None:
         f"mdmem: {why} — this card uses the defaults; until the file is fixed, what reads it stops with this error"
 
 
-def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
+def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | None = None) -> str | dict:
     """The memory card, from ``.mdmem/hooks/context-card.json`` when nothing it depends on changed,
     else made again (refreshing the notes cache); then, when a checkpoint is pending (kept by the
     Stop, PreCompact or SessionEnd hook and not yet accepted or skipped; never a hand run's,
@@ -157,9 +159,18 @@ def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
     the hook's ``systemMessage``, so the answer is JSON then, the card as ``additionalContext``."""
     cwd = folder_field(payload) or os.getcwd()
     budget = int(opts.get("budget", CARD_BUDGET))
+    if payload.get("source") in (None, "startup", "resume"):  # what a session killed before its end left behind
+        from mdmem.agents.history.background import catch_up, enabled
+
+        try:
+            if enabled(vault):
+                catch_up(vault, IMPORT_SOURCE.get(text_field(payload, "mdmem_agent") or "claude", "claude-code"), cwd)
+        except OSError as e:
+            log(vault, f"session-start: the catch-up import could not start: {e}")
     broken = _config_trouble(vault)
+    scope = _scope(vault, cwd, broken)
     fp = fingerprint(vault, cwd)
-    card = read_state(_card_path(vault))
+    card = read_state(_card_path(vault, scope.project))
     day = today()
     if _card_current(card, fp, budget, day):
         text = card["text"]
@@ -173,15 +184,25 @@ def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
         with Memory.open(vault, settings=Settings() if broken else None) as mem:
             mem.refresh(strict=False)
             text = context(mem, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
-                           command=card_command(vault)).text
+                           command=card_command(vault), scope=scope).text
             through = mem.store.valid_through(day)
-        save_card(vault, cwd, text, budget, fp, day, through)
+        try:
+            save_card(vault, cwd, text, budget, fp, day, through, scope.project)
+        except OSError as e:  # a read-only vault: the card is shown, only not kept
+            log(vault, f"session-start: the card could not be kept ({e.strerror})")
         log(vault, f"session-start source={payload.get('source', '?')}: card made again ({len(text)} characters)")
     if broken:
         text = broken + "\n\n" + text
     text = _cut(text, CARD_MAX)
     session = text_field(payload, "session_id") or None
     found = pending(vault, session if payload.get("source") == "compact" else None, prefer=session)
+    if payload.get("mdmem_catch_up") and read is not None:  # an agent with no SessionEnd: its ended sessions now
+        record_ended(vault, payload, read)
+    waiting = unreviewed(vault, cwd, session, own=payload.get("source") == "compact")
+    if waiting:
+        line = review_line(vault, waiting)
+        if len(text.encode("utf-8")) + len(line.encode("utf-8")) + 2 <= CARD_MAX:
+            text = (text.rstrip("\n") + "\n\n" if text else "") + line
     if found:
         room = CARD_MAX - len(text.encode("utf-8")) - 2
         block = pending_text(vault, found, room)
@@ -193,6 +214,14 @@ def session_start(vault: str, payload: dict, opts: dict) -> str | dict:
         return {"systemMessage": visible(broken, False), "hookSpecificOutput": {"hookEventName": "SessionStart",
                                                                          "additionalContext": visible(text)}}
     return text
+
+
+def _scope(vault: str, cwd: str, broken: str | None):
+    """The memories a session working in ``cwd`` is shown: the global ones and its project's
+    (:mod:`mdmem.base.projects`; a broken config: no ``[projects]`` mapping, as every other default)."""
+    from mdmem.base.projects import mapping, scope_for
+
+    return scope_for(None, cwd, vault, {} if broken else mapping(vault), session=True)
 
 
 def _cut(text: str, limit: int) -> str:
@@ -251,7 +280,7 @@ def instructions(lang: str, session: str, vault, example: str = "1,2") -> str:
     the numbers the accept command shows (the pending ones: after a partial accept only #3 may be left)."""
     import shlex
 
-    from mdmem.agents.hooks.launch import runner
+    from mdmem.agents.launch import runner
     from mdmem.text.fence import one_line
 
     tail = one_line(f"--session {shlex.quote(session)} --vault {shlex.quote(str(vault))}")  # one line, whatever the id
@@ -330,7 +359,7 @@ def session_status(vault: str, session: str | None = None) -> dict:
             name = max(states)[1][len("stop-"):-len(".json")]
     out: dict = {"vault": vault, "session": name}
     if name is None:
-        return out | {"stops": 0, "next": None, "pending": None, "prompt_notes": 0}
+        return out | {"stops": 0, "next": None, "pending": None, "prompt_notes": 0, "review": None}
     state = read_state(os.path.join(folder, f"stop-{name}.json"))
     cfg = settings(vault, {})
     policy = state.get("policy") or cfg["policy"]
@@ -359,7 +388,9 @@ def session_status(vault: str, session: str | None = None) -> dict:
                  "saved": _iso(data.get("saved")), "kept_by": _KEPT_BY.get(str(data.get("origin")))
                  or marker.get("event") or "Stop"}
     shown = read_state(os.path.join(folder, f"prompt-{name}.json")).get("shown") or []
-    return out | {"stops": stops, "since_last_checkpoint": since, "checkpoints": int(state.get("triggers", 0) or 0),
+    uncovered = read_state(os.path.join(folder, f"{REVIEW_PREFIX}{name}.json"))
+    review = {k: uncovered.get(k) for k in ("event", "typed", "status")} if uncovered.get("session") else None
+    return out | {"review": review, "stops": stops, "since_last_checkpoint": since, "checkpoints": int(state.get("triggers", 0) or 0),
                   "last_checkpoint": _iso(state.get("last_trigger")), "next": nxt, "pending": found,
                   "prompt_notes": len(shown)}
 
@@ -370,47 +401,157 @@ _KEPT_BY = {"propose": "Stop", "PreCompact": "PreCompact", "SessionEnd": "Sessio
             "hand": "a hand run of `mdmem checkpoint`, not shown on the card"}
 
 
-def _capture(vault: str, payload: dict, event: str, read: Callable) -> Checkpoint:
-    """PreCompact and SessionEnd: the offline checkpoint on the transcript as it stands
-    (:func:`mdmem.agents.checkpoint.consolidate.analyze`), kept as the session's pending checkpoint when it has
-    suggestions. Nothing is written to memory: the next card shows them and the user chooses."""
+REVIEW_PREFIX = "review-"  # .mdmem/hooks/review-<session>.json: turns of a session no scan covered
+
+
+def _record_uncovered(vault: str, payload: dict, event: str, read: Callable) -> dict | None:
+    """PreCompact and SessionEnd: record which part of the transcript no scan covered (from the Stop
+    hook's last scan, ``covered`` in its state, to the end), when the user typed something there. Nothing
+    is judged here and nothing written to memory: the next session's card (same project) names the
+    session and ``mdmem checkpoint review --session S`` hands that part to the new session's model. The
+    record holds offsets and counts, never the conversation's text. ``read`` is the agent's transcript reader."""
     session, transcript = text_field(payload, "session_id"), text_field(payload, "transcript_path")
     if not session:
         raise HookError("no session_id in the hook's input")
     if not transcript or not os.path.isfile(transcript):
         raise HookError(f"no transcript to read ({transcript or 'no transcript_path'})")
-    from pathlib import Path
 
-    from mdmem.agents.checkpoint import consolidate as cp
-
-    cwd = folder_field(payload)
-    folder = os.path.join(vault, HOOKS_DIR)
-    os.makedirs(folder, exist_ok=True)
-    base = os.path.join(folder, "pending-" + safe_session(session))
+    folder = files.state_path(vault, "hooks")
+    name = safe_session(session)
+    state = read_state(os.path.join(folder, f"stop-{name}.json"))
+    start = int(state.get("covered", 0) or 0) if state.get("transcript") in (None, transcript) else 0
+    base = os.path.join(folder, REVIEW_PREFIX + name)
     with files.Lock(base + ".lock", LOCK_WAIT, f"another hook holds {base}.lock (waited {LOCK_WAIT:.0f} s)"):
-        result = cp.analyze(transcript, Path(vault), session=session, cwd=Path(cwd) if cwd else None,
-                            today=time.strftime("%Y-%m-%d", time.localtime(now())), origin=event, read=read)
-        if result.fired:
-            write_state(base + ".json", {"event": event, "at": now(), "candidates": len(result.candidates),
-                                         "trigger": payload.get("trigger") or payload.get("reason")})
-    log(vault, f"{event} session={session}: {len(result.candidates)} suggestion(s) kept"
-               if result.fired else f"{event} session={session}: nothing to suggest")
-    return result
+        old = read_state(base + ".json")
+        if old.get("status") == "pending" and old.get("transcript") == transcript:
+            start = min(start, int(old.get("from", start) or 0))  # an earlier compaction's part is still unreviewed
+        tr = read(transcript, start=start)
+        typed = sum(1 for m in tr.messages if m.speaker == "user" and m.kind != "prompt")
+        if not typed:
+            log(vault, f"{event} session={session}: every turn was scanned")
+            return None
+        cwd = folder_field(payload) or state.get("cwd") or ""
+        record = {"session": session, "transcript": transcript, "from": tr.start, "to": tr.end, "cwd": cwd,
+                  "event": event, "at": now(), "typed": typed, "status": "pending",
+                  "agent": text_field(payload, "mdmem_agent") or state.get("agent") or "claude",
+                  "size": os.path.getsize(transcript)}
+        write_state(base + ".json", record)
+    log(vault, f"{event} session={session}: {typed} user message(s) no scan covered; kept for review")
+    return record
+
+
+IMPORT_SOURCE = {"claude": "claude-code", "codex": "codex", "gemini": "gemini"}  # `mdmem import SOURCE` per agent
+CATCH_UP_IDLE = 600  # seconds: a session whose Stop hook ran this recently may still be going on
+
+
+def record_ended(vault: str, payload: dict, read: Callable) -> int:
+    """What SessionEnd would have recorded, for an agent that has no SessionEnd (Codex): every other session of
+    this agent whose Stop hook last ran more than :data:`CATCH_UP_IDLE` seconds ago, in the last
+    :data:`PENDING_DAYS` days, and whose transcript grew since its last record, gets its uncovered turns recorded
+    for review (:func:`_record_uncovered`). Returns how many sessions were looked at."""
+    agent, current = text_field(payload, "mdmem_agent") or "claude", text_field(payload, "session_id")
+    folder = os.path.join(vault, HOOKS_DIR)
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith("stop-") and n.endswith(".json")]
+    except OSError:
+        return 0
+    t, seen = time.time(), 0
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            age = t - os.stat(path).st_mtime
+        except OSError:
+            continue
+        if age < CATCH_UP_IDLE or age > PENDING_DAYS * 86400:
+            continue
+        state = read_state(path)
+        session, transcript = state.get("session") or name[5:-5], state.get("transcript")
+        if state.get("agent") != agent or session == current or not isinstance(transcript, str):
+            continue
+        old = read_state(os.path.join(folder, REVIEW_PREFIX + safe_session(session) + ".json"))
+        try:
+            if old.get("status") == "reviewed" or os.path.getsize(transcript) == old.get("size"):
+                continue
+        except OSError:
+            continue
+        seen += 1
+        try:
+            _record_uncovered(vault, {"session_id": session, "transcript_path": transcript,
+                                      "cwd": state.get("cwd") or "", "mdmem_agent": agent}, "SessionStart", read)
+        except (HookError, MdmemError):
+            continue
+    return seen
+
+
+def unreviewed(vault: str, cwd: str | None, session: str | None = None, own: bool = False) -> list[dict]:
+    """The sessions whose uncovered turns wait for a review, newest first: of the same project (``cwd``
+    the same folder as the session's, or one inside the other), seen in the last :data:`PENDING_DAYS`
+    days; ``own``: only ``session``'s (after a compaction), else never ``session``'s own. A record untouched
+    for longer than that is removed (the folder does not grow with every session ever run)."""
+    folder = os.path.join(vault, HOOKS_DIR)
+    try:
+        names = [f for f in os.listdir(folder) if f.startswith(REVIEW_PREFIX) and f.endswith(".json")]
+    except OSError:
+        return []
+    limit = now() - PENDING_DAYS * 86400
+    here = os.path.realpath(cwd) if cwd else None
+    out = []
+    for f in names:
+        path = os.path.join(folder, f)
+        try:
+            if os.stat(path).st_mtime < time.time() - PENDING_DAYS * 86400:  # past the window: derived state, gone
+                os.remove(path)
+                continue
+        except OSError:
+            continue
+        data = read_state(path)
+        sid = data.get("session")
+        if data.get("status") != "pending" or not isinstance(sid, str) or not isinstance(data.get("at"), (int, float)):
+            continue
+        if data["at"] < limit or (own and sid != session) or (not own and sid == session):
+            continue
+        there = os.path.realpath(data["cwd"]) if isinstance(data.get("cwd"), str) and data["cwd"] else None
+        if here and there and not (here == there or here.startswith(there + os.sep) or there.startswith(here + os.sep)):
+            continue
+        out.append(data)
+    out.sort(key=lambda d: (-d["at"], d["session"]))
+    return out
+
+
+def review_line(vault: str, waiting: list[dict]) -> str:
+    """The card's one line for the sessions whose turns no scan covered (:func:`unreviewed`)."""
+    import shlex
+
+    from mdmem.agents.launch import runner
+    from mdmem.base.terminal import visible
+
+    newest = waiting[0]
+    more = f" (and {len(waiting) - 1} more session(s))" if len(waiting) > 1 else ""
+    command = f"{runner()} checkpoint review --session {shlex.quote(newest['session'])} --vault {shlex.quote(str(vault))}"
+    return visible(f"mdmem: not scanned: {newest.get('typed', 0)} user message(s) of session {newest['session']}"
+                   f"{more} were never checked for memories: run `{command}`, judge what it prints, and propose "
+                   "anything worth keeping (the user chooses).", False)
 
 
 def pre_compact(vault: str, payload: dict, opts: dict, *, read: Callable) -> dict | None:
-    """PreCompact: the offline checkpoint kept for the next card; ``read`` is the agent's transcript reader."""
-    result = _capture(vault, payload, "PreCompact", read)
-    if result is None or not result.fired:
+    """PreCompact: the turns no scan covered, recorded for review; ``read`` is the agent's transcript reader."""
+    record = _record_uncovered(vault, payload, "PreCompact", read)
+    if record is None:
         return None
-    n = len(result.candidates)
-    note = (f"mdmem: {n} memória(s) sugerida(s) guardada(s); aparecem depois da compactação."
-            if result.lang == "pt" else
-            f"mdmem: {n} suggested memor{'y' if n == 1 else 'ies'} kept; shown again after the compaction.")
-    return {"systemMessage": note}
+    return {"systemMessage": "mdmem: the turns no memory checkpoint scanned are kept for review after the compaction."}
 
 
 def session_end(vault: str, payload: dict, opts: dict, *, read: Callable) -> None:
-    """SessionEnd: as :func:`pre_compact`, silent."""
-    _capture(vault, payload, "SessionEnd", read)
+    """The record of what no scan covered, and the session's import into ``sessions/`` handed to a background process
+    (:mod:`mdmem.agents.history.background`, once the vault imports sessions: :func:`~mdmem.agents.history.
+    background.enabled`): what the user said is in the vault before Claude Code deletes the transcript, and the
+    hook does not wait for it."""
+    from mdmem.agents.history.background import enabled, spawn_import
+
+    transcript = text_field(payload, "transcript_path")
+    if transcript and os.path.isfile(transcript) and enabled(vault):
+        source = IMPORT_SOURCE.get(text_field(payload, "mdmem_agent") or "claude")
+        pid = spawn_import(vault, source, transcript) if source else None
+        log(vault, f"SessionEnd session={text_field(payload, 'session_id') or '?'}: import started (pid {pid})")
+    _record_uncovered(vault, payload, "SessionEnd", read)
     return None

@@ -17,7 +17,7 @@ import time
 from mdmem.base import files
 from mdmem.base.errors import MdmemError
 from mdmem.base.fastjson import dumps, loads
-from mdmem.base.layout import HOOKS_DIR, STATE_DIR, mdmem_home
+from mdmem.base.layout import STATE_DIR, mdmem_home
 
 TYPE_CHECKING = False  # not `from typing import`: the quiet stop imports as little as it can
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ def folder_field(payload: dict, key: str = "cwd") -> str | None:
 def settings(vault: str, opts: dict) -> dict:
     """``[hook]`` of the vault's config over its defaults, then the flags (read only when the file exists:
     the settings module costs ~10 ms to import, a tenth of a quiet hook's budget)."""
-    if not os.path.isfile(os.path.join(vault, ".mdmem", "config.toml")):
+    if not os.path.lexists(os.path.join(vault, ".mdmem", "config.toml")):  # a FIFO, a link: the reader says why
         return DEFAULTS | {k: v for k, v in opts.items() if k in ("policy", "output")}
     from mdmem.base.settings import hook_settings
 
@@ -122,15 +122,20 @@ def settings(vault: str, opts: dict) -> dict:
 
 
 def log(vault: str | None, line: str) -> None:
-    """Append to ``<vault>/.mdmem/hooks/hook.log`` (or ``~/.mdmem/hook.log``), kept under 1 MB."""
+    """Append to ``<vault>/.mdmem/hooks/hook.log`` (or ``~/.mdmem/hook.log``, also when the vault's state folder
+    is unsafe: :func:`mdmem.base.files.state_path`), kept under 1 MB; never through a symlink."""
     try:
-        folder = os.path.join(vault, HOOKS_DIR) if vault is not None else mdmem_home()
+        try:
+            folder = files.state_path(vault, "hooks") if vault is not None else mdmem_home()
+        except MdmemError as e:  # a symlinked .mdmem: nothing written there; the log line goes home, saying why
+            folder, line = mdmem_home(), f"{line} ({e})" if str(e) not in line else line
         os.makedirs(folder, exist_ok=True)
         path = os.path.join(folder, "hook.log")
         if os.path.exists(path) and os.path.getsize(path) > 1_000_000:
             os.replace(path, path + ".1")
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime())
-        with open(path, "a", encoding="utf-8") as f:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        with open(fd, "a", encoding="utf-8") as f:
             f.write(f"{stamp} {line}\n")
     except OSError:
         pass
@@ -141,7 +146,8 @@ def log(vault: str | None, line: str) -> None:
 
 def read_state(path: str) -> dict:
     try:
-        with open(path, "rb") as f:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        with open(fd, "rb") as f:
             state = loads(f.read(4 * 1024 * 1024))
     except FileNotFoundError:
         return {}
@@ -151,8 +157,9 @@ def read_state(path: str) -> dict:
 
 
 def write_state(path: str, state: dict) -> None:
-    """Atomic, not durable: derived state (a lost update restarts a session's counts)."""
-    files.write_atomic(path, dumps(state).encode(), durable=False)
+    """Atomic, not durable: derived state (a lost update restarts a session's counts); only in a real state folder
+    (:func:`mdmem.base.files.state_file`)."""
+    files.write_atomic(files.state_file(path), dumps(state).encode(), durable=False)
 
 
 # ----------------------------------------------------------------------------- the notes cache, for hooks that read it

@@ -1,0 +1,1 @@
+"""OpenAI Codex CLI: its session store (``$CODEX_HOME/sessions``) read as agent-neutral sessions."""

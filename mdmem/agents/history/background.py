@@ -1,0 +1,63 @@
+"""The import a hook hands to a background process, so the hook stays within its budget.
+
+SessionEnd imports the transcript that just ended (``mdmem import claude-code <transcript>``); SessionStart
+catches up what a session killed before its SessionEnd left behind (``--since 2d --project <cwd>``), at most
+once per :data:`CATCH_UP_EVERY` seconds per vault; an agent with no SessionEnd hook relies on that alone.
+Only in a vault that imports sessions (:func:`enabled`: it has a ``sessions/`` folder, made by the first
+``mdmem import``): importing is the user's choice, made once. The child is detached (its own session, no stdin; output appended to ``.mdmem/hooks/import.log``), so the
+hook returns at once and the import survives the agent's exit. Standard library only: hooks import this.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from mdmem.base.layout import HOOKS_DIR, SESSIONS_DIR
+
+CATCH_UP_EVERY = 3600.0
+LOG_MAX = 1 << 20  # the background import's log is started afresh past this size
+
+
+def enabled(vault: str) -> bool:
+    """Does this vault import sessions (has the user run ``mdmem import`` once: a ``sessions/`` folder)?"""
+    return os.path.isdir(os.path.join(vault, SESSIONS_DIR))
+
+
+def spawn_import(vault: str, source: str, file: str | None = None, *extra: str) -> int:
+    """Start ``mdmem import SOURCE [FILE] --vault VAULT --quiet EXTRA...`` in the background; its pid."""
+    import subprocess
+    import sys
+
+    folder = os.path.join(vault, HOOKS_DIR)
+    os.makedirs(folder, exist_ok=True)
+    log = os.path.join(folder, "import.log")
+    try:
+        if os.path.getsize(log) > LOG_MAX:
+            os.replace(log, log + ".1")
+    except OSError:
+        pass
+    args = [sys.executable, "-m", "mdmem", "import", source, *([file] if file else []), "--vault", vault, "--quiet",
+            *extra]
+    with open(log, "ab") as out:
+        out.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {' '.join(args[3:])}\n".encode("utf-8", "replace"))
+        out.flush()
+        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd=vault,
+                                start_new_session=True, close_fds=True)
+    return proc.pid
+
+
+def catch_up(vault: str, source: str, cwd: str | None) -> int | None:
+    """At a session's start: import the recent sessions of ``cwd``'s project in the background, unless done
+    in the last :data:`CATCH_UP_EVERY` seconds (a marker's mtime); the pid, or None when not due."""
+    marker = os.path.join(vault, HOOKS_DIR, f"import-{source}.last")
+    try:
+        if time.time() - os.stat(marker).st_mtime < CATCH_UP_EVERY:
+            return None
+    except OSError:
+        pass
+    os.makedirs(os.path.dirname(marker), exist_ok=True)
+    with open(marker, "wb"):
+        pass
+    os.utime(marker)
+    return spawn_import(vault, source, None, "--since", "2d", *(("--project", cwd) if cwd else ()))

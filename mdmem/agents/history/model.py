@@ -1,0 +1,111 @@
+"""The agent-neutral shape of a past session, what every transcript reader returns.
+
+A :class:`Session` holds the conversation as the agent's own tools would show it after replay (rewinds,
+rollbacks and edits applied, the kept branch of a tree), with what the user typed apart from what the harness
+injected: only messages a person typed have ``role == "user"``; tool output, sidechains, subagents and
+system or meta records never do. Readers are plain functions from a file path to a session (or, for the chat
+exports, to many), so a hook for that agent can reuse them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class SessionMessage:
+    """One message: ``role`` "user" or "assistant"; ``at`` an ISO 8601 time when the source has one;
+    ``kind`` "queued" (typed while the agent worked) or ""."""
+
+    role: str
+    text: str
+    at: str | None = None
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class Session:
+    """A past session: ``agent`` (claude-code, codex, gemini, chatgpt, claude-ai), the source's ``id``,
+    ``cwd`` (its working folder when it records one), ``start``/``end`` (ISO 8601), ``title`` (the
+    source's own, if any), ``messages`` in order, ``files`` it wrote or edited, ``source`` (the file)."""
+
+    agent: str
+    id: str
+    messages: tuple[SessionMessage, ...]
+    cwd: str | None = None
+    start: str | None = None
+    end: str | None = None
+    title: str | None = None
+    files: tuple[str, ...] = ()
+    source: str = ""
+    branch: str | None = None
+    model: str | None = None
+    notes: dict = field(default_factory=dict)  # reader's counts: replayed rewinds, rollbacks, skipped lines
+
+    @property
+    def project(self) -> str | None:
+        """The project's name: the last part of ``cwd``."""
+        return project_of(self.cwd)
+
+    def user_messages(self) -> list[SessionMessage]:
+        return [m for m in self.messages if m.role == "user"]
+
+
+def project_of(cwd: str | None) -> str | None:
+    """The project a working folder belongs to: its last part, or for a git worktree kept inside the project
+    (``<project>/.worktrees/<name>``, ``<project>/.claude/worktrees/<name>``) the project's folder."""
+    if not cwd:
+        return None
+    parts = [p for p in cwd.replace("\\", "/").split("/") if p]
+    for i in range(len(parts) - 1, 0, -1):
+        if parts[i] in (".worktrees", "worktrees"):
+            j = i - 1
+            while j > 0 and parts[j].startswith("."):
+                j -= 1
+            return parts[j]
+    return parts[-1] if parts else None
+
+
+def text_of(content) -> str:
+    """The text in a message content that may be a string, a list of parts (``{"text": ...}`` or
+    ``{"type": "text"|"input_text"|"output_text", "text": ...}``) or a dict with ``text``."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        value = content.get("text")
+        return value if isinstance(value, str) else ""
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, dict) and isinstance(part.get("text"), str) and \
+                    part.get("type", "text") in ("text", "input_text", "output_text"):
+                parts.append(part["text"])
+        return "\n".join(p for p in parts if p)
+    return ""
+
+
+def jsonl_records(path: str | os.PathLike, limit: int):
+    """Each JSON object of a JSONL file, one line at a time (streamed: a session file of any size costs one line
+    of memory), a line over ``limit`` bytes skipped; yields ``(record or None, line_bytes)``, None for a
+    malformed line. Only a regular file is opened (:func:`mdmem.base.files.open_regular`)."""
+    import json
+
+    from mdmem.base import files
+
+    fd = files.open_regular(path)
+    with os.fdopen(fd, "rb") as f:
+        for line in f:
+            if len(line) > limit:
+                yield None, len(line)
+                continue
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                yield None, len(line)
+                continue
+            yield (rec if isinstance(rec, dict) else None), len(line)

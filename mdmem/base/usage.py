@@ -1,0 +1,89 @@
+"""When each memory was used: injected by the prompt hook, returned by ``recall``, read by ``show`` or MCP
+``read_note``. Derived state in ``.mdmem/usage.jsonl`` (never in the note, so using a memory never changes it):
+one appended line per use, ``{"t": epoch seconds, "how": "...", "paths": [...]}``, folded into counts when read.
+Appending a short line is one ``write`` with ``O_APPEND``: hooks running at once never lose each other's
+lines, and nothing is locked on the hook path. Standard library only.
+
+What it is for: the card ranks its lists by :func:`weight`, ChatCLI's (1 + ln(uses)) x exp(-days x ln2 /
+half-life), and ``check`` lists memories unused for a long time as candidates to archive (never archiving).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+
+FILE = "usage.jsonl"
+MAX_BYTES = 4 << 20   # a log this big is folded into one line per note when next read
+HALF_LIFE_DAYS = 30.0
+
+
+def _path(state_dir) -> str:
+    return os.path.join(str(state_dir), FILE)
+
+
+def record(state_dir, paths, how: str, when: float | None = None) -> None:
+    """Note that the memories at ``paths`` (vault paths) were used (``how``: prompt, recall, read). Fails
+    silently: a use that could not be recorded never costs the caller its answer."""
+    paths = [p for p in dict.fromkeys(paths) if isinstance(p, str)]
+    if not paths:
+        return
+    line = json.dumps({"t": round(when if when is not None else time.time()), "how": how, "paths": paths},
+                      ensure_ascii=False, separators=(",", ":")) + "\n"
+    try:
+        fd = os.open(_path(state_dir), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    except OSError:
+        return
+    try:
+        os.write(fd, line.encode("utf-8"))
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def read(state_dir) -> dict[str, tuple[int, float]]:
+    """vault path -> (uses, last use as epoch seconds); {} when nothing was recorded. A log past
+    :data:`MAX_BYTES` is folded into one line per note (the counts kept)."""
+    path = _path(state_dir)
+    out: dict[str, tuple[int, float]] = {}
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES * 2)
+    except OSError:
+        return out
+    for raw in data.splitlines():
+        try:
+            item = json.loads(raw)
+            t, paths, n = float(item["t"]), item["paths"], int(item.get("n", 1))
+        except (ValueError, KeyError, TypeError):
+            continue  # a torn or foreign line: derived state, skipped
+        if not isinstance(paths, list):
+            continue
+        for p in paths:
+            if isinstance(p, str):
+                uses, last = out.get(p, (0, 0.0))
+                out[p] = (uses + n, max(last, t))
+    if len(data) > MAX_BYTES:
+        _fold(path, out)
+    return out
+
+
+def _fold(path: str, counts: dict[str, tuple[int, float]]) -> None:
+    lines = "".join(json.dumps({"t": round(last), "how": "folded", "paths": [p], "n": uses}, ensure_ascii=False,
+                               separators=(",", ":")) + "\n" for p, (uses, last) in sorted(counts.items()))
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(lines)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def weight(uses: int, days: float, half_life: float = HALF_LIFE_DAYS) -> float:
+    """(1 + ln(uses)) x exp(-days x ln2 / half_life): a memory used often and lately first; one never used counts
+    as used once, ``days`` then being its age."""
+    return (1.0 + math.log(max(uses, 1))) * math.exp(-max(days, 0.0) * math.log(2) / half_life)

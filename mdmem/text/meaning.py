@@ -1,0 +1,118 @@
+"""Two memories of the same meaning ("I prefer short answers, conclusion first" and "I prefer short answers with
+the conclusion first"): the test ``save``, ``checkpoint accept`` and MCP ``save`` run before writing, and
+``check``'s DUPLICATE pairs. Pure: no I/O, standard library only.
+
+Lexically, a memory is its content words (lower case, light suffixes off, stop words and the words every rule
+has, "always", "never", "use", out; negation kept apart): two memories say the same when the shorter one's
+content words are nearly all in the longer one (:data:`CONTAINED`) and they share enough of them in all
+(:data:`OVERLAP`), unless one prefers what the other gives up ("prefer interface over type" against "prefer
+type over interface", :func:`opposed`) or one forbids what the other asks. With vectors (a vault with
+``--semantic``), a cosine at or above :data:`COSINE` with some lexical support (:data:`COSINE_SUPPORT`) is
+also the same meaning. The bars were set on the dev part of ``eval/data/duplicates`` (real rules from
+public CLAUDE.md / AGENTS.md / memory files) and checked on its held-out part: ``eval/test_duplicates.py``.
+A refusal the user did not want costs more than a duplicate kept, so the bars favour precision.
+"""
+
+from __future__ import annotations
+
+import re
+
+CONTAINED = 0.75    # share of the shorter memory's content words found in the longer one
+OVERLAP = 0.4       # Jaccard of the two content-word sets
+MIN_WORDS = 2       # a memory of fewer content words is never called the same as another by words alone
+# vectors: this close in meaning (per model: their cosines are not on one scale) ...
+COSINE = {"minilm": 0.7, "use-multilingual-v3": 0.75}
+COSINE_DEFAULT = 0.75
+COSINE_SUPPORT = 0.2  # ... with at least this share of the shorter one's content words in the other
+# or a lower cosine with more words in common (MiniLM only: on USE a pair of different rules reached 0.72 at 0.5)
+COSINE_MID = {"minilm": 0.6}
+MID_CONTAINED = 0.5
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+_NEG = frozenset("not no never don't dont doesn't doesnt avoid without forbidden nor cannot can't isn't".split())
+_STOP = frozenset("""
+a an the and or but of to in on at by for with from as is are be been being was were it its this that these
+those there here i me my we our you your he she they them their his her do does did done doing have has had
+always please must should shall will would can could may might use using used uses make sure ensure
+instead rather prefer preferred prefers than over only all any every each some such so very just also
+project repo repository code file files when if then else unless until before after while about into
+e g eg etc ie via per one two new
+""".split())
+_OVER = re.compile(r"\b(?:prefer\s+)?(?!(?:do|does|did|is|are|was|were|should|must|can|could|will|would|may|might)\b)"
+                   r"(\w[\w.+-]*)`?(?:\s+|,\s*)(?:over|instead\s+of|rather\s+than|not|vs\.?)\s+`?(\w[\w.+-]*)", re.I)
+
+
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t].*$", re.M)
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "sses", "xes", "ches", "shes", "ed", "ly", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            keep = 2 if suffix in ("sses", "xes", "ches", "shes") else 0  # "classes" -> "class", "fixes" -> "fix"
+            return word[: len(word) - len(suffix) + keep] + ("y" if suffix in ("ies", "ied") else "")
+    return word
+
+
+def words(text: str) -> tuple[frozenset[str], bool]:
+    """``(content words, negated)``: the stemmed content words and whether the text forbids something (a
+    preference, "pnpm, not npm", "X instead of Y", forbids nothing). Heading lines are left out: a note's
+    title heading ("# Note") is not what it states."""
+    text = _HEADING.sub("", text)
+    tokens = [t.replace("’", "'") for t in _WORD.findall(text.casefold())]
+    negated = any(t in _NEG or t.endswith("n't") for t in _WORD.findall(_OVER.sub(" ", text.casefold())))
+    return frozenset(_stem(t) for t in tokens if t not in _STOP and t not in _NEG and not t.endswith("n't")
+                     and (len(t) > 1 or t.isdigit())), negated
+
+
+def opposed(a: str, b: str) -> bool:
+    """Does one prefer what the other gives up ("X over Y" against "Y over X")?"""
+    a, b = _HEADING.sub("", a), _HEADING.sub("", b)
+    pa = {(_stem(x.casefold()), _stem(y.casefold())) for x, y in _OVER.findall(a)}
+    pb = {(_stem(x.casefold()), _stem(y.casefold())) for x, y in _OVER.findall(b)}
+    return any((y, x) in pb for x, y in pa)
+
+
+def lexical(a: str, b: str) -> tuple[float, float]:
+    """``(contained, overlap)`` of two texts' content words (see the module's docstring)."""
+    wa, _ = words(a)
+    wb, _ = words(b)
+    if not wa or not wb:
+        return 0.0, 0.0
+    common = len(wa & wb)
+    return common / min(len(wa), len(wb)), common / len(wa | wb)
+
+
+def same_meaning(a: str, b: str, cosine: float | None = None, model: str | None = None) -> bool:
+    """Do ``a`` and ``b`` state the same memory? ``cosine``: their vectors' cosine when the vault has vectors,
+    made by ``model`` (its bar: :data:`COSINE`)."""
+    if opposed(a, b):
+        return False
+    wa, na = words(a)
+    wb, nb = words(b)
+    if not wa or not wb or any(w.isdigit() for w in wa ^ wb):
+        return False  # a number one has and the other not: another fact ("port 8080" / "port 8081")
+    common = len(wa & wb)
+    contained = common / min(len(wa), len(wb))
+    overlap = common / len(wa | wb)
+    if min(len(wa), len(wb)) >= MIN_WORDS and contained >= CONTAINED and overlap >= OVERLAP and na == nb:
+        return True
+    if cosine is None:
+        return False  # (the vectors weigh a "never" themselves: "npm and yarn are forbidden" is "use pnpm")
+    mid = COSINE_MID.get(model or "")
+    return (cosine >= COSINE.get(model or "", COSINE_DEFAULT) and contained >= COSINE_SUPPORT) or (
+        mid is not None and cosine >= mid and contained >= MID_CONTAINED)
+
+
+def score(a: str, b: str, cosine: float | None = None) -> float:
+    """How alike ``a`` and ``b`` are, 0..1 (for ranking and messages): the lexical overlap, or the cosine."""
+    contained, overlap = lexical(a, b)
+    return max((contained + overlap) / 2, cosine or 0.0)
+
+
+def statement(text: str) -> str:
+    """What a memory states: its first paragraph that is not a heading (a checkpoint's note goes on with where
+    it was proposed, a decision with its sections: not the fact)."""
+    for block in re.split(r"\n[ \t]*\n", _HEADING.sub("", text).strip()):
+        if block.strip():
+            return block.strip()
+    return ""

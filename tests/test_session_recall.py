@@ -1,0 +1,145 @@
+"""Session recall: `recall` (auto and --sessions), MCP `search`/`recall` with `sessions`, the prompt hook, and
+`check`'s count of sessions never reviewed; on real Claude Code and Codex sessions imported into sample-vault."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support import ROOT
+
+CODEX = ROOT / "tests" / "data" / "codex" / "rollout-2025-11-22T21-45-35-019aad50-a7e6-7422-b7a8-0b384290624f.jsonl"
+CLAUDE = ROOT / "eval" / "data" / "checkpoint-real"
+HOME_SESSIONS = ("07-mclaude-brew-yubikey.jsonl", "01-entire-us-english.jsonl")
+
+
+@pytest.fixture
+def imported(cli, vault: Path, isolated: Path) -> Path:
+    folder = isolated / ".claude" / "projects" / "p"
+    folder.mkdir(parents=True)
+    for name in HOME_SESSIONS:
+        shutil.copy(CLAUDE / name, folder / name)
+    day = isolated / "codex" / "sessions" / "2025" / "11" / "22"
+    day.mkdir(parents=True)
+    shutil.copy(CODEX, day / CODEX.name)
+    cli("import", "claude-code", "--vault", vault)
+    cli("import", "codex", "--vault", vault, env={"CODEX_HOME": str(isolated / "codex")})
+    return vault
+
+
+def test_a_question_about_past_conversations_gets_its_session_first(cli, imported):
+    out = cli.json("recall", "when did we pair the second yubikey?", "--vault", imported)
+    assert [h["path"] for h in out["sessions"]][:1] == ["sessions/2026-01-17-claude-code-f551142a.md"]
+    assert out["markdown"].index("### Past sessions") < min(
+        (out["markdown"].index(f"({r['path']})") for r in out["ranked"]), default=len(out["markdown"]))
+    assert "second(mostly cloned) yubikey" in out["markdown"]
+    assert not any(r["path"].startswith("sessions/") for r in out["ranked"] + out["related"])
+
+
+def test_sessions_only_when_asked_or_about_the_past(cli, imported):
+    plain = cli.json("recall", "yubikey", "--vault", imported)
+    assert plain["sessions"] == [] and "Past sessions" not in plain["markdown"]
+    asked = cli.json("recall", "yubikey", "--sessions", "--vault", imported)
+    assert asked["sessions"][0]["agent"] == "claude-code"
+    off = cli.json("recall", "when did we pair the yubikey", "--no-sessions", "--vault", imported)
+    assert off["sessions"] == []
+
+
+def test_a_time_phrase_limits_sessions_to_its_window(cli, imported):
+    out = cli.json("recall", "what did we talk about in November 2025", "--vault", imported, "--today",
+                   "2026-03-01")
+    assert [h["project"] for h in out["sessions"]] == ["rtchess"]
+
+
+def test_check_counts_sessions_never_reviewed_per_project(cli, imported):
+    report = cli.json("check", "--vault", imported)
+    assert report["sessions_unreviewed"] == {"[USER]": 1, "cli": 1, "rtchess": 1}
+    assert "3 imported sessions never reviewed" in cli("check", "--vault", imported).stdout
+    assert not any(i["kind"] == "DANGLING" and "sessions" not in i["detail"] and i["path"].startswith(
+        "memory/daily/20") and ("rtchess" in i["detail"] or "[[cli]]" in i["detail"]) for i in report["issues"])
+
+
+def _prompt(vault: Path, tmp_path: Path, text: str, isolated: Path, session: str = "s1") -> str:
+    payload = json.dumps({"session_id": session, "cwd": str(tmp_path), "prompt": text,
+                          "hook_event_name": "UserPromptSubmit"})
+    proc = subprocess.run([sys.executable, "-m", "mdmem", "hook", "prompt", "--vault", str(vault)], input=payload,
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_the_prompt_hook_gives_sessions_only_for_a_prompt_about_an_earlier_conversation(imported, tmp_path,
+                                                                                        isolated):
+    out = _prompt(imported, tmp_path, "what did we discuss about US English spelling?", isolated)
+    assert "sessions/2026-02-04-claude-code-ddf36c6d.md" in out
+    out = _prompt(imported, tmp_path, "make sure we use US English spelling everywhere", isolated)
+    assert "sessions/" not in out
+    # a word with an underscore is two words to the quick index (it once made the hook fail on a phrase query)
+    out = _prompt(imported, tmp_path, "when did we rename summarise_to summarize?", isolated, "s2")
+    assert "sessions/2026-02-04-claude-code-ddf36c6d.md" in out
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_mcp_search_and_recall_take_sessions(imported, anyio_backend):
+    from mcp import Client
+
+    from mdmem.mcp_server import build_server
+
+    async with Client(build_server(imported), mode="legacy") as c:
+        found = json.loads((await c.call_tool("search", {"query": "yubikey", "sessions": True})).content[0].text)
+        assert found["sessions"][0]["path"] == "sessions/2026-01-17-claude-code-f551142a.md"
+        assert not any(r["path"].startswith("sessions/") for r in found["results"])
+        plain = json.loads((await c.call_tool("search", {"query": "yubikey"})).content[0].text)
+        assert "sessions" not in plain
+        auto = json.loads((await c.call_tool("recall", {"query": "when did we pair the yubikey?"})).content[0].text)
+        assert "sessions/2026-01-17-claude-code-f551142a" in auto["markdown"]
+
+
+def _hook(name: str, vault: Path, payload: dict, cwd: Path) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "mdmem", "hook", name, "--vault", str(vault)],
+                          input=json.dumps(payload), capture_output=True, text=True, timeout=120, cwd=cwd)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def _wait_for(path: Path, limit: float = 90.0) -> bool:
+    """A hang guard on the background import (it is not timed: the test waits for its result)."""
+    import time
+
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        if path.exists():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_session_end_imports_the_session_in_the_background_once_the_vault_imports(cli, vault, tmp_path):
+    transcript = tmp_path / "t" / "0ccf1a04.jsonl"
+    transcript.parent.mkdir()
+    shutil.copy(ROOT / "tests" / "data" / "claude-code" / "14-session-share-curry-poems.jsonl", transcript)
+    payload = {"session_id": "0ccf1a04-1b4c-43b6-8aa5-79e41db43a68", "transcript_path": str(transcript),
+               "cwd": str(tmp_path), "hook_event_name": "SessionEnd", "reason": "exit"}
+    _hook("session-end", vault, payload, tmp_path)
+    assert not (vault / "sessions").exists()  # never imported here: the user has not chosen to
+    assert not (vault / ".mdmem" / "hooks" / "import.log").exists()
+    (vault / "sessions").mkdir()  # what the first `mdmem import` leaves
+    _hook("session-end", vault, payload, tmp_path)
+    assert (vault / ".mdmem" / "hooks" / "import.log").exists()
+    assert _wait_for(vault / "sessions" / "2026-01-22-claude-code-0ccf1a04.md") or \
+        _wait_for(vault / "sessions" / "2026-01-23-claude-code-0ccf1a04.md")
+
+
+def test_sessions_never_crowd_the_notes_out_of_recall(cli, imported):
+    """The three sessions rank above every note for "make sure it works" (recall's pool is 3 for --limit 1): recall
+    still finds a memory note, since sessions are masked in the search itself, not dropped after it."""
+    found = cli.json("search", "make sure it works", "--vault", imported, "-n", "3")
+    out = cli.json("recall", "make sure it works", "--vault", imported, "--limit", "1")
+    assert [r["path"][:9] for r in found["results"]] == ["sessions/"] * 3
+    assert out["ranked"] and not out["ranked"][0]["path"].startswith("sessions/")
