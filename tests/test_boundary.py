@@ -1,7 +1,7 @@
 """The vault is a boundary: nothing outside its root is read or served, whatever the symlinks; only
 regular files are opened; mdmem's caches hold data, never code; parsing is linear; a write never lands on
-a file changed since it was read. Each test reproduces a defect measured on d10a61c (issue "Hostile
-vaults and inputs", items 1-4, 8, 9)."""
+a file changed since it was read. Each test reproduces a defect measured on d10a61c (the hostile-vault
+review; docs/decisions/058-hostile-vault-boundary.md)."""
 
 from __future__ import annotations
 

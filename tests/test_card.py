@@ -277,7 +277,7 @@ def test_install_claude_installs_the_skills_and_uninstall_takes_everything_away(
     kept = cli("install", "claude", "--vault", vault, "--project", project)
     assert "skill /memory-check: kept" in kept.stdout and "is not mdmem's: left as it is" in kept.stderr
     gone = cli.json("uninstall", "claude", "--project", project)
-    # the vault is outside the project, so the server was in the local scope (issue 15), not in .mcp.json
+    # the vault is outside the project, so the server was in the local scope, not in .mcp.json
     assert [r["actions"] for r in gone["results"][:2]] == [{"mcpServers.mdmem": "absent"},
                                                           {"mcpServers.mdmem": "removed"}]
     assert set(gone["results"][2]["actions"].values()) == {"removed"}

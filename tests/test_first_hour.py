@@ -1,4 +1,4 @@
-"""A new user's first hour (issue 15): an Obsidian vault found as it is, `init` that adds only what is
+"""A new user's first hour: an Obsidian vault found as it is, `init` that adds only what is
 missing, saving without surprises, answers without noise, `check` on a plain vault, a Claude Code set-up
 that a project can commit, and finding things by a mistyped name; then the whole hour end to end on a copy
 of a real Obsidian vault. Real files, the real CLI (CliRunner, or `python -m mdmem` in a subprocess, on a

@@ -90,7 +90,7 @@ def test_hook_defaults_are_the_settings_defaults():
     assert DEFAULTS == HOOK_DEFAULTS and DEFAULTS["policy"] == "signals"
 
 
-# --- bounds (issue 12, item 5) --------------------------------------------------------------------
+# --- bounds ------------------------------------------------------------------------------------
 
 
 def test_transcript_path_that_is_not_a_regular_file(vault: Path, tmp_path: Path):

@@ -1,4 +1,4 @@
-"""Hostile vaults and inputs (issue "Hostile vaults and inputs", part A).
+"""Hostile vaults and inputs (part A of the hostile-vault review).
 
 A vault arrives by git clone, sync or a shared drive, and what is typed at mdmem may be pasted from
 anywhere. :func:`hostile_vault` builds one holding everything at once: file names and titles with terminal

@@ -1,4 +1,4 @@
-"""Hostile derived state and settings (issue "Hostile round 2": code from a cache file, a symlinked ``.mdmem``, a
+"""Hostile derived state and settings (the second hostile-vault review: code from a cache file, a symlinked ``.mdmem``, a
 hostile ``config.toml``, a read-only vault, a lone surrogate over MCP).
 
 Whoosh unpickles its index files, and a vault's ``.mdmem/`` travels with it: each probe here plants a file that

@@ -1,4 +1,4 @@
-"""What a `mdmem search` process does not do, so that a new process answers fast (issue 11, "Speed"):
+"""What a `mdmem search` process does not do, so that a new process answers fast:
 checked by what it imports and how it runs, never by timing.
 
 - With the index up to date it imports no parser (markdown-it, PyYAML), no graph (networkx), no

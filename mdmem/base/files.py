@@ -2,23 +2,12 @@
 lock. Every other module reaches the disk through here (which folder is a vault, finding it and
 making one: :mod:`mdmem.base.vault`).
 
-The boundary (issue "Hostile vaults"): a vault arrives by git clone, sync or a shared drive, and what
-mdmem reads goes to a model. So nothing outside the vault's root is ever read: the walker does not
-follow a symlink (to a file or a folder) whose target lies outside the root, and reports it as an
-``outside_vault`` problem; :func:`read_bytes` resolves the path, refuses one that leaves the root,
-opens only regular files (``O_NONBLOCK``, so a FIFO cannot block the open; then ``fstat``) and reads
-at most :data:`MAX_READ` bytes. A symlink that stays inside the vault is followed.
-
-A FIFO, device or socket named ``.md`` is never a note: the walker reports it (``not_regular``) and lists it
-nowhere else. A file with a NUL byte in its first KB (:func:`binary`) is read once, found not text, kept as
-a placeholder note with a ``not_text`` problem (its stat remembered, so it is not read again until it
-changes), never indexed nor counted.
-
-Hidden path segments (any name starting with ``.``: ``.obsidian``, ``.trash``, ``.git``, ``.mdmem``,
-and mdmem's own temp files) are ignored; only ``.md`` files are notes, every other file is a possible
-link target.
+Nothing outside the vault root is read (no symlink out, regular files only, at most :data:`MAX_READ`
+bytes); hidden path segments are ignored; only ``.md`` files are notes.
 
 Cheap to import (os, stat, errno): the Claude Code hooks take the lock and the atomic writer from here.
+
+Details and reasons: docs/decisions/058-hostile-vault-boundary.md
 """
 
 from __future__ import annotations

