@@ -23,6 +23,7 @@ from mdmem.base.layout import STATE_DIR, STATE_GITIGNORE
 TYPE_CHECKING = False  # not `from typing import`: this module stays cheap for the hooks
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
     from mdmem.base import models
     from mdmem.base.models import Problem
@@ -134,7 +135,7 @@ class Scan:
 
     def __init__(self, notes: dict[str, tuple[int, int, int]], files: tuple[str, ...],
                  broken: dict[str, Problem], problems: tuple[tuple[str, Problem], ...],
-                 folders: dict[str, int] | None = None, excluded: dict[str, str] | None = None):
+                 folders: dict[str, int] | None = None, excluded: dict[str, str] | None = None) -> None:
         self.notes, self.files, self.broken, self.problems = notes, files, broken, problems
         self.folders = folders or {}  # every folder walked -> its mtime_ns, taken before it was listed
         # Markdown files Obsidian keeps out of search and the graph (its Excluded files, its templates folder):
@@ -531,10 +532,10 @@ def _umask() -> int:
 
 
 class _suppress:
-    def __enter__(self):
+    def __enter__(self) -> _suppress:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> bool:
         return exc[0] is not None and issubclass(exc[0], OSError)
 
 
@@ -543,7 +544,7 @@ class Lock:
     (then :class:`LockTimeout` with ``message``). ``with Lock(...) as immediate``: True when the
     lock was free at once. The kernel frees it when the process dies, even on ``kill -9``."""
 
-    def __init__(self, path: str | os.PathLike, timeout: float, message: str | None = None):
+    def __init__(self, path: str | os.PathLike, timeout: float, message: str | None = None) -> None:
         self.path, self.timeout, self.message = os.fspath(path), timeout, message
         self.fd = -1
 
@@ -567,7 +568,7 @@ class Lock:
                 time.sleep(delay)
                 delay = min(delay * 2, 0.1)
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.fd >= 0:
             os.close(self.fd)  # closing the descriptor releases the flock
             self.fd = -1

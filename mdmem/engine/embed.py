@@ -21,6 +21,10 @@ from pathlib import Path
 
 from mdmem.base.errors import MdmemError
 
+TYPE_CHECKING = False  # not `from typing import`: type-only imports cost nothing at run time
+if TYPE_CHECKING:
+    from typing import Any
+
 DEFAULT = "use-multilingual-v3"
 MAX_CHUNKS = 8        # windows of one text at most; a note is embedded by passages (engine/vectors.py), each one
                       # row, a passage over 140 words through its first 2 windows
@@ -97,7 +101,7 @@ class UseModel:
     def chunks(self, text: str) -> list[str]:
         return _windows(text.strip())
 
-    def embed(self, texts: list[str], threads: int | None = None):
+    def embed(self, texts: list[str], threads: int | None = None) -> Any:
         """One L2-normalised float32 vector a text; ``threads``: BLAS threads for this call (default: the
         model's, up to 2).
 
@@ -163,7 +167,7 @@ class MiniLM:
                 break
         return out
 
-    def embed(self, texts: list[str], threads: int | None = None):
+    def embed(self, texts: list[str], threads: int | None = None) -> Any:
         """One L2-normalised float32 vector a text (each cut at 128 tokens); ``threads`` is the session's
         (onnxruntime's own pool, set when the model loads)."""
         import numpy as np
@@ -191,10 +195,10 @@ class MiniLM:
         return out
 
 
-_MODELS: dict[str, object] = {}
+_MODELS: dict[str, UseModel | MiniLM] = {}
 
 
-def model(name: str = DEFAULT):
+def model(name: str = DEFAULT) -> UseModel | MiniLM:
     """The model called ``name`` (a config name or a vectors' model id), loaded once a process."""
     name = next((n for n, i in IDS.items() if i == name), name)
     if name not in _MODELS:

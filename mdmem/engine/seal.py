@@ -56,7 +56,7 @@ class Seal:
     """The manifest of one index folder: read (and its MAC checked) on first use and again when a file is not
     in it (another process committed meanwhile); written by :meth:`write` at each commit."""
 
-    def __init__(self, folder: str | os.PathLike, vault: str | os.PathLike | None = None):
+    def __init__(self, folder: str | os.PathLike, vault: str | os.PathLike | None = None) -> None:
         self.folder = os.fspath(folder)
         self.key = user_key(vault)
         self.entries: dict[str, dict] = {}

@@ -14,6 +14,9 @@ from mdmem.base.settings import Recency
 from mdmem.engine.index import Filters, SearchHit, SearchResult
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from mdmem.base.settings import Fusion
     from mdmem.engine.memory import Memory
 
 POOL = 50  # notes taken from the vectors before fusing
@@ -28,7 +31,7 @@ LEXICAL_POOL = 20  # ... and from BM25F (at least ``limit``)
 # 0.983 / 0.892 / 0.946; the real runs at 20: docs/benchmarks-history.md ("hybrid at 10k").
 
 
-def allowed(mem: Memory, filters: Filters):
+def allowed(mem: Memory, filters: Filters) -> Callable[[str], bool] | None:
     """A path test that applies ``filters`` to a note of the cache (index notes are out unless
     ``filters.index``; None: no filter at all).
 
@@ -101,7 +104,7 @@ def _hit(mem: Memory, path: str, score: float, terms: set[str], passage: int | N
 
 
 def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recency, mode: str, explain: bool,
-           fusion=None) -> SearchResult:
+           fusion: Fusion | None = None) -> SearchResult:
     from mdmem.base.settings import MODES, Fusion
     from mdmem.engine.vectors import fuse, may_lead
     from mdmem.engine.vectors import search as by_meaning

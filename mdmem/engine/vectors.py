@@ -23,6 +23,8 @@ from mdmem.base.files import write_atomic
 from mdmem.base.settings import Fusion
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
     from mdmem.engine.memory import Memory
 
 FILE = "vectors.npz"
@@ -208,7 +210,7 @@ class Match:
 _LOADED: dict[str, tuple] = {}  # file -> (stat, vectors, float32 matrix, note groups, their first rows)
 
 
-def loaded(mem: Memory):
+def loaded(mem: Memory) -> tuple[Any, Any]:
     """The vectors, their float32 matrix and the row groups of each note ((path, start, end), rows of a
     note being contiguous), read once a process while the file is unchanged."""
     import numpy as np
@@ -255,7 +257,7 @@ def cosines(mem: Memory, text: str) -> tuple[str | None, dict[str, float]]:
     return name, {groups[i][0]: float(best[i]) for i in range(len(groups))}
 
 
-def search(mem: Memory, query: str, limit: int, allowed=None) -> list[Match]:
+def search(mem: Memory, query: str, limit: int, allowed: Callable[[str], bool] | None = None) -> list[Match]:
     """The notes whose best passage is nearest ``query`` (cosine), best first, one per note.
 
     A note's score is its best passage's cosine plus :data:`SECOND` x its second best (0 for a one-passage
@@ -304,7 +306,7 @@ def search(mem: Memory, query: str, limit: int, allowed=None) -> list[Match]:
     return sorted(found.values(), key=lambda m: (-m.score, m.path))[:limit]
 
 
-def _best_first(values, first: int):
+def _best_first(values: Any, first: int) -> Iterator[int]:
     """The indices of ``values``, highest first, ties by index (a stable sort of ``-values``): the ``first``
     highest (and any tied with the last of them) by a partial sort, the rest sorted only if the caller gets
     that far. Search visits ~75 of 10,000 notes for a pool of 50: the full sort took ~0.8 ms a query."""

@@ -18,6 +18,10 @@ import math
 import re
 from dataclasses import dataclass
 
+TYPE_CHECKING = False  # not `from typing import`: type-only imports cost nothing at run time
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 # (kind, pattern, characters that may not stand just before it): kinds are what a person is told. Every
 # pattern starts on a literal (Python's re then skips ahead to it at C speed: a leading look-behind made a
 # rule 20-50x slower) and every quantifier is bounded, so a scan stays linear in the text.
@@ -97,7 +101,7 @@ _GLUED = tuple((kind, re.compile(re.sub(r"\(\?!\[[^\]]*\]\)$", "", pattern.patte
                for kind, pattern, before in _RULES)
 
 
-def _tokens(text: str, rules: tuple[tuple[str, re.Pattern, str], ...] = _RULES):
+def _tokens(text: str, rules: tuple[tuple[str, re.Pattern, str], ...] = _RULES) -> Iterator[tuple[int, int, str]]:
     """Each provider-shaped token in ``text``: (start, end, kind)."""
     present = {n for n in _ALL_NEEDLES if n in text}  # substring tests: ~20x cheaper than the regexes' passes
     for (kind, pattern, before), needles in zip(rules, _NEEDLES):
@@ -124,7 +128,7 @@ _SPACED_NEEDLES = frozenset(" ".join(n.strip()) for n in _ALL_NEEDLES)  # "A K I
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{24,4000}={0,2}")
 
 
-def _hidden(text: str):
+def _hidden(text: str) -> Iterator[tuple[int, str]]:
     """(position in ``text``, kind) of each token hidden by a line cut, spaces between its characters or base64.
     Each pass costs a C-speed search when there is nothing to find (a ``re.sub``, substring tests)."""
     if "\n" in text:
@@ -155,7 +159,7 @@ def _hidden(text: str):
                 yield m.start(), f"{kind} in base64"
 
 
-def _found(text: str):
+def _found(text: str) -> Iterator[tuple[int, int, int, str]]:
     """Each secret in ``text`` as (where its line is told from, start, end, kind): ``start:end`` is the value
     itself (a token, the password of a URL, an assignment's value; a private key from its header to its
     footer or the end of the text), what :func:`redact` replaces."""

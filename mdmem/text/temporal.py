@@ -22,7 +22,7 @@ import calendar
 import datetime
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 __all__ = ["Window", "parse", "window_of"]
@@ -46,7 +46,7 @@ def _fold(s: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", s.lower()) if not unicodedata.combining(c))
 
 
-def _alt(words) -> str:
+def _alt(words: Iterable[str]) -> str:
     return "|".join(sorted({re.escape(w) for w in words}, key=len, reverse=True))
 
 
@@ -197,7 +197,7 @@ class _Rule:
 _RULES: list[_Rule] = []
 
 
-def _rule(pattern: str, lang: str):
+def _rule(pattern: str, lang: str) -> Callable[[Handler], Handler]:
     def register(fn: Handler) -> Handler:
         _RULES.append(_Rule(re.compile(pattern, re.IGNORECASE), lang, fn))
         return fn
@@ -205,19 +205,19 @@ def _rule(pattern: str, lang: str):
 
 
 @_rule(rf"(?<![\w./-])(?P<y>\d{{4}})-(?P<m>\d{{2}})-(?P<d>\d{{2}}){_YEAR_END}", "any")
-def _iso_day(m, text, today):
+def _iso_day(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     d = datetime.date(int(m["y"]), int(m["m"]), int(m["d"]))
     return d, d
 
 
 @_rule(rf"(?<![\w./-])(?P<y>\d{{4}})-(?P<m>\d{{2}}){_YEAR_END}", "any")
-def _iso_month(m, text, today):
+def _iso_month(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     return _month(int(m["y"]), int(m["m"]))
 
 
 @_rule(rf"{_B}(?P<w>today|yesterday|(?:the\s+)?day\s+before\s+yesterday){_E}", "en")
 @_rule(rf"{_B}(?P<w>hoje|ontem|anteontem|ante-ontem|antes\s+de\s+ontem){_E}", "pt")
-def _day(m, text, today):
+def _day(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     w = _fold(m["w"])
     back = 0 if w in ("today", "hoje") else 1 if w in ("yesterday", "ontem") else 2
     d = today - datetime.timedelta(days=back)
@@ -227,32 +227,32 @@ def _day(m, text, today):
 @_rule(rf"{_B}{_N_EN_A}\s+{_U_EN}\s+ago{_E}", "en")
 @_rule(rf"{_B}h[aá]\s+{_N_PT}\s+{_U_PT}(?:\s+atr[aá]s)?{_E}", "pt")
 @_rule(rf"{_B}{_N_PT}\s+{_U_PT}\s+atr[aá]s{_E}", "pt")
-def _units_ago(m, text, today):
+def _units_ago(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     n = _number(m["n"])
     return _ago(n, _unit(m["u"]), today) if n else None
 
 
 @_rule(rf"{_B}(?:the\s+)?(?:last|past)\s+{_N_EN}\s+{_U_EN3}{_E}", "en")
 @_rule(rf"{_B}(?:[oa]s\s+)?[uú]ltim[oa]s?\s+{_N_PT}\s+{_U_PT3}{_E}", "pt")
-def _last_n(m, text, today):
+def _last_n(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     n = _number(m["n"])
     return _rolling(n, _unit(m["u"]), today) if n else None
 
 
 @_rule(rf"{_B}(?:(?P<last>(?:the\s+)?last)|this)\s+(?P<u>week|month|year){_E}", "en")
-def _this_last_en(m, text, today):
+def _this_last_en(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     if _NOT_OF.match(text, m.end()):        # "last week of march", "the last month of 2025"
         return None
     return _period(_unit(m["u"]), -1 if m["last"] else 0, today)
 
 
 @_rule(rf"{_B}(?:(?:a\s+)?(?P<w>semana)|(?:o\s+)?(?P<u>m[eê]s|ano))\s+passad[oa]{_E}", "pt")
-def _last_pt(m, text, today):
+def _last_pt(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     return _period("w" if m["w"] else _unit(m["u"]), -1, today)
 
 
 @_rule(rf"{_B}(?:[nd]?es[st]a\s+(?P<w>semana)|[nd]?es[st]e\s+(?P<u>m[eê]s|ano)){_E}", "pt")
-def _this_pt(m, text, today):
+def _this_pt(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     return _period("w" if m["w"] else _unit(m["u"]), 0, today)
 
 
@@ -264,7 +264,7 @@ _FULL_NAMES = _alt(_MONTHS_EN + _MONTHS_PT + ["marco"])
        rf"|\s+(?P<rel>(?P<last>(?:of\s+)?last\s+year|do\s+ano\s+passado)"
        rf"|this\s+year|[dn]?es[st]e\s+ano){_E})?",
        "month")
-def _month_name(m, text, today):
+def _month_name(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     name = m["m"].lower()
     month = _FULL[_fold(name)]
     before = text[max(0, m.start() - 100):m.start()]
@@ -287,7 +287,7 @@ def _month_name(m, text, today):
 @_rule(rf"{_B}(?P<a>{_alt(_ABBR)}){_E}(?P<dot>\.)?"
        rf"(?P<sep>\s+(?:of|de)\s+|\s*/\s*|\s+)(?P<y>\d{{4}}){_YEAR_END}",
        "month")
-def _month_abbr(m, text, today):
+def _month_abbr(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     a = m["a"].lower()
     if a in _ABBR_NEEDS_SEP and not m["dot"] and not m["sep"].strip():
         return None
@@ -298,7 +298,7 @@ def _month_abbr(m, text, today):
 
 
 @_rule(rf"(?<![\w./-])(?P<y>\d{{4}}){_YEAR_END}(?!,\d)", "any")
-def _year_after_preposition(m, text, today):
+def _year_after_preposition(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     year = int(m["y"])
     prev, _ = _prev_word(text[max(0, m.start() - 100):m.start()])
     if not 1900 <= year <= 2199 or prev not in _YEAR_PREPOSITIONS:
@@ -307,7 +307,7 @@ def _year_after_preposition(m, text, today):
 
 
 @_rule(rf"{_B}(?:o\s+)?ano\s+de\s+(?P<y>\d{{4}}){_YEAR_END}", "pt")
-def _ano_de(m, text, today):
+def _ano_de(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     return _year(int(m["y"]))
 
 
