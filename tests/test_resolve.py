@@ -225,7 +225,7 @@ def test_real_vault(name):
     measures["tags"] = len(tags)
 
     assert len(notes) == sum(1 for f in files if f.endswith(".md"))
-    assert elapsed < 20, f"parse + resolve took {elapsed:.1f}s"
+    assert elapsed < 120, f"parse + resolve took {elapsed:.1f}s"  # generous: a quadratic resolver takes far longer
 
     for measure, figure in figures.items():
         got = measures[measure]
