@@ -111,6 +111,7 @@ def _sections(memory_md: str) -> dict[str, list[str]]:
     return out
 
 
+@pytest.mark.slow
 def test_save_writes_the_note_and_its_line(vault, cli):
     before = (vault / "MEMORY.md").read_text()
     out = cli.json("save", "Priya prefers async reviews over calls.\n\nShe reads PRs in the morning.",
@@ -178,6 +179,7 @@ def test_save_into_an_empty_indexed_vault(tmp_path, cli):
     assert out["status"] == "created"
 
 
+@pytest.mark.slow
 def test_save_same_content_changes_nothing(vault, cli):
     args = ("save", "Prefers tea", "-t", "person", "--name", "tea", "--vault", vault)
     cli(*args)
@@ -194,6 +196,7 @@ def test_save_same_content_changes_nothing(vault, cli):
     assert note.read_bytes() == snapshot[0]
 
 
+@pytest.mark.slow
 def test_save_refuses_names_that_escape_the_vault(vault, cli, tmp_path):
     before = sorted(p for p in tmp_path.rglob("*") if ".mdmem" not in p.parts)
     for name in ("../../escape", "/tmp/abs", "people/../../x", "..", "a\\b"):
@@ -211,6 +214,7 @@ def test_save_name_is_safe_kebab_case(vault, cli):
     assert (vault / out["path"]).is_file()
 
 
+@pytest.mark.slow
 def test_two_save_processes_at_once_both_land(vault):
     import subprocess
     import sys
@@ -279,6 +283,7 @@ NET_LINE = ("- [home-lab-network.md](memory/references/home-lab-network.md) — 
             "`~244tk`")
 
 
+@pytest.mark.slow
 def test_forget_archives_the_note_and_removes_its_line(vault, cli):
     data = (vault / NET).read_bytes()
     index = vault / "MEMORY.md"
@@ -319,6 +324,7 @@ def test_forget_removes_lines_by_parsed_links_not_substrings(vault, cli):
     assert index.read_text() == text.replace(NET_LINE + "\n", "") + "\n".join(extra[1:]) + "\n"
 
 
+@pytest.mark.slow
 def test_forget_by_search_refuses_several_without_yes(vault, cli):
     cli.json("save", "Greenhouse watering schedule is every Tuesday", "-t", "reference", "--name", "greenhouse-a",
              "--vault", vault)
@@ -340,6 +346,7 @@ def test_forget_by_search_refuses_several_without_yes(vault, cli):
     assert r.stderr == f"mdmem: no note matches 'zzqqxx' in {vault.resolve()}\n"
 
 
+@pytest.mark.slow
 def test_forget_a_single_search_match_and_archive_name_clash(vault, cli):
     cli("save", "Greenhouse heater runs at night", "-t", "reference", "--name", "greenhouse", "--vault", vault)
     cli("forget", "heater", "--vault", vault, code=2)  # a search match only: not without --yes
@@ -370,6 +377,7 @@ def test_save_the_same_content_under_another_name_changes_nothing(vault, cli):
     assert r.stderr == "already saved: memory/feedback/answer-first.md has the same content; nothing changed\n"
 
 
+@pytest.mark.slow
 def test_save_refuses_a_near_duplicate_unless_new(vault, cli):
     r = cli("save", "Lead with the answer", "-t", "user", "--name", "Answer first!", "--vault", vault, code=1)
     assert r.stderr == ("mdmem: memory/people/answer-first.md would be a near-duplicate of "
@@ -388,6 +396,7 @@ def test_save_refuses_a_near_duplicate_unless_new(vault, cli):
     assert (vault / "memory/feedback/be brief with Diego.md").is_file()
 
 
+@pytest.mark.slow
 def test_save_warns_on_what_should_not_be_saved(vault, cli):
     cases = {
         "Parser fix:\n```python\ndef f(x):\n    return x\n```": "it contains code",
@@ -407,6 +416,7 @@ def test_save_warns_on_what_should_not_be_saved(vault, cli):
     assert clean["warnings"] == []
 
 
+@pytest.mark.slow
 def test_save_warns_when_claude_md_or_a_protocol_already_says_it(vault, cli):
     (vault / "CLAUDE.md").write_text("# Rules\n\nAlways reply in the language the user writes in.\n")
     out = cli.json("save", "Always reply in the language the user writes in.", "-t", "feedback",
@@ -420,6 +430,7 @@ def test_save_warns_when_claude_md_or_a_protocol_already_says_it(vault, cli):
 # --- classification and decisions ------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("text", "kind", "signal"), [
     ("We chose Postgres over MySQL because of JSONB.", "decision", "We chose"),
     ("Optamos por Adyen em vez de Stripe porque suporta MB Way.", "decision", "Optamos"),
@@ -445,6 +456,7 @@ def test_save_without_type_infers_it_and_says_why(vault, cli, text, kind, signal
     assert given["type_reason"] == "given"
 
 
+@pytest.mark.slow
 def test_decision_gets_chosen_rejected_and_its_sections(vault, cli):
     out = cli.json("save", "We chose Hetzner over AWS because egress costs dominate.", "--vault", vault)
     assert out["type"] == "decision" and out["path"].startswith("memory/decisions/decision-")
@@ -466,6 +478,7 @@ def test_decision_gets_chosen_rejected_and_its_sections(vault, cli):
 # --- a save interrupted or racing a watcher ---------------------------------------------
 
 
+@pytest.mark.slow
 def test_kill9_during_save_leaves_old_or_new_never_torn(vault):
     import signal
     import subprocess
@@ -497,6 +510,7 @@ def test_kill9_during_save_leaves_old_or_new_never_torn(vault):
     assert out.returncode == 0, out.stderr
 
 
+@pytest.mark.slow
 def test_save_during_watch_loses_nothing(vault, cli):
     import queue
     import threading

@@ -123,6 +123,7 @@ def test_one_strong_rule_alone_is_suggested(cli, vault: Path, tmp_path: Path):
     assert [(c["type"], c["name"]) for c in data["candidates"]] == [("claude-md", "Always answer with the conclusion first")]
 
 
+@pytest.mark.slow
 def test_accept_saves_through_save_and_skip_discards(cli, vault: Path, tmp_path: Path):
     source = tmp_path / "talk.md"
     source.write_text(SESSION)
@@ -180,6 +181,7 @@ def test_claude_md_rule_is_proposed_not_written(cli, vault: Path, tmp_path: Path
     assert not (vault / "CLAUDE.md").exists()
 
 
+@pytest.mark.slow
 def test_bad_numbers_and_inputs(cli, vault: Path, tmp_path: Path):
     source = tmp_path / "talk.md"
     source.write_text(SESSION)

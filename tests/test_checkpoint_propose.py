@@ -37,6 +37,7 @@ def propose(cli, vault: Path, data, *args: str, code: int = 0):
     return result
 
 
+@pytest.mark.slow
 def test_propose_prints_the_numbered_list_and_accept_saves(cli, vault: Path):
     out = propose(cli, vault, GOOD, "--session", "s1").stdout
     assert out == (

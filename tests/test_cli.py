@@ -7,6 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from support import ROOT, run_process
 
 
@@ -62,6 +64,7 @@ def test_init_default_vault_goes_to_mdmem_home(cli, tmp_path):
 
 # --- index ------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_index_counts_then_nothing_to_do(cli, vault):
     first = cli.json("index", "--vault", vault)
     assert {k: first[k] for k in ("notes", "added", "changed", "removed")} == {
@@ -74,12 +77,14 @@ def test_index_counts_then_nothing_to_do(cli, vault):
     assert set(first) >= {"notes", "added", "changed", "removed", "seconds"}
 
 
+@pytest.mark.slow
 def test_index_rebuild(cli, vault):
     cli.json("index", "--vault", vault)
     out = cli.json("index", "--vault", vault, "--rebuild")
     assert out["added"] == 61 and out["rebuilt"] is True
 
 
+@pytest.mark.slow
 def test_vault_found_from_a_subfolder_and_env(cli, vault, monkeypatch):
     monkeypatch.chdir(vault / "memory" / "people")
     monkeypatch.delenv("MDMEM_VAULT", raising=False)
@@ -108,6 +113,7 @@ def test_search_title_is_boosted(cli, vault):
     assert len(out["results"]) == 3
 
 
+@pytest.mark.slow
 def test_search_folds_accents_and_portuguese_plurals(cli, vault):
     plain = paths(cli.json("search", "migracao", "--vault", vault, "--no-recency", "--limit", "50"))
     accented = paths(cli.json("search", "migração", "--vault", vault, "--no-recency", "--limit", "50"))
@@ -117,12 +123,14 @@ def test_search_folds_accents_and_portuguese_plurals(cli, vault):
     assert "memory/daily/2026-11-17.md" in plain  # says "Migração"
 
 
+@pytest.mark.slow
 def test_search_stems_english(cli, vault):
     a = set(paths(cli.json("search", "migrations", "--vault", vault, "--no-recency", "--limit", "50")))
     b = set(paths(cli.json("search", "migration", "--vault", vault, "--no-recency", "--limit", "50")))
     assert a == b and "memory/protocols/sql-migrations.md" in a
 
 
+@pytest.mark.slow
 def test_search_phrase_and_boolean_and_fields(cli, vault):
     phrase = cli.json("search", '"integer minor units"', "--vault", vault, "--no-recency")
     assert "memory/decisions/decision-integer-cents.md" in paths(phrase)
@@ -135,6 +143,7 @@ def test_search_phrase_and_boolean_and_fields(cli, vault):
     assert paths(typed)[0] == "memory/feedback/no-diff-summaries.md"
 
 
+@pytest.mark.slow
 def test_search_filters(cli, vault):
     only = lambda *a: set(paths(cli.json("search", *a, "--vault", vault, "--limit", "100")))  # noqa: E731
     assert only("atlas", "--type", "decision") == {
@@ -153,6 +162,7 @@ def test_search_filters(cli, vault):
     assert month and all(Path(p).stem.startswith("2026-10") for p in month)
 
 
+@pytest.mark.slow
 def test_search_with_only_filters_lists_them(cli, vault):
     out = cli.json("search", "", "--vault", vault, "--type", "feedback", "--limit", "100")
     assert len(out["results"]) == 6
@@ -187,6 +197,7 @@ def test_recency_lifts_recent_notes(cli, tmp_path):
     assert [h["score"] for h in cfg["results"]] == [h["score"] for h in off["results"]]
 
 
+@pytest.mark.slow
 def test_bad_config_is_a_clear_error(cli, vault):
     cli("index", "--vault", vault)
     (vault / ".mdmem" / "config.toml").write_text("[search\n")
@@ -205,6 +216,7 @@ def test_show_json(cli, vault):
     assert out["tokens"] == size * 10 // 32
 
 
+@pytest.mark.slow
 def test_show_accepts_path_file_name_and_title(cli, vault):
     for ref in ("memory/people/ana-souza.md", "ana-souza.md", "ana-souza", "Ana-Souza", "people/ana-souza"):
         assert cli.json("show", ref, "--vault", vault)["path"] == "memory/people/ana-souza.md"
@@ -278,6 +290,7 @@ def test_usage_errors_exit_2(cli, vault):
     assert cli("frobnicate", code=2)
 
 
+@pytest.mark.slow
 def test_python_dash_m_and_console_script(vault):
     out = run_process("search", "ledger", "--vault", vault, "--json")
     assert out.returncode == 0, out.stderr
@@ -338,12 +351,14 @@ def _umask() -> int:
     return mask
 
 
+@pytest.mark.slow
 def test_note_argument_may_be_an_absolute_path_inside_the_vault(cli, vault):
     absolute = vault / "memory" / "people" / "ana-souza.md"
     assert cli.json("show", str(absolute), "--vault", vault)["path"] == "memory/people/ana-souza.md"
     cli("show", str(vault.parent / "elsewhere.md"), "--vault", vault, code=1)
 
 
+@pytest.mark.slow
 def test_search_refuses_an_unknown_type_as_save_does(cli, vault):
     """`--type decisions` (a typo) answered "no notes match", as if the vault held no decision."""
     r = cli("search", "cents", "--type", "decisions", "--vault", vault, code=2)
@@ -352,6 +367,7 @@ def test_search_refuses_an_unknown_type_as_save_does(cli, vault):
     assert cli.json("search", "cents", "--type", "decision", "--vault", vault)["results"]
 
 
+@pytest.mark.slow
 def test_an_edit_that_keeps_size_and_mtime_is_seen(cli, vault):
     """cp -p, touch -r, an rsync restoring mtimes: the same size and mtime, other text. The card and search kept
     the old text; the change fingerprint now holds st_ctime_ns, which no user call can set."""

@@ -189,6 +189,7 @@ def _really_missing(target: str, source: str, lower_paths: set[str], lower_names
     return not (wants & lower_names)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(REAL_VAULTS))
 def test_real_vault(name):
     folder = FIXTURES / name

@@ -253,6 +253,7 @@ EXPECTED_PROBLEMS = {
 }
 
 
+@pytest.mark.slow
 def test_bad_input_is_a_problem_on_the_note_never_a_crash(cli, tmp_path):
     vault = bad_input_vault(tmp_path / "v")
     # a separate process: a scan that loops on the folder symlinks would hang here, not the suite; its 60 s
@@ -359,6 +360,7 @@ def test_a_non_utf8_file_name_does_not_break_the_vault(cli, tmp_path):
 # ================================================================ refresh by stat: edits, deletions, renames
 
 
+@pytest.mark.slow
 def test_edits_deletions_and_renames_are_noticed(cli, tmp_path):
     vault = small_vault(tmp_path / "v", 40)
     n = 41
@@ -430,12 +432,14 @@ def assert_recovered(cli, vault: Path, baseline: list[tuple]) -> None:
     assert cli.json("show", "n042", "--vault", vault)["tags"] == ["t42"]
 
 
+@pytest.mark.slow
 def test_deleting_mdmem_loses_nothing(cli, indexed):
     vault, baseline = indexed
     shutil.rmtree(vault / ".mdmem")
     assert_recovered(cli, vault, baseline)
 
 
+@pytest.mark.slow
 def test_garbage_notes_db_is_rebuilt(cli, indexed, tmp_path):
     vault, baseline = indexed
     (vault / ".mdmem" / "notes.db").write_bytes(b"this is not a database\n" * 1000)
@@ -445,6 +449,7 @@ def test_garbage_notes_db_is_rebuilt(cli, indexed, tmp_path):
     assert_recovered(cli, vault, baseline)
 
 
+@pytest.mark.slow
 def test_damaged_pages_in_notes_db_are_rebuilt(cli, indexed, tmp_path):
     vault, baseline = indexed
     db = vault / ".mdmem" / "notes.db"
@@ -473,6 +478,7 @@ def test_garbage_index_toc_is_recovered(cli, indexed):
     assert_recovered(cli, vault, baseline)
 
 
+@pytest.mark.slow
 def test_a_missing_index_segment_is_recovered(cli, indexed, tmp_path):
     vault, baseline = indexed
     segments = list((vault / ".mdmem" / "index").glob("*.seg"))
@@ -505,6 +511,7 @@ def assert_whole(tmp_path: Path, vault: Path, word: str) -> None:
     assert counts(again) == {"notes": note_files(vault), "added": 0, "changed": 0, "removed": 0}
 
 
+@pytest.mark.slow
 def test_kill9_at_several_moments_is_recovered(generated, tmp_path):
     """Kills during start-up of a first build, while a rebuild's worker processes
     run, and in the index commit of an update that re-parses every note."""
@@ -544,6 +551,7 @@ def test_kill9_at_several_moments_is_recovered(generated, tmp_path):
         reap(orphans)
 
 
+@pytest.mark.slow
 def test_kill9_during_a_parallel_build_frees_the_write_lock(tmp_path):
     from mdmem.base.errors import LockTimeout
     from mdmem.base.files import write_lock
@@ -579,6 +587,7 @@ def test_kill9_during_a_parallel_build_frees_the_write_lock(tmp_path):
 # ================================================================ several processes at once
 
 
+@pytest.mark.slow
 def test_concurrent_indexers_while_notes_change(cli, tmp_path):
     vault = small_vault(tmp_path / "v", 150)
     cli.json("index", "--vault", vault)
@@ -624,6 +633,7 @@ def test_concurrent_indexers_while_notes_change(cli, tmp_path):
         assert cli.json("show", f"memory/n{k * 5:03d}.md", "--vault", vault)["frontmatter"] == {"rev": k}
 
 
+@pytest.mark.slow
 def test_a_held_write_lock_fails_writers_clearly_and_readers_still_answer(tmp_path):
     from mdmem.base.files import write_lock
 
@@ -656,6 +666,7 @@ def test_a_held_write_lock_fails_writers_clearly_and_readers_still_answer(tmp_pa
     assert paths(as_json(run(tmp_path, "search", "lockedword", "--vault", vault, "--json"))) == ["memory/n004.md"]
 
 
+@pytest.mark.slow
 def test_readers_keep_their_results_during_a_rebuild(cli, generated, tmp_path):
     vault = copy_of(generated, tmp_path / "v", state=False)
     cli("index", "--vault", vault)  # a whole build, as the rebuild below makes: the same scores

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the whole module is in the slow lane (.ci/run)
+
 TODAY = "2026-11-25"
 OLD = "memory/references/zanzibar-hours.md"
 NEW = "memory/references/Zanzibar hours.md"
