@@ -172,6 +172,7 @@ def _any_command(project: Path, agent: str) -> str:
                                           field="bash")}[agent]()
 
 
+@pytest.mark.slow
 def test_the_card_file_refreshes_between_markers_and_leaves_the_users_text(cli, vault, project):
     cli("install", "goose", "--vault", vault, "--project", project)
     text = (project / "AGENTS.md").read_text()

@@ -139,6 +139,7 @@ def test_save_writes_the_note_and_its_line(vault, cli):
     assert cli.json("show", "Priya review style", "--vault", vault)["type"] == "person"
 
 
+@pytest.mark.slow
 def test_save_text_mode_and_remember_alias(vault, cli, tmp_path):
     body = tmp_path / "body.md"
     body.write_text("Always run the linters before pushing\n")

@@ -249,6 +249,7 @@ def test_hook_status_shows_the_session(vault: Path, tmp_path: Path, talk: Path, 
 # ----------------------------------------------------------------------------- skills
 
 
+@pytest.mark.slow
 def test_install_claude_installs_the_skills_and_uninstall_takes_everything_away(cli, vault: Path, tmp_path: Path,
                                                                                  monkeypatch):
     project = tmp_path / "proj"

@@ -107,6 +107,7 @@ def test_search_natural_question(cli, vault):
     assert scores == sorted(scores, reverse=True) and scores[0] > 0
 
 
+@pytest.mark.slow
 def test_search_title_is_boosted(cli, vault):
     out = cli.json("search", "ledger", "--vault", vault, "--no-recency", "--limit", "3")
     assert paths(out)[0] == "memory/decisions/decision-ledger-double-entry.md"

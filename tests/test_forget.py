@@ -181,6 +181,7 @@ def test_restore_puts_a_line_back_under_its_heading_even_when_the_index_changed(
 # ------------------------------------------------------------------------------ a NOTE argument by alias
 
 
+@pytest.mark.slow
 def test_show_edit_and_move_take_a_unique_alias_and_list_an_ambiguous_one(trial, cli):
     assert cli.json("show", "Ana", "--vault", trial)["path"] == ANA
     assert cli.json("show", "a. souza", "--vault", trial)["path"] == ANA

@@ -387,6 +387,7 @@ def test_graph_map_counts_a_link_to_a_note_named_with_a_question_mark(cli, tmp_p
 
 # ----------------------------------------------------------------- paths
 
+@pytest.mark.slow
 def test_graph_path_directed_undirected_and_none(cli, hand):
     v = hand
     assert cli.json("graph", "path", "a", "d", "--vault", v) == {
@@ -413,6 +414,7 @@ def test_graph_path_does_not_go_through_a_missing_note(cli, hand):
     assert "no chain of links connects f.md and x.md" in result.stderr
 
 
+@pytest.mark.slow
 def test_graph_path_on_sample_vault(cli, sample):
     got = cli.json("graph", "path", "ines-carvalho", "ana-souza", "--vault", sample)
     assert got == {"source": "memory/people/ines-carvalho.md", "target": "memory/people/ana-souza.md",
@@ -423,6 +425,7 @@ def test_graph_path_on_sample_vault(cli, sample):
 
 # ----------------------------------------------------------------- export
 
+@pytest.mark.slow
 def test_export_json_matches_graph_map(cli, sample):
     m = cli.json("graph", "map", "--vault", sample)
     dangling = cli.json("graph", "dangling", "--vault", sample)["dangling"]
@@ -941,6 +944,7 @@ def test_real_vault_orphans(real):
     assert theirs["map"]["orphans"] == len(theirs["orphans"])
 
 
+@pytest.mark.slow
 def test_real_vault_dangling_note_targets(real):
     ours, theirs = real["regex"], real["mdmem"]
     got = {_nfc_lower(t) for t in theirs["dangling"] if is_note_target(t)}

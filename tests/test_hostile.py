@@ -519,6 +519,7 @@ def test_a_full_disk_fails_writes_in_one_line_and_reads_answer_stale(small_disk,
     assert failures >= 3 and stale >= 1  # the disk really was full
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_a_full_disk_is_a_tool_error_over_mcp(small_disk):
     """The server opened while there was room; the disk fills: every write is a one-line tool error and a

@@ -295,6 +295,7 @@ def test_editing_through_an_in_vault_symlink_is_refused_and_the_link_stays(vault
 # ----------------------------------------------------------------------------- F11: the installer
 
 
+@pytest.mark.slow
 def test_uninstall_keeps_a_users_own_mdmem_server_and_install_never_takes_it(cli, vault, tmp_path, monkeypatch):
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)

@@ -92,6 +92,7 @@ def test_claude_code_sessions_become_notes_with_what_the_user_typed(cli, vault, 
     assert not any(i["path"].startswith("sessions/") for i in check["issues"])
 
 
+@pytest.mark.slow
 def test_reimport_changes_nothing_and_never_duplicates(cli, vault, claude_home):
     cli("import", "claude-code", "--vault", vault)
     before = tree(vault)

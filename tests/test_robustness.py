@@ -328,6 +328,7 @@ YAML_BOMB = "---\na: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".jo
 ) + "---\nbombbody text\n"
 
 
+@pytest.mark.slow
 def test_a_yaml_alias_bomb_is_a_problem_not_a_hang(tmp_path):
     vault = write_vault(tmp_path / "v", {"memory/a.md": "alpha\n", "memory/bomb.md": YAML_BOMB})
     assert len(YAML_BOMB) < 1024
@@ -469,6 +470,7 @@ def test_deleting_the_search_index_folder_is_recovered(cli, indexed):
     assert_recovered(cli, vault, baseline)
 
 
+@pytest.mark.slow
 def test_garbage_index_toc_is_recovered(cli, indexed):
     vault, baseline = indexed
     tocs = toc_files(vault / ".mdmem" / "index")
