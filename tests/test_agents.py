@@ -54,6 +54,7 @@ def test_install_then_uninstall_leaves_every_file_byte_identical(cli, vault, pro
     assert _tree(project) == before
 
 
+@pytest.mark.slow
 def test_a_users_own_entries_are_never_taken(cli, vault, project):
     out = cli.json("install", "codex", "--vault", vault, "--project", project)
     kept = [f for f in out["files"] if f["path"].endswith("config.toml")][0]

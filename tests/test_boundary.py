@@ -102,6 +102,7 @@ def test_fifos_and_devices_named_like_notes_never_hang(vault: Path) -> None:
     assert {"memory/fifo.md", "memory/zero.md"} <= {i["path"] for i in report["issues"]}
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_mcp_read_note_refuses_outside_and_fifo(hostile: Path, outside: Path) -> None:
     from mcp import Client

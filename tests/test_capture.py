@@ -15,6 +15,7 @@ from support import run_process
 # ------------------------------------------------------------------------------ daily
 
 
+@pytest.mark.slow
 def test_daily_add_creates_the_day_with_frontmatter(vault, cli):
     r = cli("daily", "add", "Paired with Ana on the ledger", "--vault", vault, "--at", "09:15",
             "--date", "2026-12-01")
@@ -38,6 +39,7 @@ def test_daily_add_creates_the_day_with_frontmatter(vault, cli):
     assert shown["type"] == "daily"
 
 
+@pytest.mark.slow
 def test_daily_add_appends_and_never_rewrites(vault, cli):
     path = vault / "memory/daily/2026-11-25.md"
     before = path.read_bytes()
@@ -51,6 +53,7 @@ def test_daily_add_appends_and_never_rewrites(vault, cli):
     assert hits[0]["path"] == "memory/daily/2026-11-25.md"
 
 
+@pytest.mark.slow
 def test_daily_add_reads_stdin_and_file(vault, cli, tmp_path):
     r = cli.runner.invoke(app,
                           ["daily", "add", "-", "--vault", str(vault), "--at", "08:00", "--date", "2026-12-02"],
@@ -69,6 +72,7 @@ def test_daily_add_bad_time_is_a_usage_error(vault, cli):
     assert not (vault / f"memory/daily/{dt.date.today().isoformat()}.md").exists()
 
 
+@pytest.mark.slow
 def test_daily_show_day_yesterday_week(vault, cli):
     one = cli.json("daily", "show", "2026-11-25", "--vault", vault)
     assert one["start"] == one["end"] == "2026-11-25"
@@ -87,6 +91,7 @@ def test_daily_show_day_yesterday_week(vault, cli):
     cli("daily", "show", "someday", "--vault", vault, code=2)
 
 
+@pytest.mark.slow
 def test_daily_today_round_trip(vault, cli):
     cli("daily", "add", "today's entry", "--vault", vault, "--at", "10:00")
     today = cli.json("daily", "show", "--vault", vault)
@@ -156,6 +161,7 @@ def test_save_text_mode_and_remember_alias(vault, cli, tmp_path):
         "- [decision-ship-fridays-never.md](memory/decisions/decision-ship-fridays-never.md) — No deploys on Fridays.")
 
 
+@pytest.mark.slow
 def test_save_creates_a_missing_section_and_a_missing_index(vault, cli, tmp_path):
     text = (vault / "MEMORY.md").read_text()
     (vault / "MEMORY.md").write_text(text.split("## References")[0].rstrip("\n") + "\n")
@@ -209,6 +215,7 @@ def test_save_refuses_names_that_escape_the_vault(vault, cli, tmp_path):
     assert r.stderr.startswith("mdmem: unknown type 'nonsense': choose one of decision, ")
 
 
+@pytest.mark.slow
 def test_save_name_is_safe_kebab_case(vault, cli):
     out = cli.json("save", "x", "-t", "project", "--name", "  Café  Déjà_vu: Plan (v2)!  ", "--vault", vault)
     assert out["path"] == "memory/projects/café-déjà-vu-plan-v2.md"
@@ -301,6 +308,7 @@ def test_forget_archives_the_note_and_removes_its_line(vault, cli):
     cli("show", "home-lab-network", "--vault", vault, code=1)
 
 
+@pytest.mark.slow
 def test_forget_dry_run_changes_nothing(vault, cli):
     index = vault / "MEMORY.md"
     before = (index.read_bytes(), (vault / NET).read_bytes())
@@ -314,6 +322,7 @@ def test_forget_dry_run_changes_nothing(vault, cli):
     assert not (vault / "memory/.archive").exists()
 
 
+@pytest.mark.slow
 def test_forget_removes_lines_by_parsed_links_not_substrings(vault, cli):
     index = vault / "MEMORY.md"
     text = index.read_text()
@@ -362,6 +371,7 @@ def test_forget_a_single_search_match_and_archive_name_clash(vault, cli):
 # ------------------------------------------------------------------------------ dedupe and warnings
 
 
+@pytest.mark.slow
 def test_save_the_same_content_under_another_name_changes_nothing(vault, cli):
     note = vault / "memory/feedback/answer-first.md"
     body = note.read_text().split("---\n", 2)[2]

@@ -223,6 +223,7 @@ def test_session_end_records_it_for_the_next_start(vault: Path, tmp_path: Path, 
     assert gone.stdout == "" and "no transcript to read" in gone.stderr  # fails open
 
 
+@pytest.mark.slow
 def test_hook_status_shows_the_session(vault: Path, tmp_path: Path, talk: Path, cli, monkeypatch):
     """The cadence policy (the signals policy would fire on this conversation: tests/test_hook_signals.py)."""
     monkeypatch.chdir(tmp_path)

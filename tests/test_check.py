@@ -213,6 +213,7 @@ def test_fail_on_exit_codes(cli, tmp_path, vault):
     cli("check", "--vault", root, "--today", "yesterday", code=2)
 
 
+@pytest.mark.slow
 def test_check_exits_0_with_errors_unless_fail_on_and_its_help_says_so(cli, vault):
     """The default (exit 0 whatever is found) stays, for the hooks and scripts that run check; --help says it."""
     report = check(cli, vault)  # code=0
@@ -257,6 +258,7 @@ def test_growth_by_mtime(cli, tmp_path):
                       "days_8_to_30": {"files": 2, "tokens": older * 5 // 16}}
 
 
+@pytest.mark.slow
 def test_orphan_is_decided_by_parsed_links(cli, tmp_path):
     files = {
         "memory/references/wiki.md": note("reference", "Linked by a wikilink."),
@@ -300,6 +302,7 @@ def test_no_entries(cli, tmp_path):
     assert issues(check(cli, make(tmp_path / "b", {})), "NO ENTRIES") == []
 
 
+@pytest.mark.slow
 def test_budget_warning(cli, tmp_path):
     root = make(tmp_path / "a", {})
     tokens = check(cli, root)["budget"]["tokens"]
@@ -337,6 +340,7 @@ def test_load_limit_names_the_entries_an_agent_never_sees(cli, tmp_path):
             if i["kind"] == "LOAD LIMIT"] == [("LOAD LIMIT", "MEMORY.md", "warning", 201)]
 
 
+@pytest.mark.slow
 def test_duplicates(cli, tmp_path):
     long = " ".join(f"word{i} is followed by another sentence about the ledger." for i in range(30))
     files = {
@@ -358,6 +362,7 @@ def test_duplicates(cli, tmp_path):
     assert issues(check(cli, make(tmp_path / "c", {})), "DUPLICATE") == []
 
 
+@pytest.mark.slow
 def test_invalid_frontmatter_and_parse_problems(cli, tmp_path):
     files = {
         "memory/references/bad.md": '---\ntype: reference\ndescription: "never closed\n---\nBody.\n',
@@ -377,6 +382,7 @@ def test_invalid_frontmatter_and_parse_problems(cli, tmp_path):
     assert issues(check(cli, tmp_path / "b")) == [("PARSE PROBLEM", "memory/references/up", "warning")]
 
 
+@pytest.mark.slow
 def test_missing_type(cli, tmp_path):
     files = {
         "memory/people/bob.md": note(None, "Bob; the folder says person."),
@@ -519,6 +525,7 @@ def test_check_on_a_copy_leaves_the_files_alone(cli, vault, tmp_path):
     assert check(cli, vault)["budget"]["tokens"] == 16796
 
 
+@pytest.mark.slow
 def test_json_is_the_report_as_dataclasses_asdict(cli, vault):
     import datetime as dt
     import json

@@ -125,6 +125,7 @@ HOOKS = {"stop": "--vault, --policy, --output", "session-start": "--vault, --bud
          "pre-compact": "--vault", "session-end": "--vault"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(HOOKS))
 def test_hook_help_prints_its_usage_and_unknown_options_fail_open(name: str, vault: Path, cli):
     for flag in ("--help", "-h"):

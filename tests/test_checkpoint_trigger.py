@@ -101,6 +101,7 @@ def test_an_ask_fires_at_once_but_never_twice_without_new_user_words(tmp_path: P
     assert not (vault / ".mdmem" / "hooks" / "review-s.json").exists()  # every turn was scanned
 
 
+@pytest.mark.slow
 def test_a_rule_fires_at_the_end_of_its_turn_once_the_session_is_under_way(tmp_path: Path):
     vault = new_vault(tmp_path)
     s = Session(tmp_path / "s.jsonl")

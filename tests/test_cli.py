@@ -176,6 +176,7 @@ def test_search_no_match_is_empty_not_an_error(cli, vault):
     assert "no notes match" in text.stderr
 
 
+@pytest.mark.slow
 def test_search_text_output(cli, vault):
     out = cli("search", "integer cents", "--vault", vault, "--limit", "2").stdout
     assert "decision-integer-cents" in out and "memory/decisions/decision-integer-cents.md" in out
@@ -208,6 +209,7 @@ def test_bad_config_is_a_clear_error(cli, vault):
 
 # --- show / links -------------------------------------------------------------
 
+@pytest.mark.slow
 def test_show_json(cli, vault):
     out = cli.json("show", "decision-integer-cents", "--vault", vault)
     assert out["path"] == "memory/decisions/decision-integer-cents.md"
@@ -223,18 +225,21 @@ def test_show_accepts_path_file_name_and_title(cli, vault):
         assert cli.json("show", ref, "--vault", vault)["path"] == "memory/people/ana-souza.md"
 
 
+@pytest.mark.slow
 def test_show_invalid_yaml_note_is_a_problem_not_a_crash(cli, vault):
     out = cli.json("show", "incident-response", "--vault", vault)
     assert out["type"] == "protocol"  # inferred from the folder
     assert [p["code"] for p in out["problems"]] == ["invalid_yaml"]
 
 
+@pytest.mark.slow
 def test_show_missing_note(cli, vault):
     result = cli("show", "no-such-note", "--vault", vault, code=1)
     assert "no note matches 'no-such-note'" in result.stderr
     assert result.stdout == ""
 
 
+@pytest.mark.slow
 def test_links_json(cli, vault):
     out = cli.json("links", "priya-raman", "--vault", vault)
     assert out["note"] == "memory/people/priya-raman.md"
@@ -244,6 +249,7 @@ def test_links_json(cli, vault):
     assert [(d["raw"], d["line"], d["kind"]) for d in dangling] == [("[[kafka-retention-policy]]", 18, "wikilink")]
 
 
+@pytest.mark.slow
 def test_links_kinds_and_resolution(cli, vault):
     out = cli.json("links", "atlas-billing", "--vault", vault)
     kinds = {link["kind"] for link in out["links"]}

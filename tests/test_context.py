@@ -43,6 +43,7 @@ def test_index_card_is_stable_and_within_budget(cli, vault: Path, tmp_path: Path
     cli("context", "--vault", vault, "--mode", "bogus", code=2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("budget", [200, 350, 800, 1500, 4000, 12000])
 @pytest.mark.parametrize("mode", ["index", "full"])
 def test_budget_is_never_exceeded(cli, vault: Path, tmp_path: Path, monkeypatch, budget: int, mode: str):
@@ -89,6 +90,7 @@ def test_bootstrap_files_workspace_over_global(cli, vault: Path, tmp_path: Path,
                                    "workspace rules\n")
 
 
+@pytest.mark.slow
 def test_protocols_follow_paths_globs(cli, vault: Path, tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     proto = vault / "memory" / "protocols" / "sql-migrations.md"
@@ -147,6 +149,7 @@ def test_timeline_window_and_words(cli, vault: Path):
     assert text.startswith("# 2026-11-24 – 2026-11-24 (2026-11-24)\n2026-11-24 ")
 
 
+@pytest.mark.slow
 def test_recall_with_a_time_phrase(cli, vault: Path):
     data = cli.json("recall", "what happened yesterday", "--vault", vault, "--today", TODAY)
     assert data["window"] == {"phrase": "yesterday", "start": "2026-11-24", "end": "2026-11-24"}

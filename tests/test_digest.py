@@ -208,6 +208,7 @@ def test_only_finished_weeks_and_months(cli, tmp_path):
     assert statuses(digest(cli, vault, today="2026-05-01")) == both | {"2026-04": "created"}
 
 
+@pytest.mark.slow
 def test_sample_vault_digests_and_today_from_the_environment(cli, vault):
     result = cli.json("digest", "--vault", vault, env={"MDMEM_TODAY": TODAY})
     assert result["today"] == TODAY
@@ -232,6 +233,7 @@ def test_sample_vault_digests_and_today_from_the_environment(cli, vault):
 # ------------------------------------------------------------------------------ idempotence
 
 
+@pytest.mark.slow
 def test_second_run_changes_nothing(cli, vault):
     digest(cli, vault)
     before = files(vault)
@@ -327,6 +329,7 @@ def test_dry_run_writes_nothing(cli, vault):
 # ------------------------------------------------------------------------------ archiving
 
 
+@pytest.mark.slow
 def test_archiving_is_off_by_default(cli, vault):
     daily = sorted(p.name for p in (vault / "memory/daily").iterdir())
     result = digest(cli, vault, today="2027-06-01")  # every note old, every month over

@@ -140,6 +140,7 @@ def test_descriptions_never_cut_a_link_and_memory_md_links_only_the_note(vault, 
     assert line.startswith("- [ledger-export.md](memory/references/ledger-export.md) — nightly export, see atlas-billing")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", [
     "I live in Lisbon and work from home on Fridays.",
     "Meu editor preferido é o Neovim.",
@@ -274,6 +275,7 @@ def test_check_on_a_plain_obsidian_vault_says_so_once(tmp_path, cli):
 # --- 7. finding things ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_mistyped_name_gets_the_closest_names(vault, cli):
     r = cli("show", "atlsa", "--vault", vault, code=1)
     assert r.stderr == f"mdmem: no note matches 'atlsa' in {vault.resolve()}; did you mean atlas-billing, " \

@@ -140,6 +140,7 @@ def independent_map(cli: Cli, root: Path) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_orphans_are_memory_md_and_the_deliberate_orphan(cli, sample):
     assert cli.json("graph", "orphans", "--vault", sample) == {"orphans": ["MEMORY.md", ORPHAN]}
     out = cli("graph", "orphans", "--vault", sample).stdout.split()
@@ -155,6 +156,7 @@ def test_dangling_is_exactly_the_two_deliberate_targets(cli, sample):
     assert "kafka-retention-policy" in text and PRIYA in text
 
 
+@pytest.mark.slow
 def test_isolated_and_deadends(cli, sample):
     assert cli.json("graph", "isolated", "--vault", sample) == {"isolated": [ORPHAN]}
     assert cli.json("graph", "deadends", "--vault", sample) == {"deadends": [ORPHAN]}
@@ -956,6 +958,7 @@ def test_real_vault_dangling_note_targets(real):
         assert 89 <= len(ours["dangling"]) <= 165  # SOURCES.md: ~127 unresolved targets (notes and images)
 
 
+@pytest.mark.slow
 def test_real_vault_in_degree_of_every_note(real):
     ours, theirs = real["regex"], real["mdmem"]
     diff = {

@@ -244,6 +244,7 @@ def test_dry_run_writes_nothing(world):
 
 # --- uninstall --------------------------------------------------------------
 
+@pytest.mark.slow
 def test_uninstall_keeps_other_hooks_and_drops_empties(world):
     ours = {"type": "command", "command": command(world.vault)}
     data = {"model": "opus", "hooks": {

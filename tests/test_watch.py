@@ -145,6 +145,7 @@ def test_cli_watch_stops_cleanly_on_ctrl_c(vault):
     assert "stopped" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_an_edit_made_before_the_observer_runs_is_indexed_at_start(vault):
     mem = Memory.open(vault, lock_timeout=0.5)
     mem.refresh()
