@@ -121,8 +121,8 @@ def test_an_offline_suggestion_never_carries_a_secret_the_user_typed(tmp_path: P
     assert leaked == []
 
 
-HOOKS = {"stop": "--vault, --policy, --output", "session-start": "--vault, --budget", "prompt": "--vault",
-         "pre-compact": "--vault", "session-end": "--vault"}
+HOOKS = {"stop": "--vault, --agent, --policy, --output", "session-start": "--vault, --agent, --budget",
+         "prompt": "--vault, --agent", "pre-compact": "--vault, --agent", "session-end": "--vault, --agent"}
 
 
 @pytest.mark.slow
