@@ -1,4 +1,4 @@
-"""The detectors on what real people write (the misses and false alarms issue 13 lists, paraphrased),
+"""The detectors on what real people write (the misses and false alarms found in real sessions, paraphrased),
 and the offline path and the hook on the tune split of eval/data/checkpoint-real (the holdout split
 is reported by scripts/eval_checkpoint.py, never asserted on here: it is not tuned on)."""
 
@@ -170,7 +170,7 @@ def test_the_hooks_gate_lets_every_second_round_class_through():
         assert hooks.gate(users[-1:], messages, messages[:-1]), text
 
 
-# issue 13, fourth round (generalisation: the classes holdout3 missed, each checked on the batches that did not
+# fourth round (generalisation: the classes holdout3 missed, each checked on the batches that did not
 # inspire it, scripts/eval_checkpoint.py): paraphrased, with near misses
 _REVIEW = ("The sync script loads the whole settings file while strict mode is active. Strict mode aborts the script "
            "as soon as the settings file mentions an undefined variable, which is common in shared settings files "

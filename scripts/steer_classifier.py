@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Can a learned classifier tell the follow-up messages that hold something worth keeping from the rest? Not a
-test; the measurement behind "the model path is where the judgement is" (docs/agents.md, issue 13).
+test; the measurement behind "the model path is where the judgement is" (docs/agents.md).
 
     python scripts/steer_classifier.py [--features words|length|vectors]
 

@@ -41,6 +41,7 @@ def project(tmp_path: Path) -> Path:
     return p
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent", AGENTS)
 def test_install_then_uninstall_leaves_every_file_byte_identical(cli, vault, project, agent):
     before = _tree(project)
@@ -53,6 +54,7 @@ def test_install_then_uninstall_leaves_every_file_byte_identical(cli, vault, pro
     assert _tree(project) == before
 
 
+@pytest.mark.slow
 def test_a_users_own_entries_are_never_taken(cli, vault, project):
     out = cli.json("install", "codex", "--vault", vault, "--project", project)
     kept = [f for f in out["files"] if f["path"].endswith("config.toml")][0]
@@ -84,6 +86,7 @@ def _schema(name: str) -> dict:
     return json.loads((CODEX / f"{name}.schema.json").read_text())
 
 
+@pytest.mark.slow
 def test_codex_hooks_answer_in_codex_schema(cli, vault, project):
     cli("install", "codex", "--vault", vault, "--project", project)
     base = {"cwd": str(project), "model": "gpt-5-codex", "permission_mode": "default", "session_id": "s-1",
@@ -113,6 +116,7 @@ def test_codex_stop_answer_keeps_only_what_codex_allows():
         jsonschema.validate(claude_shaped, _schema("stop.command.output"))
 
 
+@pytest.mark.slow
 def test_gemini_hooks_answer_json_only(cli, vault, project):
     cli("install", "gemini", "--vault", vault, "--project", project)
     base = {"session_id": "g-1", "transcript_path": str(project / "chat.jsonl"), "cwd": str(project),
@@ -132,6 +136,7 @@ def test_gemini_hooks_answer_json_only(cli, vault, project):
     assert after.returncode == 0 and after.stdout == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("agent", "file", "event", "field", "key"), [
     ("cursor", ".cursor/hooks.json", "sessionStart", "command", "additional_context"),
     ("copilot", ".github/hooks/mdmem.json", "sessionStart", "bash", "additionalContext"),
@@ -146,6 +151,7 @@ def test_flat_hook_agents_get_the_card_in_their_field(cli, vault, project, agent
     assert list(answer) == [key] and "# Memory" in answer[key]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent", ["codex", "gemini", "cursor", "copilot"])
 def test_a_payload_missing_every_field_never_breaks_the_agent(cli, vault, project, agent):
     from mdmem.agents.hooks.wire import AGENTS
@@ -167,6 +173,7 @@ def _any_command(project: Path, agent: str) -> str:
                                           field="bash")}[agent]()
 
 
+@pytest.mark.slow
 def test_the_card_file_refreshes_between_markers_and_leaves_the_users_text(cli, vault, project):
     cli("install", "goose", "--vault", vault, "--project", project)
     text = (project / "AGENTS.md").read_text()
@@ -226,6 +233,7 @@ def _propose(reason: str, answer: dict, cwd: Path) -> subprocess.CompletedProces
                           timeout=60, cwd=cwd)
 
 
+@pytest.mark.slow
 def test_codex_whole_loop_through_the_installed_hooks(cli, vault, project, tmp_path):
     cli("install", "codex", "--vault", vault, "--project", project)
     rollout = _codex_rollout(tmp_path)
@@ -251,6 +259,7 @@ def test_codex_whole_loop_through_the_installed_hooks(cli, vault, project, tmp_p
     assert "Conventional Commits, no direct push to main" in start.stdout  # pending, for the user to accept
 
 
+@pytest.mark.slow
 def test_gemini_stop_reads_geminis_own_recording(cli, vault, project, tmp_path):
     cli("install", "gemini", "--vault", vault, "--project", project)
     real = ROOT / "tests" / "data" / "gemini" / "session-12-cbfeaa512b.json"
@@ -274,6 +283,7 @@ def test_gemini_stop_reads_geminis_own_recording(cli, vault, project, tmp_path):
     assert _propose(answer["reason"], CANDIDATE, project).returncode == 0
 
 
+@pytest.mark.slow
 def test_codex_has_no_session_end_so_the_next_start_records_what_no_scan_covered(cli, vault, project, tmp_path):
     cli("install", "codex", "--vault", vault, "--project", project)
     rollout = _codex_rollout(tmp_path)

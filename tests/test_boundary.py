@@ -1,7 +1,7 @@
 """The vault is a boundary: nothing outside its root is read or served, whatever the symlinks; only
 regular files are opened; mdmem's caches hold data, never code; parsing is linear; a write never lands on
-a file changed since it was read. Each test reproduces a defect measured on d10a61c (issue "Hostile
-vaults and inputs", items 1-4, 8, 9)."""
+a file changed since it was read. Each test reproduces a defect measured on d10a61c (the hostile-vault
+review; docs/decisions/058-hostile-vault-boundary.md)."""
 
 from __future__ import annotations
 
@@ -49,6 +49,7 @@ def run(*args, **kw) -> subprocess.CompletedProcess:
     return proc
 
 
+@pytest.mark.slow
 def test_symlinks_outside_the_vault_are_never_indexed_or_served(hostile: Path) -> None:
     found = run("search", "TOPSECRET", "--vault", hostile, "--json")
     assert found.returncode == 0 and json.loads(found.stdout)["results"] == []
@@ -63,6 +64,7 @@ def test_symlinks_outside_the_vault_are_never_indexed_or_served(hostile: Path) -
     assert "memory/inside-link.md" in {h["path"] for h in inside}
 
 
+@pytest.mark.slow
 def test_check_reports_links_leading_outside(hostile: Path) -> None:
     report = json.loads(run("check", "--vault", hostile, "--json").stdout)
     outside = sorted(i["path"] for i in report["issues"] if "outside the vault" in i["detail"])
@@ -77,6 +79,7 @@ def test_reads_refuse_paths_that_leave_the_vault(hostile: Path, outside: Path) -
     assert files.read_bytes(hostile, "memory/inside-link.md").startswith(b"---")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["/", "HOME"])
 def test_a_vault_of_the_whole_disk_or_home_is_refused(where: str, isolated: Path) -> None:
     target = isolated if where == "HOME" else Path("/")
@@ -86,6 +89,7 @@ def test_a_vault_of_the_whole_disk_or_home_is_refused(where: str, isolated: Path
     assert proc.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_fifos_and_devices_named_like_notes_never_hang(vault: Path) -> None:
     os.mkfifo(vault / "memory" / "fifo.md")
     (vault / "memory" / "zero.md").symlink_to("/dev/zero")  # outside the vault as well as not regular
@@ -98,6 +102,7 @@ def test_fifos_and_devices_named_like_notes_never_hang(vault: Path) -> None:
     assert {"memory/fifo.md", "memory/zero.md"} <= {i["path"] for i in report["issues"]}
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_mcp_read_note_refuses_outside_and_fifo(hostile: Path, outside: Path) -> None:
     from mcp import Client
@@ -131,6 +136,7 @@ class Payload:
         return (Path.touch, (self.marker,))
 
 
+@pytest.mark.slow
 def test_caches_hold_data_never_code(vault: Path, tmp_path: Path) -> None:
     assert run("index", "--vault", vault).returncode == 0
     state = vault / ".mdmem"
@@ -149,6 +155,7 @@ def test_caches_hold_data_never_code(vault: Path, tmp_path: Path) -> None:
     assert not list(state.glob("*.pickle"))
 
 
+@pytest.mark.slow
 def test_link_parsing_is_linear_enough_for_a_hostile_note(vault: Path) -> None:
     """A 1.1 MB note of unclosed ``[[a `` kept ``index`` busy past 120 s; markdown links too."""
     (vault / "memory" / "links.md").write_text("[[a " * 280_000)
@@ -194,6 +201,7 @@ def test_an_edit_made_while_the_temp_file_is_written_is_not_overwritten(tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["MEMORY.md"]  # no temp file left behind
 
 
+@pytest.mark.slow
 def test_hook_walker_finishes_on_symlinks_to_parent_folders(vault: Path) -> None:
     """hooks.fingerprint had its own walker that never finished on two symlinks to a parent folder."""
     (vault / "memory" / "up").symlink_to(vault)
@@ -204,6 +212,7 @@ def test_hook_walker_finishes_on_symlinks_to_parent_folders(vault: Path) -> None
     assert proc.returncode == 0 and proc.stdout.strip()
 
 
+@pytest.mark.slow
 def test_a_fifo_and_a_binary_file_named_md_are_no_notes(vault: Path) -> None:
     """A new user's trial: 200 KB of random bytes as binary.md was decoded as cp1252 into made-up tags and ~62,500
     tokens, and check asked for binary.md and fifo.md to be added to MEMORY.md. A FIFO is never a note; a file with

@@ -15,6 +15,7 @@ from support import run_process
 # ------------------------------------------------------------------------------ daily
 
 
+@pytest.mark.slow
 def test_daily_add_creates_the_day_with_frontmatter(vault, cli):
     r = cli("daily", "add", "Paired with Ana on the ledger", "--vault", vault, "--at", "09:15",
             "--date", "2026-12-01")
@@ -38,6 +39,7 @@ def test_daily_add_creates_the_day_with_frontmatter(vault, cli):
     assert shown["type"] == "daily"
 
 
+@pytest.mark.slow
 def test_daily_add_appends_and_never_rewrites(vault, cli):
     path = vault / "memory/daily/2026-11-25.md"
     before = path.read_bytes()
@@ -51,6 +53,7 @@ def test_daily_add_appends_and_never_rewrites(vault, cli):
     assert hits[0]["path"] == "memory/daily/2026-11-25.md"
 
 
+@pytest.mark.slow
 def test_daily_add_reads_stdin_and_file(vault, cli, tmp_path):
     r = cli.runner.invoke(app,
                           ["daily", "add", "-", "--vault", str(vault), "--at", "08:00", "--date", "2026-12-02"],
@@ -69,6 +72,7 @@ def test_daily_add_bad_time_is_a_usage_error(vault, cli):
     assert not (vault / f"memory/daily/{dt.date.today().isoformat()}.md").exists()
 
 
+@pytest.mark.slow
 def test_daily_show_day_yesterday_week(vault, cli):
     one = cli.json("daily", "show", "2026-11-25", "--vault", vault)
     assert one["start"] == one["end"] == "2026-11-25"
@@ -87,6 +91,7 @@ def test_daily_show_day_yesterday_week(vault, cli):
     cli("daily", "show", "someday", "--vault", vault, code=2)
 
 
+@pytest.mark.slow
 def test_daily_today_round_trip(vault, cli):
     cli("daily", "add", "today's entry", "--vault", vault, "--at", "10:00")
     today = cli.json("daily", "show", "--vault", vault)
@@ -111,6 +116,7 @@ def _sections(memory_md: str) -> dict[str, list[str]]:
     return out
 
 
+@pytest.mark.slow
 def test_save_writes_the_note_and_its_line(vault, cli):
     before = (vault / "MEMORY.md").read_text()
     out = cli.json("save", "Priya prefers async reviews over calls.\n\nShe reads PRs in the morning.",
@@ -138,6 +144,7 @@ def test_save_writes_the_note_and_its_line(vault, cli):
     assert cli.json("show", "Priya review style", "--vault", vault)["type"] == "person"
 
 
+@pytest.mark.slow
 def test_save_text_mode_and_remember_alias(vault, cli, tmp_path):
     body = tmp_path / "body.md"
     body.write_text("Always run the linters before pushing\n")
@@ -154,6 +161,7 @@ def test_save_text_mode_and_remember_alias(vault, cli, tmp_path):
         "- [decision-ship-fridays-never.md](memory/decisions/decision-ship-fridays-never.md) — No deploys on Fridays.")
 
 
+@pytest.mark.slow
 def test_save_creates_a_missing_section_and_a_missing_index(vault, cli, tmp_path):
     text = (vault / "MEMORY.md").read_text()
     (vault / "MEMORY.md").write_text(text.split("## References")[0].rstrip("\n") + "\n")
@@ -178,6 +186,7 @@ def test_save_into_an_empty_indexed_vault(tmp_path, cli):
     assert out["status"] == "created"
 
 
+@pytest.mark.slow
 def test_save_same_content_changes_nothing(vault, cli):
     args = ("save", "Prefers tea", "-t", "person", "--name", "tea", "--vault", vault)
     cli(*args)
@@ -194,6 +203,7 @@ def test_save_same_content_changes_nothing(vault, cli):
     assert note.read_bytes() == snapshot[0]
 
 
+@pytest.mark.slow
 def test_save_refuses_names_that_escape_the_vault(vault, cli, tmp_path):
     before = sorted(p for p in tmp_path.rglob("*") if ".mdmem" not in p.parts)
     for name in ("../../escape", "/tmp/abs", "people/../../x", "..", "a\\b"):
@@ -205,12 +215,14 @@ def test_save_refuses_names_that_escape_the_vault(vault, cli, tmp_path):
     assert r.stderr.startswith("mdmem: unknown type 'nonsense': choose one of decision, ")
 
 
+@pytest.mark.slow
 def test_save_name_is_safe_kebab_case(vault, cli):
     out = cli.json("save", "x", "-t", "project", "--name", "  Café  Déjà_vu: Plan (v2)!  ", "--vault", vault)
     assert out["path"] == "memory/projects/café-déjà-vu-plan-v2.md"
     assert (vault / out["path"]).is_file()
 
 
+@pytest.mark.slow
 def test_two_save_processes_at_once_both_land(vault):
     import subprocess
     import sys
@@ -279,6 +291,7 @@ NET_LINE = ("- [home-lab-network.md](memory/references/home-lab-network.md) — 
             "`~244tk`")
 
 
+@pytest.mark.slow
 def test_forget_archives_the_note_and_removes_its_line(vault, cli):
     data = (vault / NET).read_bytes()
     index = vault / "MEMORY.md"
@@ -295,6 +308,7 @@ def test_forget_archives_the_note_and_removes_its_line(vault, cli):
     cli("show", "home-lab-network", "--vault", vault, code=1)
 
 
+@pytest.mark.slow
 def test_forget_dry_run_changes_nothing(vault, cli):
     index = vault / "MEMORY.md"
     before = (index.read_bytes(), (vault / NET).read_bytes())
@@ -308,6 +322,7 @@ def test_forget_dry_run_changes_nothing(vault, cli):
     assert not (vault / "memory/.archive").exists()
 
 
+@pytest.mark.slow
 def test_forget_removes_lines_by_parsed_links_not_substrings(vault, cli):
     index = vault / "MEMORY.md"
     text = index.read_text()
@@ -319,6 +334,7 @@ def test_forget_removes_lines_by_parsed_links_not_substrings(vault, cli):
     assert index.read_text() == text.replace(NET_LINE + "\n", "") + "\n".join(extra[1:]) + "\n"
 
 
+@pytest.mark.slow
 def test_forget_by_search_refuses_several_without_yes(vault, cli):
     cli.json("save", "Greenhouse watering schedule is every Tuesday", "-t", "reference", "--name", "greenhouse-a",
              "--vault", vault)
@@ -340,6 +356,7 @@ def test_forget_by_search_refuses_several_without_yes(vault, cli):
     assert r.stderr == f"mdmem: no note matches 'zzqqxx' in {vault.resolve()}\n"
 
 
+@pytest.mark.slow
 def test_forget_a_single_search_match_and_archive_name_clash(vault, cli):
     cli("save", "Greenhouse heater runs at night", "-t", "reference", "--name", "greenhouse", "--vault", vault)
     cli("forget", "heater", "--vault", vault, code=2)  # a search match only: not without --yes
@@ -354,6 +371,7 @@ def test_forget_a_single_search_match_and_archive_name_clash(vault, cli):
 # ------------------------------------------------------------------------------ dedupe and warnings
 
 
+@pytest.mark.slow
 def test_save_the_same_content_under_another_name_changes_nothing(vault, cli):
     note = vault / "memory/feedback/answer-first.md"
     body = note.read_text().split("---\n", 2)[2]
@@ -370,6 +388,7 @@ def test_save_the_same_content_under_another_name_changes_nothing(vault, cli):
     assert r.stderr == "already saved: memory/feedback/answer-first.md has the same content; nothing changed\n"
 
 
+@pytest.mark.slow
 def test_save_refuses_a_near_duplicate_unless_new(vault, cli):
     r = cli("save", "Lead with the answer", "-t", "user", "--name", "Answer first!", "--vault", vault, code=1)
     assert r.stderr == ("mdmem: memory/people/answer-first.md would be a near-duplicate of "
@@ -388,6 +407,7 @@ def test_save_refuses_a_near_duplicate_unless_new(vault, cli):
     assert (vault / "memory/feedback/be brief with Diego.md").is_file()
 
 
+@pytest.mark.slow
 def test_save_warns_on_what_should_not_be_saved(vault, cli):
     cases = {
         "Parser fix:\n```python\ndef f(x):\n    return x\n```": "it contains code",
@@ -407,6 +427,7 @@ def test_save_warns_on_what_should_not_be_saved(vault, cli):
     assert clean["warnings"] == []
 
 
+@pytest.mark.slow
 def test_save_warns_when_claude_md_or_a_protocol_already_says_it(vault, cli):
     (vault / "CLAUDE.md").write_text("# Rules\n\nAlways reply in the language the user writes in.\n")
     out = cli.json("save", "Always reply in the language the user writes in.", "-t", "feedback",
@@ -420,6 +441,7 @@ def test_save_warns_when_claude_md_or_a_protocol_already_says_it(vault, cli):
 # --- classification and decisions ------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("text", "kind", "signal"), [
     ("We chose Postgres over MySQL because of JSONB.", "decision", "We chose"),
     ("Optamos por Adyen em vez de Stripe porque suporta MB Way.", "decision", "Optamos"),
@@ -445,6 +467,7 @@ def test_save_without_type_infers_it_and_says_why(vault, cli, text, kind, signal
     assert given["type_reason"] == "given"
 
 
+@pytest.mark.slow
 def test_decision_gets_chosen_rejected_and_its_sections(vault, cli):
     out = cli.json("save", "We chose Hetzner over AWS because egress costs dominate.", "--vault", vault)
     assert out["type"] == "decision" and out["path"].startswith("memory/decisions/decision-")
@@ -466,6 +489,7 @@ def test_decision_gets_chosen_rejected_and_its_sections(vault, cli):
 # --- a save interrupted or racing a watcher ---------------------------------------------
 
 
+@pytest.mark.slow
 def test_kill9_during_save_leaves_old_or_new_never_torn(vault):
     import signal
     import subprocess
@@ -497,6 +521,7 @@ def test_kill9_during_save_leaves_old_or_new_never_torn(vault):
     assert out.returncode == 0, out.stderr
 
 
+@pytest.mark.slow
 def test_save_during_watch_loses_nothing(vault, cli):
     import queue
     import threading

@@ -41,6 +41,7 @@ def start(vault: Path, tmp_path: Path, source: str = "startup", session: str = "
 # ----------------------------------------------------------------------------- the card
 
 
+@pytest.mark.slow
 def test_the_card_carries_profile_feedback_protocols_decisions_and_the_protocol(vault: Path, tmp_path: Path, cli,
                                                                                monkeypatch):
     card = start(vault, tmp_path)
@@ -79,6 +80,7 @@ def test_the_card_carries_profile_feedback_protocols_decisions_and_the_protocol(
     assert "## Recent decisions\n- 2026-11-24 decision-adyen-over-stripe" in full and "## Memory protocol" in full
 
 
+@pytest.mark.slow
 def test_a_new_memory_protocol_makes_the_card_again(vault: Path, tmp_path: Path, monkeypatch):
     """The card is kept while nothing it depends on changed; an upgrade whose memory protocol differs (this
     session's rule: a user's rule or correction stands alone) is such a change, not only the notes."""
@@ -93,6 +95,7 @@ def test_a_new_memory_protocol_makes_the_card_again(vault: Path, tmp_path: Path,
     assert hooks.fingerprint(str(vault), str(tmp_path)) != before
 
 
+@pytest.mark.slow
 def test_a_note_saved_without_a_description_is_not_said_twice(tmp_path: Path, cli):
     """`save` without `--description` gives a note whose name and description are the same words: the card
     printed "- X — X" (and a user note's fact a third time in its profile) in every session. Said once."""
@@ -106,6 +109,7 @@ def test_a_note_saved_without_a_description_is_not_said_twice(tmp_path: Path, cl
     assert card.count("backend engineer at Quintal") == 1, card
 
 
+@pytest.mark.slow
 def test_the_cards_commands_work_from_the_project_folder(vault: Path, tmp_path: Path):
     """The agent's shell runs in the project, not the vault: a new user's trial ran the card's bare `mdmem recall`
     there and got "no vault found" (or, with a default vault, `checkpoint accept` saved into that other vault).
@@ -131,6 +135,7 @@ def test_the_cards_commands_work_from_the_project_folder(vault: Path, tmp_path: 
     assert "## Memory recall: why did we choose integer cents" in proc.stdout and "cents" in proc.stdout.lower()
 
 
+@pytest.mark.slow
 def test_an_upgrade_of_the_cards_code_makes_the_card_again(vault: Path, tmp_path: Path, monkeypatch):
     """The card's layout lives in code (:data:`hooks.CARD_CODE`); a kept card waited for a note to change
     before an upgrade's new layout showed. Every file of it keys the card: one rewritten changes the key."""
@@ -147,6 +152,7 @@ def test_an_upgrade_of_the_cards_code_makes_the_card_again(vault: Path, tmp_path
     assert hooks.fingerprint(str(vault), str(tmp_path)) != before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("notes", [40, 400, 2500])
 def test_the_card_stays_within_its_bytes_and_says_what_it_left_out(cli, tmp_path: Path, notes: int):
     """Generated vaults of three sizes, plus 300 feedback notes with multi-byte descriptions: the card never
@@ -183,6 +189,7 @@ def talk(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_pre_compact_records_what_no_scan_covered_and_the_card_after_compaction_names_it(vault: Path, tmp_path: Path,
                                                                                            talk: Path, cli):
     before = {p: p.read_bytes() for p in vault.rglob("*.md")}
@@ -205,6 +212,7 @@ def test_pre_compact_records_what_no_scan_covered_and_the_card_after_compaction_
     assert "not scanned" not in start(vault, tmp_path, "compact")  # handed to a model: the card stops naming it
 
 
+@pytest.mark.slow
 def test_session_end_records_it_for_the_next_start(vault: Path, tmp_path: Path, talk: Path, cli):
     payload = {"session_id": "s7", "transcript_path": str(talk), "cwd": str(tmp_path),
                "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"}
@@ -215,6 +223,7 @@ def test_session_end_records_it_for_the_next_start(vault: Path, tmp_path: Path, 
     assert gone.stdout == "" and "no transcript to read" in gone.stderr  # fails open
 
 
+@pytest.mark.slow
 def test_hook_status_shows_the_session(vault: Path, tmp_path: Path, talk: Path, cli, monkeypatch):
     """The cadence policy (the signals policy would fire on this conversation: tests/test_hook_signals.py)."""
     monkeypatch.chdir(tmp_path)
@@ -241,6 +250,7 @@ def test_hook_status_shows_the_session(vault: Path, tmp_path: Path, talk: Path, 
 # ----------------------------------------------------------------------------- skills
 
 
+@pytest.mark.slow
 def test_install_claude_installs_the_skills_and_uninstall_takes_everything_away(cli, vault: Path, tmp_path: Path,
                                                                                  monkeypatch):
     project = tmp_path / "proj"
@@ -277,7 +287,7 @@ def test_install_claude_installs_the_skills_and_uninstall_takes_everything_away(
     kept = cli("install", "claude", "--vault", vault, "--project", project)
     assert "skill /memory-check: kept" in kept.stdout and "is not mdmem's: left as it is" in kept.stderr
     gone = cli.json("uninstall", "claude", "--project", project)
-    # the vault is outside the project, so the server was in the local scope (issue 15), not in .mcp.json
+    # the vault is outside the project, so the server was in the local scope, not in .mcp.json
     assert [r["actions"] for r in gone["results"][:2]] == [{"mcpServers.mdmem": "absent"},
                                                           {"mcpServers.mdmem": "removed"}]
     assert set(gone["results"][2]["actions"].values()) == {"removed"}
@@ -295,6 +305,7 @@ def test_install_claude_installs_the_skills_and_uninstall_takes_everything_away(
 # ----------------------------------------------------------------------------- MEMORY.md is an index
 
 
+@pytest.mark.slow
 def test_recall_and_neighbors_have_no_memory_md_hub(cli, vault: Path):
     """sample-vault's MEMORY.md links every memory: it must neither come back as a hit nor relate notes."""
     hits = cli.json("search", "memory index pointers", "--vault", vault, "--limit", "50")["results"]

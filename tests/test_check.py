@@ -136,6 +136,7 @@ def test_sample_vault_text_report(cli, vault):
 # --- --update-budget -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_update_budget_rewrites_only_the_first_line(cli, vault):
     path = vault / "MEMORY.md"
     before = path.read_bytes()
@@ -197,6 +198,7 @@ def test_clean_vault_has_no_issues(cli, tmp_path):
     assert "no issues" in cli("check", "--vault", root, "--today", TODAY).stdout
 
 
+@pytest.mark.slow
 def test_fail_on_exit_codes(cli, tmp_path, vault):
     # the sample vault has errors: every threshold fails
     for severity in ("info", "warning", "error"):
@@ -211,6 +213,7 @@ def test_fail_on_exit_codes(cli, tmp_path, vault):
     cli("check", "--vault", root, "--today", "yesterday", code=2)
 
 
+@pytest.mark.slow
 def test_check_exits_0_with_errors_unless_fail_on_and_its_help_says_so(cli, vault):
     """The default (exit 0 whatever is found) stays, for the hooks and scripts that run check; --help says it."""
     report = check(cli, vault)  # code=0
@@ -223,6 +226,7 @@ def test_check_exits_0_with_errors_unless_fail_on_and_its_help_says_so(cli, vaul
 # --- one vault that shows each kind, one that does not ---------------------------------------
 
 
+@pytest.mark.slow
 def test_stale(cli, tmp_path):
     old = make(tmp_path / "a", {"memory/references/old.md": note("reference", "Old router notes.", "2026-09-01")})
     assert issues(check(cli, old), "STALE") == [("STALE", "memory/references/old.md", "info")]
@@ -254,6 +258,7 @@ def test_growth_by_mtime(cli, tmp_path):
                       "days_8_to_30": {"files": 2, "tokens": older * 5 // 16}}
 
 
+@pytest.mark.slow
 def test_orphan_is_decided_by_parsed_links(cli, tmp_path):
     files = {
         "memory/references/wiki.md": note("reference", "Linked by a wikilink."),
@@ -297,6 +302,7 @@ def test_no_entries(cli, tmp_path):
     assert issues(check(cli, make(tmp_path / "b", {})), "NO ENTRIES") == []
 
 
+@pytest.mark.slow
 def test_budget_warning(cli, tmp_path):
     root = make(tmp_path / "a", {})
     tokens = check(cli, root)["budget"]["tokens"]
@@ -307,6 +313,7 @@ def test_budget_warning(cli, tmp_path):
     assert issues(check(cli, root, "--cap", str(tokens * 2), "--warn-percent", "50"), "BUDGET WARNING") != []
 
 
+@pytest.mark.slow
 def test_load_limit_names_the_entries_an_agent_never_sees(cli, tmp_path):
     files = {f"memory/references/r{i:03}.md": note("reference", f"Reference number {i} about topic {i * 7}.")
              for i in range(210)}
@@ -333,6 +340,7 @@ def test_load_limit_names_the_entries_an_agent_never_sees(cli, tmp_path):
             if i["kind"] == "LOAD LIMIT"] == [("LOAD LIMIT", "MEMORY.md", "warning", 201)]
 
 
+@pytest.mark.slow
 def test_duplicates(cli, tmp_path):
     long = " ".join(f"word{i} is followed by another sentence about the ledger." for i in range(30))
     files = {
@@ -354,6 +362,7 @@ def test_duplicates(cli, tmp_path):
     assert issues(check(cli, make(tmp_path / "c", {})), "DUPLICATE") == []
 
 
+@pytest.mark.slow
 def test_invalid_frontmatter_and_parse_problems(cli, tmp_path):
     files = {
         "memory/references/bad.md": '---\ntype: reference\ndescription: "never closed\n---\nBody.\n',
@@ -373,6 +382,7 @@ def test_invalid_frontmatter_and_parse_problems(cli, tmp_path):
     assert issues(check(cli, tmp_path / "b")) == [("PARSE PROBLEM", "memory/references/up", "warning")]
 
 
+@pytest.mark.slow
 def test_missing_type(cli, tmp_path):
     files = {
         "memory/people/bob.md": note(None, "Bob; the folder says person."),
@@ -472,6 +482,7 @@ def test_flat_claude_code_memory_folder(cli, tmp_path):
 # --- settings --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_config_file_and_env_today(cli, tmp_path):
     root = make(tmp_path / "v", {"memory/references/old.md": note("reference", "Old.", "2026-11-01")})
     (root / ".mdmem").mkdir(exist_ok=True)
@@ -505,6 +516,7 @@ def test_bad_flags_are_usage_errors(cli, tmp_path, args):
     cli("check", "--vault", make(tmp_path / "v", {}), *args, code=2)
 
 
+@pytest.mark.slow
 def test_check_on_a_copy_leaves_the_files_alone(cli, vault, tmp_path):
     before = {p: p.read_bytes() for p in vault.rglob("*.md")}
     cli("check", "--vault", vault, "--json")
@@ -513,6 +525,7 @@ def test_check_on_a_copy_leaves_the_files_alone(cli, vault, tmp_path):
     assert check(cli, vault)["budget"]["tokens"] == 16796
 
 
+@pytest.mark.slow
 def test_json_is_the_report_as_dataclasses_asdict(cli, vault):
     import datetime as dt
     import json

@@ -100,6 +100,7 @@ def test_portuguese_follows_the_transcript_unless_lang_is_given(cli, vault: Path
     cli("checkpoint", source, "--vault", vault, "--lang", "fr", code=2)
 
 
+@pytest.mark.slow
 def test_silent_below_two_dimensions_and_nothing_stored(cli, vault: Path, tmp_path: Path):
     source = tmp_path / "t.md"
     source.write_text("User: What time is it in Lisbon?\nAssistant: It is 14:05 there.\n")
@@ -123,6 +124,7 @@ def test_one_strong_rule_alone_is_suggested(cli, vault: Path, tmp_path: Path):
     assert [(c["type"], c["name"]) for c in data["candidates"]] == [("claude-md", "Always answer with the conclusion first")]
 
 
+@pytest.mark.slow
 def test_accept_saves_through_save_and_skip_discards(cli, vault: Path, tmp_path: Path):
     source = tmp_path / "talk.md"
     source.write_text(SESSION)
@@ -167,6 +169,7 @@ def test_existing_notes_and_index_lines_are_not_proposed(cli, vault: Path, tmp_p
             "reason": "MEMORY.md or CLAUDE.md already says this"} in data["dropped"]
 
 
+@pytest.mark.slow
 def test_claude_md_rule_is_proposed_not_written(cli, vault: Path, tmp_path: Path):
     source = tmp_path / "rules.md"
     source.write_text("User: From now on, keep your replies under ten lines.\nAssistant: Sure, I wrote that.\n"
@@ -180,6 +183,7 @@ def test_claude_md_rule_is_proposed_not_written(cli, vault: Path, tmp_path: Path
     assert not (vault / "CLAUDE.md").exists()
 
 
+@pytest.mark.slow
 def test_bad_numbers_and_inputs(cli, vault: Path, tmp_path: Path):
     source = tmp_path / "talk.md"
     source.write_text(SESSION)

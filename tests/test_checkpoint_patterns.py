@@ -1,4 +1,4 @@
-"""Issue 13's remaining patterns: a pick among the options the assistant offered (an interview:
+"""Patterns real sessions showed the detectors missing: a pick among the options the assistant offered (an interview:
 ④ said as "A."), and a lesson learnt twice in one session (the same failure fixed, then back).
 The Stop hook in such an interview: tests/test_hook_signals.py."""
 
@@ -102,7 +102,7 @@ def test_keeping_it_simple_is_no_take_up_of_an_analysis():
 
 
 def test_a_subagent_prompt_is_never_the_user_confirming(tmp_path: Path):
-    """Issue 13's false alarm: Claude's own prompt to a subagent ("Exactly, keep doing that: ...")
+    """A false alarm found in a real session: Claude's own prompt to a subagent ("Exactly, keep doing that: ...")
     read as the user confirming a practice (⑥) or picking an option (④). With subagents read, it is
     assistant text (kind "prompt"); the same words typed by the user do count."""
     import json

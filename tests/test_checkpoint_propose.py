@@ -37,6 +37,7 @@ def propose(cli, vault: Path, data, *args: str, code: int = 0):
     return result
 
 
+@pytest.mark.slow
 def test_propose_prints_the_numbered_list_and_accept_saves(cli, vault: Path):
     out = propose(cli, vault, GOOD, "--session", "s1").stdout
     assert out == (
@@ -137,6 +138,7 @@ def test_task_state_is_read_in_the_claim_not_in_the_reasons(cli, vault: Path):
         "Fixed in 5457fb4e": "it is git history (do not save: `git log` keeps it)"}
 
 
+@pytest.mark.slow
 def test_propose_reads_json_inside_prose_and_refuses_garbage(cli, vault: Path):
     wrapped = "Here are my candidates:\n```json\n" + json.dumps(GOOD) + "\n```\nLet me know."
     assert len(json.loads(propose(cli, vault, wrapped, "--json").stdout)["candidates"]) == 3
@@ -156,6 +158,7 @@ def test_propose_in_portuguese(cli, vault: Path):
     assert out.endswith('Salvar quais? Responda com os números (ex.: 1,2), ou "pular".\n')
 
 
+@pytest.mark.slow
 def test_model_command_answers_through_propose(cli, vault: Path, tmp_path: Path):
     """A stand-in for `claude -p` / `llm`: it checks what it was given and answers JSON."""
     model = tmp_path / "model.py"
@@ -195,6 +198,7 @@ def test_model_command_answers_through_propose(cli, vault: Path, tmp_path: Path)
                                                          "no-such-model-cli -p", code=1).stderr
 
 
+@pytest.mark.slow
 def test_mcp_checkpoint_propose(vault: Path):
     import anyio
     from mcp import Client

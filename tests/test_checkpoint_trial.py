@@ -52,6 +52,7 @@ def stored(vault: Path, session: str) -> dict:
     return json.loads((vault / ".mdmem" / "checkpoints" / f"{session}.json").read_text())
 
 
+@pytest.mark.slow
 def test_a_hand_run_stays_off_the_cards_and_accept_still_takes_it(vault: Path, tmp_path: Path):
     talk = tmp_path / "talk.txt"
     talk.write_text(SESSION)
@@ -77,6 +78,7 @@ def test_a_hand_run_stays_off_the_cards_and_accept_still_takes_it(vault: Path, t
         "1. saved memory/decisions/decision-chose-sqs-over-redis.md (decision)"
 
 
+@pytest.mark.slow
 def test_an_offline_suggestion_never_carries_a_secret_the_user_typed(tmp_path: Path):
     """A new user's trial: a token in the user's message made the offline suggestion "Chose use ghp_… over …".
     What the detectors quote is redacted, so no hook output, card, stored checkpoint or accepted note holds it."""
@@ -123,6 +125,7 @@ HOOKS = {"stop": "--vault, --agent, --policy, --output", "session-start": "--vau
          "prompt": "--vault, --agent", "pre-compact": "--vault, --agent", "session-end": "--vault, --agent"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(HOOKS))
 def test_hook_help_prints_its_usage_and_unknown_options_fail_open(name: str, vault: Path, cli):
     for flag in ("--help", "-h"):
@@ -138,6 +141,7 @@ def test_hook_help_prints_its_usage_and_unknown_options_fail_open(name: str, vau
                             f"(known: {HOOKS[name]}, --help, -h)\n")
 
 
+@pytest.mark.slow
 def test_propose_drops_a_secret_saying_why_on_stdout_and_keeps_nothing_of_it(vault: Path):
     import anyio
     from mcp import Client
@@ -163,6 +167,7 @@ def test_propose_drops_a_secret_saying_why_on_stdout_and_keeps_nothing_of_it(vau
     assert leaked == [] and TOKEN not in en.stdout + en.stderr
 
 
+@pytest.mark.slow
 def test_a_second_propose_revises_what_is_pending(vault: Path):
     """A model that proposed a wrong candidate corrects it: the same name replaces it, or "replaces": [N];
     the answer lists everything pending now."""

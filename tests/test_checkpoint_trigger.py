@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from support import ROOT, Cli, script
 
 T0 = 1_790_000_000.0
@@ -35,6 +37,7 @@ def new_vault(tmp_path: Path) -> Path:
     return vault
 
 
+@pytest.mark.slow
 def test_a_real_session_within_the_budget_is_reviewed_by_the_next_one(tmp_path: Path):
     vault, project = new_vault(tmp_path), tmp_path / "project"
     project.mkdir()
@@ -98,6 +101,7 @@ def test_an_ask_fires_at_once_but_never_twice_without_new_user_words(tmp_path: P
     assert not (vault / ".mdmem" / "hooks" / "review-s.json").exists()  # every turn was scanned
 
 
+@pytest.mark.slow
 def test_a_rule_fires_at_the_end_of_its_turn_once_the_session_is_under_way(tmp_path: Path):
     vault = new_vault(tmp_path)
     s = Session(tmp_path / "s.jsonl")
@@ -111,6 +115,7 @@ def test_a_rule_fires_at_the_end_of_its_turn_once_the_session_is_under_way(tmp_p
     assert "Why now: the user stated a rule or corrected the assistant." in reason
 
 
+@pytest.mark.slow
 def test_a_review_record_past_its_window_is_dropped(tmp_path: Path):
     vault = new_vault(tmp_path)
     s = Session(tmp_path / "s.jsonl")

@@ -7,6 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from support import ROOT, run_process
 
 
@@ -62,6 +64,7 @@ def test_init_default_vault_goes_to_mdmem_home(cli, tmp_path):
 
 # --- index ------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_index_counts_then_nothing_to_do(cli, vault):
     first = cli.json("index", "--vault", vault)
     assert {k: first[k] for k in ("notes", "added", "changed", "removed")} == {
@@ -74,12 +77,14 @@ def test_index_counts_then_nothing_to_do(cli, vault):
     assert set(first) >= {"notes", "added", "changed", "removed", "seconds"}
 
 
+@pytest.mark.slow
 def test_index_rebuild(cli, vault):
     cli.json("index", "--vault", vault)
     out = cli.json("index", "--vault", vault, "--rebuild")
     assert out["added"] == 61 and out["rebuilt"] is True
 
 
+@pytest.mark.slow
 def test_vault_found_from_a_subfolder_and_env(cli, vault, monkeypatch):
     monkeypatch.chdir(vault / "memory" / "people")
     monkeypatch.delenv("MDMEM_VAULT", raising=False)
@@ -102,12 +107,14 @@ def test_search_natural_question(cli, vault):
     assert scores == sorted(scores, reverse=True) and scores[0] > 0
 
 
+@pytest.mark.slow
 def test_search_title_is_boosted(cli, vault):
     out = cli.json("search", "ledger", "--vault", vault, "--no-recency", "--limit", "3")
     assert paths(out)[0] == "memory/decisions/decision-ledger-double-entry.md"
     assert len(out["results"]) == 3
 
 
+@pytest.mark.slow
 def test_search_folds_accents_and_portuguese_plurals(cli, vault):
     plain = paths(cli.json("search", "migracao", "--vault", vault, "--no-recency", "--limit", "50"))
     accented = paths(cli.json("search", "migração", "--vault", vault, "--no-recency", "--limit", "50"))
@@ -117,12 +124,14 @@ def test_search_folds_accents_and_portuguese_plurals(cli, vault):
     assert "memory/daily/2026-11-17.md" in plain  # says "Migração"
 
 
+@pytest.mark.slow
 def test_search_stems_english(cli, vault):
     a = set(paths(cli.json("search", "migrations", "--vault", vault, "--no-recency", "--limit", "50")))
     b = set(paths(cli.json("search", "migration", "--vault", vault, "--no-recency", "--limit", "50")))
     assert a == b and "memory/protocols/sql-migrations.md" in a
 
 
+@pytest.mark.slow
 def test_search_phrase_and_boolean_and_fields(cli, vault):
     phrase = cli.json("search", '"integer minor units"', "--vault", vault, "--no-recency")
     assert "memory/decisions/decision-integer-cents.md" in paths(phrase)
@@ -135,6 +144,7 @@ def test_search_phrase_and_boolean_and_fields(cli, vault):
     assert paths(typed)[0] == "memory/feedback/no-diff-summaries.md"
 
 
+@pytest.mark.slow
 def test_search_filters(cli, vault):
     only = lambda *a: set(paths(cli.json("search", *a, "--vault", vault, "--limit", "100")))  # noqa: E731
     assert only("atlas", "--type", "decision") == {
@@ -153,6 +163,7 @@ def test_search_filters(cli, vault):
     assert month and all(Path(p).stem.startswith("2026-10") for p in month)
 
 
+@pytest.mark.slow
 def test_search_with_only_filters_lists_them(cli, vault):
     out = cli.json("search", "", "--vault", vault, "--type", "feedback", "--limit", "100")
     assert len(out["results"]) == 6
@@ -165,6 +176,7 @@ def test_search_no_match_is_empty_not_an_error(cli, vault):
     assert "no notes match" in text.stderr
 
 
+@pytest.mark.slow
 def test_search_text_output(cli, vault):
     out = cli("search", "integer cents", "--vault", vault, "--limit", "2").stdout
     assert "decision-integer-cents" in out and "memory/decisions/decision-integer-cents.md" in out
@@ -187,6 +199,7 @@ def test_recency_lifts_recent_notes(cli, tmp_path):
     assert [h["score"] for h in cfg["results"]] == [h["score"] for h in off["results"]]
 
 
+@pytest.mark.slow
 def test_bad_config_is_a_clear_error(cli, vault):
     cli("index", "--vault", vault)
     (vault / ".mdmem" / "config.toml").write_text("[search\n")
@@ -196,6 +209,7 @@ def test_bad_config_is_a_clear_error(cli, vault):
 
 # --- show / links -------------------------------------------------------------
 
+@pytest.mark.slow
 def test_show_json(cli, vault):
     out = cli.json("show", "decision-integer-cents", "--vault", vault)
     assert out["path"] == "memory/decisions/decision-integer-cents.md"
@@ -205,23 +219,27 @@ def test_show_json(cli, vault):
     assert out["tokens"] == size * 10 // 32
 
 
+@pytest.mark.slow
 def test_show_accepts_path_file_name_and_title(cli, vault):
     for ref in ("memory/people/ana-souza.md", "ana-souza.md", "ana-souza", "Ana-Souza", "people/ana-souza"):
         assert cli.json("show", ref, "--vault", vault)["path"] == "memory/people/ana-souza.md"
 
 
+@pytest.mark.slow
 def test_show_invalid_yaml_note_is_a_problem_not_a_crash(cli, vault):
     out = cli.json("show", "incident-response", "--vault", vault)
     assert out["type"] == "protocol"  # inferred from the folder
     assert [p["code"] for p in out["problems"]] == ["invalid_yaml"]
 
 
+@pytest.mark.slow
 def test_show_missing_note(cli, vault):
     result = cli("show", "no-such-note", "--vault", vault, code=1)
     assert "no note matches 'no-such-note'" in result.stderr
     assert result.stdout == ""
 
 
+@pytest.mark.slow
 def test_links_json(cli, vault):
     out = cli.json("links", "priya-raman", "--vault", vault)
     assert out["note"] == "memory/people/priya-raman.md"
@@ -231,6 +249,7 @@ def test_links_json(cli, vault):
     assert [(d["raw"], d["line"], d["kind"]) for d in dangling] == [("[[kafka-retention-policy]]", 18, "wikilink")]
 
 
+@pytest.mark.slow
 def test_links_kinds_and_resolution(cli, vault):
     out = cli.json("links", "atlas-billing", "--vault", vault)
     kinds = {link["kind"] for link in out["links"]}
@@ -278,6 +297,7 @@ def test_usage_errors_exit_2(cli, vault):
     assert cli("frobnicate", code=2)
 
 
+@pytest.mark.slow
 def test_python_dash_m_and_console_script(vault):
     out = run_process("search", "ledger", "--vault", vault, "--json")
     assert out.returncode == 0, out.stderr
@@ -338,12 +358,14 @@ def _umask() -> int:
     return mask
 
 
+@pytest.mark.slow
 def test_note_argument_may_be_an_absolute_path_inside_the_vault(cli, vault):
     absolute = vault / "memory" / "people" / "ana-souza.md"
     assert cli.json("show", str(absolute), "--vault", vault)["path"] == "memory/people/ana-souza.md"
     cli("show", str(vault.parent / "elsewhere.md"), "--vault", vault, code=1)
 
 
+@pytest.mark.slow
 def test_search_refuses_an_unknown_type_as_save_does(cli, vault):
     """`--type decisions` (a typo) answered "no notes match", as if the vault held no decision."""
     r = cli("search", "cents", "--type", "decisions", "--vault", vault, code=2)
@@ -352,6 +374,7 @@ def test_search_refuses_an_unknown_type_as_save_does(cli, vault):
     assert cli.json("search", "cents", "--type", "decision", "--vault", vault)["results"]
 
 
+@pytest.mark.slow
 def test_an_edit_that_keeps_size_and_mtime_is_seen(cli, vault):
     """cp -p, touch -r, an rsync restoring mtimes: the same size and mtime, other text. The card and search kept
     the old text; the change fingerprint now holds st_ctime_ns, which no user call can set."""

@@ -21,6 +21,7 @@ def _env(tmp_path: Path, **extra: str) -> dict:
     return env | {"MDMEM_HOME": str(tmp_path / "home-mdmem"), "HOME": str(tmp_path / "home")} | extra
 
 
+@pytest.mark.slow
 def test_index_card_is_stable_and_within_budget(cli, vault: Path, tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MDMEM_HOME", str(tmp_path / "nohome"))
@@ -42,6 +43,7 @@ def test_index_card_is_stable_and_within_budget(cli, vault: Path, tmp_path: Path
     cli("context", "--vault", vault, "--mode", "bogus", code=2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("budget", [200, 350, 800, 1500, 4000, 12000])
 @pytest.mark.parametrize("mode", ["index", "full"])
 def test_budget_is_never_exceeded(cli, vault: Path, tmp_path: Path, monkeypatch, budget: int, mode: str):
@@ -55,6 +57,7 @@ def test_budget_is_never_exceeded(cli, vault: Path, tmp_path: Path, monkeypatch,
     assert sum(s["bytes"] for s in data["sections"]) == data["bytes"] == len(data["text"].encode())
 
 
+@pytest.mark.slow
 def test_full_mode_sections_in_priority_order(cli, vault: Path, tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MDMEM_HOME", str(tmp_path / "nohome"))
@@ -87,6 +90,7 @@ def test_bootstrap_files_workspace_over_global(cli, vault: Path, tmp_path: Path,
                                    "workspace rules\n")
 
 
+@pytest.mark.slow
 def test_protocols_follow_paths_globs(cli, vault: Path, tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     proto = vault / "memory" / "protocols" / "sql-migrations.md"
@@ -108,6 +112,7 @@ def _sensitive(vault: Path) -> None:
         "The zebracorn code is 1234.\n")
 
 
+@pytest.mark.slow
 def test_sensitive_notes_never_appear_unless_asked(cli, vault: Path, tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _sensitive(vault)
@@ -122,6 +127,7 @@ def test_sensitive_notes_never_appear_unless_asked(cli, vault: Path, tmp_path: P
     assert any(h["path"].endswith("secret-health.md") for h in cli.json("search", "zebracorn", "--vault", vault)["results"])
 
 
+@pytest.mark.slow
 def test_timeline_window_and_words(cli, vault: Path):
     data = cli.json("timeline", "--vault", vault, "--when", "2026-11-24", "--today", TODAY)
     assert data["start"] == data["end"] == "2026-11-24" and data["entries"]
@@ -143,6 +149,7 @@ def test_timeline_window_and_words(cli, vault: Path):
     assert text.startswith("# 2026-11-24 – 2026-11-24 (2026-11-24)\n2026-11-24 ")
 
 
+@pytest.mark.slow
 def test_recall_with_a_time_phrase(cli, vault: Path):
     data = cli.json("recall", "what happened yesterday", "--vault", vault, "--today", TODAY)
     assert data["window"] == {"phrase": "yesterday", "start": "2026-11-24", "end": "2026-11-24"}
@@ -168,6 +175,7 @@ def hook(vault: Path, tmp_path: Path, payload: dict | str, *args: str, **env: st
     return proc
 
 
+@pytest.mark.slow
 def test_session_start_prints_the_card_and_keeps_it(vault: Path, tmp_path: Path, cli, monkeypatch):
     payload = {"session_id": "s", "hook_event_name": "SessionStart", "source": "startup", "cwd": str(tmp_path)}
     first = hook(vault, tmp_path, payload)
@@ -189,6 +197,7 @@ def test_session_start_prints_the_card_and_keeps_it(vault: Path, tmp_path: Path,
     assert cli("context", "--vault", vault).stdout == changed.stdout
 
 
+@pytest.mark.slow
 def test_session_start_fails_open_and_caps_output(vault: Path, tmp_path: Path):
     proc = hook(vault, tmp_path, "not json")
     assert proc.stdout == "" and "mdmem hook session-start: stdin is not JSON" in proc.stderr
@@ -200,6 +209,7 @@ def test_session_start_fails_open_and_caps_output(vault: Path, tmp_path: Path):
     assert hook(vault, tmp_path, {"cwd": str(big)}, "--budget", "99999").stdout == ""
 
 
+@pytest.mark.slow
 def test_session_start_imports_no_heavy_module_when_the_card_is_fresh(vault: Path, tmp_path: Path):
     payload = {"cwd": str(tmp_path)}
     hook(vault, tmp_path, payload)
@@ -211,6 +221,7 @@ def test_session_start_imports_no_heavy_module_when_the_card_is_fresh(vault: Pat
     assert not imported & {"whoosh", "networkx", "rich", "typer", "yaml", "markdown_it", "sqlite3"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("notes", [12, 150, 600])
 def test_budget_holds_on_generated_vaults(cli, tmp_path: Path, monkeypatch, notes: int):
     """Many vault sizes: a card or full block never exceeds its budget, and the card is stable."""

@@ -6,6 +6,8 @@ import hashlib
 import shutil
 from pathlib import Path
 
+import pytest
+
 TODAY = "2026-11-25"  # the sample vault's own date: a Wednesday in 2026-W48
 WEEKS = [f"2026-W{n}" for n in range(39, 48)]  # 2026-09-21 .. 2026-11-22: the finished weeks with notes
 MONTHS = ["2026-09", "2026-10"]  # November is not over
@@ -185,6 +187,7 @@ def test_text_output(cli, tmp_path):
     assert r.stderr.endswith("2 digests: 2 unchanged\n")
 
 
+@pytest.mark.slow
 def test_only_finished_weeks_and_months(cli, tmp_path):
     vault = make(tmp_path / "v", SMALL)
     # 2026-03-31 is the month's last day: March is not over on that day
@@ -205,6 +208,7 @@ def test_only_finished_weeks_and_months(cli, tmp_path):
     assert statuses(digest(cli, vault, today="2026-05-01")) == both | {"2026-04": "created"}
 
 
+@pytest.mark.slow
 def test_sample_vault_digests_and_today_from_the_environment(cli, vault):
     result = cli.json("digest", "--vault", vault, env={"MDMEM_TODAY": TODAY})
     assert result["today"] == TODAY
@@ -229,6 +233,7 @@ def test_sample_vault_digests_and_today_from_the_environment(cli, vault):
 # ------------------------------------------------------------------------------ idempotence
 
 
+@pytest.mark.slow
 def test_second_run_changes_nothing(cli, vault):
     digest(cli, vault)
     before = files(vault)
@@ -237,6 +242,7 @@ def test_second_run_changes_nothing(cli, vault):
     assert files(vault) == before  # byte-identical, same mtimes
 
 
+@pytest.mark.slow
 def test_same_daily_notes_give_identical_digests(cli, vault, tmp_path):
     digest(cli, vault)
     other = tmp_path / "other"
@@ -247,6 +253,7 @@ def test_same_daily_notes_give_identical_digests(cli, vault, tmp_path):
             assert (other / "memory/digests" / folder / path.name).read_bytes() == path.read_bytes()
 
 
+@pytest.mark.slow
 def test_a_changed_daily_note_regenerates_its_digests(cli, vault):
     digest(cli, vault)
     old_w40 = weekly(vault, "2026-W40").read_bytes()
@@ -262,6 +269,7 @@ def test_a_changed_daily_note_regenerates_its_digests(cli, vault):
     assert set(statuses(digest(cli, vault)).values()) == {"unchanged"}
 
 
+@pytest.mark.slow
 def test_a_hand_edited_digest_is_kept(cli, vault):
     digest(cli, vault)
     w39, w40 = weekly(vault, "2026-W39"), weekly(vault, "2026-W40")
@@ -282,6 +290,7 @@ def test_a_hand_edited_digest_is_kept(cli, vault):
     assert "kept: edited by hand: memory/digests/weekly/2026-W39.md (7 entries)\n" in r.stderr
 
 
+@pytest.mark.slow
 def test_a_file_not_written_by_digest_is_never_touched(cli, vault):
     mine = weekly(vault, "2026-W39")
     mine.parent.mkdir(parents=True)
@@ -320,6 +329,7 @@ def test_dry_run_writes_nothing(cli, vault):
 # ------------------------------------------------------------------------------ archiving
 
 
+@pytest.mark.slow
 def test_archiving_is_off_by_default(cli, vault):
     daily = sorted(p.name for p in (vault / "memory/daily").iterdir())
     result = digest(cli, vault, today="2027-06-01")  # every note old, every month over
@@ -328,6 +338,7 @@ def test_archiving_is_off_by_default(cli, vault):
     assert not (vault / "memory/.archive").exists()
 
 
+@pytest.mark.slow
 def test_archiving_moves_old_notes_once_digested(cli, vault):
     (vault / ".mdmem").mkdir(exist_ok=True)
     (vault / ".mdmem/config.toml").write_text("[digest]\narchive_daily_after_days = 30\n")
@@ -374,6 +385,7 @@ def test_archiving_moves_old_notes_once_digested(cli, vault):
     assert "26 entries over 9 days" in october and "- memory/.archive/daily/2026-10-01.md\n" in october
 
 
+@pytest.mark.slow
 def test_a_forgotten_daily_note_drops_out_of_the_next_digest(cli, vault):
     digest(cli, vault)
     cli("forget", "memory/daily/2026-09-24.md", "--vault", vault)
@@ -383,6 +395,7 @@ def test_a_forgotten_daily_note_drops_out_of_the_next_digest(cli, vault):
     assert "2026-09-24" not in text and "3 entries over 1 day" in text
 
 
+@pytest.mark.slow
 def test_bad_digest_settings_are_errors(cli, vault):
     (vault / ".mdmem").mkdir(exist_ok=True)
     config = vault / ".mdmem/config.toml"
@@ -433,6 +446,7 @@ def issues(cli, vault: Path, *args: str) -> list[tuple]:
     return [(i["kind"], i["path"], i["line"], i["severity"]) for i in report["issues"]]
 
 
+@pytest.mark.slow
 def test_check_treats_digests_as_journals(cli, vault):
     before = issues(cli, vault)
     before_90 = issues(cli, vault, "--stale-days", "90")
@@ -450,6 +464,7 @@ def test_check_treats_digests_as_journals(cli, vault):
     assert "\ndaily           21" in text and "\ndigest          11" in text
 
 
+@pytest.mark.slow
 def test_check_on_a_small_vault_with_dangling_links(cli, tmp_path):
     vault = make(tmp_path / "v", SMALL)  # [[ana-souza]], [[atlas-billing]]... exist nowhere
     before = issues(cli, vault)

@@ -60,6 +60,7 @@ def _runbook(vault: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 async def test_edit_note_appends_replaces_and_sets_against_a_version(vault, monkeypatch):
     monkeypatch.setenv("MDMEM_TODAY", "2026-11-25")
     path = _runbook(vault)
@@ -104,6 +105,7 @@ async def test_a_conflicting_edit_is_refused_and_nothing_is_written(vault, monke
             "updated: 2026-11-01", "updated: 2026-11-25\nsource: agent\nagent: mcp") + "\n3. Done.\n"  # `updated`: today
 
 
+@pytest.mark.slow
 async def test_edit_note_explains_what_it_cannot_do(vault):
     _runbook(vault)
     async with Client(build_server(vault), mode="legacy") as client:
@@ -151,6 +153,7 @@ FRONT = ('---\nup: "[[old-vpn-guide]]"\nrelated: ["[[home-lab]]", "[[old-vpn-gui
          '---\nup: "[[wireguard-2025]]"\nrelated: ["[[home-lab]]", "[[wireguard-2025|vpn]]"]\n---\nbody\n')
 
 
+@pytest.mark.slow
 async def test_move_note_rewrites_every_link_to_it_exactly(vault):
     """A rename into another folder: links in 20 notes (and a frontmatter one, and MEMORY.md) are rewritten
     exactly, aliases, headings, block ids, embeds and link styles kept; code and other notes untouched."""
@@ -193,6 +196,7 @@ async def test_move_note_rewrites_every_link_to_it_exactly(vault):
         assert len(new_backlinks) == 23 and broken(await call(client, "check")) == broken_before  # 19 notes (one with 2), front 2, MEMORY 1; nothing broken
 
 
+@pytest.mark.slow
 async def test_move_note_fixes_the_moved_notes_own_relative_links_and_refuses_clobbering(vault):
     person = vault / "memory" / "people" / "lucas-pereira.md"
     text = person.read_text()
@@ -206,6 +210,7 @@ async def test_move_note_fixes_the_moved_notes_own_relative_links_and_refuses_cl
         assert "MEMORY.md is the index" in await fails(client, "move_note", note="MEMORY.md", new="index")
 
 
+@pytest.mark.slow
 async def test_forget_archives_one_named_note(vault):
     (vault / TARGET).write_text("# Old VPN guide\n")
     async with Client(build_server(vault), mode="legacy") as client:
@@ -219,6 +224,7 @@ async def test_forget_archives_one_named_note(vault):
 # ----------------------------------------------------------------------------- the command line
 
 
+@pytest.mark.slow
 def test_cli_edit_and_move(cli, vault, monkeypatch):
     monkeypatch.setenv("MDMEM_TODAY", "2026-11-25")
     path = _runbook(vault)

@@ -1,4 +1,4 @@
-"""A new user's first hour (issue 15): an Obsidian vault found as it is, `init` that adds only what is
+"""A new user's first hour: an Obsidian vault found as it is, `init` that adds only what is
 missing, saving without surprises, answers without noise, `check` on a plain vault, a Claude Code set-up
 that a project can commit, and finding things by a mistyped name; then the whole hour end to end on a copy
 of a real Obsidian vault. Real files, the real CLI (CliRunner, or `python -m mdmem` in a subprocess, on a
@@ -60,6 +60,7 @@ def obsidian_vault(tmp_path: Path, notes: dict[str, str]) -> Path:
 # --- 1. an Obsidian vault is found as it is -------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_folder_with_dot_obsidian_is_found_and_named_on_a_terminal(tmp_path):
     root = obsidian_vault(tmp_path, {"Canvas ideas.md": "# Canvas ideas\n\nSketch the canvas layout.\n",
                                      "Projects/Garden.md": "Tomatoes and basil.\n"})
@@ -85,6 +86,7 @@ def test_a_folder_with_dot_obsidian_is_found_and_named_on_a_terminal(tmp_path):
 # --- 3. saving without surprises --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_protocol_is_not_said_to_repeat_itself(vault, cli):
     text = "Before every deploy of the billing service: run the smoke tests against staging first."
     out = cli.json("save", text, "-t", "protocol", "--name", "billing-deploy", "--vault", vault)
@@ -100,6 +102,7 @@ def test_a_protocol_is_not_said_to_repeat_itself(vault, cli):
     assert line["warnings"] == ["memory/protocols/billing-deploy.md already says this (a protocol)"]
 
 
+@pytest.mark.slow
 def test_a_given_name_is_the_file_name_so_links_to_it_resolve(vault, cli):
     out = cli.json("save", "Beatriz runs the data platform team.", "-t", "person", "--name", "Beatriz Lima",
                    "--vault", vault)
@@ -120,6 +123,7 @@ def test_a_given_name_is_the_file_name_so_links_to_it_resolve(vault, cli):
         f"memory/references/{long.lower()}.md"
 
 
+@pytest.mark.slow
 def test_descriptions_never_cut_a_link_and_memory_md_links_only_the_note(vault, cli):
     text = ("Met " + "[[ana-souza|Ana]] and [[tom-okafor]] about the reconciliation of refunds, "
             "then with [[ines-carvalho]] about the invoices of the new month in Portugal")
@@ -136,6 +140,7 @@ def test_descriptions_never_cut_a_link_and_memory_md_links_only_the_note(vault, 
     assert line.startswith("- [ledger-export.md](memory/references/ledger-export.md) — nightly export, see atlas-billing")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", [
     "I live in Lisbon and work from home on Fridays.",
     "Meu editor preferido é o Neovim.",
@@ -148,6 +153,7 @@ def test_first_person_facts_are_the_user(vault, cli, text):
     assert out["path"].startswith("memory/people/") and "in the first person" in out["type_reason"]
 
 
+@pytest.mark.slow
 def test_file_names_are_the_subject(vault, cli):
     out = cli.json("save", "Deploy freeze: no production deploys from December 20 to January 3, agreed with "
                    "Marta and Tom in the Friday meeting", "-t", "project", "--vault", vault)
@@ -157,6 +163,7 @@ def test_file_names_are_the_subject(vault, cli):
     assert out["path"] == "memory/references/the-staging-database-is-refreshed.md"  # short: tests/test_naming.py
 
 
+@pytest.mark.slow
 def test_save_on_a_terminal_says_what_it_waits_for(vault):
     code, out, err = on_terminal("save", "-t", "reference", "--name", "typed-note", "--vault", vault,
                                  cwd=vault, stdin_terminal="The VPN moved to vpn2.example.org.")
@@ -208,6 +215,7 @@ def test_a_tag_in_one_daily_entry_selects_that_entry(tmp_path, cli):
     assert [(e["date"], e["time"]) for e in got["entries"]] == [("2026-11-24", "11:00"), ("2026-11-23", "10:00")]
 
 
+@pytest.mark.slow
 def test_recall_of_an_empty_window_says_so(vault, cli, tmp_path):
     out = cli("recall", "semana passada", "--today", "2026-12-20", "--vault", vault).stdout
     assert out == ("## Memory recall: semana passada\n\n### semana passada (2026-12-07 – 2026-12-13)\n"
@@ -247,6 +255,7 @@ def test_a_monthly_digest_links_only_weekly_digests_that_exist(tmp_path, cli):
 # --- 5. check on a plain Obsidian vault ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_check_on_a_plain_obsidian_vault_says_so_once(tmp_path, cli):
     root = tmp_path / "docs"
     shutil.copytree(OBSIDIAN_DOCS, root)
@@ -266,6 +275,7 @@ def test_check_on_a_plain_obsidian_vault_says_so_once(tmp_path, cli):
 # --- 7. finding things ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_mistyped_name_gets_the_closest_names(vault, cli):
     r = cli("show", "atlsa", "--vault", vault, code=1)
     assert r.stderr == f"mdmem: no note matches 'atlsa' in {vault.resolve()}; did you mean atlas-billing, " \
@@ -276,6 +286,7 @@ def test_a_mistyped_name_gets_the_closest_names(vault, cli):
         f"mdmem: no note matches 'qqqzzzxx' in {vault.resolve()}\n"
 
 
+@pytest.mark.slow
 def test_show_body_prints_the_text(vault, cli):
     out = cli("show", "tom-okafor", "--body", "--vault", vault).stdout
     body = (vault / "memory/people/tom-okafor.md").read_text().split("---\n", 2)[2]
@@ -325,6 +336,7 @@ def digests(root: Path) -> dict[str, str]:
             for p in sorted(root.rglob("*")) if p.is_file() and ".mdmem" not in p.relative_to(root).parts}
 
 
+@pytest.mark.slow
 def test_the_first_hour_end_to_end(tmp_path):
     """discover, init, save, search, check, install claude into a project, the SessionStart card."""
     home, project = tmp_path / "home", tmp_path / "project"

@@ -81,6 +81,7 @@ def test_forget_by_a_search_word_moves_nothing_without_a_terminal_or_yes(trial, 
     assert (trial / ANA_ARCHIVED).read_bytes() == before[trial / ANA]
 
 
+@pytest.mark.slow
 def test_forget_asks_on_a_terminal_and_takes_no_for_an_answer(trial):
     code, out, shown = on_terminal(["forget", "Adyen", "--vault", str(trial)], "n\n", trial)
     assert (code, out) == (1, "")
@@ -111,6 +112,7 @@ def test_a_note_named_exactly_or_by_alias_is_forgotten_at_once(trial, cli, name)
 # ------------------------------------------------------------------------------ restore
 
 
+@pytest.mark.slow
 def test_restore_brings_the_note_back_with_its_index_line(trial, cli):
     index = trial / "MEMORY.md"
     before = (index.read_bytes(), (trial / ANA).read_bytes())
@@ -137,6 +139,7 @@ def test_restore_brings_the_note_back_with_its_index_line(trial, cli):
     assert r.stderr == f"mdmem: {ANA} is not archived: it is in the vault\n"
 
 
+@pytest.mark.slow
 def test_restore_by_the_old_path_or_name_and_never_over_a_new_note(trial, cli):
     cli("forget", ANA, "--vault", trial)
     (trial / ANA).write_text("# Ana Souza-Lima\n\nA new note in her place.\n")
@@ -178,6 +181,7 @@ def test_restore_puts_a_line_back_under_its_heading_even_when_the_index_changed(
 # ------------------------------------------------------------------------------ a NOTE argument by alias
 
 
+@pytest.mark.slow
 def test_show_edit_and_move_take_a_unique_alias_and_list_an_ambiguous_one(trial, cli):
     assert cli.json("show", "Ana", "--vault", trial)["path"] == ANA
     assert cli.json("show", "a. souza", "--vault", trial)["path"] == ANA

@@ -7,6 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # the whole module is in the slow lane (.ci/run)
+
 
 def flat_vault(root: Path) -> Path:
     root.mkdir()

@@ -140,6 +140,7 @@ def independent_map(cli: Cli, root: Path) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_orphans_are_memory_md_and_the_deliberate_orphan(cli, sample):
     assert cli.json("graph", "orphans", "--vault", sample) == {"orphans": ["MEMORY.md", ORPHAN]}
     out = cli("graph", "orphans", "--vault", sample).stdout.split()
@@ -155,11 +156,13 @@ def test_dangling_is_exactly_the_two_deliberate_targets(cli, sample):
     assert "kafka-retention-policy" in text and PRIYA in text
 
 
+@pytest.mark.slow
 def test_isolated_and_deadends(cli, sample):
     assert cli.json("graph", "isolated", "--vault", sample) == {"isolated": [ORPHAN]}
     assert cli.json("graph", "deadends", "--vault", sample) == {"deadends": [ORPHAN]}
 
 
+@pytest.mark.slow
 def test_graph_map_agrees_with_links_of_every_note(cli, sample):
     expected = independent_map(cli, sample)
     got = cli.json("graph", "map", "--vault", sample)
@@ -321,6 +324,7 @@ def nbrs(cli, v, note, *opts):
     return [(n["path"], n["distance"], n["direction"], n["weight"]) for n in got["neighbors"]]
 
 
+@pytest.mark.slow
 def test_neighbors_depth_direction_limit(cli, hand):
     v = hand
     assert cli.json("neighbors", "a", "--vault", v)["note"] == "a.md"
@@ -355,6 +359,7 @@ def test_neighbors_usage_errors(cli, hand):
     assert "nobody" in cli("neighbors", "nobody", "--vault", hand, code=1).stderr
 
 
+@pytest.mark.slow
 def test_neighbors_on_sample_vault(cli, sample):
     got = cli.json("neighbors", ORPHAN, "--vault", sample, "--depth", "3")
     assert got == {"note": ORPHAN, "neighbors": []}
@@ -384,6 +389,7 @@ def test_graph_map_counts_a_link_to_a_note_named_with_a_question_mark(cli, tmp_p
 
 # ----------------------------------------------------------------- paths
 
+@pytest.mark.slow
 def test_graph_path_directed_undirected_and_none(cli, hand):
     v = hand
     assert cli.json("graph", "path", "a", "d", "--vault", v) == {
@@ -410,6 +416,7 @@ def test_graph_path_does_not_go_through_a_missing_note(cli, hand):
     assert "no chain of links connects f.md and x.md" in result.stderr
 
 
+@pytest.mark.slow
 def test_graph_path_on_sample_vault(cli, sample):
     got = cli.json("graph", "path", "ines-carvalho", "ana-souza", "--vault", sample)
     assert got == {"source": "memory/people/ines-carvalho.md", "target": "memory/people/ana-souza.md",
@@ -420,6 +427,7 @@ def test_graph_path_on_sample_vault(cli, sample):
 
 # ----------------------------------------------------------------- export
 
+@pytest.mark.slow
 def test_export_json_matches_graph_map(cli, sample):
     m = cli.json("graph", "map", "--vault", sample)
     dangling = cli.json("graph", "dangling", "--vault", sample)["dangling"]
@@ -443,6 +451,7 @@ def test_export_json_matches_graph_map(cli, sample):
     assert edge["weight"] == 1 and edge["embed"] is False and edge["kinds"] == ["wikilink"]
 
 
+@pytest.mark.slow
 def test_export_graphml_gexf_dot(cli, sample, tmp_path):
     m = cli.json("graph", "map", "--vault", sample)
     dangling = cli.json("graph", "dangling", "--vault", sample)["dangling"]
@@ -500,6 +509,7 @@ def test_export_mermaid_escapes_titles(cli, tmp_path):
     assert 'say "hi" <now> & co' in titles
 
 
+@pytest.mark.slow
 def test_export_output_file_and_unknown_format(cli, sample, tmp_path):
     target = tmp_path / "out" / "graph.json"
     target.parent.mkdir()
@@ -524,6 +534,7 @@ QUERIES = ["kafka retention", "atlas billing cutover", "migrations", "Ana", "dep
 BUDGETS = [200, 300, 500, 800, 1200, 2000, 4000]
 
 
+@pytest.mark.slow
 def test_recall_budget_order_and_related(cli, sample):
     neighbours: dict[str, set[str]] = {}
     for query in QUERIES:
@@ -567,6 +578,7 @@ def test_recall_budget_order_and_related(cli, sample):
     assert wide["related"], wide
 
 
+@pytest.mark.slow
 def test_recall_tiny_budget_keeps_the_first_hit(cli, sample):
     for query in QUERIES:
         first = cli.json("search", query, "--vault", sample, "--limit", "1")["results"][0]["path"]
@@ -650,6 +662,7 @@ def dangling_of(state: dict) -> dict[str, tuple[int, list[str]]]:
     return {d["target"]: (d["count"], d["sources"]) for d in state["dangling"]["dangling"]}
 
 
+@pytest.mark.slow
 def test_incremental_updates_match_a_fresh_build(cli, vault, tmp_path):
     v = vault
     watch = ["memory/people/ana-souza.md", PRIYA, "memory/projects/atlas-billing.md"]
@@ -923,6 +936,7 @@ def _pinned(path: str, ambiguous: set[str]) -> bool:
 # orphan, every dangling note target and every note's set of linking notes. Ambiguous targets (a bare
 # name shared by several files) are skipped by the comparison; there are none today.
 
+@pytest.mark.slow
 def test_real_vault_orphans(real):
     ours, theirs = real["regex"], real["mdmem"]
     assert len(ours["ambiguous"]) <= 3  # the skip must not hollow the comparison out (0 today)
@@ -932,6 +946,7 @@ def test_real_vault_orphans(real):
     assert theirs["map"]["orphans"] == len(theirs["orphans"])
 
 
+@pytest.mark.slow
 def test_real_vault_dangling_note_targets(real):
     ours, theirs = real["regex"], real["mdmem"]
     got = {_nfc_lower(t) for t in theirs["dangling"] if is_note_target(t)}
@@ -943,6 +958,7 @@ def test_real_vault_dangling_note_targets(real):
         assert 89 <= len(ours["dangling"]) <= 165  # SOURCES.md: ~127 unresolved targets (notes and images)
 
 
+@pytest.mark.slow
 def test_real_vault_in_degree_of_every_note(real):
     ours, theirs = real["regex"], real["mdmem"]
     diff = {
@@ -954,6 +970,7 @@ def test_real_vault_in_degree_of_every_note(real):
     assert sum(len(s) for s in ours["in"].values()) > len(ours["notes"]) // 2  # a real graph, not empty
 
 
+@pytest.mark.slow
 def test_real_vault_backlinks_command(real):
     ours = real["regex"]
     top = sorted(ours["notes"], key=lambda n: (-len(ours["in"][n]), n))[:3]

@@ -35,6 +35,7 @@ def write(path, text):
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10_000_000))  # a new mtime even on coarse clocks
 
 
+@pytest.mark.slow
 def test_random_edits_match_a_fresh_build(tmp_path):
     rng = random.Random(7)
     vault = tmp_path / "v"

@@ -17,6 +17,8 @@ import pytest
 
 from mdmem.ops.graph_page import obsidian_color_groups, render_html
 
+pytestmark = pytest.mark.slow  # a real headless browser: the whole module is in the slow lane
+
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
 FIXTURES = Path(__file__).resolve().parent / "data" / "fixtures" / "vaults"

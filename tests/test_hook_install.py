@@ -225,6 +225,7 @@ def test_empty_file_counts_as_empty_settings(world):
     assert out["actions"] == both("added") and Path(out["backup"]).read_text() == ""
 
 
+@pytest.mark.slow
 def test_dry_run_writes_nothing(world):
     out = run_json("install", "--dry-run", "--vault", world.vault, env=world.env, cwd=world.cwd)
     assert out["dry_run"] is True and out["actions"] == both("added") and out["backup"] is None
@@ -243,6 +244,7 @@ def test_dry_run_writes_nothing(world):
 
 # --- uninstall --------------------------------------------------------------
 
+@pytest.mark.slow
 def test_uninstall_keeps_other_hooks_and_drops_empties(world):
     ours = {"type": "command", "command": command(world.vault)}
     data = {"model": "opus", "hooks": {
@@ -265,6 +267,7 @@ def test_uninstall_keeps_other_hooks_and_drops_empties(world):
     assert world.settings.read_text() == "{}\n"  # the file stays, emptied of mdmem
 
 
+@pytest.mark.slow
 def test_uninstall_when_absent(world):
     out = run_json("uninstall", "--scope", "local", env=world.env, cwd=world.cwd)
     assert out["actions"] == both("absent") and out["backup"] is None and out["content"] == ""
@@ -280,6 +283,7 @@ def test_uninstall_when_absent(world):
 
 # --- status -----------------------------------------------------------------
 
+@pytest.mark.slow
 def test_status(world):
     run_hook("install", "--scope", "project", "--vault", world.vault, env=world.env, cwd=world.cwd)
     world.settings.write_text("{oops")
@@ -355,6 +359,7 @@ def test_symlinked_settings_are_written_through(world, tmp_path):
     assert link.is_symlink() and target.read_text() == dump(EXISTING)
 
 
+@pytest.mark.slow
 def test_hooks_start_with_the_interpreter_not_the_console_script(world, tmp_path):
     """Installed from the console script on PATH, the hooks run its interpreter with `-P -c` (the
     console script pip writes imports `re` before mdmem runs: measured 2.26x `python -c pass` for a
@@ -433,6 +438,7 @@ def test_usage_errors_exit_2(world):
     assert proc.stderr == f"mdmem: project folder {world.project / 'nope'} is not a folder\n"
 
 
+@pytest.mark.slow
 def test_prompt_hook_is_opt_out(world):
     """`--no-prompt` installs every hook but UserPromptSubmit, and takes an earlier one away."""
     run_hook("install", "--vault", world.vault, env=world.env, cwd=world.cwd)

@@ -90,7 +90,7 @@ def test_hook_defaults_are_the_settings_defaults():
     assert DEFAULTS == HOOK_DEFAULTS and DEFAULTS["policy"] == "signals"
 
 
-# --- bounds (issue 12, item 5) --------------------------------------------------------------------
+# --- bounds ------------------------------------------------------------------------------------
 
 
 def test_transcript_path_that_is_not_a_regular_file(vault: Path, tmp_path: Path):
@@ -105,6 +105,7 @@ def test_transcript_path_that_is_not_a_regular_file(vault: Path, tmp_path: Path)
     assert log.count("transcript is not a regular file") == 2 and log.count("transcript is a folder") == 1
 
 
+@pytest.mark.slow
 def test_the_hook_gives_up_at_its_time_bound(vault: Path, tmp_path: Path):
     """stdin never closed (a hook waiting on nothing): the time bound ends it, exit 0."""
     (vault / ".mdmem").mkdir(exist_ok=True)
@@ -143,6 +144,7 @@ def _eval():
     return script("eval_checkpoint")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, fires", [("02-entire-gitignore-correction", True),
                                          ("13-charming-code-block-colour", False),
                                          ("09-mclaude-terminal-freeze", False)])
@@ -169,6 +171,7 @@ def test_replay_of_real_sessions(vault: Path, tmp_path: Path, name: str, fires: 
     assert not any(outcomes), outcomes
 
 
+@pytest.mark.slow
 def test_the_gate_lets_through_every_piece_of_evidence_in_the_labelled_corpora():
     """A quiet stop skips the detectors when its new text holds none of the words they need
     (hooks.gate): that must never hide evidence. Every hit of a dimension that can fire (②-⑦),
@@ -229,6 +232,7 @@ OFFER = ("There are three ways to time the summaries:\n\n"
          "I recommend A. Which timing model do you want?\n")
 
 
+@pytest.mark.slow
 def test_a_turn_that_does_not_ask_ends_the_deferral(vault: Path, tmp_path: Path):
     s = Session(tmp_path / "s.jsonl")
     warm(vault, s)  # the budget: no in-session scan before the fourth stop
@@ -241,6 +245,7 @@ def test_a_turn_that_does_not_ask_ends_the_deferral(vault: Path, tmp_path: Path)
     assert reason is not None and state(vault)["asked"] == 0
 
 
+@pytest.mark.slow
 def test_a_portuguese_conversation_gets_the_portuguese_scan_prompt(vault: Path, tmp_path: Path):
     s = Session(tmp_path / "s.jsonl")
     warm(vault, s)  # the budget: no in-session scan before the fourth stop

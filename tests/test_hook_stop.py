@@ -55,6 +55,7 @@ PROMPT = "[mdmem checkpoint] Before you stop, scan this conversation along the s
 NOTE = "mdmem: checkpoint: Claude reviews the session for memories worth keeping (you choose what is saved)."
 
 
+@pytest.mark.slow
 def test_cadence_fires_after_20_stops_and_30_minutes(vault: Path, talk: Path):
     cadence = ("--policy", "cadence")
     for i in range(19):  # 19 stops over an hour: not enough stops
@@ -92,6 +93,7 @@ def test_cadence_fires_after_20_stops_and_30_minutes(vault: Path, talk: Path):
     assert run(vault, payload(talk), *cadence, now=T0 + 3600 + 33 * 60).stdout == ""
 
 
+@pytest.mark.slow
 def test_cadence_thresholds_from_config(vault: Path, talk: Path):
     (vault / ".mdmem").mkdir(exist_ok=True)
     (vault / ".mdmem" / "config.toml").write_text("[hook]\npolicy = \"cadence\"\nmin_stops = 2\nmin_minutes = 0\n"
@@ -111,6 +113,7 @@ def _grow(path: Path, text: str) -> None:
         f.write(text)
 
 
+@pytest.mark.slow
 def test_evidence_policy_scans_only_appended_bytes(vault: Path, tmp_path: Path):
     talk = tmp_path / "t.md"
     talk.write_text("User: What time is it in Lisbon?\nAssistant: It is 14:05 there.\n")
@@ -171,6 +174,7 @@ def test_last_assistant_message_counts_before_the_transcript_has_it(vault: Path,
     assert hints(json.loads(out)["reason"]) == ["④ msg 1 (assistant)", "② msg 0 (user)"]
 
 
+@pytest.mark.slow
 def test_silence_and_fail_open(vault: Path, talk: Path, tmp_path: Path):
     assert run(vault, payload(talk, stop_hook_active=True)).stdout == ""
     assert not (vault / ".mdmem" / "hooks" / "stop-s1.json").exists()
@@ -200,6 +204,7 @@ def test_vault_found_from_the_hook_cwd(vault: Path, talk: Path):
     assert proc.stderr == "" and (vault / ".mdmem" / "hooks" / "stop-s1.json").exists()
 
 
+@pytest.mark.slow
 def test_two_hooks_racing_on_one_session_both_count(vault: Path, talk: Path):
     environ = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_")} | {"MDMEM_NOW": str(T0)}
     cmd = [sys.executable, "-m", "mdmem", "hook", "stop", "--vault", str(vault), "--policy", "cadence"]

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 HOOKS = ("session-start", "stop", "prompt", "pre-compact", "session-end")
 
 
@@ -19,6 +21,7 @@ def hook(name: str, *args, stdin: dict) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, env=env, timeout=120)
 
 
+@pytest.mark.slow
 def test_a_folder_that_is_no_vault_is_refused_by_every_hook_and_left_untouched(tmp_path: Path):
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -64,6 +67,7 @@ def test_a_vault_moved_away_is_shown_to_the_user_at_session_start(tmp_path: Path
     assert not gone.exists()
 
 
+@pytest.mark.slow
 def test_every_vault_given_that_cannot_be_used_exits_2(tmp_path: Path):
     """`--vault /etc` (no vault) exited 2 and a missing folder 1: both are a wrong value given, exit 2 (usage)."""
     docs, file = tmp_path / "docs", tmp_path / "f.md"
@@ -82,6 +86,7 @@ BROKEN = {"bad TOML": '[search]\nmode = "lexical\n', "a bad value": '[search]\nm
           "a bad [hook] value": '[hook]\npolicy = "sometimes"\n'}
 
 
+@pytest.mark.slow
 def test_a_broken_config_keeps_the_card_and_says_so_in_the_readers_one_message(tmp_path: Path):
     """A malformed config.toml made the session start print nothing (its message on stderr, which Claude Code does
     not show): the card is made with the defaults, opens with the line every command stops with, and the user

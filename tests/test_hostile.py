@@ -1,4 +1,4 @@
-"""Hostile vaults and inputs (issue "Hostile vaults and inputs", part A).
+"""Hostile vaults and inputs (part A of the hostile-vault review).
 
 A vault arrives by git clone, sync or a shared drive, and what is typed at mdmem may be pasted from
 anywhere. :func:`hostile_vault` builds one holding everything at once: file names and titles with terminal
@@ -203,6 +203,7 @@ def commands(v: Path, tmp: Path) -> list[tuple[tuple, int | None, str | None]]:
     return out
 
 
+@pytest.mark.slow
 def test_every_command_on_a_hostile_vault(hostile, tmp_path):
     seen = []
     for args, code, stdin in commands(hostile, tmp_path):
@@ -218,6 +219,7 @@ def test_every_command_on_a_hostile_vault(hostile, tmp_path):
     assert groups <= {s.split()[0] for s in seen}
 
 
+@pytest.mark.slow
 def test_watch_on_a_hostile_vault_shows_names_not_escapes(hostile, tmp_path):
     """`mdmem watch` (a separate process: it runs until Ctrl-C) reports batches of hostile names cleanly.
     It says "watching" once its observer runs: a hostile note written after that line is reported."""
@@ -258,6 +260,7 @@ def test_watch_on_a_hostile_vault_shows_names_not_escapes(hostile, tmp_path):
     assert not RAW_CONTROL.search(text + out.decode())
 
 
+@pytest.mark.slow
 def test_a_real_terminal_gets_no_escape_from_the_vault(hostile, tmp_path):
     """On a pseudo-terminal (so rich styles its output, proving it is one), a file name that would set the
     window title, a title with CSI and a snippet with BEL come out written, not obeyed."""
@@ -295,6 +298,7 @@ def test_a_real_terminal_gets_no_escape_from_the_vault(hostile, tmp_path):
             assert b"memory/projects/two\\nlines.md\r\n" in screen, screen
 
 
+@pytest.mark.slow
 def test_json_keeps_names_exact_and_text_lists_one_name_a_line(hostile):
     invoke("index", "--vault", hostile)
     r = invoke("graph", "orphans", "--vault", hostile, "--json")
@@ -344,6 +348,7 @@ def mcp_calls(v: Path) -> list[tuple[str, dict]]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_every_mcp_tool_on_a_hostile_vault(hostile):
     from mcp import Client
@@ -380,6 +385,7 @@ async def test_every_mcp_tool_on_a_hostile_vault(hostile):
 # ----------------------------------------------------------------------------- huge queries
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [("search",), ("recall",), ("timeline",), ("forget", "--dry-run"),
                                      ("context", "--mode", "full", "-q")])
 def test_a_query_over_1000_characters_is_one_line_and_exit_2(vault, command):
@@ -396,6 +402,7 @@ def test_a_query_over_1000_characters_is_one_line_and_exit_2(vault, command):
 # ----------------------------------------------------------------------------- the MCP call bound
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_an_mcp_call_that_runs_over_is_an_error_and_the_server_keeps_answering(vault, monkeypatch):
     """A save stuck behind another process's write lock: after the bound (1 s here) the call is a tool error
@@ -474,6 +481,7 @@ STALE = "mdmem: the index could not be updated (is the disk full, or .mdmem/ not
         "the files\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("keep_kb", [0, 48])
 def test_a_full_disk_fails_writes_in_one_line_and_reads_answer_stale(small_disk, keep_kb):
     """Writes: exit 1 and one line. Reads (search, check, show): exit 0 from the index there is, saying
@@ -511,6 +519,7 @@ def test_a_full_disk_fails_writes_in_one_line_and_reads_answer_stale(small_disk,
     assert failures >= 3 and stale >= 1  # the disk really was full
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_a_full_disk_is_a_tool_error_over_mcp(small_disk):
     """The server opened while there was room; the disk fills: every write is a one-line tool error and a
@@ -619,6 +628,7 @@ def test_redact_takes_a_private_key_whole_and_leaves_near_misses_alone():
         assert redact(text) is text
 
 
+@pytest.mark.slow
 def test_save_refuses_a_secret_and_writes_nothing(vault, tmp_path):
     def snapshot():
         return {p: p.read_bytes() for p in vault.rglob("*") if p.is_file() and ".mdmem" not in p.parts}
@@ -644,6 +654,7 @@ def test_save_refuses_a_secret_and_writes_nothing(vault, tmp_path):
     assert ok.exit_code == 0 and AWS_KEY in (vault / "memory/references/Demo key.md").read_text()
 
 
+@pytest.mark.slow
 def test_checkpoint_accept_never_writes_a_secret_an_offline_suggestion_quoted(vault, tmp_path):
     """The offline suggestion quotes the user with the key redacted (a suggestion a model proposes with a
     secret is marked and refused instead: test_checkpoint_trial)."""
@@ -676,6 +687,7 @@ async def test_mcp_save_refuses_a_secret_and_an_agent_cannot_waive_it(vault):
         assert got.is_error and not (vault / "memory/references/CI deploys.md").exists()
 
 
+@pytest.mark.slow
 def test_check_reports_secrets_by_line_and_kind_never_the_value(vault):
     note = vault / "memory" / "references" / "deploy-keys.md"
     note.write_text("---\ntype: reference\n---\n# Deploy keys\n\nfine prose\n" + "\n".join(SECRETS.values()) + "\n")
@@ -695,6 +707,7 @@ def test_check_reports_secrets_by_line_and_kind_never_the_value(vault):
 # ----------------------------------------------------------------------------- sync conflicts
 
 
+@pytest.mark.slow
 def test_sync_conflict_copies_are_reported_and_kept_out_of_answers(hostile):
     invoke("index", "--vault", hostile)
     issues = json.loads(invoke("check", "--vault", hostile, "--json").stdout)["issues"]
@@ -757,6 +770,7 @@ def test_nfc_and_nfd_twins_are_reported(hostile):
         "action": "rename one of them, or merge them into one and archive the other"}]
 
 
+@pytest.mark.slow
 def test_dots_in_a_name_are_not_a_path(vault):
     r = invoke("save", "Wait... what? The build cache was stale.", "-t", "reference", "--name", "Wait... what",
                "--vault", vault, "--json")
@@ -766,6 +780,7 @@ def test_dots_in_a_name_are_not_a_path(vault):
         assert r.exit_code == 2 and "a note name cannot contain a path" in r.stderr
 
 
+@pytest.mark.slow
 def test_a_daily_entry_cannot_make_two(vault):
     from mdmem.text.daily import entries
     from mdmem.text.parse import split_frontmatter
@@ -782,6 +797,7 @@ def test_a_daily_entry_cannot_make_two(vault):
     assert [e["time"] for e in json.loads(shown)["entries"] if e["kind"] == "daily"] == ["08:30"]
 
 
+@pytest.mark.slow
 def test_graphml_and_gexf_stay_valid_xml_with_control_characters(hostile, tmp_path):
     invoke("index", "--vault", hostile)
     for fmt in ("graphml", "gexf"):
@@ -815,6 +831,7 @@ def test_forget_in_a_flat_memory_folder_still_works(tmp_path):
     assert r.exit_code == 0 and json.loads(r.stdout)["notes"][0]["path"] == "a.md"
 
 
+@pytest.mark.slow
 def test_save_file_is_bounded_and_regular(vault, tmp_path):
     for source, why in (("/dev/zero", "not a regular file"), ("/dev/null", "not a regular file")):
         r = invoke("save", "--file", source, "-t", "reference", "--vault", vault)
@@ -838,6 +855,7 @@ def test_save_file_is_bounded_and_regular(vault, tmp_path):
     assert invoke("save", "--file", ok, "-t", "reference", "--vault", vault).exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_killed_writers_temp_files_are_cleaned_when_mdmem_writes_there(vault):
     folder = vault / "memory" / "references"
     old = folder / ".quokka.md.4242.deadbeef.tmp"

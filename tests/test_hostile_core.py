@@ -1,4 +1,4 @@
-"""Hostile derived state and settings (issue "Hostile round 2": code from a cache file, a symlinked ``.mdmem``, a
+"""Hostile derived state and settings (the second hostile-vault review: code from a cache file, a symlinked ``.mdmem``, a
 hostile ``config.toml``, a read-only vault, a lone surrogate over MCP).
 
 Whoosh unpickles its index files, and a vault's ``.mdmem/`` travels with it: each probe here plants a file that
@@ -143,6 +143,7 @@ def search_call(i: int = 1, query: str = "atlas") -> dict:
 CRAFTS = {"a newer TOC": plant_toc, "the TOC rewritten": replace_toc, "a swapped segment": swap_segment}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("craft", CRAFTS)
 def test_a_crafted_index_file_never_runs_on_search_and_the_index_is_rebuilt(vault, tmp_path, craft):
     build(vault)
@@ -157,6 +158,7 @@ def test_a_crafted_index_file_never_runs_on_search_and_the_index_is_rebuilt(vaul
     assert again.returncode == 0 and not marker.exists()
 
 
+@pytest.mark.slow
 def test_a_crafted_toc_never_runs_in_the_hooks_nor_over_mcp(vault, tmp_path):
     marker = tmp_path / "ran"
     build(vault)
@@ -175,6 +177,7 @@ def test_a_crafted_toc_never_runs_in_the_hooks_nor_over_mcp(vault, tmp_path):
     assert answer is not None and "atlas-billing" in json.dumps(answer)
 
 
+@pytest.mark.slow
 def test_an_index_sealed_with_another_key_is_rebuilt_never_read(vault, tmp_path, monkeypatch):
     """A copied vault whose ``.mdmem/`` was sealed by someone else, planted TOC included (signed with their key)."""
     from mdmem.engine.seal import Seal
@@ -195,6 +198,7 @@ def test_an_index_sealed_with_another_key_is_rebuilt_never_read(vault, tmp_path,
     assert json.loads(proc.stdout)["results"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["truncated", "missing", "garbage", "symlink"])
 def test_a_damaged_seal_means_a_rebuild(vault, tmp_path, damage):
     build(vault)
@@ -218,6 +222,7 @@ def test_a_damaged_seal_means_a_rebuild(vault, tmp_path, damage):
     assert json.loads(proc.stdout)["results"]
 
 
+@pytest.mark.slow
 def test_an_edit_then_search_keeps_the_seal_and_hashes_no_settled_file(vault, cli):
     """After an update the new files are sealed too: the next search opens the index without a rebuild."""
     build(vault)
@@ -285,6 +290,7 @@ def snapshot(folder: Path) -> dict:
     return {p.name: p.read_bytes() for p in folder.iterdir()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("placement", PLACEMENTS)
 def test_a_symlinked_state_folder_is_refused_in_one_line_and_nothing_is_written_through_it(vault, tmp_path,
                                                                                           placement, isolated):
@@ -306,6 +312,7 @@ def test_a_symlinked_state_folder_is_refused_in_one_line_and_nothing_is_written_
     assert any(p.is_file() and not p.is_symlink() and "symlink" in p.read_text() for p in logs)
 
 
+@pytest.mark.slow
 def test_a_symlink_inside_a_real_state_folder_is_never_written_through(vault, tmp_path):
     """The hook log and the locks open with O_NOFOLLOW: a planted ``hook.log`` or ``write.lock`` link is refused."""
     build(vault)
@@ -355,6 +362,7 @@ def craft_config(path: Path, kind: str, tmp_path: Path) -> None:
 CONFIGS = ["nested", "not UTF-8", "huge", "FIFO", "symlink"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", CONFIGS)
 def test_a_hostile_config_is_one_line_in_every_front_end_never_a_traceback_or_a_hang(vault, tmp_path, kind):
     build(vault)
@@ -399,6 +407,7 @@ CACHES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cache", CACHES)
 def test_a_crafted_cache_is_rebuilt_or_refused_in_one_line_never_a_crash_or_a_hang(vault, tmp_path, cache):
     build(vault)
@@ -427,6 +436,7 @@ def test_a_crafted_cache_is_rebuilt_or_refused_in_one_line_never_a_crash_or_a_ha
 
 # ----------------------------------------------------------------------------- low: MCP and a lone surrogate
 
+@pytest.mark.slow
 def test_a_request_holding_a_lone_surrogate_is_answered_and_the_server_goes_on(vault):
     lone = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"atlas \\ud800"}}}'
     low = '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"save","arguments":{"text":"x \\udfff y"}}}'
@@ -460,6 +470,7 @@ def can_mount_read_only(tmp_path: Path) -> bool:
     return proc.returncode != 0 and "Read-only" in proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("indexed", [False, True], ids=["never indexed", "indexed before"])
 def test_a_read_only_vault_is_searched_and_gets_its_card_writing_nothing_in_it(vault, tmp_path, indexed):
     if not shutil.which("unshare") or not can_mount_read_only(tmp_path):
@@ -477,6 +488,7 @@ def test_a_read_only_vault_is_searched_and_gets_its_card_writing_nothing_in_it(v
     assert sorted(str(p.relative_to(vault)) for p in vault.rglob("*")) == before
 
 
+@pytest.mark.slow
 def test_a_crafted_obsidian_setting_is_a_line_not_a_traceback(vault):
     """The other settings mdmem reads in a vault: ``.obsidian/*.json`` nested too deeply for the parser."""
     (vault / ".obsidian").mkdir(exist_ok=True)

@@ -64,6 +64,7 @@ def claude_home(isolated: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_claude_code_sessions_become_notes_with_what_the_user_typed(cli, vault, claude_home):
     report = cli.json("import", "claude-code", "--vault", vault)
     assert sorted(i["status"] for i in report["items"]) == ["created", "created"]
@@ -91,6 +92,7 @@ def test_claude_code_sessions_become_notes_with_what_the_user_typed(cli, vault, 
     assert not any(i["path"].startswith("sessions/") for i in check["issues"])
 
 
+@pytest.mark.slow
 def test_reimport_changes_nothing_and_never_duplicates(cli, vault, claude_home):
     cli("import", "claude-code", "--vault", vault)
     before = tree(vault)
@@ -100,6 +102,7 @@ def test_reimport_changes_nothing_and_never_duplicates(cli, vault, claude_home):
     assert tree(vault) == before
 
 
+@pytest.mark.slow
 def test_a_session_that_went_on_is_updated_in_place(cli, vault, claude_home):
     cli("import", "claude-code", "--vault", vault)
     hi = claude_home / "95-mclaude-hi.jsonl"
@@ -126,6 +129,7 @@ def test_no_secret_lands_in_the_vault(cli, vault, claude_home):
     assert said(note) == ["hi, my token is [GitHub token redacted]"]
 
 
+@pytest.mark.slow
 def test_dry_run_project_and_since(cli, vault, claude_home):
     before = tree(vault)
     report = cli.json("import", "claude-code", "--vault", vault, "--dry-run")
@@ -138,6 +142,7 @@ def test_dry_run_project_and_since(cli, vault, claude_home):
     assert [i["session"][:8] for i in report["items"]] == ["0ccf1a04"]
 
 
+@pytest.mark.slow
 def test_codex_rollout_keeps_what_the_user_typed_and_replays_rollbacks(cli, vault, isolated):
     home = isolated / "codex"
     day = home / "sessions" / "2025" / "11" / "22"
@@ -173,6 +178,7 @@ def _gemini_home(isolated: Path) -> Path:
     return chats
 
 
+@pytest.mark.slow
 def test_gemini_recordings_legacy_json(cli, vault, isolated):
     chats = _gemini_home(isolated)
     for f in GEMINI.glob("*.json"):
@@ -188,6 +194,7 @@ def test_gemini_recordings_legacy_json(cli, vault, isolated):
     assert any("- `test-gemini.txt`" in t for t in found.values())
 
 
+@pytest.mark.slow
 def test_gemini_jsonl_is_replayed_with_updates_sets_and_rewinds(cli, vault, isolated):
     chats = _gemini_home(isolated)
     doc = json.loads((GEMINI / "session-12-cbfeaa512b.json").read_text(encoding="utf-8"))
@@ -236,6 +243,7 @@ def _chatgpt_export(path: Path) -> None:
                                  "conversation_id": "c0ffee00-1111-2222-3333-444455556666"}]), encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_chatgpt_export_schema_follows_the_kept_branch(cli, vault, tmp_path):
     export = tmp_path / "conversations.json"
     _chatgpt_export(export)
@@ -248,6 +256,7 @@ def test_chatgpt_export_schema_follows_the_kept_branch(cli, vault, tmp_path):
     assert cli.json("import", "chatgpt", export, "--vault", vault)["items"][0]["status"] == "unchanged"
 
 
+@pytest.mark.slow
 def test_claude_ai_export_schema(cli, vault, tmp_path):
     export = tmp_path / "conversations.json"
     export.write_text(json.dumps([{

@@ -107,6 +107,7 @@ def test_the_checker_sees_a_function_level_import(tmp_path: Path) -> None:
     assert "mdmem.ops.capture" in found and "mdmem.engine" in found
 
 
+@pytest.mark.slow
 def test_no_import_cycle_between_modules() -> None:
     """Within a layer, imports form no cycle either (a function-level import counts: it is a way back; one
     under ``if TYPE_CHECKING:`` does not, it only names a type), so every module can be read after the ones

@@ -68,6 +68,7 @@ def card(vault: Path) -> str:
     return "\n".join(ln for ln in unfenced(text).split("\n") if ln != NOTICE)
 
 
+@pytest.mark.slow
 def test_a_decision_accepted_in_the_session_is_not_suggested_again_at_its_end(trial):
     vault, transcript = trial
     stop = mdmem("hook", "stop", "--vault", vault, stdin=json.dumps(
@@ -96,6 +97,7 @@ def test_a_decision_accepted_in_the_session_is_not_suggested_again_at_its_end(tr
         "decision-bandit-over-cowboy-as-http-server.md", "start-the-server-with-iex.md"]
 
 
+@pytest.mark.slow
 def test_a_decision_with_another_rejected_option_is_still_suggested(trial):
     """The same chosen option against a new alternative is news, in another session: only a note accepted in
     the session itself is matched by its chosen option alone."""
@@ -116,6 +118,7 @@ SCOPED_LINE = "- Elixir server start (lib/**/*.ex, mix.exs) — iex -S mix phx.s
 SCOPED_HEAD = "## Protocols for some files (follow them when you work on matching paths)"
 
 
+@pytest.mark.slow
 def test_a_protocol_with_paths_is_listed_on_the_next_card(trial):
     vault, _ = trial
     mdmem("checkpoint", "propose", "--session", "s1", "--vault", vault, stdin=json.dumps({"candidates": [SCOPED]}))
@@ -155,6 +158,7 @@ def prompt_lines(vault: Path, text: str) -> list[str]:
     return [ln for ln in text.splitlines()[1:] if ln != NOTICE]
 
 
+@pytest.mark.slow
 def test_the_prompt_hooks_lines_end_in_no_dangling_dash(trial):
     vault, _ = trial
     notes = {  # saved from a description alone (the body says it again); no description; a blank one
@@ -179,6 +183,7 @@ def test_the_prompt_hooks_lines_end_in_no_dangling_dash(trial):
         "- backups (memory/references/backups.md): Nightly pgbackrest backups of the ledger, kept for 35 days."]
 
 
+@pytest.mark.slow
 def test_a_first_week_vault_gets_the_note_a_natural_question_is_about(tmp_path: Path):
     """Six notes saved with `mdmem save`: a word weighs ln(N/df), so the bar set on sample-vault's 61 notes was out
     of reach (the decision note scored 2.53 against 2.6); the bar scaled to the vault's size lets it through, and

@@ -89,6 +89,7 @@ async def test_tools_have_typed_schemas_and_honest_hints(client):
     assert tools["check"].input_schema["properties"] == {}
 
 
+@pytest.mark.slow
 async def test_search_answers_as_the_cli_does(client, cli, vault):
     got = await call(client, "search", query="integer cents")
     assert got["results"][0]["path"] == "memory/decisions/decision-integer-cents.md"
@@ -126,6 +127,7 @@ async def test_read_note_gives_the_text_and_reads_on_after_a_cut(client, vault):
     assert "".join(parts) == whole and len(parts) == -(-len(whole) // 400)
 
 
+@pytest.mark.slow
 async def test_backlinks_and_neighbors_of_a_hub(client, cli, vault):
     got = await call(client, "backlinks", note="atlas-billing")
     assert got["note"] == "memory/projects/atlas-billing.md" and len(got["backlinks"]) == 14
@@ -147,6 +149,7 @@ async def test_timeline(client, cli, vault, monkeypatch):
     assert len(few["entries"]) <= 2
 
 
+@pytest.mark.slow
 async def test_save_writes_a_note_and_its_index_line_then_search_finds_it(client, vault):
     text = "Marta prefers review requests batched on Thursday afternoons, never on Mondays."
     got = await call(client, "save", text=text, type="feedback", name="Batch review requests",
@@ -173,6 +176,7 @@ async def test_daily_add_appends_an_entry(client, vault):
     assert again["created"] is False and day.read_text().endswith("## 10:00\nSecond entry.\n")
 
 
+@pytest.mark.slow
 async def test_check_reports_the_budget(client, cli, vault):
     got = await call(client, "check")
     assert got["budget"] == {"tokens": 16796, "cap": 40000, "percent": 42.0, "index_tokens": 1561, "files": 60}
@@ -180,6 +184,7 @@ async def test_check_reports_the_budget(client, cli, vault):
     assert got["budget"] == cli.json("check", "--vault", vault)["budget"]
 
 
+@pytest.mark.slow
 async def test_checkpoint_accept_saves_the_chosen_suggestions(client, cli, vault, tmp_path):
     source = tmp_path / "talk.md"
     source.write_text(SESSION)
@@ -256,6 +261,7 @@ async def test_edits_behind_the_servers_back_are_seen(client, vault):
     assert (await call(client, "search", query="zanzibar"))["results"] == []
 
 
+@pytest.mark.slow
 async def test_every_result_is_bounded(client, vault):
     big = vault / "memory" / "references" / "huge.md"
     big.write_text("# Huge\n\n" + "".join(f"line {i} of a very long reference note\n" for i in range(20_000)))
@@ -317,6 +323,7 @@ def test_changes_sees_every_kind_of_edit_and_nothing_else(vault, tmp_path):
 
 # --- over real stdio --------------------------------------------------------
 
+@pytest.mark.slow
 async def test_stdio_server_registered_by_install_speaks_only_protocol_on_stdout(cli, vault, tmp_path, monkeypatch):
     """`mdmem install claude` writes .mcp.json; its command, started as Claude Code would, answers
     initialize, tools/list and a search; a copy of its stdout holds JSON-RPC messages only."""
@@ -348,6 +355,7 @@ async def test_stdio_server_registered_by_install_speaks_only_protocol_on_stdout
     assert f"serving {notes.resolve()}" in (tmp_path / "stderr.txt").read_text()
 
 
+@pytest.mark.slow
 def test_mcp_without_a_vault_fails_clearly_and_other_commands_never_load_the_sdk(vault, tmp_path):
     proc = run_process("mcp", "--vault", tmp_path / "nowhere")
     assert proc.returncode == 2 and proc.stdout == ""
@@ -424,6 +432,7 @@ def inside(world, vault, tmp_path, monkeypatch) -> Path:
     return notes
 
 
+@pytest.mark.slow
 def test_install_claude_project_scope_writes_a_portable_mcp_json(cli, world, inside):
     home, project = world
     out = cli("install", "claude", "--vault", inside, "--project", project).stdout
@@ -519,6 +528,7 @@ def test_install_claude_user_scope(cli, vault, world, monkeypatch, config_dir):
     assert state.read_bytes() == bytes_now
 
 
+@pytest.mark.slow
 def test_install_claude_refuses_invalid_json_and_touches_nothing(cli, world, inside):
     _, project = world
     vault = inside
@@ -549,6 +559,7 @@ def test_install_claude_dry_run_writes_nothing(cli, world, inside):
     assert not (project / ".mcp.json").exists() and not (project / ".claude").exists()
 
 
+@pytest.mark.slow
 def test_uninstall_claude_undoes_install_claude(cli, world, inside):
     home, project = world
     (project / ".claude").mkdir()
@@ -583,6 +594,7 @@ def test_uninstall_claude_undoes_install_claude(cli, world, inside):
     assert json.loads((home / ".claude" / "settings.json").read_text()) == {}
 
 
+@pytest.mark.slow
 def test_uninstall_claude_leaves_no_empty_object_and_keeps_everything_else(cli, world, tmp_path):
     """A new user's trial: `uninstall claude` left `"mcpServers": {}` (and, in the local scope, a project entry
     holding only that) in ~/.claude.json. What install added goes, with each object that leaves empty; the user's

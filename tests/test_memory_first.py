@@ -14,6 +14,8 @@ import pytest
 
 from support import FIXTURES
 
+pytestmark = pytest.mark.slow  # the whole module is in the slow lane (.ci/run)
+
 DOCS = FIXTURES / "vaults" / "obsidian-tasks-docs" / "docs"
 WEEK = [
     ("decision", "We chose SQLite over Postgres for the blog database because it is one file to back up."),

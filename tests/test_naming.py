@@ -47,6 +47,7 @@ def test_a_text_that_does_not_open_with_a_name_is_named_by_its_subject(fresh, cl
     assert cli.json("save", text, "--type", "person", "--vault", fresh)["path"] == path
 
 
+@pytest.mark.slow
 def test_the_same_person_again_is_refused_and_points_at_the_note(fresh, cli):
     first = cli.json("save", "Ana Souza is the billing team lead; she reviews all schema migrations",
                      "--type", "person", "--vault", fresh)
@@ -114,6 +115,7 @@ def _cut(text: str) -> str:
     return text if len(text) <= 100 else text[:99].rsplit(" ", 1)[0] + "…"
 
 
+@pytest.mark.slow
 def test_an_edited_note_keeps_its_name_and_an_old_long_name_is_not_renamed(fresh, cli):
     old = fresh / "memory/references/the-vpn-moved-to-vpn2-example-org-on-port-1194-last-week.md"
     old.parent.mkdir()

@@ -59,6 +59,7 @@ def names(folder: Path) -> list[str]:
     return sorted(n for n in os.listdir(folder) if not n.startswith("."))
 
 
+@pytest.mark.slow
 def test_an_nfd_named_note_is_searched_and_shown_by_either_form(mac, cli):
     hits = cli.json("search", "okapi", "--vault", mac)["results"]
     assert [(h["path"], h["title"], h["snippet"]) for h in hits] == [(CAFE, nfc("Café notes"), "about **okapi**")]
@@ -69,11 +70,13 @@ def test_an_nfd_named_note_is_searched_and_shown_by_either_form(mac, cli):
     assert cli("show", "Café notes", "--vault", mac).stdout.startswith(nfc("Café notes") + "  " + CAFE + "\n")
 
 
+@pytest.mark.slow
 def test_check_reads_nfd_notes_and_their_index_lines(mac, cli):
     issues = cli.json("check", "--vault", mac)["issues"]
     assert [i for i in issues if i["path"] in FILES or nfc(i["path"]) in map(nfc, FILES)] == []
 
 
+@pytest.mark.slow
 def test_links_resolve_between_nfc_and_nfd_names_both_ways(mac, cli):
     out = cli.json("links", "linker", "--vault", mac)["links"]
     assert [(link["raw"], link["target"]) for link in out] == [
@@ -125,6 +128,7 @@ def test_move_to_the_nfc_form_of_its_own_name_normalises_it(mac, cli):
     assert [(b["source"]) for b in cli.json("backlinks", "Zoë", "--vault", mac)["backlinks"]] == ["MEMORY.md", LINKER]
 
 
+@pytest.mark.slow
 def test_writers_never_make_a_twin_of_a_note_named_in_another_form(mac, cli):
     r = cli("move", "linker", nfc("Café notes"), "--vault", mac, code=1)
     assert r.stderr == f"mdmem: {CAFE} exists already (the same name in another Unicode form); nothing was moved\n"
@@ -136,6 +140,7 @@ def test_writers_never_make_a_twin_of_a_note_named_in_another_form(mac, cli):
     assert names(mac / "memory/references") == [nfd("Café notes.md"), "linker.md"]
 
 
+@pytest.mark.slow
 def test_forget_archives_the_file_on_disk_and_its_index_line(mac, cli):
     gone = cli.json("forget", nfc("Café notes"), "--vault", mac)["notes"]
     assert gone == [{"path": CAFE, "archived_to": "memory/.archive/references/" + nfd("Café notes") + ".md",
@@ -146,6 +151,7 @@ def test_forget_archives_the_file_on_disk_and_its_index_line(mac, cli):
     assert cli.json("search", "okapi", "--vault", mac)["results"] == []
 
 
+@pytest.mark.slow
 def test_twin_folders_are_reported_once(mac, cli):
     for form in (nfc, nfd):
         (mac / "memory" / form("Équipe")).mkdir()

@@ -19,7 +19,11 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from support import FIXTURES
+
+pytestmark = pytest.mark.slow  # the whole module is in the slow lane (.ci/run)
 
 TASKS = FIXTURES / "vaults" / "obsidian-tasks-docs" / "docs"
 KEPANO = FIXTURES / "vaults" / "kepano-obsidian"

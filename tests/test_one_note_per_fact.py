@@ -6,6 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # the whole module is in the slow lane (.ci/run)
+
 FIRST = "I prefer short answers, conclusion first"
 AGAIN = "I prefer short answers with the conclusion first"
 

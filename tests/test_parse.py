@@ -567,7 +567,8 @@ def test_too_large_file_is_reported_fast_and_frontmatter_is_read():
     start = time.perf_counter()
     note = parse_note("big.md", data)
     elapsed = time.perf_counter() - start
-    assert elapsed < 10, f"parse took {elapsed:.1f}s"
+    # a generous bound (a loaded machine must not fail it): reading the 52 MB body would take minutes
+    assert elapsed < 60, f"parse took {elapsed:.1f}s"
     assert "too_large" in codes(note)
     assert note.frontmatter.get("type") == "project"
     assert note.type == "project"

@@ -1,4 +1,4 @@
-"""Lexical search's best-passage stage (issue 16): a note whose one passage holds the question's words
+"""Lexical search's best-passage stage: a note whose one passage holds the question's words
 together ranks above a longer note that holds each of them more often, in different passages."""
 
 from __future__ import annotations

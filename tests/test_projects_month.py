@@ -15,6 +15,8 @@ import pytest
 
 from support import Cli
 
+pytestmark = pytest.mark.slow  # the whole module is in the slow lane (.ci/run)
+
 A_NOTES = {
     "decision": "We chose PostgreSQL over MongoDB for the atlas billing service because we need transactions.",
     "feedback": "In atlas, keep the migration files small: one table per migration file.",

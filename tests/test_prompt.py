@@ -50,6 +50,7 @@ def indexed(vault: Path, cli) -> Path:
     return vault
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prompt, notes", [
     ("how do we handle adyen webhooks?", ["memory/references/adyen-webhooks.md"]),
     ("what's the status of atlas billing", ["memory/projects/atlas-billing.md"]),
@@ -66,6 +67,7 @@ def test_a_related_prompt_gets_its_notes(indexed: Path, tmp_path: Path, prompt: 
     assert text.startswith("mdmem: notes from the user's memory that may bear on this prompt")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prompt", ["hi", "what is 2 + 2", "thanks!", "write a haiku about autumn",
                                     "fix the typo in this sentence", "refactor this function to use async",
                                     "what is the capital of France", "ok, go on", ""])
@@ -74,6 +76,7 @@ def test_an_unrelated_prompt_gets_nothing(indexed: Path, tmp_path: Path, prompt:
     assert proc.stdout == "" and proc.stderr == ""
 
 
+@pytest.mark.slow
 def test_a_note_is_injected_once_per_session(indexed: Path, tmp_path: Path):
     assert injected(ask(indexed, tmp_path, "ask Ana about the review", "s1")) == ["memory/people/ana-souza.md"]
     assert ask(indexed, tmp_path, "ask Ana about the review", "s1").stdout == ""
@@ -90,6 +93,7 @@ def test_a_note_is_injected_once_per_session(indexed: Path, tmp_path: Path):
     assert state["shown"] == ["memory/people/ana-souza.md"] + first + again + later
 
 
+@pytest.mark.slow
 def test_sensitive_and_index_notes_are_never_injected(indexed: Path, tmp_path: Path, cli):
     (indexed / "memory" / "people" / "zebracorn-health.md").write_text(
         "---\ndescription: zebracorn medical leave details\ntype: person\nsensitive: true\n---\nzebracorn leave.\n")
@@ -105,6 +109,7 @@ def test_sensitive_and_index_notes_are_never_injected(indexed: Path, tmp_path: P
     assert ask(indexed, tmp_path, "zebracorn medical leave and door codes", "s2").stdout == ""
 
 
+@pytest.mark.slow
 def test_a_time_phrase_narrows_to_its_window(indexed: Path, tmp_path: Path):
     notes = injected(ask(indexed, tmp_path, "what did we do last week?"))
     assert notes == ["memory/daily/2026-11-20.md", "memory/daily/2026-11-18.md", "memory/daily/2026-11-17.md"]
@@ -114,6 +119,7 @@ def test_a_time_phrase_narrows_to_its_window(indexed: Path, tmp_path: Path):
         ask(indexed, tmp_path, "what happened with the cutover last week", "s4")) if "/daily/" in p)
 
 
+@pytest.mark.slow
 def test_an_edit_is_seen_at_the_next_prompt(indexed: Path, tmp_path: Path):
     note = indexed / "memory" / "references" / "postgres-lock-levels.md"
     assert ask(indexed, tmp_path, "quokkaflow retention policy").stdout == ""
@@ -145,6 +151,7 @@ def test_a_vault_never_indexed_gets_nothing(vault: Path, tmp_path: Path):
     assert proc.stdout == "" and "no index yet" in (vault / ".mdmem" / "hooks" / "hook.log").read_text()
 
 
+@pytest.mark.slow
 def test_relevance_on_a_generated_vault(cli, tmp_path: Path):
     """600 generated notes: a note's own rare words bring it; chat and arithmetic bring nothing."""
     out = tmp_path / "v600"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from whoosh import query as q
 
 from mdmem.base.settings import OFF
@@ -32,6 +33,7 @@ def _hits(root: Path, text: str) -> list[tuple[str, float]]:
     return [(h.path, h.score) for h in mem.search(text, 10, recency=OFF, mode="lexical").results]
 
 
+@pytest.mark.slow
 def test_a_note_with_only_common_words_is_not_scored_once_enough_notes_hold_a_rare_one(tmp_path: Path):
     hits = _hits(_vault(tmp_path, rare_notes=14), "a zeppelin over the calm harbour?")
     assert [p for p, _ in hits] == [f"memory/references/note-{i:03d}.md" for i in range(10)]
@@ -43,6 +45,7 @@ def test_with_fewer_notes_holding_a_rare_word_than_the_pool_the_query_runs_whole
     assert paths[0] == "memory/references/tide-log.md"  # what the whole query ranks first
 
 
+@pytest.mark.slow
 def test_the_notes_holding_a_rare_word_keep_their_exact_scores(tmp_path: Path):
     root = _vault(tmp_path, rare_notes=14)
     mem = Memory.open(root)

@@ -189,6 +189,7 @@ def _really_missing(target: str, source: str, lower_paths: set[str], lower_names
     return not (wants & lower_names)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(REAL_VAULTS))
 def test_real_vault(name):
     folder = FIXTURES / name
@@ -225,7 +226,7 @@ def test_real_vault(name):
     measures["tags"] = len(tags)
 
     assert len(notes) == sum(1 for f in files if f.endswith(".md"))
-    assert elapsed < 20, f"parse + resolve took {elapsed:.1f}s"
+    assert elapsed < 120, f"parse + resolve took {elapsed:.1f}s"  # generous: a quadratic resolver takes far longer
 
     for measure, figure in figures.items():
         got = measures[measure]

@@ -1,4 +1,4 @@
-"""What a `mdmem search` process does not do, so that a new process answers fast (issue 11, "Speed"):
+"""What a `mdmem search` process does not do, so that a new process answers fast:
 checked by what it imports and how it runs, never by timing.
 
 - With the index up to date it imports no parser (markdown-it, PyYAML), no graph (networkx), no
@@ -21,6 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from mdmem.engine.whoosh_load import _View
 
 NEVER = {"networkx", "rich", "numpy", "onnxruntime", "frontmatter", "asyncio", "http.client", "email",
@@ -37,6 +39,7 @@ def imported(*args: str) -> tuple[subprocess.CompletedProcess, set[str]]:
     return proc, names
 
 
+@pytest.mark.slow
 def test_a_search_with_the_index_up_to_date_imports_no_parser(cli, vault: Path):
     cli("index", "--vault", vault)
     proc, names = imported("search", "adyen webhooks", "--vault", str(vault), "--json")
@@ -45,6 +48,7 @@ def test_a_search_with_the_index_up_to_date_imports_no_parser(cli, vault: Path):
     assert not names & (NEVER | {"markdown_it", "yaml", "tomllib"})
 
 
+@pytest.mark.slow
 def test_after_an_edit_only_the_parsers_are_added(cli, vault: Path):
     cli("index", "--vault", vault)
     note = vault / "memory" / "references" / "adyen-webhooks.md"
@@ -59,6 +63,7 @@ def test_after_an_edit_only_the_parsers_are_added(cli, vault: Path):
     assert "tomllib" in names  # a config is read
 
 
+@pytest.mark.slow
 def test_a_command_runs_without_the_cyclic_collector_and_freezes_before_exit(vault: Path):
     code = ("import gc, sys\nsys.argv = ['mdmem', 'search', 'adyen', '--vault', sys.argv[1], '--json']\n"
             "from mdmem.__main__ import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
@@ -111,6 +116,7 @@ def test_the_in_place_reader_reads_as_bytesio_does():
     assert list(view)[:2] == [b"line one\n", b"line two\n"]
 
 
+@pytest.mark.slow
 def test_whoosh_segments_are_read_in_place(cli, vault: Path):
     from whoosh.filedb.structfile import BufferFile
 

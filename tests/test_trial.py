@@ -42,6 +42,7 @@ def test_a_folder_without_any_note_stays_refused(tmp_path, cli, command):
     assert sorted(p.name for p in docs.iterdir()) == ["sub"]  # nothing created
 
 
+@pytest.mark.slow
 def test_the_same_folder_through_mdmem_vault_and_each_mark_of_a_vault(tmp_path, cli):
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -89,6 +90,7 @@ def _dated_vault(root: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_an_empty_window_says_how_many_notes_are_dated_and_the_nearest_date(tmp_path, cli):
     root = _dated_vault(tmp_path / "v")
     out = cli("recall", "what happened yesterday", "--today", "2026-12-02", "--vault", root).stdout
@@ -114,6 +116,7 @@ def test_a_recall_that_finds_nothing_says_so(tmp_path, cli):
 # ------------------------------------------------------------------------------ init's budget comment
 
 
+@pytest.mark.slow
 def test_init_writes_todays_date_and_the_figure_check_computes(tmp_path, cli):
     new = tmp_path / "new"
     cli("init", new, "--today", "2026-12-02")

@@ -69,6 +69,7 @@ def test_vim_style_backup_rename_save(watching):
     assert search_paths(vault, "axolotl") == ["memory/people/lucas-pereira.md"]
 
 
+@pytest.mark.slow
 def test_burst_of_edits_is_one_batch_and_idle_is_silent(watching):
     vault, batches = watching
     for i in range(5):
@@ -79,6 +80,7 @@ def test_burst_of_edits_is_one_batch_and_idle_is_silent(watching):
         batches.get(timeout=1.0)
 
 
+@pytest.mark.slow
 def test_a_failing_batch_is_reported_and_watch_goes_on(watching):
     vault, batches = watching
     with write_lock(vault / ".mdmem", 5):
@@ -116,6 +118,7 @@ def test_relevant_paths(tmp_path, path, expected):
     assert relevant(str(tmp_path), str(tmp_path / path)) is expected
 
 
+@pytest.mark.slow
 def test_cli_watch_stops_cleanly_on_ctrl_c(vault):
     proc = subprocess.Popen(
         [sys.executable, "-m", "mdmem", "watch", "--vault", str(vault), "--debounce", "0.1"],
@@ -142,6 +145,7 @@ def test_cli_watch_stops_cleanly_on_ctrl_c(vault):
     assert "stopped" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_an_edit_made_before_the_observer_runs_is_indexed_at_start(vault):
     mem = Memory.open(vault, lock_timeout=0.5)
     mem.refresh()

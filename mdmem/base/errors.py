@@ -35,7 +35,7 @@ class AmbiguousNote(NoteNotFound):
 
     exit_code = 2
 
-    def __init__(self, message: str, paths: list[str]):
+    def __init__(self, message: str, paths: list[str]) -> None:
         self.paths = paths
         super().__init__(message)
 
@@ -43,7 +43,7 @@ class AmbiguousNote(NoteNotFound):
 class NoteArchived(NoteNotFound):
     """A NOTE argument is an archived (forgotten) note: ``mdmem restore`` brings it back."""
 
-    def __init__(self, message: str, path: str):
+    def __init__(self, message: str, path: str) -> None:
         self.path = path
         super().__init__(message)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Never
 
 
 class _Context:
@@ -38,7 +38,7 @@ _ENCODER = None
 _SPACE = " \t\n\r"
 
 
-def loads(data: bytes | str):
+def loads(data: bytes | str) -> Any:
     """``json.loads`` for a document (UTF-8 bytes or text), through ``_json``'s C scanner:
     ValueError when it is not one JSON value."""
     global _SCANNER
@@ -73,7 +73,7 @@ def loads(data: bytes | str):
     return value
 
 
-def dumps(value) -> str:
+def dumps(value: Any) -> str:
     """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` through ``_json``'s C encoder."""
     global _ENCODER
     if _ENCODER is None:
@@ -84,7 +84,7 @@ def dumps(value) -> str:
 
             _ENCODER = lambda v: json.dumps(v, ensure_ascii=False, separators=(",", ":"))  # noqa: E731
         else:
-            def default(o):
+            def default(o: object) -> Never:
                 raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
 
             encoder = make_encoder({}, default, encode_basestring, None, ":", ",", False, False, True)

@@ -2,23 +2,12 @@
 lock. Every other module reaches the disk through here (which folder is a vault, finding it and
 making one: :mod:`mdmem.base.vault`).
 
-The boundary (issue "Hostile vaults"): a vault arrives by git clone, sync or a shared drive, and what
-mdmem reads goes to a model. So nothing outside the vault's root is ever read: the walker does not
-follow a symlink (to a file or a folder) whose target lies outside the root, and reports it as an
-``outside_vault`` problem; :func:`read_bytes` resolves the path, refuses one that leaves the root,
-opens only regular files (``O_NONBLOCK``, so a FIFO cannot block the open; then ``fstat``) and reads
-at most :data:`MAX_READ` bytes. A symlink that stays inside the vault is followed.
-
-A FIFO, device or socket named ``.md`` is never a note: the walker reports it (``not_regular``) and lists it
-nowhere else. A file with a NUL byte in its first KB (:func:`binary`) is read once, found not text, kept as
-a placeholder note with a ``not_text`` problem (its stat remembered, so it is not read again until it
-changes), never indexed nor counted.
-
-Hidden path segments (any name starting with ``.``: ``.obsidian``, ``.trash``, ``.git``, ``.mdmem``,
-and mdmem's own temp files) are ignored; only ``.md`` files are notes, every other file is a possible
-link target.
+Nothing outside the vault root is read (no symlink out, regular files only, at most :data:`MAX_READ`
+bytes); hidden path segments are ignored; only ``.md`` files are notes.
 
 Cheap to import (os, stat, errno): the Claude Code hooks take the lock and the atomic writer from here.
+
+Details and reasons: docs/decisions/058-hostile-vault-boundary.md
 """
 
 from __future__ import annotations
@@ -34,6 +23,7 @@ from mdmem.base.layout import STATE_DIR, STATE_GITIGNORE
 TYPE_CHECKING = False  # not `from typing import`: this module stays cheap for the hooks
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
     from mdmem.base import models
     from mdmem.base.models import Problem
@@ -145,7 +135,7 @@ class Scan:
 
     def __init__(self, notes: dict[str, tuple[int, int, int]], files: tuple[str, ...],
                  broken: dict[str, Problem], problems: tuple[tuple[str, Problem], ...],
-                 folders: dict[str, int] | None = None, excluded: dict[str, str] | None = None):
+                 folders: dict[str, int] | None = None, excluded: dict[str, str] | None = None) -> None:
         self.notes, self.files, self.broken, self.problems = notes, files, broken, problems
         self.folders = folders or {}  # every folder walked -> its mtime_ns, taken before it was listed
         # Markdown files Obsidian keeps out of search and the graph (its Excluded files, its templates folder):
@@ -542,10 +532,10 @@ def _umask() -> int:
 
 
 class _suppress:
-    def __enter__(self):
+    def __enter__(self) -> _suppress:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> bool:
         return exc[0] is not None and issubclass(exc[0], OSError)
 
 
@@ -554,7 +544,7 @@ class Lock:
     (then :class:`LockTimeout` with ``message``). ``with Lock(...) as immediate``: True when the
     lock was free at once. The kernel frees it when the process dies, even on ``kill -9``."""
 
-    def __init__(self, path: str | os.PathLike, timeout: float, message: str | None = None):
+    def __init__(self, path: str | os.PathLike, timeout: float, message: str | None = None) -> None:
         self.path, self.timeout, self.message = os.fspath(path), timeout, message
         self.fd = -1
 
@@ -578,7 +568,7 @@ class Lock:
                 time.sleep(delay)
                 delay = min(delay * 2, 0.1)
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.fd >= 0:
             os.close(self.fd)  # closing the descriptor releases the flock
             self.fd = -1

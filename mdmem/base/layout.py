@@ -20,6 +20,11 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False  # not `from typing import`: type-only imports cost nothing at run time
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Container
+
 STATE_DIR = ".mdmem"
 INDEX_NAME = "MEMORY.md"
 MEMORY_DIR = "memory"
@@ -83,7 +88,7 @@ def is_index(path: str) -> bool:
     return path == INDEX_NAME
 
 
-def _true(value) -> bool:
+def _true(value: object) -> bool:
     return value is True or (isinstance(value, str) and value.strip().lower() in ("true", "yes"))
 
 
@@ -95,7 +100,7 @@ def is_index_note(path: str, frontmatter: dict) -> bool:
     return path == INDEX_NAME or _true(frontmatter.get("index"))
 
 
-def is_sensitive(frontmatter: dict, tags) -> bool:
+def is_sensitive(frontmatter: dict, tags: Container[object]) -> bool:
     """A note marked sensitive (``sensitive: true`` or a ``sensitive`` tag): never shown to an agent
     unless asked for (context, recall, the prompt hook)."""
     return _true(frontmatter.get("sensitive")) or "sensitive" in tags
@@ -167,10 +172,10 @@ def bootstrap_files(cwd: str) -> list[tuple[str, str]]:
 # timeline leave it out (ops/conflicts.py).
 
 SYNC_WINDOW_NS = 5 * 60 * 10**9  # a "name 2.md" counts as a duplicate when modified within 5 minutes of "name.md"
-_CONFLICT_NAME = None
+_CONFLICT_NAME: tuple[tuple[str, re.Pattern[str]], ...] | None = None
 
 
-def _conflict_patterns():
+def _conflict_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     global _CONFLICT_NAME
     if _CONFLICT_NAME is None:
         import re
@@ -203,7 +208,7 @@ def sync_conflicts(notes: dict[str, tuple[int, int, int]]) -> dict[str, tuple[st
             m = pattern.match(name)
             if not m:
                 continue
-            original = (folder + "/" if folder else "") + m.group(1) + m.group(m.lastindex)
+            original = (folder + "/" if folder else "") + m.group(1) + m.group(m.lastindex or 0)
             if tool.startswith("iCloud"):
                 theirs = notes.get(original)
                 if theirs is None or abs(theirs[0] - stat[0]) > SYNC_WINDOW_NS:

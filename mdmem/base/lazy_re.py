@@ -5,6 +5,12 @@ caller does not import ``re``. The one lazy-pattern helper of the package."""
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # not `from typing import`: the hook fast path imports as little as it can
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from re import Match
+    from typing import Any
+
 
 def _flags(flags: int | str) -> int:
     import re
@@ -23,7 +29,7 @@ class Lazy:
     def __init__(self, pattern: str, flags: int | str = 0) -> None:
         self.pattern, self.flags = pattern, flags
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         import re
 
         compiled = re.compile(self.pattern, _flags(self.flags))
@@ -44,20 +50,20 @@ class Hinted:
         low = text.lower()
         return any(h in low for h in self.hints)
 
-    def search(self, text: str, *args):
+    def search(self, text: str, *args: int) -> Match[str] | None:
         return self.lazy.search(text, *args) if self._maybe(text) else None
 
-    def match(self, text: str, *args):
+    def match(self, text: str, *args: int) -> Match[str] | None:
         return self.lazy.match(text, *args) if self._maybe(text) else None
 
-    def finditer(self, text: str, *args):
+    def finditer(self, text: str, *args: int) -> Iterator[Match[str]]:
         return self.lazy.finditer(text, *args) if self._maybe(text) else iter(())
 
-    def sub(self, repl, text: str, count: int = 0):
+    def sub(self, repl: str | Callable[[Match[str]], str], text: str, count: int = 0) -> str:
         return self.lazy.sub(repl, text, count) if self._maybe(text) else text
 
 
-def rx(pattern: str, flags: int | str = "I", hints: tuple[str, ...] | None = None):
+def rx(pattern: str, flags: int | str = "I", hints: tuple[str, ...] | None = None) -> Any:
     """A detector's pattern: case-insensitive by default; with ``hints``, tried only on text holding one."""
     return Lazy(pattern, flags) if hints is None else Hinted(pattern, hints, flags)
 

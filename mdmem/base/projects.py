@@ -118,7 +118,7 @@ class Scope:
 
     __slots__ = ("project", "everything")
 
-    def __init__(self, project: str | None = None, everything: bool = False):
+    def __init__(self, project: str | None = None, everything: bool = False) -> None:
         self.project = project
         self.everything = everything
 
@@ -157,7 +157,7 @@ def mapping(vault: str | None) -> dict[str, str]:
     return project_map(vault)
 
 
-def for_write(vault, given: str | None = None, no_project: bool = False, cwd: str | None = None,
+def for_write(vault: str | os.PathLike[str] | None, given: str | None = None, no_project: bool = False, cwd: str | None = None,
               session: bool = False) -> str | None:
     """The project a memory being saved belongs to: none with ``no_project`` (``--global``); ``given``
     (``--project NAME``); else the one of ``cwd`` (default: the current folder; see :func:`project_of`)."""
@@ -173,7 +173,7 @@ def for_write(vault, given: str | None = None, no_project: bool = False, cwd: st
     return project_of(cwd or os.getcwd(), vault, mapping(vault), session)
 
 
-def for_read(vault, given: str | None = None, cwd: str | None = None, session: bool = False) -> Scope:
+def for_read(vault: str | os.PathLike[str] | None, given: str | None = None, cwd: str | None = None, session: bool = False) -> Scope:
     """What a reader sees: ``given`` (``--project NAME|all``), else the global notes and those of the project of
     ``cwd`` (default: the current folder)."""
     vault = str(vault) if vault is not None else None

@@ -6,50 +6,7 @@ file or a bad value is a :class:`ConfigError` that names the file. The library r
 per :class:`~mdmem.engine.memory.Memory` (``Memory.settings``), so the CLI, the MCP server and
 ``from mdmem import Memory`` behave the same.
 
-```toml
-[search]
-mode = "auto"                 # default of --mode: auto (hybrid where the vault has vectors, else lexical),
-                              # lexical, semantic or hybrid
-recency_half_life_days = 30   # 0 turns the recency lift off
-recency_weight = 0.25         # a note edited today scores x1.25, 30 days ago x1.125
-fusion = "calibrated"         # hybrid: "calibrated" (per-query z-scores), "scores" or "rrf"
-hybrid_lexical_weight = 1.0
-hybrid_semantic_weight = 1.0
-hybrid_flat_spread = 0.15     # calibrated: lean on BM25 when the best cosine is less than this above the mean
-hybrid_lead_spread = 0.15     # calibrated: BM25F's first hit stays first unless the best cosine is this above
-                              # the mean (and the question has no digit); 0 lets the fusion decide alone
-rrf_k = 60
-
-[semantic]
-enabled = false               # keep vectors current on every refresh (also on when vectors exist)
-model = "use-multilingual-v3" # or "minilm"
-
-[check]
-cap = 40000               # tokens for the memory files
-warn_percent = 80         # BUDGET WARNING at or above this share of the cap
-stale_days = 30           # STALE after this many days without a change (0 = never)
-oversized_percent = 10    # OVERSIZED: one file above this share of the cap
-load_lines = 200          # an agent loads MEMORY.md's first 200 lines ...
-load_bytes = 25000        # ... or first 25,000 bytes, whichever comes first
-duplicate_similarity = 0.8  # DUPLICATE: Jaccard similarity of word 5-grams
-unused_days = 180         # UNUSED (info): not recalled, injected or read for this long; 0 = never
-
-[digest]
-archive_daily_after_days = 0   # move daily notes older than this (once their week's and month's
-                               # digests list them) to memory/.archive/daily/; 0 = never
-
-[daily]                         # the daily log (`mdmem daily`); without this section: Obsidian's Daily notes
-folder = "memory/daily"         # folder and format when the vault's .obsidian/daily-notes.json sets them
-format = "YYYY-MM-DD"           # (moment.js date tokens: mdmem.text.moment), else these defaults
-
-[projects]                      # a folder -> the name of the project it holds (mdmem.base.projects); default:
-"~/code/atlas-web" = "atlas"    # the git repository's folder name
-
-[hook]                          # see mdmem.agents.hooks.session
-policy = "signals"            # or "cadence", "evidence"
-max_transcript_mb = 8         # the Stop hook reads at most the last 8 MB appended since its last run
-timeout_seconds = 2           # and gives up (silently, exit 0) after this long
-```
+Details and reasons: docs/decisions/054-settings-file.md
 """
 
 from __future__ import annotations
@@ -151,7 +108,7 @@ class Fusion:
     """How hybrid search fuses BM25F and the vectors (``mdmem.engine.vectors.fuse``; chosen by measurement)."""
 
     lexical_weight: float = 1.0
-    semantic_weight: float = 1.0  # 0.75 until lexical search scored passages (issue 16): see vectors.fuse
+    semantic_weight: float = 1.0  # 0.75 until lexical search scored passages: see vectors.fuse
     k: float = 60.0          # reciprocal-rank fusion only
     method: str = "calibrated"  # per-query z-scores (default), "scores" (max-normalised scores), "rrf"
     flat: float = 0.15       # calibrated: the vectors' weight shrinks when best cosine - mean cosine < flat

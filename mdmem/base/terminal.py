@@ -1,23 +1,11 @@
 """Text bound for a terminal, with every control character made visible.
 
-A vault arrives by git clone, sync or a shared drive: a file named ``a\\x1b]0;evil\\x07.md``, a title
-holding ``ESC [2J``, a snippet with a bare ``CR`` would reach the terminal of whoever runs ``mdmem
-search`` and set its title, clear its screen or overwrite a line. So every piece of human output goes
-through :func:`visible` on its way out (``cli/render.py``'s ``message``, ``text`` and console, the hook
-fast path, the MCP server's log): C0 controls (but newline and tab in a multi-line text), DEL and the C1
-controls (``U+0080``-``U+009F``, which some terminals obey as 8-bit escapes, ``U+009B`` being CSI) come
-out as ``\\x1b``, ``\\r``, ``\\x9b``... A single value (a path, a title, a line of a list) is shown with
-``newlines=False``: a name holding a newline stays on its one line.
-
-The Unicode bidirectional controls (``U+061C``, ``U+200E``/``U+200F``, the embeddings and overrides
-``U+202A``-``U+202E``, the isolates ``U+2066``-``U+2069``) are shown the same way (``\\u202e``): they
-are invisible, and a right-to-left override in a title makes ``evil.md\u202etxt`` read as another name
-(the "Trojan Source" trick, CVE-2021-42574).
-
-JSON output keeps the exact text: ``json.dumps`` writes C0 controls as ``\\u001b``; :func:`json_safe`
-does the same for DEL and C1, which it leaves raw.
+Every piece of human output goes through :func:`visible`: C0 and C1 controls, DEL and the Unicode
+bidirectional controls come out escaped; :func:`json_safe` does the same for JSON output.
 
 Standard library only (``re``), so the hook fast path can use it.
+
+Details and reasons: docs/decisions/058-hostile-vault-boundary.md
 """
 
 from __future__ import annotations

@@ -15,16 +15,20 @@ import math
 import os
 import time
 
+TYPE_CHECKING = False  # not `from typing import`: type-only imports cost nothing at run time
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 FILE = "usage.jsonl"
 MAX_BYTES = 4 << 20   # a log this big is folded into one line per note when next read
 HALF_LIFE_DAYS = 30.0
 
 
-def _path(state_dir) -> str:
+def _path(state_dir: str | os.PathLike[str]) -> str:
     return os.path.join(str(state_dir), FILE)
 
 
-def record(state_dir, paths, how: str, when: float | None = None) -> None:
+def record(state_dir: str | os.PathLike[str], paths: Iterable[object], how: str, when: float | None = None) -> None:
     """Note that the memories at ``paths`` (vault paths) were used (``how``: prompt, recall, read). Fails
     silently: a use that could not be recorded never costs the caller its answer."""
     paths = [p for p in dict.fromkeys(paths) if isinstance(p, str)]
@@ -44,7 +48,7 @@ def record(state_dir, paths, how: str, when: float | None = None) -> None:
         os.close(fd)
 
 
-def read(state_dir) -> dict[str, tuple[int, float]]:
+def read(state_dir: str | os.PathLike[str]) -> dict[str, tuple[int, float]]:
     """vault path -> (uses, last use as epoch seconds); {} when nothing was recorded. A log past
     :data:`MAX_BYTES` is folded into one line per note (the counts kept)."""
     path = _path(state_dir)

@@ -14,6 +14,8 @@ TYPE_CHECKING = False  # not `from typing import`: cheap for the hooks
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from mdmem.base.models import InitResult
+
 
 def default_vault() -> Path:
     """The user's default vault, created by ``mdmem init`` with no PATH."""
@@ -178,7 +180,7 @@ def skeleton_dir() -> Path:
     raise MdmemError("the vault skeleton is missing from this installation")
 
 
-def init_vault(path: Path):
+def init_vault(path: Path) -> InitResult:
     """Make ``path`` a vault, adding only what is missing and changing no existing file.
 
     A new folder (absent or empty) gets the whole skeleton: ``MEMORY.md``, ``README.md`` and the

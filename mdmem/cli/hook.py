@@ -11,18 +11,10 @@ unknown option too (Claude Code runs these: a typo in a settings file must not b
 / ``-h`` prints the hook's usage (:data:`USAGE`: what it reads on stdin, its options, what it prints) and
 exits 0; each hook knows only its own options (:data:`OPTIONS`).
 
-A vault given (``--vault``, ``MDMEM_VAULT``) that is no vault (:func:`mdmem.base.vault.looks_like_vault`: a
-mistyped path in the settings file) or no longer exists (a vault moved or renamed) is refused as the Typer CLI refuses it (:class:`NotAVault`), before
-anything is written: no ``.mdmem/`` is made in that folder (a new user's trial found ``.mdmem/hooks/`` made
-in a plain folder, which then passed for a vault), and the log goes to ``~/.mdmem/hook.log``. How the user
-learns of it: Claude Code's hooks reference says that on exit 0 it parses stdout as JSON and shows a hook's
-stderr only in its debug output (stderr reaches the user on another non-zero exit code, as a "non-blocking
-error", and reaches the model on exit 2); the user-visible channel at exit 0 is the JSON ``systemMessage``.
-So the SessionStart hook, once a session, prints ``{"systemMessage": LINE, "hookSpecificOutput":
-{"hookEventName": "SessionStart", "additionalContext": LINE}}`` (the user sees the line, the agent knows
-there is no memory this session) while every hook writes LINE on stderr (a person running it by hand, and
-Claude Code's debug log). The Stop and prompt hooks, which run at every turn, stay quiet on stdout: the same
-warning at every turn would be noise, and the session start already said it.
+A given vault that is no vault is refused before anything is written; the SessionStart hook tells
+the user through ``systemMessage``, the per-turn hooks stay quiet on stdout.
+
+Details and reasons: docs/decisions/050-hooks-stop-policy-and-fast-path.md
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Only the CLI calls this module. rich is imported when text is rendered, so
 ``--json`` output never pays for it.
 
-Control characters (issue "Hostile vaults"): every byte of human output leaves through
+Control characters (a vault may be hostile): every byte of human output leaves through
 :func:`message`, :func:`text` or :func:`console`, and each of them passes it through
 :func:`mdmem.base.terminal.visible` (``ESC`` is shown as ``\\x1b``, ``CR`` as ``\\r``, C1 as
 ``\\x9b``...), so no note, file name or title can drive the terminal. A value shown inside a

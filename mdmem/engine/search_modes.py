@@ -14,21 +14,24 @@ from mdmem.base.settings import Recency
 from mdmem.engine.index import Filters, SearchHit, SearchResult
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from mdmem.base.settings import Fusion
     from mdmem.engine.memory import Memory
 
 POOL = 50  # notes taken from the vectors before fusing
 LEXICAL_POOL = 20  # ... and from BM25F (at least ``limit``)
-# Why 20 and not 50 (issue 16, hybrid warm p95 at 10k): Whoosh prunes less the more hits it must keep. CPU time of
+# Why 20 and not 50 (hybrid warm p95 at 10k): Whoosh prunes less the more hits it must keep. CPU time of
 # ``Memory.lexical(q, k, snippets=False)`` on the generated 10k vault (bench.py's 64 queries x 5, pool sizes in random
 # order, load 5.4): k = 10 / 20 / 25 / 30 / 50 mean 16.0 / 18.2 / 19.5 / 20.2 / 22.2 ms, p95 43 / 56 / 62 / 59 / 77.
 # The calibrated fusion's z-scores are taken over this pool, so quality was checked on the dev splits: re-fusing
 # ``bench_recall.py --candidates`` lists cut to k (Hit@1 / R@5 any / R@5 all / MRR), REALTALK dev k = 15: 0.696 /
 # 0.917 / 0.734 / 0.791, 20: 0.696 / 0.920 / 0.734 / 0.790, 25-50: 0.696 / 0.920 / 0.734 / 0.791; LongMemEval dev
 # (first 120 by sha256) k = 10: 0.917 / 0.975 / 0.875 / 0.945, 15-20: 0.917 / 0.983 / 0.900 / 0.946, 25-50: 0.917 /
-# 0.983 / 0.892 / 0.946; the real runs at 20: docs/benchmarks.md ("issue 16: hybrid at 10k").
+# 0.983 / 0.892 / 0.946; the real runs at 20: docs/benchmarks-history.md ("hybrid at 10k").
 
 
-def allowed(mem: Memory, filters: Filters):
+def allowed(mem: Memory, filters: Filters) -> Callable[[str], bool] | None:
     """A path test that applies ``filters`` to a note of the cache (index notes are out unless
     ``filters.index``; None: no filter at all).
 
@@ -37,7 +40,7 @@ def allowed(mem: Memory, filters: Filters):
     (:meth:`~mdmem.engine.index.SearchIndex.masked`, read once a searcher), instead of reading and decoding each
     note the vectors visit from the cache. Measured on the generated 10k vault (bench.py's 64 queries x 3, hybrid,
     ~75 notes visited a query): those checks took 6.7 ms p50 (28 ms mean, load 3.4) and take 0.13 ms
-    (docs/benchmarks.md, "issue 16: hybrid at 10k")."""
+    (docs/benchmarks-history.md, "hybrid at 10k")."""
     if filters == Filters(index=True):
         return None
     if filters == Filters() and _vectors_current(mem):
@@ -101,7 +104,7 @@ def _hit(mem: Memory, path: str, score: float, terms: set[str], passage: int | N
 
 
 def search(mem: Memory, query: str, limit: int, filters: Filters, recency: Recency, mode: str, explain: bool,
-           fusion=None) -> SearchResult:
+           fusion: Fusion | None = None) -> SearchResult:
     from mdmem.base.settings import MODES, Fusion
     from mdmem.engine.vectors import fuse, may_lead
     from mdmem.engine.vectors import search as by_meaning

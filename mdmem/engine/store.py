@@ -26,6 +26,13 @@ from mdmem.base.files import Lock, Scan, digest
 from mdmem.base.models import Heading, Link, Note, Problem
 from mdmem.engine import quick, supersede
 
+TYPE_CHECKING = False  # not `from typing import`: type-only imports cost nothing at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    F = TypeVar("F", bound=Callable[..., Any])
+
 SCHEMA_VERSION = "6"  # 3: the quick index (FTS5, :mod:`mdmem.engine.quick`) and the scan digest;
 # 4: notes stored as JSON arrays (no pickle); 5: the claims and superseded tables
 # (:mod:`mdmem.engine.supersede`); 6: ``ctime_ns`` in the change fingerprint. Older caches are rebuilt.
@@ -35,12 +42,12 @@ class CacheDamaged(Exception):
     """``notes.db`` is not a database any more (damaged pages, garbage): discard it."""
 
 
-def _guard(method):
+def _guard(method: F) -> F:
     """sqlite3's "malformed"/"not a database" errors -> :class:`CacheDamaged`
     (but not ``OperationalError``, which covers a busy database)."""
 
     @functools.wraps(method)
-    def guarded(*args, **kwargs):
+    def guarded(*args: Any, **kwargs: Any) -> Any:
         try:
             return method(*args, **kwargs)
         except sqlite3.OperationalError:
@@ -48,7 +55,7 @@ def _guard(method):
         except sqlite3.DatabaseError as e:
             raise CacheDamaged(str(e)) from e
 
-    return guarded
+    return guarded  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -71,7 +78,7 @@ def no_room(e: BaseException) -> bool:
 
 
 class Store:
-    def __init__(self, state_dir: Path):
+    def __init__(self, state_dir: Path) -> None:
         state_dir.mkdir(parents=True, exist_ok=True)
         self.path = state_dir / "notes.db"
         # Opening sets WAL mode and creates the tables: two processes doing it at once on a new file got
@@ -246,7 +253,7 @@ class Store:
 
     def apply(
         self, notes: Iterable[Note], removed: Iterable[str], scan: Scan | None = None,
-        meta: dict[str, str] | None = None, resolver=None,
+        meta: dict[str, str] | None = None, resolver: Any = None,
     ) -> None:
         """Store parsed notes (without their text), forget removed paths and set
         ``meta``, in one transaction. ``resolver()`` gives the vault's
@@ -254,7 +261,7 @@ class Store:
         (default: one made from ``scan``)."""
         self._write([self.row(n) for n in notes], removed, scan, meta, clear=False, resolver=resolver)
 
-    def replace_all(self, rows: list[tuple], scan: Scan, meta: dict[str, str], resolver=None) -> None:
+    def replace_all(self, rows: list[tuple], scan: Scan, meta: dict[str, str], resolver: Any = None) -> None:
         """After a full build: the cache becomes exactly ``rows``, in one transaction."""
         self._write(rows, (), scan, meta, clear=True, resolver=resolver)
 
@@ -274,7 +281,8 @@ class Store:
         return supersede.valid_through(self._db, today)
 
     @_guard
-    def _write(self, rows, removed, scan, meta, clear: bool, resolver=None) -> None:
+    def _write(self, rows: list[tuple], removed: Iterable[str], scan: Scan | None, meta: dict[str, str] | None, clear: bool,
+               resolver: Any = None) -> None:
         removed = list(removed)
         with _tx(self._db):
             if clear:
@@ -321,7 +329,7 @@ class Store:
 
 
 @contextmanager
-def _tx(db: sqlite3.Connection):
+def _tx(db: sqlite3.Connection) -> Iterator[None]:
     db.execute("BEGIN IMMEDIATE")
     try:
         yield
@@ -340,7 +348,7 @@ def _tx(db: sqlite3.Connection):
 _FM_TAG = "\x00t"  # a frontmatter value JSON cannot hold, tagged: {"\x00t": "date", "v": "2024-01-01"}
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -356,7 +364,7 @@ def _plain(value):
     return {_FM_TAG: "str", "v": str(value)}
 
 
-def _typed(value):
+def _typed(value: Any) -> Any:
     if isinstance(value, dict):
         tag = value.get(_FM_TAG)
         if tag is not None and len(value) == 2:

@@ -23,21 +23,28 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+TYPE_CHECKING = False  # not `from typing import`: type-only imports cost nothing at run time
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Iterable
+
+    from mdmem.base.models import Note
+
 CLAIMS = "claims"
 SUPERSEDED = "superseded"
 
 
-def create(db) -> None:
+def create(db: sqlite3.Connection) -> None:
     db.execute(f"CREATE TABLE IF NOT EXISTS {CLAIMS} (path TEXT PRIMARY KEY, targets TEXT, valid_until TEXT)")
     db.execute(f"CREATE TABLE IF NOT EXISTS {SUPERSEDED} (path TEXT, by TEXT, PRIMARY KEY (path, by))")
 
 
-def clear(db) -> None:
+def clear(db: sqlite3.Connection) -> None:
     db.execute(f"DELETE FROM {CLAIMS}")
     db.execute(f"DELETE FROM {SUPERSEDED}")
 
 
-def row(note) -> tuple | None:
+def row(note: Note) -> tuple | None:
     """A note's claim row, ``(path, targets JSON, valid_until ISO or "")``, or None when it claims nothing."""
     from mdmem.text.validity import supersedes, valid_until
 
@@ -48,7 +55,7 @@ def row(note) -> tuple | None:
     return note.path, json.dumps(targets, ensure_ascii=False), until or ""
 
 
-def put(db, paths: list[str], rows: list[tuple | None], removed=(), fresh: bool = False) -> None:
+def put(db: sqlite3.Connection, paths: list[str], rows: list[tuple | None], removed: Iterable[str] = (), fresh: bool = False) -> None:
     """Replace the claims of the notes at ``paths`` with ``rows`` (None: it claims nothing) and drop the
     removed paths (inside the caller's transaction)."""
     if not fresh:
@@ -56,13 +63,13 @@ def put(db, paths: list[str], rows: list[tuple | None], removed=(), fresh: bool 
     db.executemany(f"INSERT OR REPLACE INTO {CLAIMS} VALUES (?, ?, ?)", [r for r in rows if r is not None])
 
 
-def claimed(db) -> bool:
+def claimed(db: sqlite3.Connection) -> bool:
     """Is there anything to resolve (a claim now, or a superseded pair from before)?"""
     return db.execute(f"SELECT EXISTS (SELECT 1 FROM {CLAIMS} WHERE targets != '[]') "
                       f"OR EXISTS (SELECT 1 FROM {SUPERSEDED})").fetchone()[0] == 1
 
 
-def relink(db, resolve: Callable[[str, str], str | None]) -> None:
+def relink(db: sqlite3.Connection, resolve: Callable[[str, str], str | None]) -> None:
     """Redo ``superseded`` from ``claims``: ``resolve(target, source)`` is the vault's link resolution
     (inside the caller's transaction). Targets that resolve to no note (``.md``) or to the claiming note
     itself are left out."""
@@ -79,7 +86,7 @@ def relink(db, resolve: Callable[[str, str], str | None]) -> None:
 # ----------------------------------------------------------------------------- reading
 
 
-def standing(db) -> tuple[dict[str, list[str]], dict[str, str]]:
+def standing(db: sqlite3.Connection) -> tuple[dict[str, list[str]], dict[str, str]]:
     """``({old path: [new paths, sorted]}, {path: valid_until})`` for the whole vault."""
     by: dict[str, list[str]] = {}
     for path, new in db.execute(f"SELECT path, by FROM {SUPERSEDED} ORDER BY path, by"):
@@ -88,7 +95,7 @@ def standing(db) -> tuple[dict[str, list[str]], dict[str, str]]:
     return by, until
 
 
-def hidden(db, today: str) -> set[str]:
+def hidden(db: sqlite3.Connection, today: str) -> set[str]:
     """The notes recall, context and the prompt hook leave out on ``today`` (ISO): superseded ones and
     expired ones (``valid_until`` before today). An older cache without the tables: none."""
     import sqlite3
@@ -101,7 +108,7 @@ def hidden(db, today: str) -> set[str]:
         return set()
 
 
-def valid_through(db, today: str) -> str | None:
+def valid_through(db: sqlite3.Connection, today: str) -> str | None:
     """The last day on which what is expired stays as on ``today``: the earliest ``valid_until`` on or after
     it (None: no note will expire). A card made today is right through that day."""
     return db.execute(f"SELECT min(valid_until) FROM {CLAIMS} WHERE valid_until >= ?", (today,)).fetchone()[0]

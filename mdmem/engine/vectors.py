@@ -1,30 +1,11 @@
 """Search by meaning (the optional ``semantic`` extra): passage vectors beside the
 index, brute-force cosine search, and the fusion of BM25F and vectors.
 
-Vectors live in ``.mdmem/vectors.npz`` (derived: delete it any time): one
-float16 row per passage of a note (:mod:`mdmem.text.passages`; the first led by the
-note's title and description), with a row map (path, passage number), each note's
-content hash and the model id, plus the notes cache's epoch and generation they
-match. Until FORMAT 2 a note was embedded through its first 8 windows of 90 words
-(~636 words); on LongMemEval_s 19.5% of gold sessions hold their evidence later, and
-on REALTALK dev semantic Hit@1 went 0.467 -> 0.512 with passages (docs-notes/longmemeval.md).
-On the generated 10k vault passages give 77,725 rows against 53,916 windows (+44%:
-~80 MB instead of ~55 MB, and as much more embedding time). They exist only once asked
-for (``mdmem index --semantic``, or ``[semantic] enabled = true`` in
-``.mdmem/config.toml``); from then on every refresh brings them up to date in
-the same write-locked step as the Whoosh index, embedding only the notes the
-cache's change log names whose text really changed (a content hash), and the
-file is replaced atomically. A vectors file from another model or another FORMAT is
-rebuilt; one from another cache epoch, or too far behind the change log, is checked
-note by note (its passages' hash) and only the notes whose text changed are embedded. The model and
-the float32 matrix are loaded once a process (warm in ``mdmem mcp`` and ``watch``).
+Vectors live in ``.mdmem/vectors.npz`` (derived: one float16 row per passage, kept current on every
+refresh once asked for); hybrid search fuses the two ranked lists (:func:`fuse`), calibrated
+per-query z-scores by default.
 
-Hybrid search fuses the two ranked lists (:func:`fuse`): by default calibrated
-per-query z-scores (``[search] fusion = "calibrated"``), or the old weighted
-max-normalised scores (``"scores"``), or reciprocal ranks (``"rrf"``);
-``[search] hybrid_lexical_weight``, ``hybrid_semantic_weight``,
-``hybrid_flat_spread``, ``hybrid_lead_spread`` (:func:`lead`: when the vectors
-may change the first hit), ``rrf_k`` set the rest.
+Measurements: docs/decisions/057-passages-and-hybrid-search.md
 """
 
 from __future__ import annotations
@@ -42,6 +23,8 @@ from mdmem.base.files import write_atomic
 from mdmem.base.settings import Fusion
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
     from mdmem.engine.memory import Memory
 
 FILE = "vectors.npz"
@@ -227,7 +210,7 @@ class Match:
 _LOADED: dict[str, tuple] = {}  # file -> (stat, vectors, float32 matrix, note groups, their first rows)
 
 
-def loaded(mem: Memory):
+def loaded(mem: Memory) -> tuple[Any, Any]:
     """The vectors, their float32 matrix and the row groups of each note ((path, start, end), rows of a
     note being contiguous), read once a process while the file is unchanged."""
     import numpy as np
@@ -274,7 +257,7 @@ def cosines(mem: Memory, text: str) -> tuple[str | None, dict[str, float]]:
     return name, {groups[i][0]: float(best[i]) for i in range(len(groups))}
 
 
-def search(mem: Memory, query: str, limit: int, allowed=None) -> list[Match]:
+def search(mem: Memory, query: str, limit: int, allowed: Callable[[str], bool] | None = None) -> list[Match]:
     """The notes whose best passage is nearest ``query`` (cosine), best first, one per note.
 
     A note's score is its best passage's cosine plus :data:`SECOND` x its second best (0 for a one-passage
@@ -285,7 +268,7 @@ def search(mem: Memory, query: str, limit: int, allowed=None) -> list[Match]:
     note left can reach the ``limit``-th score (``allowed``: a set look-up with the default filters,
     :func:`mdmem.engine.search_modes.allowed`).
 
-    Cost on the generated 10k vault (77,676 x 512 rows, issue 16; docs/benchmarks.md "hybrid at 10k"): the product
+    Cost on the generated 10k vault (77,676 x 512 rows; docs/benchmarks-history.md "hybrid at 10k"): the product
     ~8 ms quiet on OpenBLAS's two threads (one: 39 vs 23 ms p50 at load 3.5), the query embedded on one thread
     (:meth:`mdmem.engine.embed.UseModel.embed`: 3.3 vs 19.2 ms p50 under load), the notes' first rows kept with
     the loaded vectors and a partial sort for the notes visited first (~1.3 ms a query before). A float16 matrix
@@ -323,7 +306,7 @@ def search(mem: Memory, query: str, limit: int, allowed=None) -> list[Match]:
     return sorted(found.values(), key=lambda m: (-m.score, m.path))[:limit]
 
 
-def _best_first(values, first: int):
+def _best_first(values: Any, first: int) -> Iterator[int]:
     """The indices of ``values``, highest first, ties by index (a stable sort of ``-values``): the ``first``
     highest (and any tied with the last of them) by a partial sort, the rest sorted only if the caller gets
     that far. Search visits ~75 of 10,000 notes for a pool of 50: the full sort took ~0.8 ms a query."""
@@ -398,7 +381,7 @@ def fuse(lexical: list[tuple[str, float]], semantic: list[tuple[str, float]], fu
     The calibrated order then goes through :func:`lead`: BM25F's first hit stays first unless the vectors
     separate the notes well for ``query``.
 
-    ``scores`` (the default until issue 16): ``w_lex * bm25 / bm25_max + w_sem * (cos - cos_min) /
+    ``scores`` (the default before the calibrated fusion): ``w_lex * bm25 / bm25_max + w_sem * (cos - cos_min) /
     (cos_max - cos_min)``. ``rrf``: ``w_lex / (k + rank_lex) + w_sem / (k + rank_sem)``."""
     scores: dict[str, float] = {}
     if fusion.method == "rrf":
@@ -439,7 +422,7 @@ def lead(fused: list[tuple[str, float]], lexical: list[tuple[str, float]], seman
     best cosine at least ``spread`` above the mean of their pool) and ``query`` has no digit; the rest keeps
     the fused order, and the moved hit takes the first score so scores still fall. ``spread`` 0: unchanged.
 
-    Why (issue 16, development splits only; ``scripts/tune_fusion.py --lead`` on ``bench_recall.py --candidates``
+    Why (development splits only; ``scripts/tune_fusion.py --lead`` on ``bench_recall.py --candidates``
     records, figures in docs-notes/longmemeval.md): where the fused first hit differs from BM25F's, the change is a
     coin flip on long chats about recurring subjects and a gain where the vectors see one session stand out, and the
     spread of the cosines tells the two apart. REALTALK dev (289 questions, median spread 0.15): changes of the

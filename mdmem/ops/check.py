@@ -1,83 +1,12 @@
 """The token budget: estimates, MEMORY.md's index lines and budget comment, and
 the audit behind ``mdmem check``. Returns frozen dataclasses, never prints.
 
-What is audited. ``MEMORY.md`` at the vault root is the index an agent loads
-every session; the *memory files* are the notes under ``memory/`` when the
-vault has that folder (the vault layout: a root ``README.md`` is not a memory),
-else every note but ``MEMORY.md`` when ``MEMORY.md`` exists (the flat layout of
-Claude Code's ``~/.claude/projects/<project>/memory/``). A folder with neither
-(a plain Obsidian vault brought as it is) has no memory layout: an agent loads
-nothing from it, so its notes are not memory files and the report is one NO
-MEMORY LAYOUT issue saying how to add the layout (``mdmem init``); measured on
-the obsidian-tasks docs vault (118 notes), auditing them all as memory gave
-582% of the budget and 265 issues, none of them about memory. ``all_notes``
-(``mdmem check --all``) audits every note but ``MEMORY.md`` in any vault. Daily notes are memory files: they
-count toward the budget and the type table, but they are journals, so they need
-no index line (never ORPHAN), are never STALE and are not compared for
-DUPLICATE. Digests (``type: digest``, written by ``mdmem digest``) are treated
-the same way, and are not checked for DANGLING either: their links are copied
-from the daily notes, where a dangling one is already reported.
+It audits the memory files (under ``memory/``, or beside ``MEMORY.md`` in a flat vault) and
+``MEMORY.md`` against the budget, and reports issues by kind and severity (``info`` < ``warning`` <
+``error``); facts that supersede or expire are :mod:`mdmem.ops.check_facts`. Tokens are
+``floor(bytes / 3.2)``.
 
-Tokens are ``floor(bytes / 3.2)``: per file that is ``Note.tokens``; a total is
-the estimate of the summed bytes (so ``~16796tk`` for the sample vault, as its
-budget comment says), not a sum of per-file floors.
-
-Issues and their severity (``info`` < ``warning`` < ``error``):
-
-====================  ========  ==================================================
-kind                  severity  when
-====================  ========  ==================================================
-MISSING FOLDER        error     the vault folder does not exist
-NO MEMORY LAYOUT      warning   neither ``MEMORY.md`` nor ``memory/``: nothing
-                                else is reported (``--all`` audits every note)
-NO INDEX              error     no ``MEMORY.md`` while there are memory files
-                                (warning when there are none)
-BUDGET WARNING        warning   memory tokens >= ``warn_percent`` of the cap
-                                (error at >= 100 %)
-SECRET                error     a line of a memory file or MEMORY.md holds what looks
-                                like a secret (a cloud key, a token, a private key,
-                                a password in a URL or an assignment): the kind
-                                and the line, never the secret itself
-NAME TWINS            error     two files whose names differ only in Unicode
-                                normalisation (NFC ``café.md`` and NFD ``café.md``):
-                                both are read, but links and names reach only the
-                                NFC-named one (one name to Obsidian on macOS)
-LOAD LIMIT            error     an index line past the first ``load_lines`` lines
-                                or ``load_bytes`` bytes of MEMORY.md: an agent
-                                never sees it (one issue per entry)
-BROKEN LINK           error     a link in MEMORY.md (any form) to a missing file
-INVALID FRONTMATTER   error     ``invalid_yaml`` / ``frontmatter_not_mapping``
-PARSE PROBLEM         varies    other problems: ``unreadable``, ``symlink_loop``,
-                                ``parse_error`` (error); ``not_utf8``, ``empty``,
-                                ``too_large`` (warning); ``bom`` (info)
-SYNC CONFLICT         warning   a copy a sync tool left beside a note (Dropbox,
-                                Google Drive, Obsidian Sync ``(conflicted copy …)``,
-                                Syncthing ``.sync-conflict-…``, iCloud ``x 2.md``
-                                modified within minutes of ``x.md``); it is left out
-                                of search, recall and context, and of ORPHAN and
-                                DUPLICATE, until resolved
-ORPHAN                warning   a memory file (not daily/digest) no MEMORY.md link
-                                resolves to (parsed links, Obsidian's resolution)
-DANGLING              warning   a link in a memory file (not a digest) to a
-                                missing note
-DUPLICATE             warning   two memory files (not daily/digest) with the same
-                                normalised name (file name or ``name:``), the same
-                                body, or bodies whose word 5-gram sets have a
-                                Jaccard similarity >= ``duplicate_similarity``
-OVERSIZED             warning   one file above ``oversized_percent`` of the cap
-MISSING TYPE          warning   no ``type:`` and no folder that implies one
-                                (info when the folder implies it; not reported
-                                when the frontmatter itself is invalid)
-STALE                 info      not modified for >= ``stale_days``: frontmatter
-                                ``updated:`` when present (git checkouts reset
-                                mtimes), else the file's mtime
-NO ENTRIES            info      no file of a core type (user, feedback, project,
-                                reference, decision)
-====================  ========  ==================================================
-
-Facts that supersede or expire add SUPERSEDES and VALID UNTIL (warning), SUPERSEDED (a MEMORY.md line listing a
-superseded note: warning, info once the line says so), SUPERSEDE? and EXPIRED (info):
-:mod:`mdmem.ops.check_facts`; a pair where one note supersedes the other is no DUPLICATE.
+Details and reasons: docs/decisions/053-check-audit.md
 """
 
 from __future__ import annotations

@@ -1,36 +1,15 @@
 """``check``'s findings about facts that supersede or expire (:mod:`mdmem.text.validity`).
 
-====================  ========  ==================================================
-kind                  severity  when
-====================  ========  ==================================================
-SUPERSEDES            warning   a ``supersedes`` link that reaches no note (the
-                                note it means to replace is still recalled), that
-                                names the note itself, or that closes a cycle
-                                (A supersedes B supersedes A: all of them leave
-                                recall). A warning like DANGLING, not an error:
-                                nothing is lost, an old fact is only shown
-                                still; such a link is not also reported DANGLING
-VALID UNTIL           warning   ``valid_until`` is not a date (YYYY-MM-DD): the
-                                note never expires
-SUPERSEDE?            info      two near-duplicate memory files (DUPLICATE's
-                                pairs, no other comparison) of different dates
-                                where neither supersedes the other: the newer
-                                may replace the older (reported on the newer)
-EXPIRED               info      ``valid_until`` is before today: left out of
-                                recall, context and the prompt hook
-SUPERSEDED            warning   a MEMORY.md line lists a superseded note as if
-                                current (the index is what an agent loads first,
-                                so the old fact still reads as the truth); info
-                                once the line says "(superseded by ...)", as
-                                ``save --supersedes`` writes it: the line still
-                                costs the always-loaded budget
-====================  ========  ==================================================
+Kinds: SUPERSEDES and VALID UNTIL (warning), SUPERSEDE? and EXPIRED (info), SUPERSEDED (warning, info
+once the MEMORY.md line says so).
 
 Everything is computed from the memory files the audit already holds and the vault's link resolution:
 the near-duplicate pairs come from the one pass DUPLICATE makes (:func:`mdmem.text.similar.near_duplicates`,
 candidate pairs from shared long lines, never all pairs), so this adds no reading and no pairwise work.
 A declared pair (one supersedes the other) is not a DUPLICATE: keeping the old note beside the new one
 is what superseding means.
+
+Details and reasons: docs/decisions/053-check-audit.md
 """
 
 from __future__ import annotations

@@ -1,35 +1,11 @@
 """``mdmem context``: the block an agent gets in its prompt, never over its budget (UTF-8 bytes).
 
-Sections, in this order, each only when it fits whole in what is left:
+Sections, in order, each only when it fits whole: bootstrap files, protocols whose ``paths:`` match,
+then the card (``index`` mode, the default: the same bytes for the same vault), the fuller ``full``
+block, or nothing (``off``). The budget counts UTF-8 bytes; sensitive notes, index notes and notes
+that no longer hold never appear.
 
-1. bootstrap files ``AGENTS.md``, ``SOUL.md``, ``USER.md``, ``IDENTITY.md``,
-   ``RULES.md``: each from the workspace (the nearest ancestor of the working
-   directory holding ``.git`` or ``.agent``) when present there, else from the
-   global directory (``MDMEM_BOOTSTRAP_DIR``, else ``~/.mdmem/``), as ``## NAME``;
-2. protocols whose ``paths:`` globs match one of ``paths``, in full; in ``full``
-   mode the global protocols (no ``paths:``) in full too;
-3. ``index`` mode (the default, what the SessionStart hook prints): the card
-   (:func:`card`), the same bytes for the same vault (no clock in it, everything
-   sorted) so prompt caches keep working: counts by type, the user and their
-   profile lines, every feedback note and protocol as one line each
-   (name — description; a protocol with ``paths:`` with its globs), the most recent decisions, active projects, people,
-   the last daily notes' dates, the memory protocol and how to pull detail;
-   what does not fit is counted and named ("… and 12 more: `mdmem search
-   type:feedback`"); ``full`` mode instead: the user's profile, the feedback
-   lines, the memory protocol, active projects, notes relevant to ``query``
-   (:mod:`mdmem.ops.recall`), recent decisions, the daily notes of the last 3
-   days, notes linked to the user and the active projects, the latest digest.
-   ``off``: nothing.
-
-The budget counts UTF-8 bytes, not characters: Claude Code cuts a hook's
-injection at 10,000 bytes, and a byte budget is also a character budget.
-Notes marked sensitive (``sensitive: true`` or a ``sensitive`` tag) never
-appear unless ``include_sensitive``; index notes (MEMORY.md, ``index: true``)
-are not memories and never listed; nor are notes that no longer hold (another
-note ``supersedes`` them, or their ``valid_until`` is before ``today``:
-:mod:`mdmem.text.validity`), so the card depends on the date only through
-``valid_until`` (:func:`mdmem.engine.supersede.valid_through` says until when
-a card stays right).
+Details and reasons: docs/decisions/056-prompt-recall-and-card.md
 """
 
 from __future__ import annotations

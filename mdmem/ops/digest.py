@@ -3,92 +3,11 @@ month, written as ordinary notes (``type: digest``). Deterministic (no model):
 the same daily notes always give byte-identical digests. Returns frozen
 dataclasses, never prints.
 
-Where and when
---------------
-``memory/digests/weekly/YYYY-Www.md`` for every ISO week that has daily notes
-(``memory/daily/**/YYYY-MM-DD.md``) and whose Sunday is before today;
-``memory/digests/monthly/YYYY-MM.md`` for every month with daily notes whose
-last day is before today. Periods without a daily note in ``memory/daily/``
-(all archived, or none ever) are never touched.
+Weekly digests go to ``memory/digests/weekly/YYYY-Www.md``, monthly ones to
+``memory/digests/monthly/YYYY-MM.md``; a digest a person edited, or a file there mdmem did not
+write, is never overwritten; archiving old daily notes is opt-in and never deletes.
 
-Layout (weekly; ``…`` marks text that varies)::
-
-    ---
-    name: Week 2026-W14
-    description: '7 entries over 3 days: atlas-billing, ana-souza, #postgres'
-    type: digest
-    period: 2026-W14
-    start: 2026-03-30
-    end: 2026-04-05
-    sources:
-    - memory/daily/2026-03-30.md
-    - memory/daily/2026-04-01.md
-    generated_by: mdmem digest
-    content_hash: <sha256 hex of everything after the closing --- line>
-    ---
-    # Week 2026-W14
-
-    2026-03-30 to 2026-04-05: 7 entries over 3 days.
-
-    ## 2026-03-30 (Mon)
-
-    - 09:40 first line of the entry, whitespace collapsed, cut at 160 characters with …
-    - 11:15 …
-
-    ## Links
-
-    - [[atlas-billing]] (3)
-    - [[ana-souza]] (2)
-
-    ## Tags
-
-    - #postgres (1)
-
-The monthly digest (``name: Month 2026-04``, ``period: 2026-04``) has the same
-frontmatter and, after ``# Month 2026-04`` and its summary line, ``## Weeks``
-with one line per ISO week touching the month, ``- [[2026-W14]]: 4 entries over
-2 days (2026-04-01, 2026-04-03)`` (counting only the month's own days; a week
-whose digest does not exist, or will not after this run, is named without the
-link, ``- 2026-W14: …``, so the month never links a note that is not there: the
-week ending after the month's last day is digested only once it is over, and the
-next run links it), then
-``## Links`` and ``## Tags`` cut to the :data:`MONTH_TOP` most mentioned, with a
-last line ``- … and N more in the weekly digests`` when cut.
-
-Rules
------
-* Entries are those of :mod:`mdmem.text.daily`. An entry's bullet is its first line; embeds
-  (``![[x]]``) are shown as links (``[[x]]``), and a cut never splits a
-  ``[[link]]``. Entries of a day are sorted by time (stable). A day whose note
-  has no timed entry shows ``No timed entries.``
-* Links are the wikilink targets (embeds included, subpaths and display text
-  dropped) written in entries; tags the ``#tags`` written in entries plus the
-  frontmatter tags of the day's note (except ``daily``, which every daily note
-  carries). A count is the number of entries mentioning it (plus, for a tag,
-  the daily notes whose frontmatter lists it). Spellings that differ only in
-  case (or a ``.md`` suffix) are one target, shown as written most often.
-  Order: most mentioned first, then by name. The description names the three
-  most mentioned, links before tags on a tie.
-* A daily note with invalid frontmatter is still digested (its entries; its
-  frontmatter tags are unknown) and reported in ``problems``. A daily note that
-  cannot be read leaves its periods' digests untouched (``skipped-unreadable``).
-
-Statuses: ``created``, ``updated`` (its daily notes changed), ``unchanged``,
-``kept-edited`` (its body no longer hashes to ``content_hash``, or its
-frontmatter has other keys than these: a person edited it, so it is never
-overwritten), ``skipped-not-generated`` (a file there without
-``generated_by: mdmem digest``, or with unreadable frontmatter: never touched),
-``skipped-unreadable``.
-
-Archiving (opt-in, ``[digest] archive_daily_after_days = N`` in
-``.mdmem/config.toml``; 0 = never): a daily note more than N days old moves to
-``memory/.archive/daily/`` (as ``forget`` moves notes: same relative path,
-``-2``, ``-3``... when taken, never over a file) once both its week's and its
-month's digests exist and list it in ``sources``. Nothing is deleted. Archived
-notes keep feeding the digests that list them (their ``sources`` then name the
-archive path), so a week or month whose other notes are still live is never
-regenerated without them; a daily note archived by ``forget`` (the digest still
-lists its ``memory/daily/`` path) drops out of the next regeneration.
+Details and reasons: docs/decisions/052-digests.md
 """
 
 from __future__ import annotations

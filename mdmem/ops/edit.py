@@ -1,27 +1,11 @@
 """Maintaining notes: edit (append, replace a section, set or remove frontmatter keys) and move (rename,
 with every link to the note rewritten the way Obsidian's "Automatically update internal links" does).
 
-Every write goes through :func:`mdmem.base.files.write_atomic` with the ``(mtime_ns, size)`` seen when the
-file was read, under the vault's single-writer lock, and is reported. An agent edits against a
-**version**: :func:`version` of the bytes it read (``read_note`` returns it); when the file's bytes are
-not those any more (the user edited it in Obsidian meanwhile), the edit is refused with
-:class:`~mdmem.base.errors.WriteConflict` and nothing is written. A content hash, not the stat: an
-mtime only moves by the kernel's clock tick (about 4 ms here), so two writes of the same size inside
-one tick look the same by stat.
+Every write is atomic, under the vault's lock, against the **version** (a content hash) the caller
+read: a changed file raises :class:`~mdmem.base.errors.WriteConflict`. Frontmatter is edited line by
+line; a move rewrites every link that resolved to the note, in the style it had.
 
-Frontmatter is edited line by line, never dumped again: the user's comments, key order, quoting and
-lists stay as they were; only the lines of the keys set or removed change (and ``updated``, when the note
-has that key, becomes today). A line's value is written as plain YAML when it reads back as the same
-value, else as a JSON string (which YAML reads the same).
-
-Move: the note is renamed (never over an existing file), then every link in the vault that resolved to
-it, and every link whose resolution the move would change (a relative link inside the moved note, a bare
-name the moved note now shadows), is rewritten so that it points where it pointed before: wikilinks keep
-their style (a bare name stays a bare name when that is unique, a path stays a path), their ``#heading``
-or ``#^block``, their ``|alias`` (escaped ``\\|`` in tables too) and ``!`` for embeds; Markdown links get
-the new path relative to the linking note (or vault-absolute when they were), encoded as they were.
-Links in code are not links and are never touched. MEMORY.md's lines whose text is the old file name get
-the new one.
+Details and reasons: docs/decisions/059-names-edits-and-forgetting.md
 """
 
 from __future__ import annotations

@@ -3,32 +3,11 @@ a note moves to ``memory/.archive/`` (hidden, so it leaves the index; same relat
 MEMORY.md lines go, atomically, under the vault's lock, never over a file changed since read. Only
 memory notes can be forgotten (a root ``README.md`` is not one).
 
-A flat vault (:func:`mdmem.base.vault.is_flat`: ``MEMORY.md`` beside its notes, no ``memory/``, as Claude
-Code keeps its own memory) archives into ``.archive/`` at its root (:data:`~mdmem.base.layout.FLAT_ARCHIVE_DIR`,
-hidden too, the same relative path, its own ``forgotten.jsonl``). DESIGN.md names only ``memory/.archive/``,
-the layered layout's; in a flat vault that folder was ``memory/``'s first content, and a vault is flat or
-layered by what exists, so the first ``forget`` turned it layered: every other note was then outside
-``memory/``, no longer a memory (``check`` counted 0 files; the next ``forget`` refused), as a new user's
-trial found. Not ``.mdmem/``: that is derived state, deletable at any time; an archive is not. A layered
-vault keeps ``memory/.archive/``; ``restore`` looks in both, so a note forgotten while the vault was flat
-comes back after it was made layered (``mdmem init``).
+Only a note *named* exactly is archived at once; a word's search matches need ``yes``. Each
+forgotten note is logged in its archive's ``forgotten.jsonl`` so :func:`restore` puts it, and its
+MEMORY.md lines, back; links are never rewritten. A flat vault archives into ``.archive/`` at its root.
 
-What may be forgotten at once: a note *named* exactly, as ``show`` resolves it (its vault path, file
-name, title, ``name:`` or an alias). A word that names no note is searched, and its matches are only
-a guess at what was meant (``forget Adyen`` found a whole person note that mentions Adyen once): they
-are archived only with ``yes`` (the CLI asks on a terminal, scripts pass ``--yes``); without it,
-:class:`NeedsConfirmation` (exit 2) and nothing moves. The MCP tool takes a named note only: an agent
-cannot answer a prompt, so it searches, asks its user, then names the note.
-
-Each forgotten note gets a line in its archive's ``forgotten.jsonl`` (:func:`~mdmem.base.layout.archive_log`): where it
-came from, the day, and the MEMORY.md lines removed with the heading they stood under. :func:`restore`
-reads it to put the note back where it was, with its lines under their heading again, never over a
-note that now exists there. An archived note without a log line (forgotten by hand, or before the log
-existed) goes back to the path under ``memory/`` its archive path mirrors.
-
-Links are never rewritten either way (Obsidian's rule: a link names a file; the archive is hidden, so
-links to an archived note dangle until it is restored, and resolve again after): both report how many
-links point at the note.
+Details and reasons: docs/decisions/059-names-edits-and-forgetting.md
 """
 
 from __future__ import annotations

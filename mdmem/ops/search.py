@@ -1,25 +1,11 @@
 """Search as people and agents get it (``mdmem search``, MCP ``search``, ``recall``): ranked notes
 from :meth:`Memory.search <mdmem.engine.memory.Memory.search>` without sync conflict copies.
 
-A copy a sync tool left beside a note (``x (conflicted copy 2024-05-01).md``,
-``x.sync-conflict-20240501-123456-ABCDEFG.md``, ``x 2.md`` written within minutes of ``x.md``: the rule
-is :func:`mdmem.base.layout.sync_conflicts`) is a second, diverging version of a memory: it stays out of
-search, recall, context and timeline until someone resolves it, and ``check`` reports it
-(``SYNC CONFLICT``). It is still a note: ``show``, ``read_note`` and ``forget`` reach it by its path.
+Sync conflict copies stay out until resolved. Superseded or expired notes are kept, marked, and
+placed right after their successor (:func:`after_successors`); recall, context and the prompt hook
+ask for current notes only.
 
-Facts that no longer hold (:mod:`mdmem.text.validity`): a note another note ``supersedes``, or one whose
-``valid_until`` is before today. ``search`` keeps them, in the order they score, marked (``superseded_by``,
-``valid_until``, ``expired`` on the hit; ``superseded by [[new]]`` / ``expired YYYY-MM-DD`` in the
-text): search is where a person looks up what the vault says, old facts included, and the new note
-that replaces an old one usually matches the same words and is shown beside it. When both match, the old
-note comes right after its successor (:func:`after_successors`), wherever the scorer put it: a
-new user's trial found the superseded note ranked first (the scorer knows nothing of superseding: the
-old text can match the words better), and an agent or person reads the first hit as the answer. A move rather than a
-demotion factor, so the order stays the scorer's for every other hit and no factor has to be tuned
-against BM25's scale; an old note whose successor did not match keeps its place. Recall, context and
-the prompt hook ask for
-current notes only (``current=True``) and never see them. Who supersedes whom is derived once per
-refresh in the notes cache (:mod:`mdmem.engine.supersede`), so this costs one small query.
+Details and reasons: docs/decisions/057-passages-and-hybrid-search.md
 """
 
 from __future__ import annotations

@@ -17,6 +17,11 @@ import re
 from functools import lru_cache
 from urllib.parse import unquote
 
+TYPE_CHECKING = False  # not `from typing import`: type-only imports cost nothing at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _TAG_BODY = re.compile(r"[\w/\-]+", re.UNICODE)
 _WIKI_TARGET_SPLIT = re.compile(r"\\?\|")
@@ -48,7 +53,7 @@ def valid_tag(name: str) -> str | None:
     return name
 
 
-def _line(state, pos: int) -> int:
+def _line(state: Any, pos: int) -> int:
     """The block's line + newlines before ``pos``, counted on from the last call (links come in
     order): counting from the block's start each time made a note of many links quadratic."""
     env = state.env
@@ -60,7 +65,7 @@ def _line(state, pos: int) -> int:
     return env.get("line0", 0) + line
 
 
-def _next(state, needle: str, pos: int) -> int:
+def _next(state: Any, needle: str, pos: int) -> int:
     """``state.src.find(needle, pos)``, remembered: the answer for ``pos`` holds for every later
     position up to it. Without this, each ``[[`` of a note with no ``]]`` searched to the end of
     the block: a 160 KB note of ``[[a `` took 7.4 s to index (measured on d10a61c), doubling the
@@ -77,7 +82,7 @@ def _next(state, needle: str, pos: int) -> int:
 MAX_LABEL = 999  # CommonMark's longest link label: a "[" with no "]" this close is not a link
 
 
-def _wikilink(state, silent: bool) -> bool:
+def _wikilink(state: Any, silent: bool) -> bool:
     src, pos = state.src, state.pos
     embed = src.startswith("!", pos)
     start = pos + 1 if embed else pos
@@ -103,7 +108,7 @@ def _wikilink(state, silent: bool) -> bool:
     return True
 
 
-def _tag(state, silent: bool) -> bool:
+def _tag(state: Any, silent: bool) -> bool:
     src, pos = state.src, state.pos
     if src[pos] != "#" or (pos > 0 and not src[pos - 1].isspace()):
         return False
@@ -121,7 +126,7 @@ def _tag(state, silent: bool) -> bool:
     return True
 
 
-def _comment_inline(state, silent: bool) -> bool:
+def _comment_inline(state: Any, silent: bool) -> bool:
     src, pos = state.src, state.pos
     if not src.startswith("%%", pos):
         return False
@@ -130,7 +135,7 @@ def _comment_inline(state, silent: bool) -> bool:
     return True
 
 
-def _comment_block(state, start_line: int, end_line: int, silent: bool) -> bool:
+def _comment_block(state: Any, start_line: int, end_line: int, silent: bool) -> bool:
     """A ``%%`` at the start of a line opens a comment that runs to the next
     ``%%`` (possibly many lines and blank lines later, or to the end of the
     file when never closed), as in Obsidian. If text follows the closing
@@ -158,10 +163,10 @@ def _comment_block(state, start_line: int, end_line: int, silent: bool) -> bool:
     return True
 
 
-def _markdown_link(original):
+def _markdown_link(original: Callable[[Any, bool], bool]) -> Callable[[Any, bool], bool]:
     """Wrap markdown-it's ``link`` / ``image`` rule to record where the link sits."""
 
-    def rule(state, silent: bool) -> bool:
+    def rule(state: Any, silent: bool) -> bool:
         pos, n = state.pos, len(state.tokens)
         close = _next(state, "]", pos)
         if close < 0 or close - pos > MAX_LABEL:
@@ -182,7 +187,7 @@ def _markdown_link(original):
     return rule
 
 
-def _record_markdown(state, pos: int, href: str, embed: bool) -> None:
+def _record_markdown(state: Any, pos: int, href: str, embed: bool) -> None:
     if not href or _SCHEME.match(href) or href.startswith("//"):
         return
     raw = state.src[pos : state.pos]
@@ -196,7 +201,7 @@ def _record_markdown(state, pos: int, href: str, embed: bool) -> None:
     )
 
 
-def _inline_with_lines(state) -> None:
+def _inline_with_lines(state: Any) -> None:
     """markdown-it's core ``inline`` rule, telling inline rules their block's line."""
     md, env = state.md, state.env
     for token in state.tokens:
@@ -210,7 +215,7 @@ def _inline_with_lines(state) -> None:
 
 
 @lru_cache(maxsize=1)
-def markdown():
+def markdown() -> Any:
     """The shared parser: CommonMark + tables + strikethrough + Obsidian rules."""
     from markdown_it import MarkdownIt
     from markdown_it.rules_inline import image, link
@@ -235,7 +240,7 @@ def markdown():
 LINK_FORMATS = ("shortest", "relative", "absolute")  # Obsidian's "New link format" (app.json newLinkFormat)
 
 
-def link_path(path: str, source: str, form: str, resolve) -> str:
+def link_path(path: str, source: str, form: str, resolve: Callable[[str, str], str | None]) -> str:
     """How Obsidian spells the vault path ``path`` (with ``.md``) in a new link from the note ``source``:
     ``shortest`` the file name when it reaches ``path`` from there (``resolve(link, source)``), else the vault
     path; ``relative`` the path from ``source``'s folder; ``absolute`` the vault path. A spelling that would not
@@ -254,7 +259,7 @@ def link_path(path: str, source: str, form: str, resolve) -> str:
     return nfc(spelled if resolve(spelled, source) == path else "/" + path)
 
 
-def format_link(path: str, source: str, *, markdown: bool = False, form: str = "shortest", resolve,
+def format_link(path: str, source: str, *, markdown: bool = False, form: str = "shortest", resolve: Callable[[str, str], str | None],
                 display: str | None = None) -> str:
     """A new link to the vault path ``path`` from the note ``source``, as Obsidian writes one with the user's
     settings: a wikilink ``[[name]]`` / ``[[name|display]]`` (no ``.md``), or with ``useMarkdownLinks`` a Markdown

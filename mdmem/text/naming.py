@@ -1,27 +1,12 @@
 """What a saved note is called when no name is given: its subject, short; a person's note, the person.
 
-A name is made once, when the note is created, and never changed afterwards (an edited note keeps its
-name and file name; nothing here renames). So a name holds what the note is *about*, not the fact it
-states: the fact is the body, which is edited; a name that carries it ("…-port-5432") is wrong the day
-the port changes. The rule (:func:`subject`): the first line, its links as text, up to its first clause
-break (``. : ; ! ?``, a spaced dash), then at most :data:`WORDS` words, never ending on a word such as
-"the", "on" or "is"; at most ``limit`` characters, cut at a word. (Stopping before the first word that
-holds a digit, a port or a count, was tried and left out: texts that differ only by their number, "Watch-
-time memory number 1", "… number 2", all got the same name and the second one was refused as a
-near-duplicate.)
-
-Measured on the 268 names people chose for the memories of the real sessions in tests/data
-(``checkpoint*/*.labels.json``): median 7 words, 118 of them (44%) within 6 words; those names summarise,
-a first clause cut at 6 words mostly names the subject ("The staging database is refreshed", "Deploy
-freeze", "I live in Lisbon"). Over the 531 user messages of the real transcripts there (as if each were
-saved), the file name's median length went from 40 characters (the first clause, up to 60 characters) to
-27, the longest 57; none of them gives a name that makes no file name, before or after.
-
-A person (:func:`person_name`) is called by the name the text opens with: "Ana Souza is the billing team
-lead" -> "Ana Souza", also "Ana Souza: …", "Ana Souza (billing) …", "Ana Souza's team …", "Ana Souza é a
-líder …", "Maria da Silva leads …"; a text that does not open with a name ("The new CTO is Ana") has none.
+A name is made once, when the note is created, and holds what the note is *about*
+(:func:`subject`: the first clause, at most :data:`WORDS` words); a person's note is called by the
+name the text opens with (:func:`person_name`).
 
 Pure: no I/O, standard library only.
+
+Measurements: docs/decisions/059-names-edits-and-forgetting.md
 """
 
 from __future__ import annotations

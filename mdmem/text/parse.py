@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -122,7 +122,7 @@ def read_frontmatter(raw: str | None) -> tuple[dict[str, Any], list[Problem]]:
         return {}, [Problem("invalid_yaml", f"invalid YAML frontmatter: {e}")]
 
 
-def _strings(value: Any):
+def _strings(value: Any) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, list):
@@ -190,7 +190,7 @@ def _date(fm: dict[str, Any], stem: str, note_type: str, mtime_ns: int) -> str |
     return None
 
 
-def _walk_body(body: str, line_offset: int):
+def _walk_body(body: str, line_offset: int) -> tuple[list[Link], list[str], list[Heading], str]:
     """Parse the body once; returns (links, tags, headings, plain text)."""
     env: dict[str, Any] = {"links": [], "tags": []}
     tokens = markdown().parse(body, env)
@@ -216,7 +216,7 @@ def _walk_body(body: str, line_offset: int):
 _TEXTUAL = {"text", "code_inline", "wikilink", "tag", "image"}
 
 
-def _textual(children) -> list[str]:
+def _textual(children: Any) -> list[str]:
     return [
         c.content if c.type in _TEXTUAL else " "
         for c in children or ()

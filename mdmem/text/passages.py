@@ -1,24 +1,11 @@
 """A note's body cut into passages: the units search by meaning embeds and snippets are taken from.
 
-A session note or a daily note holds many subjects, and the embedding models see about 128 tokens
-(~90 words) of a text; a note embedded whole, or through its first few windows, is seen through
-its opening only. So a note is cut, in this order, into
-
-1. **sections** at its ATX headings (``#`` … ``######``; a daily note's ``## HH:MM`` entries are such
-   headings), a heading staying with the text under it; a section with fewer than :data:`MIN_WORDS`
-   words (a title line, an empty entry) is joined to the next one;
-2. inside a section longer than :data:`MAX_WORDS`, **windows of whole paragraphs** (blank-line
-   separated blocks) of up to :data:`TARGET_WORDS` words; a fenced code block is one block, never cut
-   inside, and a heading's words are repeated at the head of each of its windows;
-3. a single paragraph longer than :data:`MAX_WORDS` (not a code fence) is cut into overlapping word
-   windows of :data:`TARGET_WORDS` words (:data:`OVERLAP` shared).
-
-At most :data:`MAX_PASSAGES` passages a note: past that, neighbouring passages are merged two by two
-(a passage then embeds through its first ~128 tokens) until the count fits, so the whole note stays
-covered rather than only its beginning. Sizes chosen by measurement on the benchmarks of
-``docs-notes/longmemeval.md`` (figures there and in :mod:`mdmem.engine.embed`).
+Sections at headings, then windows of whole paragraphs, then overlapping word windows; at most
+:data:`MAX_PASSAGES` a note, merged two by two past that so the whole note stays covered.
 
 Pure: text in, passages out (no I/O). Line numbers are kept so a caller can show where a passage is.
+
+Details and reasons: docs/decisions/057-passages-and-hybrid-search.md
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ def _key(text: str) -> str:
 
 
 class Resolver:
-    def __init__(self, paths: Iterable[str]):
+    def __init__(self, paths: Iterable[str]) -> None:
         self._exact: dict[str, str] = {}
         self._by_name: dict[str, list[str]] = defaultdict(list)
         for path in paths:

@@ -5,22 +5,9 @@ credential saved into it leaks. ``save``, ``daily add``, ``checkpoint accept`` a
 ``daily_add`` refuse a text holding one (unless told it is not one), and ``check`` reports notes that
 hold one (kind ``SECRET``) by line and kind, never the secret itself.
 
-Why these rules and not the PyPI package ``detect-secrets`` (1.5.0), measured here on 2 loaded cores:
-importing its scanner took 204-337 ms (4 runs; it pulls in ``requests``) and setting up its plugins
-another 25-47 ms, so a ``save`` would pay ~250-400 ms, over the ~100 ms a command may spend on this; and
-its ad-hoc line scan flagged every line of an 8-line sample, a UUID and a commit's sha256 included, as
-a "high entropy string". This rule set costs ~4 ms to import (compiling its patterns) and ~60 us of CPU
-to scan a 3 KB note: 0.61 s of CPU for the 10,000 notes (30 MB) of ``scripts/gen_vault.py``, which took
-``mdmem check``'s audit there from 1.95 to 2.71 s of CPU (with the NAME TWINS and SYNC CONFLICT checks).
-A rule's regex runs only when its literal prefix is in the text (a substring test), and the assignment
-rule starts from its key words found with ``str.find``: a leading look-behind or a case-insensitive
-alternation made the regexes 20-50x slower.
+Each rule is a provider's documented token shape; the two context rules also need a random-looking value.
 
-Each rule is a provider's documented token shape (a literal prefix and a fixed alphabet and length),
-so ordinary prose does not match; the two context rules (a password in a URL, a ``password=`` /
-``secret:`` / ``token=`` ... assignment) also need the value to look random: at least 8 characters,
-letters and digits (or symbols) mixed, Shannon entropy of at least 3 bits a character, and not a
-placeholder (``<password>``, ``${TOKEN}``, ``xxxx``, ``changeme``, ``password``).
+Measurements: docs/decisions/058-hostile-vault-boundary.md
 """
 
 from __future__ import annotations
@@ -30,6 +17,10 @@ import bisect
 import math
 import re
 from dataclasses import dataclass
+
+TYPE_CHECKING = False  # not `from typing import`: type-only imports cost nothing at run time
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 # (kind, pattern, characters that may not stand just before it): kinds are what a person is told. Every
 # pattern starts on a literal (Python's re then skips ahead to it at C speed: a leading look-behind made a
@@ -110,7 +101,7 @@ _GLUED = tuple((kind, re.compile(re.sub(r"\(\?!\[[^\]]*\]\)$", "", pattern.patte
                for kind, pattern, before in _RULES)
 
 
-def _tokens(text: str, rules: tuple[tuple[str, re.Pattern, str], ...] = _RULES):
+def _tokens(text: str, rules: tuple[tuple[str, re.Pattern, str], ...] = _RULES) -> Iterator[tuple[int, int, str]]:
     """Each provider-shaped token in ``text``: (start, end, kind)."""
     present = {n for n in _ALL_NEEDLES if n in text}  # substring tests: ~20x cheaper than the regexes' passes
     for (kind, pattern, before), needles in zip(rules, _NEEDLES):
@@ -137,7 +128,7 @@ _SPACED_NEEDLES = frozenset(" ".join(n.strip()) for n in _ALL_NEEDLES)  # "A K I
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{24,4000}={0,2}")
 
 
-def _hidden(text: str):
+def _hidden(text: str) -> Iterator[tuple[int, str]]:
     """(position in ``text``, kind) of each token hidden by a line cut, spaces between its characters or base64.
     Each pass costs a C-speed search when there is nothing to find (a ``re.sub``, substring tests)."""
     if "\n" in text:
@@ -168,7 +159,7 @@ def _hidden(text: str):
                 yield m.start(), f"{kind} in base64"
 
 
-def _found(text: str):
+def _found(text: str) -> Iterator[tuple[int, int, int, str]]:
     """Each secret in ``text`` as (where its line is told from, start, end, kind): ``start:end`` is the value
     itself (a token, the password of a URL, an assignment's value; a private key from its header to its
     footer or the end of the text), what :func:`redact` replaces."""

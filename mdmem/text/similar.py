@@ -13,6 +13,8 @@ from mdmem.base.settings import SIMILAR
 
 TYPE_CHECKING = False  # the checkpoint's hooks import this for same_memory: no parser, no models at load time
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from mdmem.base.models import Note
 
 SENTENCE_MIN = 30  # bytes: shorter lines (headings, template lines) say nothing about duplication
@@ -45,7 +47,7 @@ def _pair(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a < b else (b, a)
 
 
-def near_duplicates(notes: list[Note], read, threshold: float = SIMILAR) -> list[tuple[str, str, str]]:
+def near_duplicates(notes: list[Note], read: Callable[[str], bytes | None], threshold: float = SIMILAR) -> list[tuple[str, str, str]]:
     """Pairs ``(a, b, why)`` of near-duplicate notes, fast at 10k notes: the same
     normalised name; then candidates that share a long sentence or line (an
     inverted index over sentences, ignoring boilerplate found in many notes) or
@@ -157,7 +159,7 @@ def same_meaning_pairs(texts: dict[str, str]) -> list[tuple[str, str]]:
     return sorted(pair for pair, n in shared.items() if n >= 2 and same_meaning(texts[pair[0]], texts[pair[1]]))
 
 
-def _options(value) -> set[str]:
+def _options(value: object) -> set[str]:
     """Option names (a string or a list of them) as :func:`name_key` keys."""
     items = [value] if isinstance(value, str) else value if isinstance(value, (list, tuple)) else []
     return {k for k in (name_key(v) for v in items if isinstance(v, str)) if k}

@@ -13,119 +13,7 @@ API
                             (a ``--when`` option); anything else raises
                             ``ValueError`` with a message naming what was wrong.
 
-A :class:`Window` holds ``start`` and ``end`` (both inclusive), ``phrase`` (the
-words that named the window, exactly as they appear in the text) and ``rest``
-(the text without the phrase, cleaned up as described under "The rest").
-
-Phrases (case-insensitive; accents optional: mês/mes, há/ha, três/tres,
-últimos/ultimos, atrás/atras, março/marco)
----------------------------------------------------------------------------
-ISO dates
-    ``2026-04-12`` -> that day.  ``2026-04`` -> that month, 1st .. last day.
-    An impossible date (``2026-02-30``, ``2026-13``) is not a phrase, and neither
-    is its prefix (``2026-02-30`` does not fall back to February). A date glued
-    to a word, a time or a file suffix (``2026-04-12T10:00``, ``2026-04-12.md``,
-    ``notes/2026-04-12``) is not a phrase either.
-Days
-    today/hoje; yesterday/ontem; (the) day before yesterday/anteontem/ante-ontem/
-    antes de ontem.
-N units ago
-    "N days ago", "há N dias", "N dias atrás", "há N dias atrás" -> that one day.
-    "N weeks ago" / "há N semanas" / "N semanas atrás" -> the ISO week (Monday ..
-    Sunday) that contains today - 7N days.
-    "N months ago" / "há N meses" / "N meses atrás" -> the calendar month of
-    today shifted N months back (asked on 03-31, "1 month ago" is February).
-    "N years ago" / "há N anos" / "N anos atrás" -> that calendar year.
-    N is digits (1 or more; 0 is not a phrase), one..twelve, um/uma, dois/duas,
-    três, quatro .. doze, or the article a/an ("a week ago" = 1 week ago; "há uma
-    semana", "há um mês"). English numbers go with English units, Portuguese
-    with Portuguese ones.
-Calendar periods
-    "last week", "semana passada" -> the previous ISO week; "this week",
-    "esta/essa/nesta/nessa/desta/dessa semana" -> the current ISO week, Monday ..
-    Sunday (it may reach into the future). Likewise "last month"/"mês passado",
-    "this month"/"este/esse/neste/nesse/deste/desse mês" (1st .. last day), and
-    "last year"/"ano passado", "this year"/"este/esse/neste/.. ano" (Jan 1 ..
-    Dec 31).
-Rolling windows ending today
-    "last N days", "past N days", "the last N days", "últimos N dias", "últimas N
-    semanas", "os últimos N meses" (days, weeks or months):
-    N days -> today-(N-1) .. today; N weeks -> today-(7N-1) .. today; N months ->
-    (the same day N months back, clamped to that month's length) + 1 day .. today.
-Months
-    Full names in both languages (january .. december, janeiro .. dezembro), with
-    an optional year: "april", "april 2026", "april of 2026", "april/2026",
-    "abril de 2026", "abril/2026". Without a year: the most recent such month that
-    is not in the future (asked in 2026-03, "april" is April 2025; asked in
-    2026-04 it is April 2026, 1st .. 30th). The year may also be relative:
-    "april last year"/"april of last year"/"abril do ano passado" (that month of
-    last year), "april this year"/"abril deste ano"/"abril este ano" (this year's).
-    Abbreviations (jan feb mar apr jun jul aug sep sept oct nov dec; fev abr mai
-    ago set out dez), with an optional dot, count only when a year follows
-    ("apr 2026", "abr/2026", "abr de 2026"). "set", "out" and "ago" are English
-    words, so for them a bare space is not enough: they need "/", "de"/"of" or
-    the dot ("set/2025", "out. 2025").
-Years
-    "in 2025", "during 2025", "em 2025", "durante 2025" -> that calendar year;
-    also "ano de 2025" (so "no ano de 2025"). A bare 4-digit number is not a
-    phrase ("2026 budget"), and a year after a preposition must lie in
-    1900..2199 ("in 2000 ms" is still read as a year: a known false positive).
-
-Ambiguities and the decisions taken
------------------------------------
-* Whole words only: "monday", "todays", "contém", "this weekend", "last
-  weekend" contain no phrase.
-* "may" and "march" are English verbs, and "marco" (without the cedilla) is a
-  Portuguese noun and a first name. Without a year they count only right after
-  "in", "of" or "during" ("in may", "end of march") -- for "marco": "em" or
-  "durante". "maio" and "março" need nothing. So "may I ask" and "march forward"
-  are not phrases. "since may" is not one either (see "since" below).
-* A month name next to a day number names a day, which this parser does not
-  read; rather than take the month alone and strand the number in ``rest``, it
-  is not a phrase: "april 12", "april 12th, 2026", "12 april", "the 3rd of may",
-  "5 de maio".
-* A month name after last/next/this/past/coming/previous/every/each/último/
-  próximo/este/esse/neste/todo/cada, or before passado/que vem/próximo/next year,
-  is not a phrase ("last april" is not read as the most recent April).
-* "the last week", "the last month" are the calendar periods, like "last week".
-  "last week of march", "the last month of 2025" (a following "of") are not
-  phrases themselves; what follows may be ("the last week of march" -> March,
-  rest "the last week"). "past week", "past month", "last N years", "next
-  week", "tomorrow", weekdays, "última semana", "faz 3 dias" and "a couple of
-  days ago" are left out altogether.
-* A leading article is part of the phrase ("the last 3 days", "the day before
-  yesterday", "o mês passado", "a semana passada", "os últimos 3 dias"); a leading
-  preposition is not ("in april" -> phrase "april"), even where the preposition
-  is what makes the words a phrase ("in may" -> "may", "in 2025" -> "2025",
-  "no ano de 2025" -> "ano de 2025"). Fused forms (nesta, neste, desta, ...) are
-  single words and so belong to the phrase.
-* English possessives belong to the phrase: "yesterday's standup" -> phrase
-  "yesterday's", rest "standup"; there the preposition before the phrase governs
-  the following noun and is kept ("notes in today's standup" -> "notes in
-  standup").
-* "há N dias" also means "there are N days" ("há 3 dias de prazo"); it is read
-  as time. "April" may be a person; it is read as the month.
-* Only the first (leftmost) phrase is taken; when two start at the same place
-  the longer wins. Words such as since/until/before/after/desde/até before the
-  phrase are kept in ``rest``: the window does not express them, so the caller
-  can see them.
-
-The rest
---------
-The text is NFC-normalised first (``phrase`` and ``rest`` come from that
-form). The phrase is cut out; a preposition right before it that is left
-dangling is cut too -- after an English phrase: in, on, from, of, during, over,
-within, for; after a Portuguese one: em, de, do, da, dos, das, no, na, nos, nas,
-durante; after an ISO date or a year: any of these. Then whitespace is
-collapsed; punctuation the cut leaves stranded is dropped (a leading ", " or
-": ", a trailing ",", the comma before "?" or ".", both commas that enclosed
-the phrase, an emptied pair of brackets or quotes), and a rest with no letters
-or digits at all becomes "". A month name's language is the name's; the
-abbreviations shared by both languages (jan, mar, jun, jul, nov) count as both.
-
-``window_of`` runs the same parser and requires an empty ``rest``. Because an
-option value has no other reading, it also accepts a bare year ("2025") and a
-bare "may", "march" or "marco"; abbreviations still need a year.
+Details and reasons: docs/decisions/051-temporal-phrases.md
 """
 
 from __future__ import annotations
@@ -134,7 +22,7 @@ import calendar
 import datetime
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 __all__ = ["Window", "parse", "window_of"]
@@ -158,7 +46,7 @@ def _fold(s: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", s.lower()) if not unicodedata.combining(c))
 
 
-def _alt(words) -> str:
+def _alt(words: Iterable[str]) -> str:
     return "|".join(sorted({re.escape(w) for w in words}, key=len, reverse=True))
 
 
@@ -309,7 +197,7 @@ class _Rule:
 _RULES: list[_Rule] = []
 
 
-def _rule(pattern: str, lang: str):
+def _rule(pattern: str, lang: str) -> Callable[[Handler], Handler]:
     def register(fn: Handler) -> Handler:
         _RULES.append(_Rule(re.compile(pattern, re.IGNORECASE), lang, fn))
         return fn
@@ -317,19 +205,19 @@ def _rule(pattern: str, lang: str):
 
 
 @_rule(rf"(?<![\w./-])(?P<y>\d{{4}})-(?P<m>\d{{2}})-(?P<d>\d{{2}}){_YEAR_END}", "any")
-def _iso_day(m, text, today):
+def _iso_day(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     d = datetime.date(int(m["y"]), int(m["m"]), int(m["d"]))
     return d, d
 
 
 @_rule(rf"(?<![\w./-])(?P<y>\d{{4}})-(?P<m>\d{{2}}){_YEAR_END}", "any")
-def _iso_month(m, text, today):
+def _iso_month(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     return _month(int(m["y"]), int(m["m"]))
 
 
 @_rule(rf"{_B}(?P<w>today|yesterday|(?:the\s+)?day\s+before\s+yesterday){_E}", "en")
 @_rule(rf"{_B}(?P<w>hoje|ontem|anteontem|ante-ontem|antes\s+de\s+ontem){_E}", "pt")
-def _day(m, text, today):
+def _day(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     w = _fold(m["w"])
     back = 0 if w in ("today", "hoje") else 1 if w in ("yesterday", "ontem") else 2
     d = today - datetime.timedelta(days=back)
@@ -339,32 +227,32 @@ def _day(m, text, today):
 @_rule(rf"{_B}{_N_EN_A}\s+{_U_EN}\s+ago{_E}", "en")
 @_rule(rf"{_B}h[aá]\s+{_N_PT}\s+{_U_PT}(?:\s+atr[aá]s)?{_E}", "pt")
 @_rule(rf"{_B}{_N_PT}\s+{_U_PT}\s+atr[aá]s{_E}", "pt")
-def _units_ago(m, text, today):
+def _units_ago(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     n = _number(m["n"])
     return _ago(n, _unit(m["u"]), today) if n else None
 
 
 @_rule(rf"{_B}(?:the\s+)?(?:last|past)\s+{_N_EN}\s+{_U_EN3}{_E}", "en")
 @_rule(rf"{_B}(?:[oa]s\s+)?[uú]ltim[oa]s?\s+{_N_PT}\s+{_U_PT3}{_E}", "pt")
-def _last_n(m, text, today):
+def _last_n(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     n = _number(m["n"])
     return _rolling(n, _unit(m["u"]), today) if n else None
 
 
 @_rule(rf"{_B}(?:(?P<last>(?:the\s+)?last)|this)\s+(?P<u>week|month|year){_E}", "en")
-def _this_last_en(m, text, today):
+def _this_last_en(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     if _NOT_OF.match(text, m.end()):        # "last week of march", "the last month of 2025"
         return None
     return _period(_unit(m["u"]), -1 if m["last"] else 0, today)
 
 
 @_rule(rf"{_B}(?:(?:a\s+)?(?P<w>semana)|(?:o\s+)?(?P<u>m[eê]s|ano))\s+passad[oa]{_E}", "pt")
-def _last_pt(m, text, today):
+def _last_pt(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     return _period("w" if m["w"] else _unit(m["u"]), -1, today)
 
 
 @_rule(rf"{_B}(?:[nd]?es[st]a\s+(?P<w>semana)|[nd]?es[st]e\s+(?P<u>m[eê]s|ano)){_E}", "pt")
-def _this_pt(m, text, today):
+def _this_pt(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     return _period("w" if m["w"] else _unit(m["u"]), 0, today)
 
 
@@ -376,7 +264,7 @@ _FULL_NAMES = _alt(_MONTHS_EN + _MONTHS_PT + ["marco"])
        rf"|\s+(?P<rel>(?P<last>(?:of\s+)?last\s+year|do\s+ano\s+passado)"
        rf"|this\s+year|[dn]?es[st]e\s+ano){_E})?",
        "month")
-def _month_name(m, text, today):
+def _month_name(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     name = m["m"].lower()
     month = _FULL[_fold(name)]
     before = text[max(0, m.start() - 100):m.start()]
@@ -399,7 +287,7 @@ def _month_name(m, text, today):
 @_rule(rf"{_B}(?P<a>{_alt(_ABBR)}){_E}(?P<dot>\.)?"
        rf"(?P<sep>\s+(?:of|de)\s+|\s*/\s*|\s+)(?P<y>\d{{4}}){_YEAR_END}",
        "month")
-def _month_abbr(m, text, today):
+def _month_abbr(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     a = m["a"].lower()
     if a in _ABBR_NEEDS_SEP and not m["dot"] and not m["sep"].strip():
         return None
@@ -410,7 +298,7 @@ def _month_abbr(m, text, today):
 
 
 @_rule(rf"(?<![\w./-])(?P<y>\d{{4}}){_YEAR_END}(?!,\d)", "any")
-def _year_after_preposition(m, text, today):
+def _year_after_preposition(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     year = int(m["y"])
     prev, _ = _prev_word(text[max(0, m.start() - 100):m.start()])
     if not 1900 <= year <= 2199 or prev not in _YEAR_PREPOSITIONS:
@@ -419,7 +307,7 @@ def _year_after_preposition(m, text, today):
 
 
 @_rule(rf"{_B}(?:o\s+)?ano\s+de\s+(?P<y>\d{{4}}){_YEAR_END}", "pt")
-def _ano_de(m, text, today):
+def _ano_de(m: re.Match[str], text: str, today: datetime.date) -> Span | None:
     return _year(int(m["y"]))
 
 

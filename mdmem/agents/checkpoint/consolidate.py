@@ -3,30 +3,16 @@ validation and storage of what it proposes, the offline detectors' suggestions, 
 ``accept`` / ``skip``. Nothing here writes memory; ``accept`` does, later, through
 :func:`mdmem.ops.capture.save`, for the numbers the user picked.
 
-Two ways to candidates, one format for the user:
-
-- **The model** (the seed's design, and the default in a Claude Code session): the Stop
-  hook decides *when* and hands the model :func:`scan_prompt` (the seven dimensions, the
-  do-not-save list, the rules, the vault's related memory, mdmem's detector hints); the
-  model answers ``mdmem checkpoint propose`` with JSON candidates; :func:`propose` validates
-  them (types, count, short clean names, do-not-save, secrets), drops what repeats the vault
-  or the session's earlier proposals, stores them and prints the numbered list.
-  ``mdmem checkpoint TRANSCRIPT --model CMD`` does the same with any command that answers
-  JSON (:func:`run_model`). :func:`memory_protocol` is the short text that tells the model
-  when to scan on its own (the seed's primary trigger).
-- **Offline** (``mdmem checkpoint TRANSCRIPT``, no model): the detectors'
-  evidence (:mod:`mdmem.agents.checkpoint.dimensions`) → :func:`build`: 0-1 dimensions hit → silent;
-  else at most three candidates, rules, feedback and decisions before analysis, milestones
-  and task closure, each named after its subject in at most 60 characters
-  (:func:`title`: no cut words, tags or ellipses).
-
-Proposals are kept in ``<vault>/.mdmem/checkpoints/<session>.json`` (atomic writes) until
+Candidates come from the model in the session (the scan prompt, then ``propose``) or offline from
+the detectors (:func:`build`); proposals wait in ``.mdmem/checkpoints/<session>.json`` until
 ``accept`` or ``skip``. Standard library only (the Stop hook builds checkpoints).
 
 By concept (each re-exported here, the checkpoint's public face): :mod:`mdmem.agents.checkpoint.scan` the scan
 prompt and what the vault already holds; :mod:`mdmem.agents.checkpoint.candidates` the candidates, their names,
 the offline build and the stored checkpoints; :mod:`mdmem.agents.checkpoint.propose` the model's side; this
 module the numbered text, ``analyze``, ``accept`` and ``skip``.
+
+Details and reasons: docs/decisions/055-checkpoint-detectors-and-transcripts.md
 """
 
 from __future__ import annotations

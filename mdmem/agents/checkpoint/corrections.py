@@ -6,23 +6,11 @@ make the hook fail and the user has no clue what to do, right?"), a decision arg
 summarise the checkpoint's scope I think, not the whole log"). Claude Code's own reply says that
 the message was a correction, in the same few phrases whatever the user typed.
 
-Measured on eval/data/checkpoint-real (dev, 26 sessions): the concession opens the reply after
-17 typed user messages; 11 of them are labelled firm items (③ ④ ⑥), 3 borderline, 3 nothing (a
-pasted UI line, a bare "why won't you run it?", an addition "there is also the approach…"). So a
-concession alone is not enough: the user's message must say something in its own words (at least
-:data:`MIN_WORDS` words, not a paste of terminal output, not a request for ideas) and carry a
-correction mark (a negation, "but", "already", "…, right?", "??") or another detector's evidence; and
-a short reply that apologises and asks what to do next (under :data:`SHORT` characters: "You're right,
-sorry - shall I make the edit now?") owns a slip rather than taking a point up (the written corpus's
-18-en-claimed-done, labelled nothing; the real design discussions concede, argue at length, then ask,
-and stay in). On the 34 dev sessions (after tune sessions 27-34 were merged) every conceded piece of
-evidence (9) is on a firm item.
+The user's message counts only when it says something in its own words and carries a correction mark
+or another detector's evidence; its dimension follows what it is about (a fact ③, a decision ④, a
+practice ⑥). Standard library only (the Stop hook runs the detectors).
 
-What the correction is about decides its dimension: another detector's evidence on the message
-keeps its dimension (a decision argued, ④; a rule, ②/③) and is raised to :data:`STRENGTH`; a
-statement said to be wrong with the right one in the user's words ("not correct: … we use git
-hooks to …") is ③, a fact of the domain; anything else (a doubt, a practice questioned) is ⑥.
-Standard library only (the Stop hook runs the detectors).
+Measurements: docs/decisions/055-checkpoint-detectors-and-transcripts.md
 """
 
 from __future__ import annotations

@@ -9,44 +9,11 @@ English and Portuguese detectors (regular expressions over sentences; no model).
 6 ⑥ calibration        the user corrects a practice or confirms a non-obvious one
 7 ⑦ analysis           a reusable framework the assistant produced and the user took up
 
-Each detector returns :class:`Evidence` (message index, speaker, a quote under
-200 characters, the signal that fired, a strength in 0..1). A dimension is hit
-when its strongest evidence reaches :data:`HIT`. Questions ("should we use X
-instead of Y?"), negations ("tests don't pass yet") and plans ("we'll deploy
-tomorrow") do not count.
+Each detector returns :class:`Evidence`; a dimension is hit when its strongest evidence reaches
+:data:`HIT`. Questions, negations and plans do not count. Standard library only, patterns compiled
+on first use: cheap enough for the Stop hook.
 
-What real sessions taught them (eval/data/checkpoint-real, tune split; issue 13):
-
-- ① only from a turn's closing report (its final message, or text after its last tool
-  call), never from table, directory-tree or plan lines; short replies ("pushed", "verify")
-  carry the task on, and the latest delivery of a task supersedes the earlier ones;
-- ② / ③: preferences said in passing ("make sure we use X everywhere", "I only want one,
-  preferably brew", "imports go at the top, not inside methods", "not with any repository
-  other than X"); with a tool, file type, path or the project as its scope a rule is ③;
-- ④ from the assistant needs a decision phrase or the user's approval in the next message;
-  from the user, choices without a choice verb count ("X over Y: …", "drop X and just Y",
-  "…, so no build step", "for now that just adds complexity");
-- ⑤ only about the project's own artefacts (first person, subject-less, or said by the user),
-  never "a new version is released" upstream;
-- ⑥ a qualified yes that redirects ("Sure, but the CLI should…, not you…"), "hold off…".
-
-- corrections the assistant concedes ("You're right", "Good catch": :mod:`mdmem.agents.checkpoint.corrections`),
-  whatever the user's words: a fact corrected (③), a doubt phrased as a question (⑥), a decision
-  argued (④); a path kept off limits, something kept on purpose, a tool's feature deprecated, a
-  reminder ("remember to", "be sure to"), a rule for "Claude" in the third person, "is there no
-  library for that??", what a name means here (⑦).
-
-Measured: on the 10 tune sessions 9 of 12 reachable firm items found with no wrong suggestion;
-on the 5 held-out ones 0 of 7 (people answering an interview, "please use the british
-spelling :)"): regular expressions do not generalise to how people type, which is why the
-Stop hook hands the judging to the model and uses these only to decide when, and as hints.
-Third round (34 dev sessions, all read): precision 0.73 → 1.00, recall 0.30 → 0.86, the hook's
-fire/silent 24/34 → 34/34; but on the 8 sessions merged in the middle of it, measured before
-tuning on them, precision 0/2 and recall 0/5 (the hook 6/8): the same lesson, smaller.
-
-Cheap enough for the Stop hook: standard library only, patterns compiled on first use
-(all ~110 cost ~25 ms), each message's sentences cut once, substring looks before sentence
-work (a 2.7 MB session's 419 messages: ~30 ms).
+Measurements: docs/decisions/055-checkpoint-detectors-and-transcripts.md
 """
 
 from __future__ import annotations

@@ -440,7 +440,7 @@ def _subject(sentence: str) -> set[str]:
 
 
 def lessons(messages: Sequence[Message]) -> list[Evidence]:
-    """A lesson learnt twice in one session (issue 13: "a generated migration the database could
+    """A lesson learnt twice in one session (a real session: "a generated migration the database could
     not run", fixed, then the same failure again): the assistant reports a failure in one turn and
     the same failure (two or more subject words in common) again in a later turn, said to be
     "again" / "the same error" by the assistant or by the user who opened that turn. ③ (a protocol)

@@ -11,75 +11,11 @@ The Stop hook decides *when* the session should consolidate, and hands the model
 session the scan prompt (:func:`mdmem.agents.checkpoint.consolidate.scan_prompt`): the model judges, and
 answers through ``mdmem checkpoint propose``; nothing is written until the user picks numbers.
 
-It reads Claude Code's JSON on stdin (``session_id``, ``transcript_path``, ``cwd``,
-``stop_hook_active``, optional ``last_assistant_message``; unknown fields ignored) and keeps
-per-session state in ``<vault>/.mdmem/hooks/stop-<session>.json`` (atomic writes under a
-per-session ``flock``, so hooks racing on one session both count). At every stop it reads
-only the transcript bytes appended since the last one (a regular file only, at most the last
-``max_transcript_mb`` of them), carrying the previous two messages for context. Policies:
+Policies: ``signals`` (the default: evidence, steering and gaps summed into a score), ``cadence``,
+``evidence``. It fails open (exit 0, the message in the hook log) and runs under a time bound;
+``MDMEM_NOW`` sets the clock for tests and replays.
 
-- ``signals`` (the default): the seed's signals, from the appended bytes, summed into a score
-  that fires at 1.0, at the end of a turn only (not when the turn ends by asking the user
-  something, since the user is about to answer, for at most :data:`ASK_DEFER` turns in a row:
-  an interview asks at every turn), at most every ``min_interval_minutes``:
-
-  =====================================================  =====
-  the user asks to consolidate / review / summarise      fires
-  a rule, correction, decision or analysis (evidence      1.0 (≥ 0.8 strong), 0.5 (weaker)
-  of dimensions ②③④⑥⑦ since the last checkpoint)
-  a milestone (⑤)                                         0.5
-  the user steered the work: a follow-up message of ≥ 5   1.0 (the session's first checkpoint),
-  words after the first request (:func:`_steers`)         then 0.5 each
-  a delivered result at the end of this turn (①)          0.25
-  more than ``min_tool_calls`` (15) tool calls since      0.25
-  the last checkpoint
-  the topic changed (the new request shares < 10 % of      0.25
-  its words with the earlier ones)
-  =====================================================  =====
-
-  and the cadence as the fallback (``min_stops`` stops and ``min_minutes`` minutes since the
-  last checkpoint, with some work or evidence in them). Measured on a replay of 15 real
-  sessions (scripts/eval_checkpoint.py): the installed 20-stop cadence fired in none of the
-  sessions holding a firm item (they had 1-19 stops); tool calls and deliveries alone would fire
-  in sessions with nothing to keep (a tmux shortcut built in 6 stops and 40 tool calls), so they
-  only add to evidence. The follow-up signal: without it the detectors' evidence fired in 3 of the 8
-  firm sessions of two blind splits (holdout4, holdout5) and a fire came after 2 of their 10 firm
-  items, said in words no detector knew ("M-Claude is in the Documents folder", "open a branch off
-  main (but main is checked out in a different worktree)"); with it, 8 of 8 and 10 of 10, at the
-  cost of firing in 4 of their 8 sessions with nothing firm (was 2), where the model is told to say
-  nothing (all 58 labelled sessions: firm items a fire came after 45 -> 51 of 58; sessions without a
-  firm item that fire 2 -> 12 of 24). Then on two fresh blind splits (holdout6, holdout7: 16
-  sessions, one run): sessions with a firm item that fire 3 -> 8 of 8, firm items a fire came after
-  4 -> 9 of 10, sessions without one that stay silent 8 -> 3 of 8 (the model then proposed nothing
-  in any of those 8); a second blind pair labelled after every change (holdout8, holdout9: 15
-  sessions): 6 of 7, 8 of 11, 4 of 8. The model judges better than any word list (it found 15 of
-  16 firm items over three blind splits), so the hook leans to asking it.
-- ``cadence``: fires when ``min_stops`` (20) stops and ``min_minutes`` (30) minutes have passed
-  since the last trigger (or the first stop);
-- ``evidence``: fires when ``min_dimensions`` (2) dimensions were newly hit since the last
-  trigger, at most every ``min_interval_minutes`` (10).
-
-When it fires it prints one JSON object: ``decision: "block"`` with the scan prompt as the
-``reason`` and a ``systemMessage`` for the user; ``--output context`` sends the prompt as
-``hookSpecificOutput.additionalContext`` instead of blocking. Otherwise, and whenever
-``stop_hook_active`` is true, it exits 0 and prints nothing. It fails open: any error exits
-0, with the message on stderr and in ``.mdmem/hooks/hook.log``; a transcript that is not a
-regular file (``/dev/zero``, a FIFO) is refused at once, and the whole hook runs under a
-time bound (``timeout_seconds``, set in :mod:`mdmem.cli.hook`). ``MDMEM_NOW`` (epoch seconds
-or ISO 8601) sets the clock, for tests and replays.
-
-Settings (flags win over ``<vault>/.mdmem/config.toml``)::
-
-    [hook]
-    policy = "signals"          # or "cadence", "evidence"
-    min_stops = 20              # cadence (and the signals policy's fallback)
-    min_minutes = 30
-    min_dimensions = 2          # evidence
-    min_interval_minutes = 10   # signals, evidence: at most one checkpoint this often
-    min_tool_calls = 15         # signals: "more than 15 tool calls since the last checkpoint"
-    max_transcript_mb = 8       # read at most the last 8 MB appended since the last stop
-    timeout_seconds = 2         # the hook gives up (silently, exit 0) after this long
-    output = "block"            # or "context"
+Measurements: docs/decisions/050-hooks-stop-policy-and-fast-path.md
 """
 
 from __future__ import annotations

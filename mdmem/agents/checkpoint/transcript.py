@@ -3,17 +3,11 @@
 format. An agent's own format is its adapter's (Claude Code's JSONL: :mod:`mdmem.agents.claude.transcript`),
 which hands the checkpoint a ``read`` that gives a :class:`Transcript`.
 
-Reading is bounded: only regular files are opened (:func:`mdmem.base.files.open_regular`: a
-FIFO or a device such as ``/dev/zero`` is refused at once, never waited on), and at most
-``limit`` bytes are read, the *last* ones (the newest part of a session is what matters; the
-first, partial line of such a tail is dropped).
+Reading is bounded (regular files only, at most ``limit`` bytes, the last ones); plain-text
+conversations (``User:`` / ``Assistant:`` turns) are read too. Standard library only and cheap to
+import: it runs in the Stop hook.
 
-A plain text or Markdown conversation: turns start with ``User:`` / ``Assistant:`` (or ``Human:``,
-``Claude:``, ``Usuário:``, ``Assistente:``, optionally bold or as a heading); ``[tool: NAME] …`` lines
-inside an assistant turn count as tool calls.
-
-Standard library only, and cheap to import (no ``dataclasses``, ``pathlib`` or ``typing``: measured,
-they cost 15-30 ms of a Stop hook whose budget is twice a bare ``python -c pass``).
+Measurements: docs/decisions/055-checkpoint-detectors-and-transcripts.md
 """
 
 from __future__ import annotations

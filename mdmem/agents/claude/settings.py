@@ -4,22 +4,10 @@
 ``mdmem hook install|uninstall|status`` land here. Standard library only (plus
 ``vault``/``errors``): these commands run without Typer.
 
-Settings files by scope: ``project`` is ``<project>/.claude/settings.json``
-(shared, usually committed), ``local`` is ``<project>/.claude/settings.local.json``
-(personal) and ``user`` is ``~/.claude/settings.json`` or
-``$CLAUDE_CONFIG_DIR/settings.json``. mdmem's entries are recognised by their
-whole command, word by word, as :func:`hook_command` writes it (:func:`is_mdmem_hook`): a way to start
-mdmem, ``hook <sub-command>``, ``--vault <path>`` and nothing else. A user's hook that merely mentions mdmem
-(``echo "run mdmem" && ./scripts/hook lint``, a wrapper script) is never taken for mdmem's: the looser
-pattern that did so replaced such a hook on install and removed it on uninstall, backup included. Every
-other key, event, group and hook is kept as it was, in order. When what mdmem leaves is what its backup
-holds (an uninstall after an install that changed nothing else), the backup's own bytes are written back,
-so the file is byte for byte the user's again, not re-indented.
+mdmem's entries are recognised by their whole command (:func:`is_mdmem_hook`); every other hook is
+kept as it was. A symlinked settings file is written through; the backup keeps the old permission bits.
 
-A settings file that is a symlink (a dotfiles repository, say) is written
-through to its target, so the link stays a link; the backup
-``<file>.mdmem-backup`` sits next to the path as addressed, not in the target's
-folder, and gets the old file's permission bits (settings may hold secrets).
+Details and reasons: docs/decisions/050-hooks-stop-policy-and-fast-path.md
 """
 
 from __future__ import annotations

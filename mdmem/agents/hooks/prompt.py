@@ -11,31 +11,11 @@ best ones (at most :data:`MAX_NOTES`: title, path, description and a short excer
 did we...", "what did we discuss about...": :func:`mdmem.text.past.about_past`), then before the notes. Like every hook it fails
 open: any error exits 0 with the message on stderr and in the hook log.
 
-Relevance, without a model: the prompt's content words (stop words of English and Portuguese, chat
-words and numbers out: "hi" and "what is 2 + 2" have none, so they cost nothing more) are looked up in
-the quick index (:mod:`mdmem.engine.quick`). Each word weighs where the note has it (its name or
-aliases 1.0, its description or tags 0.7, only its body 0.35) times its rarity there, ``ln(N/df)`` with
-``df`` the notes holding it in that place (a word in a quarter of them or more tells none apart): "atlas"
-is in most bodies of a vault about Atlas but names one note.
-A note is relevant when that sum reaches the bar (:data:`THRESHOLD`, or in a big vault half of
-``ln N``: a word must name fewer than sqrt(N) notes to be enough alone; in a vault smaller than sample-vault,
-THRESHOLD scaled down with the weights: :func:`threshold`) and either two of its words are
-there, one in its name, description or tags, or half of one of its names is said in the prompt (the alias
-"Ana" in "ask Ana about..."), or three body words reach twice the bar; and, unless the prompt says one
-of its names whole, the note holds 15% of the prompt's meaning (its words weighed by rarity, a word
-no note has weighing most: "write a haiku about autumn" is about haikus, not about a note named "deploy
-write"). Notes under half the best one's
-relevance are left out; with a time phrase the bar is halved but the note must be dated in the window. The figures were
-set on sample-vault and the generated 10k vault (``scripts/bench.py`` prints what a few prompts get).
-Notes that no longer hold are never injected: superseded by another note's ``supersedes``, or expired
-(``valid_until`` before today, ``MDMEM_TODAY`` when set): one query on the notes cache's ``superseded``
-and ``claims`` tables (:func:`mdmem.engine.supersede.hidden`), standard library only.
+Relevance is scored without a model over the quick index (where a note holds each word, times its
+rarity) against a threshold; notes that no longer hold are never injected. Standard library only
+(``sqlite3``) unless the vault changed since it was indexed.
 
-Cost: the standard library only (``sqlite3``) unless the vault changed since it was indexed. Every run
-scans the vault (the one walker, ``stat`` of every note) and compares the scan's digest with the one
-the notes cache was made from, so an edit made in Obsidian a second ago is seen: when they differ, the
-hook refreshes the index first (the heavy path: Whoosh and the parser, once per edit). Measured in
-``scripts/bench.py`` against ``python -c pass``.
+Measurements: docs/decisions/056-prompt-recall-and-card.md
 """
 
 from __future__ import annotations
