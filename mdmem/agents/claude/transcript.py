@@ -1,35 +1,12 @@
-"""Claude Code's transcripts: its JSONL, read into the conversation model of
-:mod:`mdmem.agents.checkpoint.transcript` (a file that is not JSONL is read as a plain-text conversation).
+"""Claude Code's transcripts: its JSONL (``~/.claude/projects/<project>/<session>.jsonl``), read into the
+conversation model of :mod:`mdmem.agents.checkpoint.transcript`; a file that is not JSONL is read as plain text.
 
-Claude Code writes each session to ``~/.claude/projects/<project>/<session>.jsonl``,
-one JSON record a line. The format is internal and changes between versions, so
-it is read defensively: unknown record types and malformed lines are skipped and
-counted, missing keys are tolerated. What is kept is the conversation: user
-prompts and assistant text, with the assistant records that share a
-``message.id`` grouped into one message and their tool calls counted.
-
-Kept besides the ``user``/``assistant`` records: text the user typed while the
-agent was working, which exists only as a ``queue-operation`` ``enqueue`` record
-(Claude Code hands it to the running turn; measured on the real sessions in
-eval/data/checkpoint-real, two firm rules of one session exist only there); it
-becomes a user message with ``kind="queued"`` at its place, unless it is a bare
-slash command, a wrapper or the same text as a user record that follows it.
-
-Left out: ``isMeta`` records, compaction summaries (``isCompactSummary``),
-``Stop hook feedback:`` records, ``<command-…>``/``<local-command-…>`` wrappers
-(a slash command keeps only its ``<command-args>``, what the user typed),
-``<task-notification>`` texts (Claude Code writes them when a background task
-ends; nobody typed them), synthetic assistant records (``model: <synthetic>``,
-API error messages), ``tool_result`` records, thinking blocks, and the
-``progress``, ``file-history-snapshot``, ``attachment``, ``summary`` and
-``system`` records. Subagent records (``isSidechain``, or the files under
-``<session>/subagents/``) are read only when asked, and a subagent's "user"
-records are Claude's own prompts to it: they become assistant text
-(``kind="prompt"``), never something the user said.
-
-Bounded as every transcript read is (:func:`~mdmem.agents.checkpoint.transcript.read_tail`; the hook reads
-from an offset: only what was appended since its last scan). Standard library only: this runs inside the Stop
-hook at every agent turn.
+The format is internal and changes between versions, so it is read defensively (unknown records and malformed
+lines skipped and counted). Kept: what the user typed (prompts, queued messages, a tool rejection's feedback
+recognised by the record's structure) and the assistant's text, grouped by ``message.id``; left out: meta records,
+compaction summaries, hook feedback, command wrappers, task notifications, tool results, thinking, subagents unless
+asked (their "user" records are Claude's prompts). Bounded; standard library only (it runs in the Stop hook).
+What each record kind is and why: docs/decisions/055-checkpoint-detectors-and-transcripts.md.
 """
 
 from __future__ import annotations
