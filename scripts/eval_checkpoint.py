@@ -222,8 +222,11 @@ def stops(data: bytes) -> list[tuple[int, float | None, str | None]]:
 
 
 def replay(path: Path, vault: Path, work: Path, policy: str | None = None) -> dict:
-    from mdmem.agents.claude import hooks
+    from mdmem.agents.checkpoint.stop import stop
+    from mdmem.agents.claude.hooks import transcript_reader
+    from mdmem.agents.hooks import session as hooks
 
+    read = transcript_reader()
     data = path.read_bytes()
     grow = work / path.name
     grow.write_bytes(b"")
@@ -241,7 +244,7 @@ def replay(path: Path, vault: Path, work: Path, policy: str | None = None) -> di
             if last:
                 payload["last_assistant_message"] = last
             t = time.perf_counter()
-            out = hooks.stop(str(vault), payload, {"policy": policy} if policy else {})
+            out = stop(str(vault), payload, {"policy": policy} if policy else {}, read=read)
             timings.append((time.perf_counter() - t) * 1000)
             if out is not None:
                 fired.append({"stop": n + 1, "bytes": length, "reason_chars": len(out.get("reason", "")),
@@ -249,7 +252,7 @@ def replay(path: Path, vault: Path, work: Path, policy: str | None = None) -> di
         # the session ends: SessionEnd records the turns no scan covered, for the next session's review
         grow.write_bytes(data)
         review = hooks._record_uncovered(str(vault), {"session_id": session, "transcript_path": str(grow),
-                                                      "cwd": str(work)}, "SessionEnd")
+                                                      "cwd": str(work)}, "SessionEnd", read)
     finally:
         if old is None:
             os.environ.pop("MDMEM_NOW", None)
