@@ -8,7 +8,7 @@ running Copilot).
 
 from __future__ import annotations
 
-from mdmem.agents.hooks.wire import context_of, first
+from mdmem.agents.hooks.wire import first, present, reshaped
 
 NAME = "copilot"
 EVENTS = {"sessionStart": "session-start", "agentStop": "stop", "preCompact": "pre-compact",
@@ -21,15 +21,8 @@ def inbound(hook: str, payload: dict) -> dict:
            "transcript_path": first(payload, "transcript_path", "transcriptPath"),
            "cwd": first(payload, "cwd", "workingDirectory"),
            "stop_hook_active": bool(first(payload, "stop_hook_active", "stopHookActive"))}
-    return {k: v for k, v in out.items() if v is not None}
+    return present(out)
 
 
 def outbound(hook: str, answer):
-    text = context_of(answer)
-    if not text:
-        return None
-    if hook == "session-start":
-        return {"additionalContext": text}
-    if hook == "stop":
-        return {"decision": "block", "reason": text}
-    return None
+    return reshaped(hook, answer, "additionalContext", lambda text: {"decision": "block", "reason": text})

@@ -9,7 +9,7 @@ third-party references cited in docs/agents.md (Cursor is closed source: not ver
 
 from __future__ import annotations
 
-from mdmem.agents.hooks.wire import context_of, first
+from mdmem.agents.hooks.wire import first, present, reshaped
 
 NAME = "cursor"
 EVENTS = {"sessionStart": "session-start", "stop": "stop", "preCompact": "pre-compact", "sessionEnd": "session-end"}
@@ -24,15 +24,8 @@ def inbound(hook: str, payload: dict) -> dict:
     if hook == "stop":
         count = payload.get("loop_count")
         out["stop_hook_active"] = bool(payload.get("stop_hook_active")) or (isinstance(count, int) and count > 0)
-    return {k: v for k, v in out.items() if v is not None}
+    return present(out)
 
 
 def outbound(hook: str, answer):
-    text = context_of(answer)
-    if not text:
-        return None
-    if hook == "session-start":
-        return {"additional_context": text}
-    if hook == "stop":
-        return {"followup_message": text}
-    return None
+    return reshaped(hook, answer, "additional_context", lambda text: {"followup_message": text})

@@ -24,6 +24,22 @@ def context_of(answer) -> str | None:
     return reason if isinstance(reason, str) else None
 
 
+def reshaped(hook: str, answer, start: str, stop) -> dict | None:
+    """An answer for an agent whose hooks take the card in one field (``start``) and the scan prompt as
+    ``stop(text)``; every other hook answers nothing (those agents only observe them)."""
+    text = context_of(answer)
+    if not text:
+        return None
+    if hook == "session-start":
+        return {start: text}
+    return stop(text) if hook == "stop" else None
+
+
+def present(payload: dict) -> dict:
+    """The payload without the fields an adapter found no value for."""
+    return {k: v for k, v in payload.items() if v is not None}
+
+
 def keep(answer: dict, allowed: tuple[str, ...]) -> dict | None:
     """Only the fields the agent's schema allows (Codex refuses an answer with any other)."""
     kept = {k: v for k, v in answer.items() if k in allowed}
