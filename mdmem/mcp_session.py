@@ -1,22 +1,7 @@
 """One MCP session: the server's one :class:`~mdmem.engine.memory.Memory`, the worker thread its calls run on
 one at a time, and their answers as bounded JSON (:mod:`mdmem.mcp_server` declares the tools).
 
-Time bound: a tool call waits at most :data:`CALL_SECONDS` (``MDMEM_MCP_TIMEOUT``,
-default 30 s) for its answer, queueing behind an earlier call included; past that
-it returns a tool error saying so, and the server goes on answering (the SDK's
-event loop never runs a call itself, so ``ping``, ``tools/list`` and the error
-replies are never held up). Python cannot kill a thread: the work that ran over
-finishes in the background, and a write that ran over may still complete (the
-error says so). What keeps calls short in the first place: queries are bounded
-(:mod:`mdmem.text.query`), reads wait at most a second for another writer and
-then answer from the index as it is, writes wait for the write lock at most
-``MDMEM_LOCK_TIMEOUT``.
-
-Results are compact JSON (``dataclasses.asdict``), never longer than
-:data:`MAX_CHARS`: a list that does not fit is cut (``"truncated": true`` and
-``"<list>_total"``), a long text is cut with a note. Errors are tool errors
-(``isError`` results the agent reads), never a dead server; an unexpected one is
-logged on stderr with its traceback. stdout carries the protocol only.
+Contract in detail: docs/decisions/060-module-contracts.md (mdmem/mcp_session.py).
 """
 
 from __future__ import annotations

@@ -1,20 +1,6 @@
 """Every rule of a vault's layout, in one place: where things live and what names mean.
 
-Standard library only and free of I/O except :func:`bootstrap_candidates`' and :func:`mdmem_home`'s
-look at the environment, so the hook fast path can import it for nothing (~0.2 ms).
-
-```
-<vault>/
-  MEMORY.md            INDEX_NAME: the always-loaded index
-  memory/              MEMORY_DIR: people/ projects/ protocols/ daily/ decisions/ feedback/ references/
-    .archive/          ARCHIVE_DIR: where forgotten notes go (hidden, so out of the index)
-      forgotten.jsonl  ARCHIVE_LOG: where each came from and its MEMORY.md lines (what `restore` puts back)
-  sessions/            SESSIONS_DIR: one note per imported agent session (outside memory/: no budget, no card)
-  .archive/            FLAT_ARCHIVE_DIR: a flat vault's archive (no memory/: MEMORY.md beside its notes), same log
-    digests/           DIGEST_DIR: weekly/ and monthly/ digests of the daily notes
-  .mdmem/              STATE_DIR: derived state, rebuildable (index, caches, hooks, checkpoints, config.toml)
-```
-"""
+Contract in detail: docs/decisions/060-module-contracts.md (mdmem/base/layout.py)."""
 
 from __future__ import annotations
 

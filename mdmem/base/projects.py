@@ -1,22 +1,6 @@
 """Projects: which project a session works in, and which memories belong to it.
 
-A session's project is the git repository its working folder is in (the nearest ancestor holding ``.git``,
-found by walking up with ``stat``: the hooks never spawn ``git``), else, for an agent's session, the folder
-itself; its name is the folder's name, or what ``[projects]`` in ``.mdmem/config.toml`` maps that folder to:
-
-```toml
-[projects]
-"~/code/atlas-web" = "atlas"      # a folder (or any folder inside it) -> the project's name
-```
-
-A memory saved in a project carries ``project: "[[name]]"`` in its frontmatter (a real wikilink: Obsidian's
-graph and mdmem's link it to ``memory/projects/name.md``); a note without it is global. What a session in
-project P is shown (the card, the prompt hook, ``recall``, the checkpoint's existing memory) is the global
-notes plus P's (:class:`Scope`); another project's only when asked for.
-
-A folder inside the vault, the home folder and the file-system root are no project (what is saved from
-there is global). Standard library only: the hooks import this.
-"""
+Contract in detail: docs/decisions/060-module-contracts.md (mdmem/base/projects.py)."""
 
 from __future__ import annotations
 

@@ -1,21 +1,10 @@
 """The hook fast path: ``mdmem hook stop|session-start|prompt|pre-compact|session-end``, as Claude Code
 runs them.
 
-:mod:`mdmem.__main__` hands these here on ``sys.argv`` before Typer is imported (a Typer command
-costs ~300 ms to start; a hook runs at every agent turn). Standard library and ``mdmem.base`` only at
-load time; the logic is :mod:`mdmem.agents.hooks.session`. Every other ``mdmem hook`` command (install,
-uninstall, status, --help) goes through the Typer app like any command.
-
-A hook fails open: any error exits 0, with the message on stderr and in ``.mdmem/hooks/hook.log``; an
-unknown option too (Claude Code runs these: a typo in a settings file must not break a session). ``--help``
-/ ``-h`` prints the hook's usage (:data:`USAGE`: what it reads on stdin, its options, what it prints) and
-exits 0; each hook knows only its own options (:data:`OPTIONS`).
-
-A given vault that is no vault is refused before anything is written; the SessionStart hook tells
-the user through ``systemMessage``, the per-turn hooks stay quiet on stdout.
-
 Details and reasons: docs/decisions/050-hooks-stop-policy-and-fast-path.md
-"""
+
+
+Contract in detail: docs/decisions/060-module-contracts.md (mdmem/cli/hook.py)."""
 
 from __future__ import annotations
 

@@ -1,21 +1,7 @@
 """Full-text search over the notes: with :mod:`mdmem.engine.whoosh_load` and :mod:`mdmem.engine.query_plan` (the
 query's shape), the only modules that import Whoosh.
 
-The interface is small (``build``, ``update``, ``search``, ``refresh``,
-``close``) so another engine could stand behind it for very large vaults.
-
-Analysis (:class:`MemoryAnalyzer`, one pass): words are lower-cased, Portuguese plurals in ``-ões``/``-ães`` are
-reduced to ``-ão``, accents are folded (``migração`` = ``migracao``), English
-and Portuguese stop words dropped, and the Porter stemmer applied (it also
-strips the ``-s`` plural of Portuguese words). The same chain runs on queries,
-so matching is consistent. Title (x3) and aliases (x2) are boosted over the
-body; ranking is BM25F. The body is not stored: snippets (:func:`snippet`) are made from the
-note's text, read again for the few hits shown.
-
-Queries: terms are OR-ed (a question typed in plain words works) and ranked;
-``"quoted phrases"``, ``AND``/``OR``/``NOT`` and ``field:value`` (``title``,
-``body``, ``tags``, ``type``, ``folder``) keep Whoosh's syntax.
-"""
+Contract in detail: docs/decisions/060-module-contracts.md (mdmem/engine/index.py)."""
 
 from __future__ import annotations
 

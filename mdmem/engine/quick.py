@@ -1,23 +1,6 @@
 """The quick index: a SQLite FTS5 table inside the notes cache (``.mdmem/notes.db``), for the prompt hook.
 
-``mdmem hook prompt`` runs at every prompt the user types in Claude Code, so its whole process must cost
-less than ten bare ``python -c pass``. Measured at 10k generated notes on this 2-core machine under load
-(``python -c pass`` 23-48 ms): importing Whoosh, opening the index and asking one query took 360-500 ms
-(10-16x) before any freshness check; ``sqlite3`` (stdlib, 10-20 ms to import) answers the same kind of
-query from an FTS5 table in 1-10 ms. So the notes cache keeps, beside each note's row, one FTS5 row,
-written in the same transaction (it can never disagree with the cache) and read by the hook through
-:func:`open_readonly` and :func:`matches` with nothing but the standard library.
-
-What a row holds (``detail=column``: which columns hold a term, no positions; 1.4 s and 29 MB for 10k
-notes of 3 KB, against 3.2 s and 60 MB with positions and the whole text, measured): the note's
-``name`` (title, frontmatter ``name``/``title``, aliases), ``about`` (description and tags) and
-``words`` (the body's distinct words, lower-cased, at most :data:`MAX_WORDS`), indexed with FTS5's
-``porter unicode61 remove_diacritics 2`` tokenizer; and, not indexed, its path, title, description,
-type, date and flags (``i`` an index note, ``s`` sensitive, ``a`` saved by an agent) for the answer. Its rowid is a hash of the
-path (:func:`rowid`), so a changed note is replaced without a lookup.
-
-Standard library only (the hook imports this module).
-"""
+Contract in detail: docs/decisions/060-module-contracts.md (mdmem/engine/quick.py)."""
 
 from __future__ import annotations
 

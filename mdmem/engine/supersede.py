@@ -1,22 +1,6 @@
 """Who supersedes whom, and what expires: two small tables inside the notes cache (``.mdmem/notes.db``).
 
-``claims`` holds one row per note whose frontmatter declares ``supersedes`` or ``valid_until``
-(:mod:`mdmem.text.validity`): its path, the ``supersedes`` targets as written (JSON) and the
-``valid_until`` date. It is written with the note's row, in the same transaction, like the quick index.
-
-``superseded`` is derived from it: one row (old path, new path) per ``supersedes`` link that resolves,
-with Obsidian's rules, to another note. Resolution depends on the whole vault's names (a note created
-later can capture a bare ``[[name]]``), so the table is redone from ``claims`` at every write of the
-cache that has any claim, inside that write's transaction (:func:`relink`): computed once per refresh,
-never per query, and never out of step with the notes. A vault without any claim pays one
-``SELECT`` per write. Measured on the generated 10k vault (2 cores, under load, medians of 5): the
-vault's resolver costs 10.8 ms to build (reused when the refresh already has one) and re-resolving 200
-claims 1.4 ms, so a write of a vault with claims costs ~12 ms more; :func:`hidden`, what a reader
-pays, 0.12 ms. A note superseded by itself is not superseded (``check`` reports it).
-
-Readers get a whole view in one query (:func:`standing`, :func:`hidden`): the prompt hook reads it with
-nothing but ``sqlite3``, so this module imports only the standard library at its top.
-"""
+Contract in detail: docs/decisions/060-module-contracts.md (mdmem/engine/supersede.py)."""
 
 from __future__ import annotations
 

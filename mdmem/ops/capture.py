@@ -2,19 +2,7 @@
 shares (the daily log is :mod:`mdmem.ops.daily`, archiving :mod:`mdmem.ops.forget`). Returns frozen
 dataclasses, never prints.
 
-Every write goes through :func:`mdmem.base.files.write_atomic` with the
-``(mtime_ns, size)`` seen when the file was read, under the vault's
-single-writer lock; a file changed on disk in between is never overwritten
-(:class:`~mdmem.base.errors.WriteConflict`). Nothing is ever deleted: forgetting
-moves a note to ``memory/.archive/`` (hidden, so it leaves the index), and only
-memory notes can be forgotten (a root ``README.md`` is not one).
-
-Hostile input: every write goes through the write guard (:mod:`mdmem.ops.guard`): a text, name,
-description, tag or option holding a secret (:mod:`mdmem.text.secrets`) is refused, nothing written,
-unless ``allow_secret``, as is one holding a control character (a NUL, an escape; a newline in a name);
-a daily entry cannot start another entry (its heading lines are escaped); a text is at most :data:`MAX_TEXT`
-characters; the temp files a killed writer left (``.NAME.PID.HEX.tmp``, older than an
-hour) are removed from the folders a write touches.
+Contract in detail: docs/decisions/060-module-contracts.md (mdmem/ops/capture.py).
 """
 
 from __future__ import annotations

@@ -1,21 +1,7 @@
 """The write guard: the one set of checks every write of a note goes through (save, daily, edit, move, forget,
 restore, checkpoint accept; the CLI and the MCP tools alike), so no write path can skip one.
 
-- :func:`name`: a name (a file name, ``--name``, a move's target, a tag) holds no control character (C0 with
-  NUL, tab and newlines, DEL, C1), no bidirectional control (``U+202E`` and friends: a name must read as it
-  is) and no line or paragraph separator: a name is printed on one line of a card or a list, and a newline in
-  it wrote a fake section there. :class:`~mdmem.base.errors.UsageError`, nothing written.
-- :func:`text`: a text written into a note holds no NUL and no other C0 control but tab, newline and
-  carriage return, nor DEL or a C1 control (a NUL made MEMORY.md "binary": every note an orphan), and no
-  secret (:mod:`mdmem.text.secrets`) unless the user said so on the command line (``--allow-secret``; the
-  MCP tools never pass it: an agent cannot waive it).
-- :func:`whole` and :func:`bounded`: a note is edited only when it was read whole and stays within
-  :data:`MAX_NOTE` bytes; one write adds at most :data:`MAX_TEXT` characters.
-- :func:`real_folders`: every folder from the vault's root down to the file written is a real folder, no
-  symlink (one in the vault can point anywhere a later change makes it point: ``forget`` followed a
-  symlinked archive folder out of the vault), and the file itself is not a symlink.
-- A ``move`` a killed process left unfinished is finished before any other write plans
-  (:func:`mdmem.ops.edit.settle`, from the journal it wrote before its first write).
+Contract in detail: docs/decisions/060-module-contracts.md (mdmem/ops/guard.py).
 """
 
 from __future__ import annotations

@@ -1,19 +1,7 @@
 """``mdmem recall``: ranked search hits plus a one-hop graph expansion around
 them, rendered as a Markdown block for a prompt that never exceeds its budget.
 
-Ranked hits come first and are never displaced: related notes (linked to or
-from a hit, not themselves hits) only fill what budget is left, strongest
-first (link weight, discounted by the rank of the hit they hang off).
-
-A time phrase in the query ("what did we decide last week", "em abril", see
-:mod:`mdmem.text.temporal`) makes a window: its dated entries (:mod:`mdmem.ops.timeline`)
-come first, the search is limited to notes dated in it, and when the other
-words match nothing the window's entries are the answer; a window with nothing
-dated in it says so, with how many notes are dated and the date nearest to it; a recall that finds
-nothing says so (never the header alone). Notes marked
-sensitive never appear unless ``include_sensitive``; notes that no longer hold (another note
-``supersedes`` them, or their ``valid_until`` is before ``today``: :mod:`mdmem.text.validity`) never
-appear, neither as hits nor as related notes nor as dated entries.
+Contract in detail: docs/decisions/060-module-contracts.md (mdmem/ops/recall.py).
 """
 
 from __future__ import annotations

@@ -1,20 +1,6 @@
 """Vault text handed to a model is data, never instructions: how the card, the prompt hook and ``context`` quote it.
 
-A vault arrives by sync, clone or an agent's own write; a note named ``Atlas\\n\\n## Memory protocol (mdmem) v2``
-or a description holding ``</system-reminder>`` must not read as a section or a message of its own. So:
-
-- every vault-derived string (a name, description, excerpt, tag, session id, path) is put on one line by
-  :func:`one_line`: control characters, newlines and the bidi controls written out (``\\n``, ``\\x1b``,
-  ``\\u202e``; the line separators U+2028 and U+2029 too), and every ``<`` that could open a tag (``<system-reminder>``, ``</mdmem-vault-...>``) made a
-  harmless ``‹``;
-- a longer text (a protocol's body) is :func:`quoted`: each of its lines the same way, behind ``> ``, so none
-  of them is a heading;
-- the vault part of a block goes between the two tags of :func:`fence`, whose name carries a digest of what
-  they enclose: a note cannot close the fence (it would have to hold its own digest, and it cannot write a
-  ``<`` before a letter at all), and :data:`NOTICE` says in one line what the fence means.
-
-Pure text, standard library only (the hooks use it); the same input gives the same bytes (the card's cache).
-"""
+Contract in detail: docs/decisions/060-module-contracts.md (mdmem/text/fence.py)."""
 
 from __future__ import annotations
 

@@ -1,23 +1,6 @@
 """Obsidian's link resolution: a link target plus the linking note -> a vault path.
 
-Order (names compared lower-cased and NFC-normalised):
-
-1. an empty target (``[[#Heading]]``) is the linking note itself;
-2. a leading ``/`` means a vault path and nothing else;
-3. ``./`` and ``../`` resolve against the linking note's folder;
-4. an exact vault path wins (root ``Dup.md`` beats ``folder/Dup.md`` for ``[[Dup]]``);
-5. a bare name with exactly one file of that name anywhere wins;
-6. otherwise the files whose path ends with the link on a segment boundary:
-   those under the linking note's folder first, then the shortest path, then
-   alphabetical (for determinism).
-
-``.md`` is tried after the target as written. Aliases never resolve links.
-
-Paths come in and go out as they are on disk (an NFD ``Café.md`` from a Mac stays NFD: it is what gets
-opened); only the keys compared are NFC (:func:`mdmem.base.layout.nfc`). When a folder holds both forms of
-one name (possible on Linux only; ``check`` reports NAME TWINS), every spelling of a link reaches the
-NFC-named file, whatever order the walk listed them in.
-"""
+Contract in detail: docs/decisions/060-module-contracts.md (mdmem/text/resolve.py)."""
 
 from __future__ import annotations
 

@@ -1,20 +1,8 @@
 """Time phrases in English and Brazilian Portuguese, turned into a date window.
 
-``mdmem timeline`` and ``mdmem recall`` use this to split a question such as
-"what did we decide about billing last week?" into a window (2026-04-06 ..
-2026-04-12 when asked on Wednesday 2026-04-15) and the remaining words
-("what did we decide about billing?"). Standard library only: it may run in hooks.
-
-API
----
-``parse(text, today)``      the first (leftmost) time phrase in ``text`` as a
-                            :class:`Window`, or ``None``.
-``window_of(phrase, today)`` a string that must be nothing but a time phrase
-                            (a ``--when`` option); anything else raises
-                            ``ValueError`` with a message naming what was wrong.
-
 Details and reasons: docs/decisions/051-temporal-phrases.md
-"""
+
+Contract in detail: docs/decisions/060-module-contracts.md (mdmem/text/temporal.py)."""
 
 from __future__ import annotations
 

@@ -1,19 +1,10 @@
 """The seven dimensions of a memory-worthy conversation, found by deterministic
 English and Portuguese detectors (regular expressions over sentences; no model).
 
-1 ① task closure       a request carried through tool work to a delivery with proof
-2 ② behaviour rule     a general rule for the assistant ("always…", "a partir de agora…")
-3 ③ domain rule        a rule tied to a file type, tool or path
-4 ④ decision           a non-obvious choice with its reason or the option given up
-5 ⑤ milestone          released, deployed, merged, published, a version number
-6 ⑥ calibration        the user corrects a practice or confirms a non-obvious one
-7 ⑦ analysis           a reusable framework the assistant produced and the user took up
-
-Each detector returns :class:`Evidence`; a dimension is hit when its strongest evidence reaches
-:data:`HIT`. Questions, negations and plans do not count. Standard library only, patterns compiled
-on first use: cheap enough for the Stop hook.
-
 Measurements: docs/decisions/055-checkpoint-detectors-and-transcripts.md
+
+
+Contract in detail: docs/decisions/060-module-contracts.md (mdmem/agents/checkpoint/dimensions.py).
 """
 
 from __future__ import annotations

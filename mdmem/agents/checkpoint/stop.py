@@ -1,21 +1,9 @@
 """The Stop hook's policy: when the session should consolidate (``stop``).
 
-Claude Code runs it at every agent turn, so it is reached from :mod:`mdmem.cli.hook` (the fast
-path, before Typer is ever imported) and this module imports only the standard library,
-``mdmem.base`` and :mod:`mdmem.agents.hooks.state` at load time (not even ``json`` or ``re``: see
-there). The other hooks (the SessionStart card, PreCompact, SessionEnd) are
-:mod:`mdmem.agents.hooks.session`; installing them into Claude Code's settings is
-:mod:`mdmem.agents.claude.settings`.
-
-The Stop hook decides *when* the session should consolidate, and hands the model in the
-session the scan prompt (:func:`mdmem.agents.checkpoint.consolidate.scan_prompt`): the model judges, and
-answers through ``mdmem checkpoint propose``; nothing is written until the user picks numbers.
-
-Policies: ``signals`` (the default: evidence, steering and gaps summed into a score), ``cadence``,
-``evidence``. It fails open (exit 0, the message in the hook log) and runs under a time bound;
-``MDMEM_NOW`` sets the clock for tests and replays.
-
 Measurements: docs/decisions/050-hooks-stop-policy-and-fast-path.md
+
+
+Contract in detail: docs/decisions/060-module-contracts.md (mdmem/agents/checkpoint/stop.py).
 """
 
 from __future__ import annotations

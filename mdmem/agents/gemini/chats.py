@@ -1,19 +1,6 @@
 """Gemini CLI chat recordings read as :class:`~mdmem.agents.history.model.Session`.
 
-Where (gemini-cli ``chatRecordingService.ts``, ``config/storage.ts``): ``~/.gemini/tmp/<shortId>/chats/
-session-<YYYY-MM-DDTHH-MM>-<id8>.jsonl`` (``GEMINI_CLI_HOME`` moves ``~``); before JSONL (April 2026) a single
-``.json`` object with ``messages``, read too. Subagent sessions live one folder deeper
-(``chats/<parentSessionId>/``) and are not listed. The project's root comes from ``~/.gemini/projects.json``
-(root -> short id), the folder's ``.project_root`` file, or the metadata's ``directories``.
-
-The JSONL is replayed in order, as Gemini's own loader does, never just collected: line 1 is the metadata
-(``sessionId``, ``startTime``, ``lastUpdated``, ``kind``; no ``type``); a message record (``id``, ``type``:
-user | gemini | info | error | warning) whose ``id`` was seen before *updates* that message in place (Gemini
-writes a reply first and again when its tokens arrive); ``{"$set": {...}}`` updates metadata and a
-``$set.messages`` array replaces every message; ``{"$rewindTo": id}`` deletes that message and all after it.
-A user message's ``displayContent`` (what the user typed, before ``@file`` expansion) is preferred to its
-``content``. ``info``/``error``/``warning`` records are the CLI's, never the user's, nor the "System: Please
-continue." user record Gemini CLI sends itself.
+Contract in detail: docs/decisions/060-module-contracts.md (mdmem/agents/gemini/chats.py).
 """
 
 from __future__ import annotations

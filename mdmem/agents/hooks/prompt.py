@@ -1,21 +1,9 @@
 """``mdmem hook prompt``: Claude Code's UserPromptSubmit hook, the few notes a prompt needs.
 
-Claude Code runs it with the prompt the user just typed (JSON on stdin: ``session_id``, ``prompt``,
-``cwd``...). When notes of the vault clear a relevance threshold, it prints
-``{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": ...}}`` with the
-best ones (at most :data:`MAX_NOTES`: title, path, description and a short excerpt, at most
-:data:`MAX_CHARS` characters in all); otherwise nothing. A note is injected once per session (kept in
-``.mdmem/hooks/prompt-<session>.json``); sensitive notes and index notes never are. A time phrase
-("last week", "em abril") narrows the search to the notes dated in its window. Imported past sessions
-(``sessions/``, ``type: session``) are given only for a prompt that refers to an earlier conversation ("when
-did we...", "what did we discuss about...": :func:`mdmem.text.past.about_past`), then before the notes. Like every hook it fails
-open: any error exits 0 with the message on stderr and in the hook log.
-
-Relevance is scored without a model over the quick index (where a note holds each word, times its
-rarity) against a threshold; notes that no longer hold are never injected. Standard library only
-(``sqlite3``) unless the vault changed since it was indexed.
-
 Measurements: docs/decisions/056-prompt-recall-and-card.md
+
+
+Contract in detail: docs/decisions/060-module-contracts.md (mdmem/agents/hooks/prompt.py).
 """
 
 from __future__ import annotations
