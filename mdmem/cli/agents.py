@@ -181,12 +181,21 @@ def checkpoint(
                 sid = latest_for(Path.cwd()).stem
             except Exception:
                 sid = None
-        result = cp.propose(root, data, session=sid, lang=lang or "en", extra_claude_md=[Path.cwd() / "CLAUDE.md"],
-                            today=os.environ.get("MDMEM_TODAY"))
+        from mdmem.agents.checkpoint.scan import scope_of
+
+        with open_memory(vault) as mem:  # the candidates that repeat a saved note are marked with it
+            result = cp.propose(root, data, session=sid, lang=lang or "en", extra_claude_md=[Path.cwd() / "CLAUDE.md"],
+                                today=os.environ.get("MDMEM_TODAY"), mem=mem,
+                                scope=scope_of(root, Path.cwd(), project, no_project))
+    elif model:
+        source = target if target is not None else str(latest_for(Path.cwd()))
+        with open_memory(vault) as mem:
+            result = cp.analyze(source, root, lang=lang, subagents=subagents, session=session,
+                                today=os.environ.get("MDMEM_TODAY"), model=model, read=read, mem=mem)
     else:
         source = target if target is not None else str(latest_for(Path.cwd()))
         result = cp.analyze(source, root, lang=lang, subagents=subagents, session=session,
-                            today=os.environ.get("MDMEM_TODAY"), model=model, read=read)
+                            today=os.environ.get("MDMEM_TODAY"), read=read)
     if json:
         render.emit_json(cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result)})
     else:

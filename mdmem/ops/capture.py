@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from mdmem.base import files as fs
 from mdmem.base.errors import MdmemError, UsageError
 from mdmem.base.layout import INDEX_NAME, INDEX_SECTIONS, MEMORY_DIR, TYPE_FOLDERS, nfc
+from mdmem.base.projects import Scope
 from mdmem.base.provenance import RULE_TYPES, Provenance, record
 from mdmem.ops import guard
 from mdmem.ops.budget import index_line
@@ -305,7 +306,8 @@ def save(
         index_data, index_seen = fs.read_stat(mem.root, mem.root / INDEX_NAME)
         data = dump_note(meta, body + "\n")
         existing, _ = fs.read_stat(mem.root, path)
-        twin = repeated(mem, rel, title, body, {p for p, _ in old}, kind) if existing is None else None
+        twin = repeated(mem, rel, title, body, {p for p, _ in old}, kind, Scope(project)) if existing is None \
+            else None
         if twin is not None and twin[1] is None:  # the same content under another name
             note = parse_note(twin[0], fs.read_stat(mem.root, mem.root / twin[0])[0] or b"")
             got = note.frontmatter.get("description")

@@ -12,6 +12,7 @@ from mdmem.text.classify import WARNINGS
 from mdmem.text.similar import SIMILAR, name_key, shingles, similarity
 
 if TYPE_CHECKING:
+    from mdmem.base.projects import Scope
     from mdmem.engine.memory import Memory
 
 DUPLICATE_LINE = 30  # characters: a body line this long found in CLAUDE.md or a protocol is a repeat
@@ -24,11 +25,12 @@ def body_of(data: bytes) -> str:
 
 
 def repeated(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
-          kind: str = "") -> tuple[str, str | None] | None:
+          kind: str = "", scope: Scope | None = None) -> tuple[str, str | None] | None:
     """The memory note this one would repeat: ``(path, None)`` for the same
     content, ``(path, reason)`` for a near-duplicate (the same name, whatever the case, accents and
     spacing; for a person, also one of another person note's ``aliases``), else None. The notes it
-    ``replaces`` are not compared."""
+    ``replaces`` are not compared, nor, with a ``scope``, the notes it does not see (another project's: one
+    note per fact holds within a project and the global memory, decision 030)."""
     from mdmem.text.meaning import same_meaning, statement
 
     flat = " ".join(body.split())
@@ -39,7 +41,7 @@ def repeated(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
     model, cosine = _cosines(mem, fact)
     for note in mem.notes():
         if note.path == rel or not note.path.startswith(MEMORY_DIR + "/") or note.type == "daily" \
-                or note.path in replaces:
+                or note.path in replaces or (scope is not None and not scope.sees(note.frontmatter)):
             continue
         try:
             other = body_of(fs.read_bytes(mem.root, note.path))

@@ -67,6 +67,7 @@ from mdmem.agents.checkpoint.scan import (  # noqa: F401
     key_words,
     memory_protocol,
     scan_prompt,
+    scope_of,
 )
 from mdmem.agents.launch import runner
 from mdmem.base.errors import MdmemError, UsageError
@@ -77,12 +78,14 @@ _TEXT = {
     "en": {"head": "[Checkpoint] This conversation hit {n}/7 dimensions ({marks}). Suggested memories:",
            "quiet": "[Checkpoint] This conversation hit {n}/7 dimensions{marks}: nothing to suggest.",
            "ask": 'Save which? Reply with numbers (e.g. 1,2) or "skip".',
-           "evidence": "evidence", "said": "said", "check": "check", "dropped": "not kept: {name} ({reason})"},
+           "evidence": "evidence", "said": "said", "check": "check", "dropped": "not kept: {name} ({reason})",
+           "same": "same as [[{name}]]: accepting updates {name} ({path}), no new note"},
     "pt": {"head": "[Checkpoint de Sedimentação] Esta conversa acertou {n}/7 dimensões ({marks}), "
                    "sugestão de sedimentação:",
            "quiet": "[Checkpoint de Sedimentação] Esta conversa acertou {n}/7 dimensões{marks}: nada a sugerir.",
            "ask": 'Salvar quais? Responda com os números (ex.: 1,2), ou "pular".',
-           "evidence": "evidência", "said": "disse", "check": "verifique", "dropped": "não guardada: {name} ({reason})"},
+           "evidence": "evidência", "said": "disse", "check": "verifique", "dropped": "não guardada: {name} ({reason})",
+           "same": "igual a [[{name}]]: aceitar atualiza {name} ({path}), sem nota nova"},
 }
 _SPEAKERS = {"en": {"user": "user", "assistant": "assistant"}, "pt": {"user": "usuário", "assistant": "assistente"}}
 
@@ -102,6 +105,8 @@ def text(cp: Checkpoint, mcp: bool = False) -> str:
     for c in cp.candidates:
         out.append(f"{c.number}. [{c.type}] {c.mark} {c.name} — {c.description}" + (f" {flagged}" if c.secret else "")
                    + (f" ({t['check']}: {c.flag})" if c.flag else ""))
+        if c.same:  # said up front, where the model shows the list: what `accept` will do with it
+            out.append("   " + t["same"].format(name=c.same.rsplit("/", 1)[-1].removesuffix(".md"), path=c.same))
         if c.line:
             out.append(f"   CLAUDE.md: {c.line}")
         if c.chosen and c.rejected:
@@ -124,7 +129,7 @@ def text(cp: Checkpoint, mcp: bool = False) -> str:
 def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: bool = False,
             session: str | None = None, cwd: Path | None = None, today: str | None = None,
             store_result: bool = True, model: str | None = None, max_bytes: int | None = None,
-            timeout: float = MODEL_TIMEOUT, origin: str = "hand", read: Callable) -> Checkpoint:
+            timeout: float = MODEL_TIMEOUT, origin: str = "hand", read: Callable, mem=None) -> Checkpoint:
     """The checkpoint of a whole transcript (``-`` = standard input; at most the last
     ``max_bytes`` of it), stored when it has candidates. Offline by default (the detectors);
     with ``model`` the scan prompt and the conversation go to that command, and its JSON
@@ -137,7 +142,11 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
     stored, never a hand run; ``checkpoint accept N --session S`` (and ``accept``/``skip`` without
     ``--session``, the newest pending one of any origin) still take a hand run's suggestions. A hand run of
     a session's transcript replaces that session's pending checkpoint, as every checkpoint does: the
-    numbers just printed are the ones ``accept`` takes, and the person who ran it decides them."""
+    numbers just printed are the ones ``accept`` takes, and the person who ran it decides them.
+
+    The memory it compares with is the global one and the project of the conversation's folder (else ``cwd``)
+    (:func:`mdmem.agents.checkpoint.scan.scope_of`); ``mem``, the open vault, lets a model's candidates be
+    marked with the note they would update (:func:`propose`)."""
     from mdmem.agents.checkpoint.dimensions import detect, language
     tr = read(source, subagents=subagents, max_bytes=max_bytes, errors=bool(model))  # a model sees tools' errors
     sid = session or tr.session_id or (Path(source).stem if source != "-" else "stdin")
@@ -147,19 +156,20 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
     claude_md = [Path(p) / "CLAUDE.md" for p in {str(cwd or Path.cwd()), tr.cwd or ""} if p]
     transcript = None if source == "-" else str(Path(source).resolve())
     evidence = detect([m for m in tr.messages if m.kind != "tool-error"])
+    scope = scope_of(vault, tr.cwd or str(cwd or Path.cwd()))
     if model:
-        known = Known.read(vault, claude_md, sid)
+        known = Known.read(vault, claude_md, sid, scope=scope)
         prompt = scan_prompt(None, None, known=known, evidence=evidence, lang=chosen, answer=False,
                              topic=[m.text[:2000] for m in tr.messages if m.speaker == "user"][-20:])
         prompt = prompt + "\n\n" + (MODEL_ANSWER_PT if chosen == "pt" else MODEL_ANSWER)
         head = "--- A conversa ---" if chosen == "pt" else "--- The conversation ---"
         answer = run_model(model, prompt + f"\n\n{head}\n\n" + conversation_text(tr.messages), timeout)
         result = propose(vault, answer, session=sid, lang=chosen, transcript=transcript, extra_claude_md=claude_md,
-                         today=today, store_result=store_result, origin=origin)
+                         today=today, store_result=store_result, origin=origin, scope=scope, mem=mem)
         return Checkpoint(result.session, transcript, result.lang, result.dimensions, result.candidates,
                           result.dropped, len(tr.messages), tr.tool_calls, tr.malformed, tr.skipped, result.created,
                           "model")
-    known = Known.read(vault, claude_md, sid)
+    known = Known.read(vault, claude_md, sid, scope=scope)
     result = build(evidence, session=sid, transcript=transcript, lang=chosen, known=known, messages=len(tr.messages),
                    tool_calls=tr.tool_calls, malformed=tr.malformed, skipped=tr.skipped, today=today)
     if result.fired and store_result:
@@ -269,6 +279,19 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
                                     "add this line to CLAUDE.md yourself (mdmem does not edit CLAUDE.md)",
                                     c.get("line")))
             continue
+        same = c.get("same") if isinstance(c.get("same"), str) else None
+        if same and mem.store.get(same) is not None:  # the list said "accepting updates X": it does
+            try:
+                r = save(mem, c["body"], kind, update=same, allow_secret=allow_secret, today=today)
+            except SecretRefused:
+                pass  # refused below, as any suggestion holding a secret
+            except MdmemError as e:
+                results.append(Accepted(n, c["dimension"], kind, c["name"], "refused", None, str(e)))
+                continue
+            else:
+                results.append(Accepted(n, c["dimension"], kind, c["name"], "updated", r.path,
+                                        f"the same as {r.path}: added to it", r.index_line))
+                continue
         try:
             r = save(mem, c["body"], kind, c["name"], c["description"], tags=["checkpoint"], today=today,
                      chosen=c.get("chosen"), rejected=c.get("rejected") or [], paths=c.get("paths") or [],

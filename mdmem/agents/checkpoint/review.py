@@ -18,7 +18,8 @@ from pathlib import Path
 from mdmem.agents.hooks.session import REVIEW_PREFIX
 from mdmem.agents.hooks.state import now, read_state, write_state
 from mdmem.base.errors import UsageError
-from mdmem.base.layout import HOOKS_DIR, safe_session
+from mdmem.base.files import state_folder
+from mdmem.base.layout import safe_session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ class Review:
 def agent_of(vault: Path, session: str) -> str:
     """Whose session ``session`` was (its review record says; ``claude`` when it does not): its transcript is
     read with that agent's reader."""
-    path = os.path.join(str(vault), HOOKS_DIR, REVIEW_PREFIX + safe_session(session) + ".json")
+    path = state_folder(vault, "hooks", REVIEW_PREFIX + safe_session(session) + ".json")
     agent = read_state(path).get("agent")
     return agent if isinstance(agent, str) and agent else "claude"
 
@@ -58,7 +59,7 @@ def review(vault: Path, session: str, run: str = "mdmem", mark: bool = True, *, 
     from mdmem.agents.checkpoint.propose import conversation_text
     from mdmem.text.language import choose, tally
 
-    path = os.path.join(str(vault), HOOKS_DIR, REVIEW_PREFIX + safe_session(session) + ".json")
+    path = state_folder(vault, "hooks", REVIEW_PREFIX + safe_session(session) + ".json")
     record = read_state(path)
     transcript = record.get("transcript")
     if not isinstance(transcript, str) or not os.path.isfile(transcript):
@@ -68,7 +69,8 @@ def review(vault: Path, session: str, run: str = "mdmem", mark: bool = True, *, 
     messages = [m for m in tr.messages if not end or m.offset < end]
     users = " ".join(m.text for m in messages if m.speaker == "user" and m.kind != "prompt")[:20000]
     lang = choose(*tally(users))
-    known = scan.Known.read(vault, [Path(record["cwd"]) / "CLAUDE.md"] if record.get("cwd") else [], session)
+    cwd = record.get("cwd") if isinstance(record.get("cwd"), str) else None
+    known = scan.Known.read(vault, [Path(cwd) / "CLAUDE.md"] if cwd else [], session, scope=scan.scope_of(vault, cwd))
     prompt = scan.scan_prompt(session, vault, known=known, lang=lang, run=run,
                               why="turns of an earlier session that no checkpoint scanned")
     if mark:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 import time
 
-from mdmem.base.layout import HOOKS_DIR, SESSIONS_DIR
+from mdmem.base.files import state_folder
+from mdmem.base.layout import SESSIONS_DIR
 
 CATCH_UP_EVERY = 3600.0
 LOG_MAX = 1 << 20  # the background import's log is started afresh past this size
@@ -29,7 +30,7 @@ def spawn_import(vault: str, source: str, file: str | None = None, *extra: str) 
     import subprocess
     import sys
 
-    folder = os.path.join(vault, HOOKS_DIR)
+    folder = state_folder(vault, "hooks")
     os.makedirs(folder, exist_ok=True)
     log = os.path.join(folder, "import.log")
     try:
@@ -50,7 +51,7 @@ def spawn_import(vault: str, source: str, file: str | None = None, *extra: str) 
 def catch_up(vault: str, source: str, cwd: str | None) -> int | None:
     """At a session's start: import the recent sessions of ``cwd``'s project in the background, unless done
     in the last :data:`CATCH_UP_EVERY` seconds (a marker's mtime); the pid, or None when not due."""
-    marker = os.path.join(vault, HOOKS_DIR, f"import-{source}.last")
+    marker = state_folder(vault, "hooks", f"import-{source}.last")
     try:
         if time.time() - os.stat(marker).st_mtime < CATCH_UP_EVERY:
             return None
