@@ -114,3 +114,23 @@ def test_propose_marks_the_note_accept_updates(vault: dict) -> None:
     after = sorted(p.relative_to(root).as_posix() for p in (root / "memory").rglob("*.md"))
     assert sorted(set(after) - set(before)) == [status[3][1]]
     assert 'project: "[[borealis]]"' in (root / status[3][1]).read_text()
+
+
+def test_the_stop_hooks_scan_prompt_is_the_sessions_project(vault: dict) -> None:
+    """The Stop hook, fired in borealis (the payload's cwd), lists borealis's and the global memories only."""
+    import subprocess
+
+    from support import hook_env
+
+    root, tmp = vault["vault"], vault["tmp"]
+    (root / ".mdmem" / "config.toml").write_text("[hook]\nmin_stops = 1\nmin_minutes = 0\n")
+    talk = tmp / "talk.md"
+    talk.write_text("User: From now on, keep your replies under ten lines.\nAssistant: Understood.\n")
+    payload = {"session_id": "s1", "transcript_path": str(talk), "cwd": str(vault["borealis"]),
+               "hook_event_name": "Stop", "stop_hook_active": False}
+    proc = subprocess.run([sys.executable, "-m", "mdmem", "hook", "stop", "--vault", str(root), "--policy", "cadence"],
+                          input=json.dumps(payload), capture_output=True, text=True, env=hook_env(tmp), timeout=120)
+    reason = json.loads(proc.stdout)["reason"]
+    shown = _existing(reason)
+    assert "borealis images" in shown.lower() and "short answers" in shown.lower(), shown
+    assert "atlas" not in shown.lower(), shown
