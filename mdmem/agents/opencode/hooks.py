@@ -49,10 +49,9 @@ def inbound(hook: str, payload: dict) -> dict:
 
 def transcript_reader():
     """The messages the plugin wrote, read whole (the checkpoint's ``read=``)."""
-    from mdmem.agents.checkpoint.foreign import from_sessions
-    from mdmem.agents.opencode.messages import read
+    from mdmem.agents.opencode.messages import transcript
 
-    return from_sessions(read)
+    return transcript
 
 
 def outbound(hook: str, answer):
