@@ -103,7 +103,7 @@ def test_hook_status_shows_each_hooks_last_run_and_last_error(cli, vault, projec
     text = cli("hook", "status", "--agent", "all", "--project", project).stdout
     assert "mdmem for codex" in text and "last error" in text and "no session_id" in text
     assert "opencode" not in text  # only the agents installed in the project
-    assert "secret" not in (vault / ".mdmem" / "hooks" / "fired-codex.json").read_text()
+    assert "secret" not in (vault / ".mdmem" / "hooks" / "fired-codex.log").read_text()
 
 
 def test_an_error_from_outside_mdmem_keeps_its_kind_and_place_never_its_words():
