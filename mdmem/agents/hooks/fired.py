@@ -7,7 +7,7 @@ rewrite of a small JSON file on this machine). Past 256 KB the file becomes ``.1
 An error is kept as one line that holds no words of the user (decision 029): its kind, and its message only when
 it is one of mdmem's own (:class:`MdmemError` says a path or a reason, never a transcript's text); any other
 exception keeps its kind and where in mdmem it was raised. On the hook fast path: standard library only.
-Details: docs/decisions/080-hook-status.md
+Details: docs/decisions/081-hook-status-and-agent-budgets.md
 """
 
 from __future__ import annotations
