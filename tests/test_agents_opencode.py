@@ -42,14 +42,16 @@ def test_opencode_plugin_runs_the_loop_under_node(cli, vault, project, tmp_path)
     steps = [{"do": "system"}, {"do": "prompt", "text": "why did we choose integer cents?"},
              {"do": "reply", "text": "Integer cents never round."}, {"do": "idle"},
              {"do": "prompt", "text": "go on"}, {"do": "reply", "text": "Done."}, {"do": "idle"},
-             {"do": "prompt", "text": RULE}, {"do": "reply", "text": "Understood."}, {"do": "idle"}, {"do": "idle"},
-             {"do": "compacting"}, {"do": "system"}]
-    start, recall, _, quiet, _, _, _, _, _, fired, again, compacting, after = _drive(project, tmp_path, steps)
+             {"do": "prompt", "text": RULE}, {"do": "reply", "text": "Understood."},
+             {"do": "idle", "session": "ses_task"},  # a subagent's session going idle: not the user's turn
+             {"do": "idle"}, {"do": "idle"}, {"do": "compacting"}, {"do": "system"}]
+    start, recall, _, quiet, _, _, _, _, _, task, fired, again, compacting, after = _drive(project, tmp_path, steps)
     assert start["system"][0] == "You are opencode." and start["system"][1].startswith("# Memory")
     added = recall["parts"][1]
     assert added["synthetic"] is True and added["type"] == "text" and "cents" in added["text"].lower()
     assert added["messageID"] == recall["parts"][0]["messageID"] and added["id"] > "prt_0001"  # sorts after
-    assert quiet["sent"] == []  # a first turn never scans
+    assert quiet["sent"] == [] and task["sent"] == []  # a first turn never scans; a subagent's is not run
+    assert not (vault / ".mdmem" / "hooks" / "stop-ses_task.json").exists()
     sent = fired["sent"]  # the rule: the scan goes back to the session as its next message
     assert len(sent) == 1 and sent[0]["path"] == {"id": "ses_1"}
     scan = sent[0]["body"]["parts"][0]

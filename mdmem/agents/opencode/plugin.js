@@ -70,6 +70,16 @@ async function transcript(client, sessionID) {
   }
 }
 
+// whether the session is a subagent's (a task the model started: it has a parent); its end is not the user's turn
+async function subagent(client, sessionID) {
+  try {
+    const res = await client.session.get({ path: { id: sessionID } })
+    return Boolean(res && res.data && res.data.parentID)
+  } catch {
+    return false
+  }
+}
+
 let counter = 0
 // a part id as OpenCode makes them (prefix, then time: it sorts after the parts the user's message holds)
 function partID() {
@@ -98,7 +108,7 @@ export const MdmemPlugin = async ({ client, directory }) => {
       if (!PROMPT || !input || !output || !Array.isArray(output.parts)) return
       const answer = await hook("prompt", {
         hook_event_name: "chat.message", sessionID: input.sessionID, messageID: input.messageID, directory,
-        parts: output.parts,
+        parts: output.parts.filter((p) => p && p.type === "text"), // (a file part may hold a whole file)
       })
       if (answer && typeof answer.context === "string") {
         output.parts.push({
@@ -119,7 +129,7 @@ export const MdmemPlugin = async ({ client, directory }) => {
       if (event.type === "session.compacted" && id) {
         cards.delete(id) // the card again at the next call, with what the compaction left unscanned
         compacted.add(id)
-      } else if (event.type === "session.idle" && id) {
+      } else if (event.type === "session.idle" && id && !(await subagent(client, id))) {
         const again = continuing.delete(id)
         const answer = await hook("stop", {
           hook_event_name: "session.idle", event, directory, continuing: again,

@@ -23,6 +23,10 @@ let messages = [] // the session as OpenCode holds it
 const client = {
   session: {
     messages: async ({ path }) => ({ data: path.id === script.session ? messages : [] }),
+    // Session: {id, projectID, directory, parentID?, title, version, time}; a subagent's session has a parentID
+    get: async ({ path }) => ({ data: { id: path.id, projectID: "p1", directory: script.directory, title: "t",
+                                        version: "1", time: { created: 1765000000000, updated: 1765000000000 },
+                                        ...(path.id === script.session ? {} : { parentID: script.session }) } }),
     promptAsync: async (options) => {
       sent.push(options)
       return { data: undefined }
@@ -74,7 +78,7 @@ for (const step of script.steps) {
     results.push({ do: step.do })
   } else if (step.do === "idle") {
     const before = sent.length
-    await emit({ type: "session.idle", properties: { sessionID: script.session } })
+    await emit({ type: "session.idle", properties: { sessionID: step.session || script.session } })
     results.push({ do: step.do, sent: sent.slice(before) })
   } else if (step.do === "compacting") {
     const out = await trigger("experimental.session.compacting", { sessionID: script.session }, { context: [] })
