@@ -118,3 +118,15 @@ def test_an_error_from_outside_mdmem_keeps_its_kind_and_place_never_its_words():
         line = error_line(e)
     assert line == "JSONDecodeError" and "secret" not in line
     assert error_line(MdmemError("a\nb  c")) == "MdmemError: a b c"
+
+
+@pytest.mark.slow
+def test_claude_hook_status_shows_each_hooks_last_run(cli, vault, project):
+    cli("hook", "install", "--scope", "local", "--vault", vault, "--project", project)
+    groups = json.loads((project / ".claude" / "settings.local.json").read_text())["hooks"]["SessionStart"]
+    start = [h["command"] for g in groups for h in g["hooks"] if " hook session-start " in h["command"]][0]
+    assert _run(start, {"session_id": "c-1", "cwd": str(project), "hook_event_name": "SessionStart",
+                        "source": "startup"}).returncode == 0
+    status = cli.json("hook", "status", "--project", project)
+    assert list(status["fired"]) == ["session-start"] and "error" not in status["fired"]["session-start"]
+    assert "mdmem hook session-start last ran" in cli("hook", "status", "--project", project).stdout

@@ -454,10 +454,7 @@ def _anything(found: dict) -> bool:
 
 
 def _status_text(found: dict) -> str:
-    import time
-
-    def when(t: float) -> str:
-        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(t)))
+    from mdmem.cli.claude_text import fired_lines
 
     lines = [f"mdmem for {found['agent']} in {found['project']}:"]
     for event, st in found["events"].items():
@@ -471,9 +468,7 @@ def _status_text(found: dict) -> str:
         lines.append(f"  MCP server          {'installed' if found['server']['installed'] else 'absent'}  "
                      f"({found['server']['file']})")
     lines += [f"  card {name:15} {'installed' if ok else 'absent'}" for name, ok in found["cards"].items()]
-    for hook, st in sorted(found["fired"].items()):
-        error = f"; last error {when(st['error_at'])}: {st['error']}" if st.get("error") else ""
-        lines.append(f"  mdmem hook {hook:12} last ran {when(st['at'])}{error}")
+    lines += fired_lines(found["fired"])
     if not found["fired"] and (found["events"] or found["plugin"]):
         lines.append(f"  no hook has run in this project yet{' (vault ' + found['vault'] + ')' if found['vault'] else ''}")
     return "\n".join(lines)
