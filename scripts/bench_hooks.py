@@ -2,6 +2,7 @@
 """Hook and checkpoint figures for mdmem (not a test); also a section of ``scripts/bench.py``.
 
     python scripts/bench_hooks.py [--runs 15] [--mb 2.7] [--out hooks.json] [--runner installed|console]
+    python scripts/bench_hooks.py --agents [AGENT ...] [--runs 21]    (only 6. below)
 
 Hooks are started as ``mdmem hook install`` writes them (``python -P -c`` mdmem's entry point;
 ``--runner console``: through the console script, which imports ``re`` before mdmem runs).
@@ -24,6 +25,9 @@ decision on a replay) are ``scripts/eval_checkpoint.py``.
 5. ``mdmem hook prompt`` (UserPromptSubmit) on an indexed vault (``--prompt-vault DIR``, and per vault
    size in ``scripts/bench.py``): a related prompt, an unrelated one and a greeting, each paired with
    ``python -c pass``, and a related prompt right after a one-note edit.
+6. ``--agents``: the quiet Stop of each agent (Claude Code, Codex, Gemini, Cursor, Copilot, Goose, OpenCode) as
+   ``mdmem install AGENT`` wrote it, through ``sh -c`` with the agent's payload and its own transcript format,
+   paired with ``sh -c 'python -c pass'``.
 
 Whole processes, timed from here with ``perf_counter``; medians [min-max].
 """
