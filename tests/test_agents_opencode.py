@@ -130,3 +130,20 @@ def test_claude_hook_status_shows_each_hooks_last_run(cli, vault, project):
     status = cli.json("hook", "status", "--project", project)
     assert list(status["fired"]) == ["session-start"] and "error" not in status["fired"]["session-start"]
     assert "mdmem hook session-start last ran" in cli("hook", "status", "--project", project).stdout
+
+
+def _plugin_argv(project: Path, name: str) -> list[str]:
+    """The argument list the installed plugin spawns for mdmem's hook ``name``."""
+    values = {line.split(" = ", 1)[0][6:]: json.loads(line.split(" = ", 1)[1].split(" //")[0])
+              for line in (project / PLUGIN).read_text().splitlines()
+              if line.startswith(("const COMMAND = ", "const VAULT = "))}
+    return [*values["COMMAND"], "hook", name, "--agent", "opencode", "--vault", values["VAULT"]]
+
+
+@pytest.mark.slow
+def test_opencode_hooks_given_no_field_never_break(cli, vault, project):
+    cli("install", "opencode", "--vault", vault, "--project", project)
+    for name in ("session-start", "prompt", "stop", "pre-compact"):
+        done = subprocess.run(_plugin_argv(project, name), input="{}", capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, (name, done.stderr)
+        assert done.stdout == "" or json.loads(done.stdout).keys() <= {"system", "context", "prompt"}
