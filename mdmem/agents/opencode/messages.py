@@ -5,8 +5,7 @@ line, as OpenCode's SDK returns them (``client.session.messages``; types in anom
 
 A person's words are the text parts OpenCode did not make (``synthetic``: the notes mdmem's plugin adds, the scan
 it hands back; ``ignored``): a user message with none is left out. :func:`transcript` is the checkpoint's reader
-(the Stop hook's quiet path: standard library only, no dataclasses); :func:`read` the same as a
-:class:`~mdmem.agents.history.model.Session`.
+(the Stop hook's quiet path: standard library only, no dataclasses).
 """
 
 from __future__ import annotations
@@ -62,11 +61,3 @@ def transcript(path: str | os.PathLike, start: int = 0, **_: object):
     return Transcript(messages=messages[start:], format="jsonl", session_id=session, start=start,
                       end=len(messages), records=len(messages), cwd=cwd)
 
-
-def read(path: str | os.PathLike):
-    """The session in ``path`` as a :class:`~mdmem.agents.history.model.Session`."""
-    from mdmem.agents.history.model import Session, SessionMessage
-
-    session, cwd, rows = _rows(path)
-    return Session(agent="opencode", id=session, cwd=cwd,
-                   messages=tuple(SessionMessage(role=role, text=text) for role, text, _ in rows if text))
