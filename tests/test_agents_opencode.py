@@ -147,3 +147,17 @@ def test_opencode_hooks_given_no_field_never_break(cli, vault, project):
         done = subprocess.run(_plugin_argv(project, name), input="{}", capture_output=True, text=True, timeout=60)
         assert done.returncode == 0 and "Traceback" not in done.stderr, (name, done.stderr)
         assert done.stdout == "" or json.loads(done.stdout).keys() <= {"system", "context", "prompt"}
+
+
+def test_status_reads_without_making_state(tmp_path):
+    from mdmem.agents.hooks.fired import of, record
+
+    gone = tmp_path / "moved-vault"  # the vault an installed hook still names, moved away since
+    assert of(str(gone), "codex", str(tmp_path)) == {} and not gone.exists()
+    (tmp_path / "v").mkdir()
+    record(str(tmp_path / "v"), "codex", "stop", str(tmp_path / "p"), 5.0)
+    record(str(tmp_path / "v"), "codex", "stop", str(tmp_path / "p" / "sub"), 7.0, KeyError("words"))
+    record(str(tmp_path / "v"), "codex", "stop", str(tmp_path / "other"), 9.0)
+    found = of(str(tmp_path / "v"), "codex", str(tmp_path / "p"))
+    assert found["stop"]["at"] == 7.0 and found["stop"]["error"].startswith("KeyError")  # a folder inside counts
+    assert "words" not in (tmp_path / "v" / ".mdmem" / "hooks" / "fired-codex.log").read_text()

@@ -22,10 +22,11 @@ LINE_MAX = 200          # characters of an error line
 ROTATE_BYTES = 256_000  # the log's size before it becomes .1
 
 
-def path(vault: str | None, agent: str) -> str:
-    """The agent's file: in the vault's state folder, else (no vault, or an unsafe state folder) in MDMEM_HOME."""
+def path(vault: str | None, agent: str, make: bool = True) -> str:
+    """The agent's file: in the vault's state folder (made when missing and ``make``), else (no vault, or an unsafe
+    state folder) in MDMEM_HOME."""
     try:
-        folder = files.state_path(vault, "hooks") if vault is not None else mdmem_home()
+        folder = files.state_path(vault, "hooks", make=make) if vault is not None else mdmem_home()
     except MdmemError:
         folder = mdmem_home()
     return os.path.join(folder, f"fired-{agent}.log")
@@ -75,7 +76,7 @@ def of(vault: str | None, agent: str, project: str) -> dict[str, dict]:
     """Per hook, its last run in ``project`` or a folder inside it: ``{"at", "error"?, "error_at"?}``."""
     found: dict[str, dict] = {}
     prefix = project.rstrip(os.sep) + os.sep
-    file = path(vault, agent)
+    file = path(vault, agent, make=False)  # (a status only reads: no state folder made)
     for name in (file + ".1", file):
         try:
             with open(name, encoding="utf-8", errors="replace") as f:
