@@ -454,9 +454,12 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         from mdmem.agents.checkpoint import consolidate as cp
 
         def work(mem):
+            from mdmem.base.projects import Scope
+
+            # compared with the global memory and the project checkpoint_accept saves into (the server's folder)
             result = cp.propose(mem.root, {"dimensions": dimensions or [], "candidates": candidates,
                                            "replaces": replaces or []},
-                                session=session, lang=lang, today=_today())
+                                session=session, lang=lang, today=_today(), mem=mem, scope=Scope(_owner(mem, None)))
             return cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result, mcp=True)}
 
         return state.call("checkpoint_propose", work)

@@ -134,3 +134,23 @@ def test_the_stop_hooks_scan_prompt_is_the_sessions_project(vault: dict) -> None
     shown = _existing(reason)
     assert "borealis images" in shown.lower() and "short answers" in shown.lower(), shown
     assert "atlas" not in shown.lower(), shown
+
+
+def test_mcp_propose_marks_the_note_too(vault: dict) -> None:
+    """MCP's checkpoint_propose (the server running in borealis) says it as the CLI does."""
+    import anyio
+    from mcp import Client
+
+    from mdmem.mcp_server import build_server
+
+    again = "In borealis, never commit the generated images: CI builds them from the sources."
+
+    async def propose() -> str:
+        async with Client(build_server(vault["vault"]), mode="legacy") as client:
+            result = await client.call_tool("checkpoint_propose", {"session": "m1", "candidates": [
+                {"type": "feedback", "dimension": 6, "name": "No generated images", "description": again,
+                 "body": again}]})
+            assert not result.is_error, result.content[0].text
+            return json.loads(result.content[0].text)["text"]
+
+    assert "same as [[Borealis images]]: accepting updates Borealis images" in anyio.run(propose)
