@@ -59,9 +59,12 @@ def state_home() -> str | None:
     (:func:`mdmem.base.settings.state_folder`), resolved; None: each vault keeps its state in ``.mdmem/``."""
     value = os.environ.get(STATE_ENV)
     if value is None:
-        from mdmem.base.settings import state_folder
+        from mdmem.base.layout import user_config_path
 
-        value = state_folder()
+        if os.path.exists(user_config_path()):  # else the settings reader is not even imported (the hooks)
+            from mdmem.base.settings import state_folder
+
+            value = state_folder()
     return os.path.realpath(os.path.expanduser(value.strip())) if value and value.strip() else None
 
 

@@ -350,18 +350,12 @@ def trouble(vault: Path | str) -> str | None:
 STATE_KEYS = ("folder",)
 
 
-def user_config_path() -> str:
-    """The user's own config, ``$MDMEM_HOME/config.toml`` (``~/.mdmem/config.toml``): settings of this user on
-    this machine, never inside a vault (a synced vault carries its ``.mdmem/config.toml`` to every machine)."""
-    from mdmem.base.layout import mdmem_home
-
-    return os.path.join(os.path.expanduser(mdmem_home()), CONFIG_NAME)
-
-
 def state_folder() -> str | None:
     """``[state] folder`` of the user's own config: the folder that holds every vault's state outside the vault
     (:func:`mdmem.base.files.state_root`), or None (the state in the vault, ``.mdmem/``). Read only when the
     file exists (the hooks pay one ``stat`` otherwise)."""
+    from mdmem.base.layout import user_config_path
+
     path = user_config_path()
     if not os.path.exists(path):
         return None
