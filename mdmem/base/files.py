@@ -89,28 +89,24 @@ def state_root(vault: str | os.PathLike) -> str:
     - else the vault itself, while its ``.mdmem`` (or, before it exists, the vault) can be written;
     - else (a read-only mount, another user's vault) ``$MDMEM_HOME/read-only/<hash>`` (decision 011).
 
-    A folder already under one of those homes is its own root (the call is idempotent). A few ``stat`` calls."""
+    A folder right under one of those homes is its own root (the call is idempotent). A few ``stat`` calls."""
     from mdmem.base.layout import mdmem_home
 
     root = os.fspath(vault)
     home = state_home()
     readonly = os.path.abspath(os.path.join(os.path.expanduser(mdmem_home()), READ_ONLY_DIR))
-    where = os.path.abspath(root)
-    if any(base and _under(where, base) for base in (home, readonly)):
+    parent = os.path.dirname(os.path.abspath(root))
+    if parent in (home, readonly):  # a vault's state root already (<home>/<key>)
         return root
     if home:
         real = os.path.realpath(root)
-        return root if _under(real, home) else os.path.join(home, state_key(real))
+        return root if os.path.dirname(real) == home else os.path.join(home, state_key(real))
     here = os.path.join(root, STATE_DIR)
     if not os.path.exists(root) or os.path.lexists(here) and not os.path.isdir(here):
         return root  # no vault yet, or a .mdmem the checks will name
     if os.access(here if os.path.isdir(here) else root, os.W_OK):
         return root
     return os.path.join(readonly, state_key(root, named=False))
-
-
-def _under(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def state_folder(vault: str | os.PathLike, *parts: str) -> str:
