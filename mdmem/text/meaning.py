@@ -5,11 +5,10 @@ the conclusion first"): the test ``save``, ``checkpoint accept`` and MCP ``save`
 Lexically, a memory is its content words (lower case, light suffixes off, stop words and the words every rule
 has, "always", "never", "use", out; negation kept apart): two memories say the same when the shorter one's
 content words are nearly all in the longer one (:data:`CONTAINED`) and they share enough of them in all
-(:data:`OVERLAP`), unless one prefers what the other gives up ("prefer interface over type" against "prefer
-type over interface", :func:`opposed`) or one forbids what the other asks. With vectors (a vault with
-``--semantic``), a cosine at or above :data:`COSINE` with some lexical support (:data:`COSINE_SUPPORT`) is
-also the same meaning. The bars were set on the dev part of ``eval/data/duplicates`` (real rules from
-public CLAUDE.md / AGENTS.md / memory files) and checked on its held-out part: ``eval/test_duplicates.py``.
+(:data:`OVERLAP`). With vectors (a vault with ``--semantic``), a cosine at or above :data:`COSINE` with some
+lexical support (:data:`COSINE_SUPPORT`) is also the same meaning. Never when one prefers what the other gives
+up (:func:`opposed`) or when each names a thing the other does not (:func:`swapped`: "`npm run lint`" /
+"`npm run build`", port 8080 / 8081). Bars and measures: decision 070 (``eval/test_duplicates_real.py``).
 A refusal the user did not want costs more than a duplicate kept, so the bars favour precision.
 """
 
@@ -43,6 +42,15 @@ _OVER = re.compile(r"\b(?:prefer\s+)?(?!(?:do|does|did|is|are|was|were|should|mu
 
 
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t].*$", re.M)
+# what names one thing among its kind: a code span, a technical word (a path, a file, a flag, a version, a dotted or
+# dashed name, a number) or the command after "run"; two rules that each name one the other lacks are two rules
+# ("run `npm run lint`" / "run `npm run build`"), one that adds a name to the other is the same rule told more fully
+_CODE = re.compile(r"`([^`\n]+)`")
+_TECH = re.compile(r"(?<![\w`])(?:--?[A-Za-z][\w-]*|[\w@~]*\d[\w.+-]*|\w+(?:[./:_@-]\w+)+)")
+_RUN = re.compile(r"\brun\s+([^\n.,;()`]+)", re.I)
+_ATOM = re.compile(r"[^\W_]+")
+_QUOTED = re.compile(r"(?<!\w)['\"‘“]([^'\"’”\s]+)['\"’”](?!\w)")  # a quoted word names a thing as a code span does
+_PREFIX = re.compile(r"\b(co|pre|re|non|sub|multi|e)-(?=[^\W\d_])", re.I)  # "co-author" is "coauthor"
 
 
 def _stem(word: str) -> str:
@@ -57,11 +65,12 @@ def words(text: str) -> tuple[frozenset[str], bool]:
     """``(content words, negated)``: the stemmed content words and whether the text forbids something (a
     preference, "pnpm, not npm", "X instead of Y", forbids nothing). Heading lines are left out: a note's
     title heading ("# Note") is not what it states."""
-    text = _HEADING.sub("", text)
+    text = _PREFIX.sub(r"\1", _HEADING.sub("", text))
     tokens = [t.replace("’", "'") for t in _WORD.findall(text.casefold())]
     negated = any(t in _NEG or t.endswith("n't") for t in _WORD.findall(_OVER.sub(" ", text.casefold())))
-    return frozenset(_stem(t) for t in tokens if t not in _STOP and t not in _NEG and not t.endswith("n't")
-                     and (len(t) > 1 or t.isdigit())), negated
+    named = {t for span in _CODE.findall(text) + _QUOTED.findall(text) for t in _ATOM.findall(span.casefold())}
+    return frozenset(_stem(t) for t in tokens if (t not in _STOP or t in named) and t not in _NEG
+                     and not t.endswith("n't") and (len(t) > 1 or t.isdigit())), negated
 
 
 def opposed(a: str, b: str) -> bool:
@@ -89,18 +98,41 @@ def same_meaning(a: str, b: str, cosine: float | None = None, model: str | None 
         return False
     wa, na = words(a)
     wb, nb = words(b)
-    if not wa or not wb or any(w.isdigit() for w in wa ^ wb):
-        return False  # a number one has and the other not: another fact ("port 8080" / "port 8081")
+    if not wa or not wb:
+        return False
     common = len(wa & wb)
     contained = common / min(len(wa), len(wb))
     overlap = common / len(wa | wb)
     if min(len(wa), len(wb)) >= MIN_WORDS and contained >= CONTAINED and overlap >= OVERLAP and na == nb:
-        return True
+        return not swapped(a, b)
     if cosine is None:
         return False  # (the vectors weigh a "never" themselves: "npm and yarn are forbidden" is "use pnpm")
     mid = COSINE_MID.get(model or "")
-    return (cosine >= COSINE.get(model or "", COSINE_DEFAULT) and contained >= COSINE_SUPPORT) or (
-        mid is not None and cosine >= mid and contained >= MID_CONTAINED)
+    return ((cosine >= COSINE.get(model or "", COSINE_DEFAULT) and contained >= COSINE_SUPPORT) or (
+        mid is not None and cosine >= mid and contained >= MID_CONTAINED)) and not swapped(a, b)
+
+
+def keys(text: str) -> frozenset[str]:
+    """The names ``text`` gives (code spans, technical words, the command after "run"), as lower-case atoms."""
+    plain = _CODE.sub(" ", text)
+    found = _CODE.findall(text) + _TECH.findall(plain)
+    for command in _RUN.findall(plain):  # "run npm run lint before ...": the words up to the first stop word
+        for i, t in enumerate(command.split()[:3]):
+            if t.casefold() in _STOP or (i and not t[0].isalnum()):
+                break
+            found.append(t)
+    return frozenset(_stem(t) for f in found for t in _ATOM.findall(f.casefold()) if t not in _STOP)
+
+
+def swapped(a: str, b: str) -> bool:
+    """Does each name something the other does not ("`npm run lint`" / "`npm run build`", "port 8080" / "port
+    8081", "`.claude/`" / "`.gemini/`")? Then they are two rules of one shape, however alike their words."""
+    ka, kb = keys(a), keys(b)
+    if not ka or not kb:
+        return False
+    ta = {_stem(t) for t in _ATOM.findall(a.casefold())}
+    tb = {_stem(t) for t in _ATOM.findall(b.casefold())}
+    return bool(ka - tb) and bool(kb - ta)
 
 
 def score(a: str, b: str, cosine: float | None = None) -> float:
