@@ -15,6 +15,7 @@ A refusal the user did not want costs more than a duplicate kept, so the bars fa
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 CONTAINED = 0.75    # share of the shorter memory's content words found in the longer one
 OVERLAP = 0.4       # Jaccard of the two content-word sets
@@ -53,6 +54,7 @@ _QUOTED = re.compile(r"(?<!\w)['\"‘“]([^'\"’”\s]+)['\"’”](?!\w)")  #
 _PREFIX = re.compile(r"\b(co|pre|re|non|sub|multi|e)-(?=[^\W\d_])", re.I)  # "co-author" is "coauthor"
 
 
+@lru_cache(maxsize=8192)
 def _stem(word: str) -> str:
     for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "sses", "xes", "ches", "shes", "ed", "ly", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -61,6 +63,7 @@ def _stem(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=2048)  # a memory is compared with every saved one: its words are worked out once
 def words(text: str) -> tuple[frozenset[str], bool]:
     """``(content words, negated)``: the stemmed content words and whether the text forbids something (a
     preference, "pnpm, not npm", "X instead of Y", forbids nothing). Heading lines are left out: a note's
@@ -68,7 +71,8 @@ def words(text: str) -> tuple[frozenset[str], bool]:
     text = _PREFIX.sub(r"\1", _HEADING.sub("", text))
     tokens = [t.replace("’", "'") for t in _WORD.findall(text.casefold())]
     negated = any(t in _NEG or t.endswith("n't") for t in _WORD.findall(_OVER.sub(" ", text.casefold())))
-    named = {t for span in _CODE.findall(text) + _QUOTED.findall(text) for t in _ATOM.findall(span.casefold())}
+    named = {t for span in _CODE.findall(text) + _QUOTED.findall(text) for t in _ATOM.findall(span.casefold())} \
+        if any(q in text for q in "`'\"‘“") else set()
     return frozenset(_stem(t) for t in tokens if (t not in _STOP or t in named) and t not in _NEG
                      and not t.endswith("n't") and (len(t) > 1 or t.isdigit())), negated
 
@@ -93,9 +97,8 @@ def lexical(a: str, b: str) -> tuple[float, float]:
 
 def same_meaning(a: str, b: str, cosine: float | None = None, model: str | None = None) -> bool:
     """Do ``a`` and ``b`` state the same memory? ``cosine``: their vectors' cosine when the vault has vectors,
-    made by ``model`` (its bar: :data:`COSINE`)."""
-    if opposed(a, b):
-        return False
+    made by ``model`` (its bar: :data:`COSINE`). The vetoes (:func:`opposed`, :func:`swapped`) run last: most
+    pairs are told apart by their words alone."""
     wa, na = words(a)
     wb, nb = words(b)
     if not wa or not wb:
@@ -103,13 +106,12 @@ def same_meaning(a: str, b: str, cosine: float | None = None, model: str | None 
     common = len(wa & wb)
     contained = common / min(len(wa), len(wb))
     overlap = common / len(wa | wb)
-    if min(len(wa), len(wb)) >= MIN_WORDS and contained >= CONTAINED and overlap >= OVERLAP and na == nb:
-        return not swapped(a, b)
-    if cosine is None:
-        return False  # (the vectors weigh a "never" themselves: "npm and yarn are forbidden" is "use pnpm")
-    mid = COSINE_MID.get(model or "")
-    return ((cosine >= COSINE.get(model or "", COSINE_DEFAULT) and contained >= COSINE_SUPPORT) or (
-        mid is not None and cosine >= mid and contained >= MID_CONTAINED)) and not swapped(a, b)
+    alike = min(len(wa), len(wb)) >= MIN_WORDS and contained >= CONTAINED and overlap >= OVERLAP and na == nb
+    if not alike and cosine is not None:  # (the vectors weigh a "never" themselves: "npm is forbidden" = "use pnpm")
+        mid = COSINE_MID.get(model or "")
+        alike = (cosine >= COSINE.get(model or "", COSINE_DEFAULT) and contained >= COSINE_SUPPORT) or (
+            mid is not None and cosine >= mid and contained >= MID_CONTAINED)
+    return alike and not opposed(a, b) and not swapped(a, b)
 
 
 def keys(text: str) -> frozenset[str]:
