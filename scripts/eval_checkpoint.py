@@ -70,6 +70,7 @@ def sessions(split: str) -> list[tuple[Path, dict]]:
     for labels in sorted(DATA.glob("*.labels.json")):
         data = json.loads(labels.read_text("utf-8"))
         if split in ("both", data["split"]) or (split == "dev" and data["split"] not in BLIND) or \
+                (split == "other" and data["split"] != "tune") or \
                 (split == "blind" and data["split"] in BLIND):
             out.append((labels.with_name(labels.name.replace(".labels.json", ".jsonl")), data))
     return out
@@ -394,7 +395,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", default="tune", choices=("tune", "holdout", "holdout2", "holdout3", "holdout4", "holdout5",
                                                         "holdout6", "holdout7", "holdout8", "holdout9", "holdout10",
-                                                        "holdout11", "dev", "blind", "both"))
+                                                        "holdout11", "dev", "other", "blind", "both"),
+                    help="other: every session but the tune split's (held out from the trigger's tuning)")
     ap.add_argument("--policy", help="the hook policy to replay (default: the installed default)")
     ap.add_argument("--show", action="store_true", help="list every suggestion and its verdict")
     ap.add_argument("--json", type=Path, help="write the whole report here")
