@@ -184,7 +184,7 @@ def test_a_quiet_stop_imports_only_what_it_needs(vault: Path, tmp_path: Path):
     assert proc.returncode == 0 and proc.stdout == ""
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
     assert "mdmem.agents.checkpoint.transcript" in imported and "mdmem.agents.checkpoint.stop" in imported  # the stop was read
-    heavy = {"mdmem.agents.checkpoint.dimensions", "mdmem.agents.checkpoint.consolidate", "mdmem.agents.checkpoint.scan", "dataclasses", "typing",
+    heavy = {"mdmem.agents.checkpoint.evidence", "mdmem.agents.checkpoint.consolidate", "mdmem.agents.checkpoint.scan", "dataclasses", "typing",
              "pathlib", "mdmem.base.settings", "mdmem.base.models", "json", "re", "enum", "signal",
              "mdmem.agents.hooks.session", "mdmem.base.terminal"}
     assert not imported & heavy, sorted(imported & heavy)

@@ -13,7 +13,10 @@ from mdmem.base.lazy_re import rx
 
 TYPE_CHECKING = False  # not `from typing import`: the Stop hook imports as little as it can
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Sequence
+
+    from mdmem.agents.checkpoint.evidence import Evidence
+    from mdmem.agents.checkpoint.transcript import Message
 
 # a standing rule addressed to the assistant, said so: a sentence that opens with "remember that/to",
 # "from now on", "always"/"never" (an imperative), "in the future" / "next time" and an instruction,
@@ -143,3 +146,15 @@ def asks_user(text: str) -> bool:
 def asked(text: str) -> bool:
     """The user asks to consolidate, to save something to memory, or to review the session."""
     return bool(_ASK.search(text))
+
+
+def standing(messages: Sequence[Message]) -> list[Evidence]:
+    """The offline checkpoint's evidence: each standing rule a user's typed message states in so many words
+    (:func:`rules`), as a behaviour rule (②) strong enough to be suggested alone. Nothing else is guessed
+    offline: what else is worth keeping, the model judges (``--model``, or the next session's review)."""
+    from mdmem.agents.checkpoint.evidence import Evidence
+
+    return [Evidence(2, m.index, m.speaker, rule[:199], "stated as a standing rule", 0.9, m.offset,
+                     {"rule": rule[:199], "clause": rule[:199]})
+            for m in messages if m.speaker == "user" and m.kind not in ("prompt", "tool-error")
+            for rule in rules(m.text)]
