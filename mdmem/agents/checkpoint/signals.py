@@ -49,8 +49,10 @@ _CORRECTION = rx(
     r"(?:to|not|that)|you (?:broke|ignored|forgot|missed|didn['’]?t (?:listen|read|follow))|why did you|"
     r"stop (?:doing|using|adding|changing))\b|\b(?:eu (?:falei|disse|pedi)|não (?:é|foi) (?:isso|o que eu)|"
     r"está errado|tá errado|por que você)\b",
-    "IM", hints=("no", "nah", "wrong", "não", "nao", "not", "told", "said", "meant", "asked", "broke", "ignored",
-                 "forgot", "missed", "didn", "why did", "stop", "eu ", "errado", "por que"))
+    "IM", hints=("no,", "no ", "no.", "nope", "nah", "wrong", "não", "nao", "not right", "not correct", "not what",
+                 "incorrect", "told you", "asked you", "i said", "i meant", "you broke", "you ignored", "you forgot",
+                 "you missed", "you didn", "why did you", "stop doing", "stop using", "stop adding", "stop changing",
+                 "eu falei", "eu disse", "eu pedi", "errado", "por que você"))
 # the user settles a choice: "let's do/go with/use/keep ...", "we should ...", "for now ...", "I think we ..."
 _DECIDES = rx(
     r"\b(?:let['’]?s (?:do|go with|use|keep|stick|make|just|not|drop|skip|switch|move|leave)|we should(?:n['’]?t)?|"

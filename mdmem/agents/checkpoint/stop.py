@@ -41,7 +41,7 @@ BANK = 4           # stops a session needs before its first in-session scan (the
 SAID_BANK = 3      # ... but a turn in which the user stated a rule or corrected the assistant may be the first
 BUDGET_STOPS = 10  # stops between two in-session scans: about one firing in ten stops
 TOPIC = 80         # words of the recent requests kept, for topic changes and the scan prompt
-FIRST_READ = 512 * 1024  # bytes: the most a session's first stop reads (its tail): the signals are this turn's
+FIRST_READ = 256 * 1024  # bytes: the most a session's first stop reads (its tail): the signals are this turn's
 _PUNCT = str.maketrans({c: " " for c in ".,;:!?()[]{}\"'`*_#>|/\\<=+~^$%&@\n\t\r…—–-"})
 
 
@@ -49,7 +49,9 @@ def _words(low: str) -> list[str]:
     return low.translate(_PUNCT).split()
 
 
-_OPTION_HEADS = frozenset(f"{x}{p}" for x in "ABCDEFGH123456789" for p in ".):*")
+_OPTION_HEADS = frozenset("A. A) A: A* B. B) B: B* C. C) C: C* D. D) D: D* E. E) E: E* F. F) F: F* G. G) G: G* H. H) H: H* "
+                          "1. 1) 1: 1* 2. 2) 2: 2* 3. 3) 3: 3* 4. 4) 4: 4* 5. 5) 5: 5* 6. 6) 6: 6* 7. 7) 7: 7* 8. 8) "
+                          "8: 8* 9. 9) 9: 9*".split())  # a literal: a generator here costs the quiet stop's import
 
 
 def offers(text: str) -> bool:
