@@ -24,6 +24,8 @@ User: A partir de agora, responda sempre em português.
     ("from now on, always write Conventional Commits", True),
     ("ok, and never push to main without a review", True),
     ("In the future, ask before pushing.", True),
+    ("also please remember always UK english not US english.", True),
+    ("yeah let's update CLAUDE.md but make sure that claude should ask before running the e2e tests", True),
     ("Sempre responda em português.", True),
     ("a partir de agora, rode o pytest antes de cada commit.", True),
     ("Recuerda que el servidor corre en Windows.", True),
@@ -36,6 +38,8 @@ User: A partir de agora, responda sempre em português.
     ("It never works on the first try.", False),
     ("nunca mais vou usar esse editor.", False),
     ("We chose Postgres over MySQL because we need JSONB.", False),
+    ("make sure the tests pass before you push", False),
+    ("you should see the output now", False),
     ("look at this:\n```\nalways use tabs\n```", False),
 ])
 def test_only_a_rule_said_in_so_many_words_is_certain(text, rule):

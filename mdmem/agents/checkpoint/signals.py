@@ -24,18 +24,19 @@ if TYPE_CHECKING:
 _LEAD = r"(?:^|[.!;:\n]\s*|\b(?:and|also|so|but|ok(?:ay)?|please|pls|e|mas|também|por favor|y|pero|también)\W+)"
 _RULE = rx(
     _LEAD + r"(?:please\W+)?(?:"
-    r"remember(?: this)?\W+(?:that|to)\b|(?:from now on|going forward|moving forward|from here on|in the future|"
-    r"next time)\W+(?:please\W+)?(?:always|never|don['’]?t|do not|use|make|run|write|keep|ask|check|remember|"
+    r"remember(?: this)?\W+(?:that|to|always|never)\b|(?:make|be) sure (?:that )?(?:you|claude|the agent) "
+    r"(?:always|never|should|must|ask)\b|(?:you|claude|the agent) (?:should|must) (?:always|never|ask)\b|"
+    r"(?:from now on|going forward|moving forward|from here on|in the future|next time)\W+(?:please\W+)?(?:always|never|don['’]?t|do not|use|make|run|write|keep|ask|check|remember|"
     r"avoid|put|call|prefer|stop|you|we|i want|i['’]d like|the|all|any|every|each|when|if)\b|"
     r"(?:always|never)\s+(?!\w+(?<!s)s\b)\w+|"  # an imperative ("always use ..."), not "never works"
-    r"(?:you (?:must|should|need to|have to) (?:always|never))\b|(?:don['’]?t|do not) ever\b|"
+    r"(?:you (?:need to|have to) (?:always|never))\b|(?:don['’]?t|do not) ever\b|"
     r"lembr(?:e|a|e-se)\W+(?:que|de)\b|(?:a partir de agora|daqui (?:pra|para|em) (?:frente|diante)|"
     r"de agora em diante|da próxima vez|nas próximas vezes)\b|(?:sempre|nunca|jamais)\s+(?:use|usa|rode|roda|"
     r"faça|faz|escreva|pergunte|coloque|crie|apague|mexa|responda|teste|comite|commite|siga|leia|confirme|"
     r"mantenha|deixe|chame|prefira|evite)\b|"
     r"recuerda\W+(?:que|de)\b|(?:a partir de ahora|de ahora en adelante|la próxima vez)\b|(?:siempre|nunca)\s+"
     r"(?:usa|use|ejecuta|escribe|pregunta|haz|pon|crea|borra|responde|sigue|lee|evita)\b)",
-    "IM", hints=("remember", "from now on", "going forward", "moving forward", "from here on", "in the future",
+    "IM", hints=("remember", "sure", "should", "must", "from now on", "going forward", "moving forward", "from here on", "in the future",
                  "next time", "always", "never", "ever", "lembr", "a partir de agora", "daqui", "em diante",
                  "próxima", "sempre", "nunca", "jamais", "recuerda", "a partir de ahora", "adelante", "siempre"))
 _NOT_RULE = rx(r"\b(?:do you|did you|can you|could you|i|we|don['’]?t|do not|you)\s+remember\b|"
