@@ -1,6 +1,6 @@
 """The Stop hook's policy: when the session should consolidate (``stop``).
 
-Measurements: docs/decisions/050-hooks-stop-policy-and-fast-path.md
+Measurements: docs/decisions/050-hooks-stop-policy-and-fast-path.md, docs/decisions/075-quiet-checkpoint-signals.md
 
 
 Contract in detail: docs/decisions/060-module-contracts.md (mdmem/agents/checkpoint/stop.py).
