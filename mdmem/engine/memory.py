@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from mdmem.engine.graph import LinkGraph
 from mdmem.base.files import version, write_lock
 from mdmem.base.layout import nfc
-from mdmem.base.models import Link, Note, Problem
+from mdmem.base.models import Head, Link, Note, Problem
 from mdmem.base.settings import Fusion, Recency, Settings
 from mdmem.base.vault import find_vault
 from mdmem.engine.index import INDEX_VERSION, Filters, IndexDamaged, SearchHit, SearchIndex, SearchResult
@@ -221,6 +221,7 @@ class Memory:
         strict: bool = True,
         semantic: bool = False,
         no_room_ok: bool = True,
+        scan: fs.Scan | None = None,
     ) -> RefreshResult:
         """Bring the notes cache and the index up to date with the files.
 
@@ -236,10 +237,13 @@ class Memory:
         A full disk (or a read-only ``.mdmem/``) is not a reason to refuse a read: with ``strict=False``,
         ``no_room_ok`` and an index to answer from, the failed update is dropped (SQLite rolls its transaction back,
         Whoosh's writer is cancelled) and the result says ``stale=True, why="no room"``; the files are
-        untouched, and the next refresh with room catches up."""
+        untouched, and the next refresh with room catches up.
+
+        ``scan``: a walk of the vault the caller has just made (:func:`mdmem.base.files.scan`), used for the first
+        look instead of walking again (the SessionStart hook walks once for its fingerprint)."""
         try:
             try:
-                return self._refresh(rebuild, progress, strict, semantic)
+                return self._refresh(rebuild, progress, strict, semantic, scan)
             except CacheDamaged:
                 self.store.reset()
                 return self._refresh(True, progress, strict, semantic)
@@ -272,9 +276,9 @@ class Memory:
         return v is None or (v.epoch, v.gen) != (epoch, gen) or v.model != IDS[self.settings.semantic.model]
 
     def _refresh(self, rebuild: bool, progress: Callable[[int, int], None] | None, strict: bool,
-                 semantic: bool = False) -> RefreshResult:
+                 semantic: bool = False, walked: fs.Scan | None = None) -> RefreshResult:
         t0 = time.perf_counter()
-        scan = self._set_scan(fs.scan(self.root))
+        scan = self._set_scan(walked or fs.scan(self.root))
         healthy = self._healthy()
         diff = self.store.diff(scan)
         vectors = self._vectors_wanted(semantic)
@@ -531,6 +535,11 @@ class Memory:
 
     def notes(self) -> Iterable[Note]:
         return self.store.notes()
+
+    def heads(self) -> list[Head]:
+        """Every note without its headings, links and problems (:meth:`mdmem.engine.store.Store.heads`): for lists
+        that need only type, title, date, frontmatter and tags (the card), at a fraction of :meth:`notes`' cost."""
+        return self.store.heads()
 
     # the link graph -----------------------------------------------------------
     def graph(self) -> LinkGraph:

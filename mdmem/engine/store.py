@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mdmem.base.files import Lock, Scan, digest
-from mdmem.base.models import Heading, Link, Note, Problem
+from mdmem.base.models import Head, Heading, Link, Note, Problem
 from mdmem.engine import quick, supersede
 
 TYPE_CHECKING = False  # not `from typing import`: type-only imports cost nothing at run time
@@ -33,9 +33,10 @@ if TYPE_CHECKING:
 
     F = TypeVar("F", bound=Callable[..., Any])
 
-SCHEMA_VERSION = "6"  # 3: the quick index (FTS5, :mod:`mdmem.engine.quick`) and the scan digest;
+SCHEMA_VERSION = "7"  # 3: the quick index (FTS5, :mod:`mdmem.engine.quick`) and the scan digest;
 # 4: notes stored as JSON arrays (no pickle); 5: the claims and superseded tables
-# (:mod:`mdmem.engine.supersede`); 6: ``ctime_ns`` in the change fingerprint. Older caches are rebuilt.
+# (:mod:`mdmem.engine.supersede`); 6: ``ctime_ns`` in the change fingerprint; 7: the ``heads`` table
+# (:meth:`Store.heads`). Older caches are rebuilt.
 
 
 class CacheDamaged(Exception):
@@ -111,6 +112,8 @@ class Store:
         db.execute("CREATE INDEX IF NOT EXISTS notes_stat ON notes(path, mtime_ns, size, ctime_ns)")
         # the change log lets derived views (the link graph) catch up incrementally
         db.execute("CREATE TABLE IF NOT EXISTS changes (gen INTEGER, path TEXT)")
+        # each note's head (:func:`dump_head`): what lists of notes need, a few hundred bytes a row
+        db.execute("CREATE TABLE IF NOT EXISTS heads (path TEXT PRIMARY KEY, head TEXT)")
         quick.create(db)
         supersede.create(db)
         row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
@@ -119,6 +122,7 @@ class Store:
                 quick.clear(db)
                 supersede.clear(db)
                 db.execute("DELETE FROM notes")
+                db.execute("DELETE FROM heads")
                 db.execute("DELETE FROM changes")
                 db.execute("DELETE FROM meta")
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
@@ -185,9 +189,32 @@ class Store:
         if bad:
             self._drop(bad)
 
+    @_guard
+    def heads(self) -> list[Head]:
+        """Every cached note's :class:`~mdmem.base.models.Head` in path order: path, title, type, frontmatter,
+        tags, aliases, stat and date, without its headings, links and problems. The card reads these: at 10k
+        notes whole rows cost most of its time (decision 061). All rows are parsed as one JSON array; when that
+        fails, row by row, and a row that is not mdmem's data is skipped and dropped with its note, as
+        :meth:`notes` does."""
+        rows = self._db.execute("SELECT path, head FROM heads ORDER BY path").fetchall()
+        try:
+            return load_heads("[" + ",".join(head for _, head in rows) + "]")
+        except (CacheDamaged, TypeError):  # TypeError: a row that is no text
+            pass
+        out, bad = [], []
+        for path, head in rows:
+            try:
+                out.extend(load_heads(f"[{head}]"))
+            except (CacheDamaged, TypeError):
+                bad.append(path)
+        if bad:
+            self._drop(bad)
+        return out
+
     def _drop(self, paths: list[str]) -> None:
         with _tx(self._db):
             self._db.executemany("DELETE FROM notes WHERE path=?", [(p,) for p in paths])
+            self._db.executemany("DELETE FROM heads WHERE path=?", [(p,) for p in paths])
 
     @_guard
     def get_meta(self, key: str) -> str | None:
@@ -245,11 +272,13 @@ class Store:
 
     # writing (hold write_lock) ---------------------------------------------
     @staticmethod
-    def row(note: Note) -> tuple[str, int, int, str, tuple, tuple | None, int]:
+    def row(note: Note) -> tuple[str, int, int, str, tuple, tuple | None, int, str]:
         """A note as a cache row: its stat and its JSON (:func:`dumps`), without the body text, its
         quick-index row (made from the text, which is then dropped) and its claim row
-        (:func:`mdmem.engine.supersede.row`: ``supersedes``, ``valid_until``; None for most notes), then its ctime."""
-        return note.path, note.mtime_ns, note.size, dumps(note), quick.row(note), supersede.row(note), note.ctime_ns
+        (:func:`mdmem.engine.supersede.row`: ``supersedes``, ``valid_until``; None for most notes), then its
+        ctime and its head (:func:`dump_head`)."""
+        return (note.path, note.mtime_ns, note.size, dumps(note), quick.row(note), supersede.row(note), note.ctime_ns,
+                dump_head(note))
 
     def apply(
         self, notes: Iterable[Note], removed: Iterable[str], scan: Scan | None = None,
@@ -287,6 +316,7 @@ class Store:
         with _tx(self._db):
             if clear:
                 self._db.execute("DELETE FROM notes")
+                self._db.execute("DELETE FROM heads")
                 self._db.execute("DELETE FROM changes")
                 self._db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                                      [("epoch", uuid.uuid4().hex), ("gen", "0"), ("pruned", "0")])
@@ -302,6 +332,8 @@ class Store:
             self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)",
                                  [(*r[:4], r[6]) for r in rows])
             self._db.executemany("DELETE FROM notes WHERE path=?", [(p,) for p in removed])
+            self._db.executemany("INSERT OR REPLACE INTO heads VALUES (?, ?)", [(r[0], r[7]) for r in rows])
+            self._db.executemany("DELETE FROM heads WHERE path=?", [(p,) for p in removed])
             quick.put(self._db, [r[4] for r in rows], removed, fresh=clear)
             if clear:
                 supersede.clear(self._db)
@@ -389,6 +421,33 @@ def dumps(note: Note) -> str:
         [[k.raw, k.target, k.subpath, k.display, k.embed, k.kind, k.line] for k in note.links],
         note.tokens, [[p.code, p.message] for p in note.problems], note.mtime_ns, note.size, note.date,
     ], ensure_ascii=False, separators=(",", ":"))
+
+
+def dump_head(note: Note) -> str:
+    """A note's head as the ``heads`` table keeps it: what :func:`dumps` writes less headings, links, tokens and
+    problems."""
+    return json.dumps([note.path, note.title, note.type, _plain(note.frontmatter), note.tags, note.aliases,
+                       note.mtime_ns, note.size, note.date], ensure_ascii=False, separators=(",", ":"))
+
+
+def _tagged(value: dict) -> Any:
+    """A JSON object as it is parsed (innermost first): a tagged frontmatter value back to its type (as
+    :func:`_typed` does), any other object as it is."""
+    if len(value) == 2 and _FM_TAG in value:
+        return _typed(value)
+    return value
+
+
+def load_heads(data: str) -> list[Head]:
+    """A JSON array of heads (:func:`dump_head`) back into :class:`Head` tuples (:class:`CacheDamaged` when it is
+    not one). Tagged values are typed while parsing, only when the text holds a tag at all (the tag's
+    ``\\u0000`` never appears otherwise: most vaults pay nothing for it)."""
+    try:
+        rows = json.loads(data, object_hook=_tagged) if "\\u0000t" in data else json.loads(data)
+        return [Head(path, title, type_, fm, tuple(tags), tuple(aliases), mtime, size, date)
+                for path, title, type_, fm, tags, aliases, mtime, size, date in rows]
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as e:
+        raise CacheDamaged(f"a row of the notes cache is not mdmem's data ({type(e).__name__})") from None
 
 
 def loads(data: str | bytes) -> Note:
