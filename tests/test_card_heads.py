@@ -12,7 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mdmem.base.models import Head
+from mdmem.base.layout import is_index_note, is_sensitive
+from mdmem.base.projects import note_project
 from mdmem.engine.memory import Memory
 
 
@@ -73,5 +74,10 @@ def test_the_card_from_heads_kept_up_to_date_is_the_card_of_a_fresh_rebuild(vaul
     with Memory(vault) as mem:
         heads, notes = list(mem.heads()), list(mem.notes())
     assert len(heads) > 60
-    assert heads == [Head(n.path, n.title, n.type, n.frontmatter, n.tags, n.aliases, n.mtime_ns, n.size, n.date)
-                     for n in notes]
+    fields = ("path", "title", "type", "date", "frontmatter", "tags", "aliases", "mtime_ns", "size")
+    assert [[getattr(h, f) for f in fields] for h in heads] == [[getattr(n, f) for f in fields] for n in notes]
+    assert [h.flags for h in heads] == [("i" if is_index_note(n.path, n.frontmatter) else "")
+                                        + ("s" if is_sensitive(n.frontmatter, n.tags) else "")
+                                        + ("a" if n.frontmatter.get("source") == "agent" else "") for n in notes]
+    assert [h.project for h in heads] == [note_project(n.frontmatter) for n in notes]
+    assert {h.project for h in heads} >= {"atlas", None} and {"s", "a", "i"} <= set("".join(h.flags for h in heads))

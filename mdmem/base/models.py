@@ -7,7 +7,7 @@ The core returns these and never prints; the CLI renders them as text or, with
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -81,22 +81,6 @@ class Note:
     date: str | None = None  # ISO date: frontmatter updated, else created, else file mtime
     text: str = field(default="", compare=False, repr=False)
     ctime_ns: int = field(default=0, compare=False, repr=False)  # the change stamp it was read at (not kept in JSON)
-
-
-class Head(NamedTuple):
-    """A note as lists of notes need it (the notes cache's ``heads`` table): a :class:`Note` less its headings,
-    links, tokens, problems and text. A tuple, not a frozen dataclass: the card makes 10k of them, and a frozen
-    dataclass's ``__init__`` cost more than parsing their JSON."""
-
-    path: str
-    title: str
-    type: str
-    frontmatter: dict[str, Any]
-    tags: tuple[str, ...]
-    aliases: tuple[str, ...]
-    mtime_ns: int = 0
-    size: int = 0
-    date: str | None = None
 
 
 @dataclass(frozen=True)

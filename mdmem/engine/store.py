@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mdmem.base.files import Lock, Scan, digest
-from mdmem.base.models import Head, Heading, Link, Note, Problem
+from mdmem.base.models import Heading, Link, Note, Problem
 from mdmem.engine import quick, supersede
 
 TYPE_CHECKING = False  # not `from typing import`: type-only imports cost nothing at run time
@@ -103,6 +103,7 @@ class Store:
         row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if row is not None and row[0] != SCHEMA_VERSION:  # an older layout of the table: made again below
             db.execute("DROP TABLE IF EXISTS notes")
+            db.execute("DROP TABLE IF EXISTS heads")
         db.execute(
             "CREATE TABLE IF NOT EXISTS notes (path TEXT PRIMARY KEY, mtime_ns INTEGER,"
             " size INTEGER, note BLOB, ctime_ns INTEGER)"
@@ -112,8 +113,9 @@ class Store:
         db.execute("CREATE INDEX IF NOT EXISTS notes_stat ON notes(path, mtime_ns, size, ctime_ns)")
         # the change log lets derived views (the link graph) catch up incrementally
         db.execute("CREATE TABLE IF NOT EXISTS changes (gen INTEGER, path TEXT)")
-        # each note's head (:func:`dump_head`): what lists of notes need, a few hundred bytes a row
-        db.execute("CREATE TABLE IF NOT EXISTS heads (path TEXT PRIMARY KEY, head TEXT)")
+        # each note's head (:func:`head_row`): what lists of notes need, a few hundred bytes a row
+        db.execute("CREATE TABLE IF NOT EXISTS heads (path TEXT PRIMARY KEY, title TEXT, type TEXT, date TEXT,"
+                   " flags TEXT, project TEXT, head TEXT)")
         quick.create(db)
         supersede.create(db)
         row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
@@ -191,25 +193,11 @@ class Store:
 
     @_guard
     def heads(self) -> list[Head]:
-        """Every cached note's :class:`~mdmem.base.models.Head` in path order: path, title, type, frontmatter,
-        tags, aliases, stat and date, without its headings, links and problems. The card reads these: at 10k
-        notes whole rows cost most of its time (decision 061). All rows are parsed as one JSON array; when that
-        fails, row by row, and a row that is not mdmem's data is skipped and dropped with its note, as
-        :meth:`notes` does."""
-        rows = self._db.execute("SELECT path, head FROM heads ORDER BY path").fetchall()
-        try:
-            return load_heads("[" + ",".join(head for _, head in rows) + "]")
-        except (CacheDamaged, TypeError):  # TypeError: a row that is no text
-            pass
-        out, bad = [], []
-        for path, head in rows:
-            try:
-                out.extend(load_heads(f"[{head}]"))
-            except (CacheDamaged, TypeError):
-                bad.append(path)
-        if bad:
-            self._drop(bad)
-        return out
+        """Every cached note's :class:`Head` in path order: what lists of notes need, without parsing what
+        they do not (headings, links; and a note's frontmatter until it is asked for). The card reads these:
+        at 10k notes whole rows cost most of its time (decision 061)."""
+        return [Head(*row) for row in self._db.execute(
+            "SELECT path, title, type, date, flags, project, head FROM heads ORDER BY path")]
 
     def _drop(self, paths: list[str]) -> None:
         with _tx(self._db):
@@ -272,13 +260,13 @@ class Store:
 
     # writing (hold write_lock) ---------------------------------------------
     @staticmethod
-    def row(note: Note) -> tuple[str, int, int, str, tuple, tuple | None, int, str]:
+    def row(note: Note) -> tuple[str, int, int, str, tuple, tuple | None, int, tuple]:
         """A note as a cache row: its stat and its JSON (:func:`dumps`), without the body text, its
         quick-index row (made from the text, which is then dropped) and its claim row
         (:func:`mdmem.engine.supersede.row`: ``supersedes``, ``valid_until``; None for most notes), then its
-        ctime and its head (:func:`dump_head`)."""
+        ctime and its head row (:func:`head_row`)."""
         return (note.path, note.mtime_ns, note.size, dumps(note), quick.row(note), supersede.row(note), note.ctime_ns,
-                dump_head(note))
+                head_row(note))
 
     def apply(
         self, notes: Iterable[Note], removed: Iterable[str], scan: Scan | None = None,
@@ -332,7 +320,7 @@ class Store:
             self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)",
                                  [(*r[:4], r[6]) for r in rows])
             self._db.executemany("DELETE FROM notes WHERE path=?", [(p,) for p in removed])
-            self._db.executemany("INSERT OR REPLACE INTO heads VALUES (?, ?)", [(r[0], r[7]) for r in rows])
+            self._db.executemany("INSERT OR REPLACE INTO heads VALUES (?, ?, ?, ?, ?, ?, ?)", [r[7] for r in rows])
             self._db.executemany("DELETE FROM heads WHERE path=?", [(p,) for p in removed])
             quick.put(self._db, [r[4] for r in rows], removed, fresh=clear)
             if clear:
@@ -423,31 +411,66 @@ def dumps(note: Note) -> str:
     ], ensure_ascii=False, separators=(",", ":"))
 
 
-def dump_head(note: Note) -> str:
-    """A note's head as the ``heads`` table keeps it: what :func:`dumps` writes less headings, links, tokens and
-    problems."""
-    return json.dumps([note.path, note.title, note.type, _plain(note.frontmatter), note.tags, note.aliases,
-                       note.mtime_ns, note.size, note.date], ensure_ascii=False, separators=(",", ":"))
+def head_row(note: Note) -> tuple[str, str, str, str | None, str, str | None, str]:
+    """A note's row of the ``heads`` table: path, title, type, date, flags (``i`` an index note, ``s`` sensitive,
+    ``a`` saved by an agent: :mod:`mdmem.base.layout`, ``source:``), its project (:func:`mdmem.base.projects.note_project`)
+    and the JSON of its frontmatter, tags, aliases and stat."""
+    from mdmem.base.layout import is_index_note, is_sensitive
+    from mdmem.base.projects import note_project
+
+    fm = note.frontmatter
+    flags = ("i" if is_index_note(note.path, fm) else "") + ("s" if is_sensitive(fm, note.tags) else "") \
+        + ("a" if fm.get("source") == "agent" else "")
+    return (note.path, note.title, note.type, note.date, flags, note_project(fm),
+            json.dumps([_plain(fm), note.tags, note.aliases, note.mtime_ns, note.size], ensure_ascii=False,
+                       separators=(",", ":")))
 
 
-def _tagged(value: dict) -> Any:
-    """A JSON object as it is parsed (innermost first): a tagged frontmatter value back to its type (as
-    :func:`_typed` does), any other object as it is."""
-    if len(value) == 2 and _FM_TAG in value:
-        return _typed(value)
-    return value
+_LAZY = frozenset(("frontmatter", "tags", "aliases", "mtime_ns", "size"))
 
 
-def load_heads(data: str) -> list[Head]:
-    """A JSON array of heads (:func:`dump_head`) back into :class:`Head` tuples (:class:`CacheDamaged` when it is
-    not one). Tagged values are typed while parsing, only when the text holds a tag at all (the tag's
-    ``\\u0000`` never appears otherwise: most vaults pay nothing for it)."""
-    try:
-        rows = json.loads(data, object_hook=_tagged) if "\\u0000t" in data else json.loads(data)
-        return [Head(path, title, type_, fm, tuple(tags), tuple(aliases), mtime, size, date)
-                for path, title, type_, fm, tags, aliases, mtime, size, date in rows]
-    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as e:
-        raise CacheDamaged(f"a row of the notes cache is not mdmem's data ({type(e).__name__})") from None
+class Head:
+    """A note as lists of notes need it (a row of the notes cache's ``heads`` table): path, title, type, date,
+    ``flags`` (``i`` index note, ``s`` sensitive, ``a`` saved by an agent), ``project`` (the note's, None for a
+    global one) at once; ``frontmatter``, ``tags``, ``aliases``, ``mtime_ns`` and ``size`` parsed on first use.
+    No headings, links or problems. A slotted object, not a frozen dataclass: the card makes 10k of them and
+    reads the frontmatter of a few (decision 061). A row that is not mdmem's data raises :class:`CacheDamaged`
+    when its frontmatter is first read."""
+
+    __slots__ = ("path", "title", "type", "date", "flags", "project", "_data", "frontmatter", "tags", "aliases",
+                 "mtime_ns", "size")
+    path: str
+    title: str
+    type: str
+    date: str | None
+    flags: str
+    project: str | None
+    frontmatter: dict[str, Any]
+    tags: tuple[str, ...]
+    aliases: tuple[str, ...]
+    mtime_ns: int
+    size: int
+
+    def __init__(self, path: str, title: str, type: str, date: str | None, flags: str, project: str | None,
+                 data: str) -> None:
+        self.path, self.title, self.type, self.date, self.flags, self.project = path, title, type, date, flags, project
+        self._data = data
+
+    def __getattr__(self, name: str) -> Any:  # only reached for a slot not set yet
+        if name not in _LAZY:
+            raise AttributeError(name)
+        try:
+            fm, tags, aliases, mtime, size = json.loads(self._data)
+            # (a value JSON cannot hold is tagged, its tag escaped as \\u0000: most rows hold none)
+            self.frontmatter = _typed(fm) if "\\u0000t" in self._data else fm
+            self.tags, self.aliases = tuple(tags), tuple(aliases)
+            self.mtime_ns, self.size = int(mtime), int(size)
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as e:
+            raise CacheDamaged(f"a row of the notes cache is not mdmem's data ({type(e).__name__})") from None
+        return getattr(self, name)
+
+    def __repr__(self) -> str:
+        return f"Head({self.path!r}, {self.type!r})"
 
 
 def loads(data: str | bytes) -> Note:

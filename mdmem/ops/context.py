@@ -137,15 +137,16 @@ class _Builder:
 
 def _notes(mem: Memory, include_sensitive: bool, today: dt.date | str | None = None,
            scope: Scope | None = None) -> list:
-    from mdmem.base.layout import is_index_note
+    """The notes the context may show, as heads (:class:`mdmem.engine.store.Head`: every use here reads type,
+    title, date, frontmatter or tags, a body its file), by path: no sensitive one unless asked, no superseded or
+    expired one, no index note, none of another project, no sync conflict copy (not a memory until resolved).
+    Filtered on the heads' flags and project: the frontmatter of most notes is never parsed."""
     from mdmem.ops.search import standing, without_conflicts
 
-    # the heads only (no links, headings): every use below reads type, title, date, frontmatter or tags; a body
-    # is read from its file. A sync conflict copy is not a memory until resolved
     notes = without_conflicts(mem, mem.heads())
     gone = standing(mem, today).hidden  # superseded or expired
-    return sorted((n for n in notes if (include_sensitive or not is_sensitive(n)) and n.path not in gone
-                   and not is_index_note(n.path, n.frontmatter) and (scope is None or scope.sees(n.frontmatter))),
+    return sorted((n for n in notes if (include_sensitive or "s" not in n.flags) and n.path not in gone
+                   and "i" not in n.flags and (scope is None or scope.sees_name(n.project))),
                   key=lambda n: n.path)
 
 
@@ -304,7 +305,7 @@ def by_agent(mem: Memory, notes: list) -> set[str]:
     (:func:`mdmem.base.provenance.unconfirmed`): never shown as the user's own."""
     from mdmem.base.provenance import records, unconfirmed
 
-    mine = [n for n in notes if n.frontmatter.get("source") == "agent"]
+    mine = [n for n in notes if "a" in n.flags]  # source: agent
     if not mine:
         return set()
     known = records(mem.state_dir)

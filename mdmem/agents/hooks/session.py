@@ -28,6 +28,7 @@ from mdmem.agents.hooks.state import (  # noqa: F401  (re-exported: the hooks' p
     log,
     now,
     read_state,
+    record_digest,
     settings,
     text_field,
     today,
@@ -184,7 +185,10 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
         from mdmem.ops.context import context
 
         with Memory.open(vault, settings=Settings() if broken else None) as mem:
-            mem.refresh(strict=False, scan=walk)
+            # no note changed since the notes cache was written: the card is made from it alone (the search
+            # index, Whoosh, is neither opened nor imported); else brought up to date first
+            if not mem.notes_current(walk) and not mem.refresh(strict=False, scan=walk).stale:
+                record_digest(vault, files.digest(mem.scan))  # (a folder that moved: the next card need not look)
             text = context(mem, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
                            command=card_command(vault), scope=scope).text
             through = mem.store.valid_through(day)
