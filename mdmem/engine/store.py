@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 
 from mdmem.base.files import Lock, Scan, digest
@@ -196,8 +197,8 @@ class Store:
         """Every cached note's :class:`Head` in path order: what lists of notes need, without parsing what
         they do not (headings, links; and a note's frontmatter until it is asked for). The card reads these:
         at 10k notes whole rows cost most of its time (decision 061)."""
-        return [Head(*row) for row in self._db.execute(
-            "SELECT path, title, type, date, flags, project, head FROM heads ORDER BY path")]
+        return list(map(Head, self._db.execute(
+            "SELECT path, title, type, date, flags, project, head FROM heads ORDER BY path")))
 
     def _drop(self, paths: list[str]) -> None:
         with _tx(self._db):
@@ -429,40 +430,33 @@ def head_row(note: Note) -> tuple[str, str, str, str | None, str, str | None, st
 _LAZY = frozenset(("frontmatter", "tags", "aliases", "mtime_ns", "size"))
 
 
-class Head:
+class Head(tuple):
     """A note as lists of notes need it (a row of the notes cache's ``heads`` table): path, title, type, date,
     ``flags`` (``i`` index note, ``s`` sensitive, ``a`` saved by an agent), ``project`` (the note's, None for a
     global one) at once; ``frontmatter``, ``tags``, ``aliases``, ``mtime_ns`` and ``size`` parsed on first use.
-    No headings, links or problems. A slotted object, not a frozen dataclass: the card makes 10k of them and
-    reads the frontmatter of a few (decision 061). A row that is not mdmem's data raises :class:`CacheDamaged`
-    when its frontmatter is first read."""
+    No headings, links or problems. The row itself (a tuple), not a frozen dataclass: the card makes 10k of them
+    and reads the frontmatter of a few (decision 061). A row that is not mdmem's data raises
+    :class:`CacheDamaged` when its frontmatter is first read."""
 
-    __slots__ = ("path", "title", "type", "date", "flags", "project", "_data", "frontmatter", "tags", "aliases",
-                 "mtime_ns", "size")
-    path: str
-    title: str
-    type: str
-    date: str | None
-    flags: str
-    project: str | None
+    path = property(itemgetter(0))
+    title = property(itemgetter(1))
+    type = property(itemgetter(2))
+    date = property(itemgetter(3))
+    flags = property(itemgetter(4))
+    project = property(itemgetter(5))
     frontmatter: dict[str, Any]
     tags: tuple[str, ...]
     aliases: tuple[str, ...]
     mtime_ns: int
     size: int
 
-    def __init__(self, path: str, title: str, type: str, date: str | None, flags: str, project: str | None,
-                 data: str) -> None:
-        self.path, self.title, self.type, self.date, self.flags, self.project = path, title, type, date, flags, project
-        self._data = data
-
-    def __getattr__(self, name: str) -> Any:  # only reached for a slot not set yet
+    def __getattr__(self, name: str) -> Any:  # reached only until the parsed parts are set
         if name not in _LAZY:
             raise AttributeError(name)
         try:
-            fm, tags, aliases, mtime, size = json.loads(self._data)
+            fm, tags, aliases, mtime, size = json.loads(self[6])
             # (a value JSON cannot hold is tagged, its tag escaped as \\u0000: most rows hold none)
-            self.frontmatter = _typed(fm) if "\\u0000t" in self._data else fm
+            self.frontmatter = _typed(fm) if "\\u0000t" in self[6] else fm
             self.tags, self.aliases = tuple(tags), tuple(aliases)
             self.mtime_ns, self.size = int(mtime), int(size)
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as e:
@@ -470,7 +464,7 @@ class Head:
         return getattr(self, name)
 
     def __repr__(self) -> str:
-        return f"Head({self.path!r}, {self.type!r})"
+        return f"Head({self[0]!r}, {self[2]!r})"
 
 
 def loads(data: str | bytes) -> Note:
