@@ -71,6 +71,19 @@ def test_the_card_from_heads_kept_up_to_date_is_the_card_of_a_fresh_rebuild(vaul
     assert "Run the atlas tests" not in updated and "SQS over Redis" not in updated
     shutil.rmtree(vault / ".mdmem")  # everything derived thrown away: made again from the notes
     assert _start(vault, repo, home) == updated
+    # made again with the notes as cached (the state folder made after the first walk moved the vault's own mtime:
+    # that run records the walk's digest): from the notes cache alone, the search index (Whoosh) never imported
+    assert _start(vault, repo, home) == updated
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_")} | {
+        "MDMEM_HOME": str(home / "mdmem"), "HOME": str(home), "MDMEM_TODAY": "2026-11-30"}
+    code = ("import json, sys; from mdmem.agents.hooks.session import session_start; "
+            f"text = session_start({str(vault)!r}, {{'source': 'startup', 'cwd': {str(repo)!r}}}, {{}}); "
+            "print(json.dumps([text, sorted(m for m in sys.modules if m.split('.')[0] == 'whoosh')]))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=repo,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    text, whoosh = json.loads(proc.stdout)
+    assert text.rstrip("\n") == updated.rstrip("\n") and whoosh == []
     with Memory(vault) as mem:
         heads, notes = list(mem.heads()), list(mem.notes())
     assert len(heads) > 60
