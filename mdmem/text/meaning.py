@@ -73,7 +73,7 @@ _LINK = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")  # a Markdown link is its text:
 @lru_cache(maxsize=8192)
 def _stem(word: str) -> str:
     for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "sses", "xes", "ches", "shes", "ed", "ly", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not (suffix == "s" and word[-2] in "su"):
             keep = 2 if suffix in ("sses", "xes", "ches", "shes") else 0  # "classes" -> "class", "fixes" -> "fix"
             return word[: len(word) - len(suffix) + keep] + ("y" if suffix in ("ies", "ied") else "")
     return word
