@@ -8,7 +8,9 @@ content words are nearly all in the longer one (:data:`CONTAINED`) and they shar
 (:data:`OVERLAP`). With vectors (a vault with ``--semantic``), a cosine at or above :data:`COSINE` with some
 lexical support (:data:`COSINE_SUPPORT`) is also the same meaning. Never when one prefers what the other gives
 up (:func:`opposed`) or when each names a thing the other does not (:func:`swapped`: "`npm run lint`" /
-"`npm run build`", port 8080 / 8081). Bars and measures: decision 070 (``eval/test_duplicates_real.py``).
+"`npm run build`", port 8080 / 8081, "pnpm run build" / "npm run build", "lint" / "lint:full"), or when they are one
+sentence shape with a part swapped ("**Runtime** layers ..." / "**UI** layers ..."). Bars and measures: decisions
+070 and 071 (``eval/test_duplicates_real.py``).
 A refusal the user did not want costs more than a duplicate kept, so the bars favour precision.
 """
 
