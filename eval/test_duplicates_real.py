@@ -95,7 +95,7 @@ def test_the_fresh_set_shares_no_repository_or_pair_with_the_tuning_set():
     assert not {(p["a"], p["b"]) for p in tuning} & {(p["a"], p["b"]) for p in fresh}
 
 
-AGREEMENT = {"tuning": (0.922, 0.863), "fresh": (None, None)}  # decision 070; decision 071
+AGREEMENT = {"tuning": (0.922, 0.863), "fresh": (0.941, 0.898)}  # decision 070; decision 071
 
 
 @pytest.mark.parametrize("which", SETS)
@@ -105,8 +105,9 @@ def test_labeller_agreement(which):
     assert (round(raw, 3), round(kappa, 3)) == (want_raw, want_kappa)
 
 
-FIGURES = [  # (model, set, precision, recall): decision 071
+FIGURES = [  # (model, set, precision, recall): decision 071; the fresh set scored once, on the frozen detector
     (None, "tuning", 0.97, 0.41), (USE, "tuning", 0.98, 0.61), ("minilm", "tuning", 0.95, 0.87),
+    (None, "fresh", 0.66, 0.34), (USE, "fresh", 0.57, 0.54), ("minilm", "fresh", 0.56, 0.62),
 ]
 
 
