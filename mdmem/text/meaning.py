@@ -17,7 +17,6 @@ A refusal the user did not want costs more than a duplicate kept, so the bars fa
 from __future__ import annotations
 
 import re
-from difflib import SequenceMatcher
 from functools import lru_cache
 
 # The bars, set on the dev part of eval/data/duplicates (gold of two blind labellers) only: decision 070.
@@ -176,6 +175,8 @@ def _recast(a: str, b: str) -> bool:
     ta, tb = _tokens(a), _tokens(b)
     if _extends(a, tb, b) or _extends(b, ta, a):
         return True
+    from difflib import SequenceMatcher  # only for the few pairs already found alike
+
     matcher = SequenceMatcher(None, ta, tb, autojunk=False)
     if sum(block.size for block in matcher.get_matching_blocks()) < SHAPE * max(len(ta), len(tb)):
         return False
