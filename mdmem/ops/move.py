@@ -214,9 +214,6 @@ def _apply(data: bytes, changes: list[tuple[int, str, str]]) -> tuple[bytes, lis
     return doc.encode("\n".join(lines)), sorted(done), count, missed
 
 
-KILL_AFTER = "MDMEM_TEST_MOVE_KILL_AFTER"  # tests: the move kills itself (SIGKILL) after this many link rewrites
-
-
 def move(mem: Memory, ref: str, new: str, dry_run: bool = False, allow_secret: bool = False) -> MoveResult:
     """Rename or move a note and rewrite every link to it (see the module's docstring). Through the write guard:
     the new name holds no control character nor a secret (unless ``allow_secret``), the move and every rewrite
@@ -271,15 +268,10 @@ def move(mem: Memory, ref: str, new: str, dry_run: bool = False, allow_secret: b
                 journal.Rewrite(path, here, version(data), version(new_data), changes)
                 for path, here, new_data, _seen, _lines, count, data, changes in results if count]))
             fs.move_new(mem.root, source, target, "moved")
-        stop_after = int(os.environ.get(KILL_AFTER, "-1") or -1)
         for _path, here, new_data, seen, lines, count, _data, _changes in results:
             if count == 0:
                 continue
             if not dry_run:
-                if len(rewritten) == stop_after:
-                    import signal
-
-                    os.kill(os.getpid(), signal.SIGKILL)
                 try:
                     fs.write_atomic(mem.root / here, new_data, expected=seen)
                 except WriteConflict:
