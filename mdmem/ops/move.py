@@ -22,6 +22,7 @@ from mdmem.base.layout import INDEX_NAME, nfc
 from mdmem.base.terminal import visible
 from mdmem.ops import guard, journal
 from mdmem.text.parse import Rewritable
+from mdmem.text.resolve import name_key
 
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
@@ -128,12 +129,6 @@ def _wiki_target(link_target: str, expected: str, note: str, resolve) -> str:
         if resolve(option, note) == expected:
             return option
     return "/" + stem
-
-
-def name_key(target: str) -> str:
-    """The part of a link target Obsidian resolves by: its file name, lower-cased, NFC, without ``.md``."""
-    name = nfc(target.strip()).lower().rsplit("/", 1)[-1]
-    return name[:-3] if name.endswith(".md") else name
 
 
 def _plan(mem: Memory, source: str, target: str):
