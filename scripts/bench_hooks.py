@@ -2,28 +2,26 @@
 """Hook and checkpoint figures for mdmem (not a test); also a section of ``scripts/bench.py``.
 
     python scripts/bench_hooks.py [--runs 15] [--mb 2.7] [--out hooks.json] [--runner installed|console]
+    python scripts/bench_hooks.py --agents [AGENT ...] [--runs 21]    (only 6. below)
 
-Hooks are started as ``mdmem hook install`` writes them (``python -P -c`` mdmem's entry point;
-``--runner console``: through the console script, which imports ``re`` before mdmem runs).
+Hooks are started as ``mdmem hook install`` writes them, through ``sh -c`` as an agent runs them (``python -P -c``
+mdmem's entry point; ``--runner console``: through the console script, which imports ``re`` before mdmem runs).
+``--base DIR``: the same figures, in the same run, for the mdmem package under ``DIR`` (an older tree: its hooks are
+started with ``PYTHONPATH=DIR``), for a before/after.
 
-1. detector quality: every labelled conversation in ``tests/data/checkpoint/``
-   (written blind to the detectors: ``dims:`` in a Markdown file's frontmatter,
-   or ``dims = [...]`` in a ``.labels.toml`` beside a ``.jsonl``) against the
-   dimensions the detectors hit: precision and recall per dimension, per
-   language, and the files that disagree;
-2. ``mdmem hook stop`` when it does not fire (the default ``signals`` policy, one
-   turn appended before each stop), against a bare ``python -c pass``, pair by
-   pair (A B A B): a prompt with no word any detector needs (the detectors are
-   not imported), and one with such a word (they run, and find nothing);
-3. ``mdmem hook stop`` firing on a generated 2.7 MB transcript with the scan
-   prompt (a new session each run, so the whole file is read);
-4. a session that grows by 3 turns between stops (only the appended bytes are read).
+1. ``mdmem hook stop`` when it does not fire (the default ``signals`` policy, one turn appended before each
+   stop), against a bare ``python -c pass``, pair by pair (A B A B): a terse prompt, and one holding words a
+   signal looks for ("ok, but ...");
+2. ``mdmem hook stop`` firing on a generated 2.7 MB transcript with the scan prompt (a new session each run);
+3. a session that grows by 3 turns between stops (only the appended bytes are read).
 
-The real-session quality figures (offline precision/recall, the hook's fire/silent
-decision on a replay) are ``scripts/eval_checkpoint.py``.
-5. ``mdmem hook prompt`` (UserPromptSubmit) on an indexed vault (``--prompt-vault DIR``, and per vault
+The real-session figures (the hook's firings on a replay of real sessions) are ``scripts/eval_checkpoint.py``.
+4. ``mdmem hook prompt`` (UserPromptSubmit) on an indexed vault (``--prompt-vault DIR``, and per vault
    size in ``scripts/bench.py``): a related prompt, an unrelated one and a greeting, each paired with
    ``python -c pass``, and a related prompt right after a one-note edit.
+6. ``--agents``: the quiet Stop of each agent (Claude Code, Codex, Gemini, Cursor, Copilot, Goose, OpenCode) as
+   ``mdmem install AGENT`` wrote it, through ``sh -c`` with the agent's payload and its own transcript format,
+   paired with ``sh -c 'python -c pass'``.
 
 Whole processes, timed from here with ``perf_counter``; medians [min-max].
 """
@@ -39,92 +37,48 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-CORPUS = REPO / "tests" / "data" / "checkpoint"
 sys.path.insert(0, str(HERE))
-
-
-def labelled(folder: Path = CORPUS) -> list[tuple[Path, set[int], str]]:
-    """(file, expected dimensions, language) for every labelled conversation."""
-    out = []
-    for path in sorted(folder.iterdir()):
-        if path.suffix == ".md" and path.name[:2].isdigit():
-            head = path.read_text("utf-8").split("---", 2)[1]
-            meta = {k.strip(): v.strip() for k, _, v in (ln.partition(":") for ln in head.splitlines()) if k.strip()}
-            dims = {int(x) for x in meta["dims"].strip("[]").split(",") if x.strip()}
-            out.append((path, dims, meta.get("lang", "en")))
-        elif path.suffix == ".jsonl":
-            labels = tomllib.loads(path.with_suffix(".labels.toml").read_text("utf-8"))
-            out.append((path, set(labels["dims"]), labels.get("lang", "en")))
-    return out
-
-
-def score(folder: Path = CORPUS) -> dict:
-    """Precision and recall per dimension of the detectors on the labelled corpus."""
-    from mdmem.agents.checkpoint import dimensions
-    from mdmem.agents.claude import transcript
-
-    rows = []
-    for path, expected, lang in labelled(folder):
-        got = set(dimensions.hits(dimensions.detect(transcript.read(path).messages)))
-        rows.append({"file": path.name, "lang": lang, "expected": sorted(expected), "got": sorted(got)})
-
-    def table(subset: list[dict]) -> dict:
-        per = {}
-        for d in range(1, 8):
-            tp = sum(1 for r in subset if d in r["expected"] and d in r["got"])
-            fp = sum(1 for r in subset if d not in r["expected"] and d in r["got"])
-            fn = sum(1 for r in subset if d in r["expected"] and d not in r["got"])
-            per[d] = {"tp": tp, "fp": fp, "fn": fn,
-                      "precision": tp / (tp + fp) if tp + fp else None, "recall": tp / (tp + fn) if tp + fn else None}
-        tp = sum(v["tp"] for v in per.values())
-        fp = sum(v["fp"] for v in per.values())
-        fn = sum(v["fn"] for v in per.values())
-        fires = [r for r in subset if len(r["expected"]) >= 2]
-        right = sum(1 for r in subset if (len(r["got"]) >= 2) == (len(r["expected"]) >= 2))
-        return {"dims": per, "micro_precision": tp / (tp + fp) if tp + fp else None,
-                "micro_recall": tp / (tp + fn) if tp + fn else None, "files": len(subset),
-                "should_fire": len(fires), "fire_decision_right": right,
-                "exact": sum(1 for r in subset if r["expected"] == r["got"])}
-
-    return {"all": table(rows), "en": table([r for r in rows if r["lang"] == "en"]),
-            "pt": table([r for r in rows if r["lang"] == "pt"]),
-            "disagree": [r for r in rows if r["expected"] != r["got"]]}
 
 
 # ----------------------------------------------------------------------------- timing
 
 
+BASE: Path | None = None  # --base: an older tree whose mdmem is timed instead (PYTHONPATH)
+
+
 def _env(**extra: str) -> dict:
     """The environment of the timed processes: no MDMEM_* from the caller, and bytecode caching on
     (a shell with PYTHONDONTWRITEBYTECODE=1 would make every run compile mdmem's sources again:
-    measured 25-60 ms per hook, more than the hook's own work)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_") and k != "PYTHONDONTWRITEBYTECODE"}
-    return env | extra
+    measured 25-60 ms per hook, more than the hook's own work); ``PYTHONPATH`` the ``--base`` tree's."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_") and k not in
+           ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
+    return env | ({"PYTHONPATH": str(BASE)} if BASE else {}) | extra
 
 
 def _compiled() -> None:
     """mdmem's bytecode written, as an installed package has it."""
     import compileall
 
-    compileall.compile_dir(str(REPO / "mdmem"), quiet=1)
+    compileall.compile_dir(str((BASE or REPO) / "mdmem"), quiet=1)
 
 
 RUNNER = "installed"  # how the hooks are started: as `mdmem hook install` writes them, or "console" (the script)
 
 
 def hook_cmd(mdmem: str, *args: str) -> list[str]:
-    """A hook's command line: as installed (this interpreter, ``-P -c`` mdmem's entry point: the
-    console script pip writes imports ``re`` first), or through the console script ``mdmem``."""
-    if RUNNER == "installed":
-        from mdmem.agents.launch import HOOK_CODE
+    """A hook's command line as an agent runs it, through ``sh -c``: as installed (this interpreter, ``-P -c``
+    mdmem's entry point: the console script pip writes imports ``re`` first), or the console script ``mdmem``."""
+    import shlex
 
-        return [sys.executable, "-P", "-c", HOOK_CODE, "hook", *args]
-    return [mdmem, "hook", *args]
+    from mdmem.agents.launch import HOOK_CODE
+
+    head = f"{shlex.quote(sys.executable)} -P -c {shlex.quote(HOOK_CODE)}" if RUNNER == "installed" else \
+        shlex.quote(mdmem)
+    return ["sh", "-c", f"{head} hook {shlex.join(args)}"]
 
 
 def _time(cmd: list[str], stdin: bytes, env: dict) -> tuple[float, subprocess.CompletedProcess]:
@@ -220,15 +174,13 @@ def measure(mdmem: str, runs: int = 15, mb: float = 2.7, work: Path | None = Non
             floor.append(a * 1000)
             fratios.append(a / b)
             sratios.append(s / b)
-        # 2. not firing: a turn whose prompt holds no word any detector needs (most terse prompts:
-        #    "pushed", "rerun case 3"): the detectors are not even imported. Follow-ups are under five words:
-        #    one of five or more steers the work and is a reason to fire (agents/stop.py), so its stop is
-        #    not a quiet one
+        # 2. not firing: a terse turn ("pushed", "rerun case 3"). Follow-ups are under five words: one of five or
+        #    more steers the work and is a reason to fire (agents/stop.py), so its stop is not a quiet one
         plain = work / "plain.jsonl"
         plain.write_text("")
         quiet = paired("quiet", plain, lambda i: _turn(plain, i, f"rerun parse_args case {i}",
                                                        f"It returns an empty namespace for case {i}."))
-        # 2b. not firing, but the prompt holds such a word ("ok, but ..."): the detectors run and find nothing
+        # 2b. not firing, but the prompt holds words a signal's patterns look for ("ok, but ..."): they are tried
         chatty = work / "chatty.jsonl"
         chatty.write_text("")
         detecting = paired("detecting", chatty, lambda i: _turn(
@@ -432,35 +384,22 @@ def render_prompt(prompt: dict | None) -> list[str]:
     return lines
 
 
-def render(quality: dict, timing: dict | None, title: str = "the tuned corpus (tests/data/checkpoint/)",
-           differs: bool = True, mcp: dict | None = None, prompt: dict | None = None) -> list[str]:
-    lines = [f"checkpoint detectors on {title}"]
-    for lang in ("all", "en", "pt"):
-        t = quality[lang]
-        lines.append(f"   {lang:>3}: {t['files']} files, exact {t['exact']}/{t['files']}, fire/silent decision right "
-                     f"{t['fire_decision_right']}/{t['files']}, micro precision {_p(t['micro_precision'])} "
-                     f"recall {_p(t['micro_recall'])}")
-    lines.append("   dim   precision  recall   (tp/fp/fn, all files)")
-    names = {1: "① closure", 2: "② rule", 3: "③ domain", 4: "④ decision", 5: "⑤ milestone", 6: "⑥ calibration",
-             7: "⑦ analysis"}
-    for d, v in quality["all"]["dims"].items():
-        lines.append(f"   {names[int(d)]:<14} {_p(v['precision']):>6}   {_p(v['recall']):>6}   "
-                     f"({v['tp']}/{v['fp']}/{v['fn']})")
-    for r in quality["disagree"] if differs else ():
-        lines.append(f"   differs: {r['file']}: labelled {r['expected']}, detected {r['got']}")
+def render(timing: dict | None, mcp: dict | None = None, prompt: dict | None = None,
+           title: str = "") -> list[str]:
+    lines = []
     if timing:
         q = timing
 
         def span(m: dict) -> str:
             return f"{m['median']:.0f} [{m['min']:.0f}-{m['max']:.0f}]"
 
-        lines.append("hooks (whole processes, ms, median [min-max]; the ratio pair by pair against python -c pass; "
-                     f"started {'as installed: python -P -c' if q.get('runner', 'installed') == 'installed' else 'through the console script'})")
+        lines.append(f"hooks{title} (whole processes, ms, median [min-max]; the ratio pair by pair against python -c "
+                     f"pass; started through sh -c {'as installed: python -P -c' if q.get('runner', 'installed') == 'installed' else 'through the console script'})")
         lines.append(f"   hook stop, the floor (stop_hook_active: exits after reading stdin) {span(q['floor_ms'])}; "
                      f"ratio {q['floor_ratio']['median']:.2f}x"
                      + (f"; a console script's own `import re`: {q['script_ratio']['median']:.2f}x" if "script_ratio" in q
                         else ""))
-        for key, what in (("quiet", "not firing, no detector needed"), ("detecting", "not firing, detectors ran")):
+        for key, what in (("quiet", "not firing, a terse prompt"), ("detecting", "not firing, signal words")):
             m = q[key]
             lines.append(f"   hook stop, {what:<30} {span(m['ms'])} (CPU {m['cpu_ms']['median']:.0f}); python -c pass "
                          f"{m['bare_ms']['median']:.0f} (CPU {m['bare_cpu_ms']['median']:.0f}); ratio "
@@ -477,11 +416,156 @@ def render(quality: dict, timing: dict | None, title: str = "the tuned corpus (t
     return lines
 
 
+# the agents whose `mdmem install AGENT` writes a Stop hook: (its config file, its event, its command field, flat)
+AGENT_STOP = {"claude": (".claude/settings.local.json", "Stop", "command", False),  # the reference
+              "codex": (".codex/hooks.json", "Stop", "command", False),
+              "gemini": (".gemini/settings.json", "AfterAgent", "command", False),
+              "cursor": (".cursor/hooks.json", "stop", "command", True),
+              "copilot": (".github/hooks/mdmem.json", "agentStop", "bash", True),
+              "goose": None,  # the card in AGENTS.md only: Goose's payloads carry no transcript (no Stop hook)
+              "opencode": (".opencode/plugins/mdmem.js", "session.idle", "", True)}  # the plugin spawns it
+
+
+def _installed_stop(project: Path, agent: str) -> str | None:
+    """The exact Stop command ``mdmem install AGENT`` wrote into ``project`` (for OpenCode: the command its plugin
+    spawns, as a shell line)."""
+    import shlex
+
+    where = AGENT_STOP[agent]
+    if where is None:
+        return None
+    file, event, field, flat = where
+    if agent == "opencode":
+        text = (project / file).read_text("utf-8")
+        value = {ln.split(" = ", 1)[0][6:]: json.loads(ln.split(" = ", 1)[1].split(" //")[0])
+                 for ln in text.splitlines() if ln.startswith(("const COMMAND = ", "const VAULT = "))}
+        return shlex.join([*value["COMMAND"], "hook", "stop", "--agent", "opencode", "--vault", value["VAULT"]])
+    data = json.loads((project / file).read_text("utf-8"))
+    entries = data["hooks"][event] if flat else [h for g in data["hooks"][event] for h in g["hooks"]]
+    return [e[field] for e in entries if " hook stop " in e[field]][0]
+
+
+def _agent_turn(agent: str, transcript: Path, n: int) -> None:
+    """One more quiet turn (no word any detector needs) in the agent's own transcript format."""
+    user, reply = f"rerun parse_args case {n}", f"It returns an empty namespace for case {n}."  # as measure()
+    if agent == "codex":
+        recs = [{"timestamp": "2025-11-22T22:30:00.000Z", "type": "event_msg",
+                 "payload": {"type": "user_message", "message": user, "images": []}},
+                {"timestamp": "2025-11-22T22:30:05.000Z", "type": "event_msg",
+                 "payload": {"type": "agent_message", "message": reply}}]
+        with transcript.open("a", encoding="utf-8") as f:
+            f.write("".join(json.dumps(r) + "\n" for r in recs))
+    elif agent == "gemini":
+        rec = json.loads(transcript.read_text("utf-8"))
+        rec["messages"] += [{"id": f"u{n}", "timestamp": "2026-01-10T02:10:00.000Z", "type": "user", "content": user},
+                            {"id": f"g{n}", "timestamp": "2026-01-10T02:10:05.000Z", "type": "gemini",
+                             "content": reply}]
+        transcript.write_text(json.dumps(rec), "utf-8")
+    elif agent == "opencode":
+        rows = [{"info": {"id": f"msg_{n}u", "sessionID": "ses_bench", "role": "user"},
+                 "parts": [{"type": "text", "text": user}]},
+                {"info": {"id": f"msg_{n}a", "sessionID": "ses_bench", "role": "assistant"},
+                 "parts": [{"type": "tool", "tool": "bash"}, {"type": "text", "text": reply}]}]
+        with transcript.open("a", encoding="utf-8") as f:
+            f.write("".join(json.dumps(r) + "\n" for r in rows))
+    else:  # Claude Code; Cursor and Copilot: Claude Code's JSONL, as far as mdmem reads their transcripts
+        _turn(transcript, n, user, reply)
+
+
+def _agent_payload(agent: str, project: Path, transcript: Path) -> bytes:
+    """A Stop payload shaped as the agent sends it (the fields its adapter reads, see mdmem/agents/<agent>/hooks.py
+    and the sources cited there)."""
+    p, t = str(project), str(transcript)
+    payload = {
+        "claude": {"session_id": "claude-bench", "transcript_path": t, "cwd": p, "hook_event_name": "Stop",
+                   "stop_hook_active": False},
+        "codex": {"cwd": p, "hook_event_name": "Stop", "last_assistant_message": "fixed", "model": "m",
+                  "permission_mode": "default", "session_id": "019aad50-bench", "stop_hook_active": False,
+                  "transcript_path": t, "turn_id": "t-1"},
+        "gemini": {"session_id": "gemini-bench", "transcript_path": t, "cwd": p, "hook_event_name": "AfterAgent",
+                   "timestamp": "2026-01-10T02:10:06Z", "prompt": "go on", "prompt_response": "fixed",
+                   "stop_hook_active": False},
+        "cursor": {"conversation_id": "cursor-bench", "generation_id": "g", "hook_event_name": "stop",
+                   "status": "completed", "loop_count": 0, "workspace_roots": [p], "transcript_path": t},
+        "copilot": {"timestamp": 1760000000, "cwd": p, "sessionId": "copilot-bench", "transcriptPath": t,
+                    "stopHookActive": False},
+        "opencode": {"hook_event_name": "session.idle", "event": {"type": "session.idle",
+                     "properties": {"sessionID": "ses_bench"}}, "directory": p, "continuing": False,
+                     "transcript": t},
+    }[agent]
+    return json.dumps(payload).encode()
+
+
+def measure_agents(runs: int = 15, agents: tuple[str, ...] = tuple(AGENT_STOP)) -> dict:
+    """The quiet Stop of each agent as ``mdmem install AGENT`` wrote it: its exact command through ``sh -c``, the
+    payload as the agent sends it, a quiet turn appended to the agent's own transcript before each stop, paired
+    with ``python -c pass`` (``sh -c`` too) run right after it; medians of the pair-by-pair ratios."""
+    _compiled()
+    work = Path(tempfile.mkdtemp(prefix="mdmem-agents-"))
+    out: dict = {}
+    try:
+        vault = work / "vault"
+        shutil.copytree(REPO / "sample-vault", vault, ignore=shutil.ignore_patterns(".mdmem"))
+        env = _env(MDMEM_NOW="1790000000")
+        bare = ["sh", "-c", f"{sys.executable} -c pass"]
+        for agent in agents:
+            project = work / agent
+            (project / ".git").mkdir(parents=True)
+            install = ["hook", "install", "--scope", "local"] if agent == "claude" else ["install", agent]
+            subprocess.run([sys.executable, "-m", "mdmem", *install, "--vault", str(vault), "--project",
+                            str(project)], check=True, capture_output=True, env=env)
+            command = _installed_stop(project, agent)
+            if command is None:
+                out[agent] = {"command": None, "why": "no Stop hook: Goose's payloads carry no transcript"}
+                continue
+            transcript = work / f"{agent}.transcript"
+            if agent == "codex":
+                shutil.copy(next((REPO / "tests" / "data" / "codex").glob("rollout-*.jsonl")), transcript)
+            elif agent == "gemini":
+                shutil.copy(REPO / "tests" / "data" / "gemini" / "session-12-cbfeaa512b.json", transcript)
+            else:
+                transcript.write_text("", "utf-8")
+            hook = ["sh", "-c", command]
+            payload = _agent_payload(agent, project, transcript)
+            _agent_turn(agent, transcript, 0)
+            _time(hook, payload, env)  # the session's first stop
+            quiet, base, ratios, printed = [], [], [], []
+            for i in range(runs):
+                _agent_turn(agent, transcript, i + 1)
+                a, proc = _time(hook, payload, env)
+                b, _ = _time(bare, b"", env)
+                quiet.append(a * 1000)
+                base.append(b * 1000)
+                ratios.append(a / b)
+                printed.append(proc.stdout.decode()[:80])
+            out[agent] = {"command": command, "quiet_ms": med(quiet), "bare_ms": med(base), "ratio": med(ratios),
+                          "silent": sum(1 for x in printed if not x.strip()), "runs": runs}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return out
+
+
+def render_agents(found: dict) -> list[str]:
+    lines = ["quiet stop per agent, as installed (sh -c its command, its payload; ms median [min-max]; ratio pair by "
+             "pair against sh -c 'python -c pass'):"]
+    for agent, m in found.items():
+        if m["command"] is None:
+            lines.append(f"   {agent:9} -- ({m['why']})")
+            continue
+        q = m["quiet_ms"]
+        lines.append(f"   {agent:9} {q['median']:.0f} [{q['min']:.0f}-{q['max']:.0f}]; pass {m['bare_ms']['median']:.0f}; ratio "
+                     f"{m['ratio']['median']:.2f}x [{m['ratio']['min']:.2f}-{m['ratio']['max']:.2f}]; "
+                     f"{m['silent']}/{m['runs']} silent")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--mb", type=float, default=2.7)
-    ap.add_argument("--quality-only", action="store_true", help="only the detectors' precision and recall")
+    ap.add_argument("--quality-only", action="store_true", help="no hook timing (with --prompt-vault or --mcp)")
+    ap.add_argument("--base", type=Path, metavar="DIR", help="also time the mdmem package under DIR (an older tree), "
+                    "first, in the same run")
     ap.add_argument("--mdmem", default=str(Path(sys.executable).parent / "mdmem"))
     ap.add_argument("--out", type=Path)
     ap.add_argument("--runner", choices=("installed", "console"), default="installed",
@@ -492,26 +576,38 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--prompt-vault", type=Path, metavar="DIR", action="append",
                     help="time `mdmem hook prompt` on this indexed vault (repeat); with --prompt-only nothing else")
     ap.add_argument("--prompt-only", action="store_true")
+    ap.add_argument("--agents", nargs="*", metavar="AGENT", choices=tuple(AGENT_STOP),
+                    help="only the quiet stop of each agent's installed hook (all when none is named)")
     args = ap.parse_args(argv)
     global RUNNER
     RUNNER = args.runner
+    if args.agents is not None:
+        found = measure_agents(args.runs, tuple(args.agents) or tuple(AGENT_STOP))
+        print("\n".join(render_agents(found)))
+        if args.out:
+            args.out.write_text(json.dumps({"agents": found}, indent=2) + "\n")
+        return 0
     prompt = {str(v): measure_prompt(args.mdmem, v, args.runs) for v in args.prompt_vault or ()}
     if args.prompt_only:
         print("\n".join(render_prompt(prompt)))
         if args.out:
             args.out.write_text(json.dumps({"prompt": prompt}, indent=2) + "\n")
         return 0
-    quality = score()
-    holdout = CORPUS.with_name("checkpoint-holdout")
-    held = score(holdout) if holdout.is_dir() else None
-    timing = None if args.quality_only else measure(args.mdmem, args.runs, args.mb)
+    timing = None
+    if not args.quality_only:
+        global BASE
+        base = None
+        if args.base:  # the older tree first, then this one, in the same run
+            BASE = args.base.resolve()
+            base = measure(args.mdmem, args.runs, args.mb)
+            BASE = None
+        timing = measure(args.mdmem, args.runs, args.mb)
+        if base:
+            print("\n".join(render(base, title=f" (--base {args.base})")))
     mcp = measure_mcp(max(args.runs, 20), args.mcp_vault) if args.mcp else None
-    print("\n".join(render(quality, timing, mcp=mcp, prompt=prompt)))
-    if held:
-        print("\n".join(render(held, None, "the held-out corpus, never tuned on (tests/data/checkpoint-holdout/)",
-                                differs=False)))
+    print("\n".join(render(timing, mcp=mcp, prompt=prompt)))
     if args.out:
-        args.out.write_text(json.dumps({"quality": quality, "holdout": held, "timing": timing, "mcp": mcp,
+        args.out.write_text(json.dumps({"base": base if timing else None, "timing": timing, "mcp": mcp,
                                         "prompt": prompt}, indent=2) + "\n")
     return 0
 

@@ -659,12 +659,12 @@ def test_checkpoint_accept_never_writes_a_secret_an_offline_suggestion_quoted(va
     """The offline suggestion quotes the user with the key redacted (a suggestion a model proposes with a
     secret is marked and refused instead: test_checkpoint_trial)."""
     talk = tmp_path / "talk.txt"
-    talk.write_text(SESSION.replace("just say which files changed.", f"use the deploy key {AWS_KEY} instead."))
+    talk.write_text(SESSION + f"User: From now on, always deploy with the key {AWS_KEY}, never a fresh one.\n")
     assert invoke("checkpoint", talk, "--vault", vault).exit_code == 0
     r = invoke("checkpoint", "accept", "all", "--vault", vault, "--json")
-    assert r.exit_code == 0 and {a["status"] for a in json.loads(r.stdout)["accepted"]} == {"created"}
-    saved = [p.read_text() for p in (vault / "memory").rglob("*.md") if "[AWS access key ID redacted]" in p.read_text()]
-    assert len(saved) == 1 and "use the deploy key [AWS access key ID redacted] instead" in saved[0]
+    accepted = json.loads(r.stdout)["accepted"]
+    assert r.exit_code == 0 and {a["status"] for a in accepted} == {"proposed"}  # CLAUDE.md lines, for the user
+    assert "always deploy with the key [AWS access key ID redacted], never a fresh one" in accepted[0]["line"]
     assert not any(AWS_KEY in p.read_text() for p in vault.rglob("*") if p.is_file() and ".mdmem" not in p.parts
                    or p.parent.name == "checkpoints")
 

@@ -73,13 +73,11 @@ def hook_status_text(result) -> str:
         lines.append(f"session {info['session']} (vault {info['vault']}): {info.get('stops', 0)} stop(s), "
                      f"{info.get('checkpoints', 0)} checkpoint(s), {info.get('prompt_notes', 0)} note(s) recalled "
                      "at prompts")
-        if nxt.get("policy") == "evidence":
-            when = (f"  next checkpoint (evidence): when {nxt['needs_dimensions']} dimensions are hit "
-                    f"(now {nxt['dimensions']})")
-        elif nxt.get("policy") == "signals":
-            when = (f"  next checkpoint (signals): when the conversation holds a rule, decision, correction or "
-                    f"an ask to consolidate (dimensions so far {nxt['dimensions']}, tool calls "
-                    f"{nxt['tool_calls']}), else after {nxt['fallback_stops_left']} more stop(s)")
+        if nxt.get("policy") == "signals":
+            when = (f"  next checkpoint (signals): at a gap (a task closed, a topic change) after the user steered "
+                    f"the work, a rule stated or a correction, or an ask to consolidate (rule or correction so far: "
+                    f"{'yes' if nxt.get('said') else 'no'}, steering messages {nxt.get('steers', 0)}), else after "
+                    f"{nxt['fallback_stops_left']} more stop(s)")
         elif nxt:
             when = f"  next checkpoint (cadence): after {nxt['stops_left']} more stop(s)"
         else:
@@ -97,4 +95,16 @@ def hook_status_text(result) -> str:
                          f"`mdmem checkpoint review --session {info['session']}`")
     elif info is not None:
         lines.append(f"no session has run mdmem's hooks in {info['vault']} yet")
-    return "\n".join(lines)
+    return "\n".join(lines + fired_lines(result.fired or {}))
+
+
+def fired_lines(found: dict) -> list[str]:
+    """Per mdmem hook, its last run in the project and its last error (``mdmem hook status``, every agent)."""
+    import time
+
+    def when(t: float) -> str:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(t)))
+
+    return [f"  mdmem hook {hook:12} last ran {when(st['at'])}"
+            + (f"; last error {when(st['error_at'])}: {st['error']}" if st.get("error") else "")
+            for hook, st in sorted(found.items())]

@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 
 from mdmem.agents.exports import iso, sessions
-from mdmem.agents.history.model import Session, SessionMessage, text_of
+from mdmem.agents.history.model import Session, SessionMessage
+from mdmem.agents.history.records import text_of
 
 
 def _kept(messages: list[dict], leaf: str | None) -> list[dict]:

@@ -2,7 +2,7 @@
 pending checkpoint it shows, ``hook status``, and PreCompact / SessionEnd (``pre_compact``,
 ``session_end``: the offline checkpoint kept for the next card). The Stop hook's policy is
 :mod:`mdmem.agents.checkpoint.stop` and what the hooks share :mod:`mdmem.agents.hooks.state`; both are
-re-exported here (``hooks.stop``, ``hooks.gate``, ``hooks.HookError``, ...).
+re-exported here (``hooks.stop``, ``hooks.HookError``, ...).
 
 Claude Code runs these at every session start, so they are reached from :mod:`mdmem.cli.hook`
 (the fast path, before Typer is ever imported) and this module imports only the standard library
@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import time
 
-from mdmem.agents.checkpoint.stop import gate, offers, stop  # noqa: F401
+from mdmem.agents.checkpoint.stop import stop  # noqa: F401
 from mdmem.agents.hooks.state import (  # noqa: F401  (re-exported: the hooks' public face)
     DEFAULTS,
     LOCK_WAIT,
@@ -364,15 +364,9 @@ def session_status(vault: str, session: str | None = None) -> dict:
     cfg = settings(vault, {})
     policy = state.get("policy") or cfg["policy"]
     stops, since = int(state.get("stops", 0) or 0), int(state.get("since", 0) or 0)
-    if policy == "evidence":
+    if policy in ("signals", "evidence"):  # "evidence" (its detectors retired): the signals, as a setting of old
         last = state.get("last_trigger") or 0
-        nxt = {"policy": "evidence", "dimensions": len(state.get("pending") or {}),
-               "needs_dimensions": cfg["min_dimensions"],
-               "not_before": _iso(last + cfg["min_interval_minutes"] * 60) if last else None}
-    elif policy == "signals":
-        last = state.get("last_trigger") or 0
-        nxt = {"policy": "signals", "dimensions": len(state.get("pending") or {}),
-               "tool_calls": int(state.get("tools", 0) or 0),
+        nxt = {"policy": "signals", "said": bool(state.get("said")), "steers": int(state.get("steers", 0) or 0),
                "fallback_stops_left": max(0, cfg["min_stops"] - since),
                "not_before": _iso(last + cfg["min_interval_minutes"] * 60) if last else None}
     else:
