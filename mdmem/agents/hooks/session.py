@@ -28,6 +28,7 @@ from mdmem.agents.hooks.state import (  # noqa: F401  (re-exported: the hooks' p
     log,
     now,
     read_state,
+    record_digest,
     settings,
     text_field,
     today,
@@ -59,13 +60,14 @@ CARD_CODE = ("ops/context.py", "ops/timeline.py", "ops/search.py", "ops/recall.p
 # ----------------------------------------------------------------------------- session start
 
 
-def fingerprint(vault: str, cwd: str) -> str:
+def fingerprint(vault: str, cwd: str, scan: files.Scan | None = None) -> str:
     """What the memory card depends on, cheaply: the stat of every note (the one
     vault walker, :func:`mdmem.base.files.scan`) and of the bootstrap files that
     apply in ``cwd``, the memory protocol the card carries and the stat of the code that
     lays the card out (:data:`CARD_CODE`: an upgrade that changes either makes the card
     again; a card kept from before showed the old protocol until a note changed). About
-    50 ms for 10k notes; no parsing."""
+    50 ms for 10k notes; no parsing. ``scan``: the vault's walk when the caller made it (the card made again
+    hands the same walk to the refresh: one walk, not two)."""
     import hashlib
     from pathlib import Path
 
@@ -78,7 +80,7 @@ def fingerprint(vault: str, cwd: str) -> str:
             h.update(f"{rel}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
         except OSError:  # a zipped or frozen install: the protocol and the notes still key the card
             h.update(f"{rel}\0?\n".encode())
-    for rel, (mtime, size, ctime) in sorted(files.scan(Path(vault)).notes.items()):
+    for rel, (mtime, size, ctime) in sorted((scan or files.scan(Path(vault))).notes.items()):
         h.update(f"{rel}\0{mtime}\0{size}\0{ctime}\n".encode("utf-8", "surrogateescape"))
     for path in bootstrap_candidates(cwd):
         try:
@@ -169,7 +171,8 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
             log(vault, f"session-start: the catch-up import could not start: {e}")
     broken = _config_trouble(vault)
     scope = _scope(vault, cwd, broken)
-    fp = fingerprint(vault, cwd)
+    walk = files.scan(vault)
+    fp = fingerprint(vault, cwd, walk)
     card = read_state(_card_path(vault, scope.project))
     day = today()
     if _card_current(card, fp, budget, day):
@@ -182,7 +185,11 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
         from mdmem.ops.context import context
 
         with Memory.open(vault, settings=Settings() if broken else None) as mem:
-            mem.refresh(strict=False)
+            # no note changed since the notes cache was written: the card is made from it alone (the search
+            # index, Whoosh, is neither opened nor imported); else brought up to date first
+            if not mem.notes_current(walk) and not mem.refresh(strict=False, scan=walk).stale \
+                    and not mem.notes_current(mem.scan):  # only a folder moved: the next card need not look again
+                record_digest(vault, files.digest(mem.scan))
             text = context(mem, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
                            command=card_command(vault), scope=scope).text
             through = mem.store.valid_through(day)
