@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-# The bars, set on the dev part of eval/data/duplicates (gold of two blind labellers) only: decision 070.
+# The bars, set on the dev part of eval/data/duplicates (gold of two blind labellers): decision 070; kept by decision 071.
 CONTAINED = 0.8     # share of the shorter memory's content words found in the longer one
 OVERLAP = 0.35      # Jaccard of the two content-word sets
 MIN_WORDS = 2       # a memory of fewer content words is never called the same as another by words alone
