@@ -301,3 +301,28 @@ def test_an_older_copy_of_a_session_never_replaces_the_note(cli, vault, claude_h
     again = cli.json("import", "claude-code", "--vault", vault)
     assert {i["status"] for i in again["items"]} == {"unchanged"} and again["skipped"] == {"older copy": 2}
     assert tree(vault) == before
+
+
+def test_an_export_is_streamed_a_zip_of_shards_and_a_cut_file(cli, vault, tmp_path):
+    """Exports are read one conversation at a time: a ZIP's sharded ``conversations-NNN.json`` in order; a file
+    cut short (a download that stopped) keeps the conversations before the cut and reports the rest."""
+    import zipfile
+
+    one = tmp_path / "one.json"
+    _chatgpt_export(one)
+    conv = json.loads(one.read_text(encoding="utf-8"))[0]
+    other = json.loads(json.dumps(conv).replace("c0ffee00", "deadbeef").replace("nginx", "caddy"))
+    archive = tmp_path / "export.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("conversations-001.json", json.dumps([other]))
+        z.writestr("conversations-000.json", json.dumps([conv]))
+        z.writestr("chat.html", "<html></html>")
+    report = cli.json("import", "chatgpt", archive, "--vault", vault, "--dry-run")
+    assert [i["session"][:8] for i in report["items"]] == ["c0ffee00", "deadbeef"] and not report["errors"]
+
+    cut = tmp_path / "conversations.json"
+    whole = json.dumps([conv, other])
+    cut.write_text(whole[: len(whole) - 200], encoding="utf-8")
+    report = cli.json("import", "chatgpt", cut, "--vault", vault)
+    assert [i["session"][:8] for i in report["items"]] == ["c0ffee00"]
+    assert len(report["errors"]) == 1 and "not JSON" in report["errors"][0][1]

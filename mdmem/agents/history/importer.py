@@ -20,7 +20,8 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-from collections.abc import Callable, Iterator
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -224,14 +225,12 @@ def sessions(units, skipped: dict[str, int], errors: list[tuple[str, str]],
             except OSError:
                 pass
         try:
-            found = read()
-        except (OSError, ValueError, MdmemError, UnicodeError) as e:
+            yield from read()  # an export is read as it is imported: one conversation at a time
+        except (OSError, ValueError, MdmemError, UnicodeError, zipfile.BadZipFile) as e:
             errors.append((label, str(e) or type(e).__name__))
-            continue
-        yield from found
 
 
-def import_sessions(mem: Memory, source: str, *, units: list[tuple[str, Callable[[], list[Session]]]],
+def import_sessions(mem: Memory, source: str, *, units: list[tuple[str, Callable[[], Iterable[Session]]]],
                     project: str | None = None, since: str | dt.date | None = None, dry_run: bool = False,
                     daily: bool = True, progress: Callable[[int, int, str], None] | None = None) -> ImportReport:
     """Import ``source``'s sessions into ``sessions/`` (see the module's docstring): ``units`` are (label,
