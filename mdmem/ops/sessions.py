@@ -148,12 +148,16 @@ def render(hits: list[SessionHit], window: dict | None, budget: int) -> str:
 
 
 def unreviewed(mem: Memory) -> dict[str, int]:
-    """Imported sessions never reviewed, by project ("" for none), from the notes cache."""
+    """Imported sessions never reviewed, by project ("" for none), from the notes cache: neither marked in the
+    note nor reviewed since (:mod:`mdmem.base.reviews`)."""
+    from mdmem.base.reviews import reviewed
+
+    done = reviewed(mem.root)
     out: dict[str, int] = {}
     for note in mem.store.notes():
         if note.type != "session" or not is_session(note.path):
             continue
-        if note.frontmatter.get("reviewed") in (True, "true", "yes"):
+        if note.frontmatter.get("reviewed") in (True, "true", "yes") or str(note.frontmatter.get("session")) in done:
             continue
         project = str(note.frontmatter.get("project") or "")
         out[project] = out.get(project, 0) + 1
