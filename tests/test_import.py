@@ -326,3 +326,10 @@ def test_an_export_is_streamed_a_zip_of_shards_and_a_cut_file(cli, vault, tmp_pa
     report = cli.json("import", "chatgpt", cut, "--vault", vault)
     assert [i["session"][:8] for i in report["items"]] == ["c0ffee00"]
     assert len(report["errors"]) == 1 and "not JSON" in report["errors"][0][1]
+
+
+def test_a_question_about_the_past_in_a_vault_that_never_imported(cli, vault):
+    """No ``sessions/`` yet: a question about an earlier conversation answers from the notes (it once stopped with
+    "unknown type 'session'")."""
+    out = cli.json("recall", "when did we set up the deploy pipeline?", "--vault", vault)
+    assert out["sessions"] == [] and out["ranked"]

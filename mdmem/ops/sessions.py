@@ -109,7 +109,8 @@ def recall_sessions(mem: Memory, query: str, limit: int = 5, today: dt.date | st
     words = topic(span.rest if span else query)
     filters = Filters(type="session", after=span.start.isoformat() if span else None,
                       before=span.end.isoformat() if span else None)
-    found = search(mem, words, limit, filters, today=day).results if (words or span) else []
+    # a vault that never imported a session: nothing to find (a search by an unknown type is a usage error)
+    found = search(mem, words, limit, filters, today=day).results if (words or span) and hidden_type(mem) else []
     wanted = _terms(words)
     hits = []
     for h in found:
