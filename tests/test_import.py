@@ -333,3 +333,27 @@ def test_a_question_about_the_past_in_a_vault_that_never_imported(cli, vault):
     "unknown type 'session'")."""
     out = cli.json("recall", "when did we set up the deploy pipeline?", "--vault", vault)
     assert out["sessions"] == [] and out["ranked"]
+
+
+REAL_CHATGPT = ROOT / "tests" / "data" / "chatgpt" / "conversations.json"  # four real conversations (SOURCES.md)
+
+
+@pytest.mark.slow
+def test_a_real_chatgpt_export(cli, vault):
+    """A real export: one note per conversation, the user's messages of the kept branch in order, never a tool's
+    output (browsing errors and quotes) nor the regenerated answer left on the other branch; again: nothing."""
+    report = cli.json("import", "chatgpt", REAL_CHATGPT, "--vault", vault)
+    assert sorted(i["user_messages"] for i in report["items"]) == [2, 2, 7, 7] and not report["errors"]
+    by_title = {n.split("\n# ", 1)[1].split("\n", 1)[0]: n for n in notes(vault).values()}
+    assert [m[:40] for m in said(by_title["GitHub Wikis & Source Code"])] == [
+        "In GitHub, is there some way to fill the", "show me the data science unicorn venn di"]
+    logo = said(by_title["Logo design for Pieterkuppens.net."])
+    assert [m[:30] for m in logo[2:5]] == ["Can you recommend me RGB codes", "Do you have a third color to c",
+                                          "How does a sunrise, with an or"]
+    everything = "".join(notes(vault).values())
+    for left_out in ("We are experiencing a high lo", "Error when executing command", "Beschikbaar als Software",
+                     "I suggest using a light gray", "NOT one of the unique elements of Big Data"):
+        assert left_out not in everything
+    before = tree(vault)
+    again = cli.json("import", "chatgpt", REAL_CHATGPT, "--vault", vault)
+    assert {i["status"] for i in again["items"]} == {"unchanged"} and tree(vault) == before

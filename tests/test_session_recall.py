@@ -1,5 +1,6 @@
 """Session recall: `recall` (auto and --sessions), MCP `search`/`recall` with `sessions`, the prompt hook, and
-`check`'s count of sessions never reviewed; on real Claude Code and Codex sessions imported into sample-vault."""
+`check`'s count of sessions never reviewed; on two real Claude Code sessions (tests/data/claude-code) and a Codex
+rollout imported into sample-vault."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from support import ROOT
 pytestmark = pytest.mark.slow  # the whole module is in the slow lane (.ci/run)
 
 CODEX = ROOT / "tests" / "data" / "codex" / "rollout-2025-11-22T21-45-35-019aad50-a7e6-7422-b7a8-0b384290624f.jsonl"
-CLAUDE = ROOT / "eval" / "data" / "checkpoint-real"
+CLAUDE = ROOT / "tests" / "data" / "claude-code"  # real transcripts, cited there (the 105 of eval/: eval/test_session_recall_real.py)
 HOME_SESSIONS = ("07-mclaude-brew-yubikey.jsonl", "01-entire-us-english.jsonl")
 
 

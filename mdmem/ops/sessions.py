@@ -7,7 +7,7 @@ the session notes only (``type: session``) with the vault's search mode. Each hi
 project and the lines of what was said that hold the question's words (stemmed as the index stems them), and
 its link. A question with a window and no other words lists the window's sessions.
 
-:func:`unreviewed` counts, per project, the imported sessions whose ``reviewed`` is still false (``check``).
+:func:`unreviewed` counts, per project, the imported sessions never reviewed (``check``; decision 086).
 """
 
 from __future__ import annotations
