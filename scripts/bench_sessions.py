@@ -126,10 +126,9 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=1000, help="notes of the gen_vault.py vault beside them")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--runs", type=int, default=7, help="whole-process runs (median)")
-    parser.add_argument("--keep", action="store_true")
     args = parser.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="bench-sessions-"))
-    try:
+    with tempfile.TemporaryDirectory(prefix="bench-sessions-") as folder:
+        tmp = Path(folder)
         notes = real_notes(tmp)
         plain, vault = tmp / "plain", tmp / "vault"
         subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_vault.py"), str(plain), "--notes", str(args.notes)],
@@ -169,11 +168,6 @@ def main() -> None:
         print(f"whole process (median of {args.runs}): python -c pass {b0:.0f} ms; mdmem recall A "
               f"{statistics.median(rec['A']):.0f} / B {statistics.median(rec['B']):.0f} ms; hook prompt A "
               f"{statistics.median(hook['A']) / b0:.1f}x / B {statistics.median(hook['B']) / b0:.1f}x python -c pass")
-    finally:
-        if args.keep:
-            print(f"kept {tmp}")
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
