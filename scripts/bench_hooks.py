@@ -2,6 +2,7 @@
 """Hook and checkpoint figures for mdmem (not a test); also a section of ``scripts/bench.py``.
 
     python scripts/bench_hooks.py [--runs 15] [--mb 2.7] [--out hooks.json] [--runner installed|console]
+    python scripts/bench_hooks.py --agents [AGENT ...] [--runs 21]    (only 6. below)
 
 Hooks are started as ``mdmem hook install`` writes them (``python -P -c`` mdmem's entry point;
 ``--runner console``: through the console script, which imports ``re`` before mdmem runs).
@@ -24,6 +25,9 @@ decision on a replay) are ``scripts/eval_checkpoint.py``.
 5. ``mdmem hook prompt`` (UserPromptSubmit) on an indexed vault (``--prompt-vault DIR``, and per vault
    size in ``scripts/bench.py``): a related prompt, an unrelated one and a greeting, each paired with
    ``python -c pass``, and a related prompt right after a one-note edit.
+6. ``--agents``: the quiet Stop of each agent (Claude Code, Codex, Gemini, Cursor, Copilot, Goose, OpenCode) as
+   ``mdmem install AGENT`` wrote it, through ``sh -c`` with the agent's payload and its own transcript format,
+   paired with ``sh -c 'python -c pass'``.
 
 Whole processes, timed from here with ``perf_counter``; medians [min-max].
 """
@@ -477,6 +481,149 @@ def render(quality: dict, timing: dict | None, title: str = "the tuned corpus (t
     return lines
 
 
+# the agents whose `mdmem install AGENT` writes a Stop hook: (its config file, its event, its command field, flat)
+AGENT_STOP = {"claude": (".claude/settings.local.json", "Stop", "command", False),  # the reference
+              "codex": (".codex/hooks.json", "Stop", "command", False),
+              "gemini": (".gemini/settings.json", "AfterAgent", "command", False),
+              "cursor": (".cursor/hooks.json", "stop", "command", True),
+              "copilot": (".github/hooks/mdmem.json", "agentStop", "bash", True),
+              "goose": None,  # the card in AGENTS.md only: Goose's payloads carry no transcript (no Stop hook)
+              "opencode": (".opencode/plugins/mdmem.js", "session.idle", "", True)}  # the plugin spawns it
+
+
+def _installed_stop(project: Path, agent: str) -> str | None:
+    """The exact Stop command ``mdmem install AGENT`` wrote into ``project`` (for OpenCode: the command its plugin
+    spawns, as a shell line)."""
+    import shlex
+
+    where = AGENT_STOP[agent]
+    if where is None:
+        return None
+    file, event, field, flat = where
+    if agent == "opencode":
+        text = (project / file).read_text("utf-8")
+        value = {ln.split(" = ", 1)[0][6:]: json.loads(ln.split(" = ", 1)[1].split(" //")[0])
+                 for ln in text.splitlines() if ln.startswith(("const COMMAND = ", "const VAULT = "))}
+        return shlex.join([*value["COMMAND"], "hook", "stop", "--agent", "opencode", "--vault", value["VAULT"]])
+    data = json.loads((project / file).read_text("utf-8"))
+    entries = data["hooks"][event] if flat else [h for g in data["hooks"][event] for h in g["hooks"]]
+    return [e[field] for e in entries if " hook stop " in e[field]][0]
+
+
+def _agent_turn(agent: str, transcript: Path, n: int) -> None:
+    """One more quiet turn (no word any detector needs) in the agent's own transcript format."""
+    user, reply = f"rerun parse_args case {n}", f"It returns an empty namespace for case {n}."  # as measure()
+    if agent == "codex":
+        recs = [{"timestamp": "2025-11-22T22:30:00.000Z", "type": "event_msg",
+                 "payload": {"type": "user_message", "message": user, "images": []}},
+                {"timestamp": "2025-11-22T22:30:05.000Z", "type": "event_msg",
+                 "payload": {"type": "agent_message", "message": reply}}]
+        with transcript.open("a", encoding="utf-8") as f:
+            f.write("".join(json.dumps(r) + "\n" for r in recs))
+    elif agent == "gemini":
+        rec = json.loads(transcript.read_text("utf-8"))
+        rec["messages"] += [{"id": f"u{n}", "timestamp": "2026-01-10T02:10:00.000Z", "type": "user", "content": user},
+                            {"id": f"g{n}", "timestamp": "2026-01-10T02:10:05.000Z", "type": "gemini",
+                             "content": reply}]
+        transcript.write_text(json.dumps(rec), "utf-8")
+    elif agent == "opencode":
+        rows = [{"info": {"id": f"msg_{n}u", "sessionID": "ses_bench", "role": "user"},
+                 "parts": [{"type": "text", "text": user}]},
+                {"info": {"id": f"msg_{n}a", "sessionID": "ses_bench", "role": "assistant"},
+                 "parts": [{"type": "tool", "tool": "bash"}, {"type": "text", "text": reply}]}]
+        with transcript.open("a", encoding="utf-8") as f:
+            f.write("".join(json.dumps(r) + "\n" for r in rows))
+    else:  # Claude Code; Cursor and Copilot: Claude Code's JSONL, as far as mdmem reads their transcripts
+        _turn(transcript, n, user, reply)
+
+
+def _agent_payload(agent: str, project: Path, transcript: Path) -> bytes:
+    """A Stop payload shaped as the agent sends it (the fields its adapter reads, see mdmem/agents/<agent>/hooks.py
+    and the sources cited there)."""
+    p, t = str(project), str(transcript)
+    payload = {
+        "claude": {"session_id": "claude-bench", "transcript_path": t, "cwd": p, "hook_event_name": "Stop",
+                   "stop_hook_active": False},
+        "codex": {"cwd": p, "hook_event_name": "Stop", "last_assistant_message": "fixed", "model": "m",
+                  "permission_mode": "default", "session_id": "019aad50-bench", "stop_hook_active": False,
+                  "transcript_path": t, "turn_id": "t-1"},
+        "gemini": {"session_id": "gemini-bench", "transcript_path": t, "cwd": p, "hook_event_name": "AfterAgent",
+                   "timestamp": "2026-01-10T02:10:06Z", "prompt": "go on", "prompt_response": "fixed",
+                   "stop_hook_active": False},
+        "cursor": {"conversation_id": "cursor-bench", "generation_id": "g", "hook_event_name": "stop",
+                   "status": "completed", "loop_count": 0, "workspace_roots": [p], "transcript_path": t},
+        "copilot": {"timestamp": 1760000000, "cwd": p, "sessionId": "copilot-bench", "transcriptPath": t,
+                    "stopHookActive": False},
+        "opencode": {"hook_event_name": "session.idle", "event": {"type": "session.idle",
+                     "properties": {"sessionID": "ses_bench"}}, "directory": p, "continuing": False,
+                     "transcript": t},
+    }[agent]
+    return json.dumps(payload).encode()
+
+
+def measure_agents(runs: int = 15, agents: tuple[str, ...] = tuple(AGENT_STOP)) -> dict:
+    """The quiet Stop of each agent as ``mdmem install AGENT`` wrote it: its exact command through ``sh -c``, the
+    payload as the agent sends it, a quiet turn appended to the agent's own transcript before each stop, paired
+    with ``python -c pass`` (``sh -c`` too) run right after it; medians of the pair-by-pair ratios."""
+    _compiled()
+    work = Path(tempfile.mkdtemp(prefix="mdmem-agents-"))
+    out: dict = {}
+    try:
+        vault = work / "vault"
+        shutil.copytree(REPO / "sample-vault", vault, ignore=shutil.ignore_patterns(".mdmem"))
+        env = _env(MDMEM_NOW="1790000000")
+        bare = ["sh", "-c", f"{sys.executable} -c pass"]
+        for agent in agents:
+            project = work / agent
+            (project / ".git").mkdir(parents=True)
+            install = ["hook", "install", "--scope", "local"] if agent == "claude" else ["install", agent]
+            subprocess.run([sys.executable, "-m", "mdmem", *install, "--vault", str(vault), "--project",
+                            str(project)], check=True, capture_output=True, env=env)
+            command = _installed_stop(project, agent)
+            if command is None:
+                out[agent] = {"command": None, "why": "no Stop hook: Goose's payloads carry no transcript"}
+                continue
+            transcript = work / f"{agent}.transcript"
+            if agent == "codex":
+                shutil.copy(next((REPO / "tests" / "data" / "codex").glob("rollout-*.jsonl")), transcript)
+            elif agent == "gemini":
+                shutil.copy(REPO / "tests" / "data" / "gemini" / "session-12-cbfeaa512b.json", transcript)
+            else:
+                transcript.write_text("", "utf-8")
+            hook = ["sh", "-c", command]
+            payload = _agent_payload(agent, project, transcript)
+            _agent_turn(agent, transcript, 0)
+            _time(hook, payload, env)  # the session's first stop
+            quiet, base, ratios, printed = [], [], [], []
+            for i in range(runs):
+                _agent_turn(agent, transcript, i + 1)
+                a, proc = _time(hook, payload, env)
+                b, _ = _time(bare, b"", env)
+                quiet.append(a * 1000)
+                base.append(b * 1000)
+                ratios.append(a / b)
+                printed.append(proc.stdout.decode()[:80])
+            out[agent] = {"command": command, "quiet_ms": med(quiet), "bare_ms": med(base), "ratio": med(ratios),
+                          "silent": sum(1 for x in printed if not x.strip()), "runs": runs}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return out
+
+
+def render_agents(found: dict) -> list[str]:
+    lines = ["quiet stop per agent, as installed (sh -c its command, its payload; ms median [min-max]; ratio pair by "
+             "pair against sh -c 'python -c pass'):"]
+    for agent, m in found.items():
+        if m["command"] is None:
+            lines.append(f"   {agent:9} -- ({m['why']})")
+            continue
+        q = m["quiet_ms"]
+        lines.append(f"   {agent:9} {q['median']:.0f} [{q['min']:.0f}-{q['max']:.0f}]; pass {m['bare_ms']['median']:.0f}; ratio "
+                     f"{m['ratio']['median']:.2f}x [{m['ratio']['min']:.2f}-{m['ratio']['max']:.2f}]; "
+                     f"{m['silent']}/{m['runs']} silent")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=15)
@@ -492,9 +639,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--prompt-vault", type=Path, metavar="DIR", action="append",
                     help="time `mdmem hook prompt` on this indexed vault (repeat); with --prompt-only nothing else")
     ap.add_argument("--prompt-only", action="store_true")
+    ap.add_argument("--agents", nargs="*", metavar="AGENT", choices=tuple(AGENT_STOP),
+                    help="only the quiet stop of each agent's installed hook (all when none is named)")
     args = ap.parse_args(argv)
     global RUNNER
     RUNNER = args.runner
+    if args.agents is not None:
+        found = measure_agents(args.runs, tuple(args.agents) or tuple(AGENT_STOP))
+        print("\n".join(render_agents(found)))
+        if args.out:
+            args.out.write_text(json.dumps({"agents": found}, indent=2) + "\n")
+        return 0
     prompt = {str(v): measure_prompt(args.mdmem, v, args.runs) for v in args.prompt_vault or ()}
     if args.prompt_only:
         print("\n".join(render_prompt(prompt)))

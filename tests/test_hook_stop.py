@@ -80,7 +80,9 @@ def test_cadence_fires_after_20_stops_and_30_minutes(vault: Path, talk: Path):
     assert "save nothing before they answer" in reason and "0-1 dimensions hit → do nothing" in reason
     assert "finishing this task (1) is not enough by itself" in reason and "with or without a candidate of their own" in reason
     # the prompt's three answers: what counts as saved, what counts as a hit, which dimensions to list
-    assert "what this session wrote into CLAUDE.md, the repository's docs, a skill file or a `#` memory" in reason
+    assert "a rule this session wrote into CLAUDE.md, a skill file or a `#` memory" in reason
+    assert "a decision or its reasons written only into code, a plan, a commit or the repository's docs is not " \
+           "saved here" in reason and "A decision (4) counts when it sets how the project works" in reason
     assert "Scan everything since the last checkpoint." in reason
     assert "except a rule or correction the user stated, which is worth proposing alone" in reason
     assert out["systemMessage"] == NOTE

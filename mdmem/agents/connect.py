@@ -72,22 +72,37 @@ def write_card(path: Path, vault: str, project: Path, owned: bool | None = None,
     return cardfile.write(path, card_text(vault, project), owned, dry_run)
 
 
-def status(agent: str, module: ModuleType, project: Path) -> dict:
-    """What of ``agent``'s install is in ``project``: per hook event installed or not, the MCP entry, the card
-    files, and for Codex whether each hook is trusted."""
+def status(agent: str, module: ModuleType, project: Path, vault: str | None = None) -> dict:
+    """What of ``agent``'s install is in ``project``: per hook event installed or not, the MCP entry, a plugin file,
+    the card files, for Codex whether each hook is trusted; and per mdmem hook when it last ran in the project
+    and its last error (:mod:`mdmem.agents.hooks.fired`, in ``vault``: by default the one the installed hooks
+    name)."""
     import json
+    import shlex
 
     events: dict[str, dict] = {}
-    server = None
+    server = plugin = None
+    named = []  # the vaults the installed entries name
     for edit in (module.edits(project, "-", True) if hasattr(module, "edits") else []):
         f = configs.read_file(edit.path)
+        if edit.kind == "file":
+            text = (f.raw or b"").decode("utf-8", "replace")
+            plugin = {"installed": f.raw is not None and configs._owned_file(f.raw), "file": str(edit.path)}
+            named += [json.loads(line.split("=", 1)[1].split("//")[0]) for line in text.splitlines()
+                      if plugin["installed"] and line.startswith("const VAULT = ")]
+            continue
         data = configs._parse(edit, f.raw) if f.raw is not None else {}
         if edit.kind in ("hooks", "flat-hooks"):
             table = data.get("hooks")
             table = table if isinstance(table, dict) else {}
             for hook in edit.hooks:
-                text = json.dumps(configs._plain(table.get(hook.event, [])))
+                entries = configs._plain(table.get(hook.event, []))
+                text = json.dumps(entries)
                 events[hook.event] = {"installed": f" --agent {agent} --vault " in text, "file": str(edit.path)}
+                for word in _commands(entries, edit.command_field):
+                    if configs.ours(word, agent):
+                        words = shlex.split(word)
+                        named.append(words[words.index("--vault") + 1])
         else:
             node: object = configs._plain(data)
             for part in edit.key:
@@ -101,4 +116,20 @@ def status(agent: str, module: ModuleType, project: Path) -> dict:
     cards = {name: cardfile.BEGIN in (project / name).read_text("utf-8", "replace")
              or configs.OWNED_MARK in (project / name).read_text("utf-8", "replace")[:400]
              for name, _ in getattr(module, "CARDS", ()) if (project / name).is_file()}
-    return {"agent": agent, "project": str(project), "events": events, "server": server, "cards": cards}
+    from mdmem.agents.hooks import fired
+
+    vault = vault or (named[0] if named else None)
+    return {"agent": agent, "project": str(project), "events": events, "server": server, "plugin": plugin,
+            "cards": cards, "vault": vault, "fired": fired.of(vault, agent, str(project))}
+
+
+def _commands(entries: object, field: str) -> list[str]:
+    """The command strings of a hook event's entries (Claude-style groups or a flat list)."""
+    found: list[str] = []
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        if isinstance(entry.get(field), str):
+            found.append(entry[field])
+        found += _commands(entry.get("hooks"), field)
+    return found

@@ -321,9 +321,11 @@ def hook_status(
                                                   "one the installed hooks name).", show_default=False)] = None,
     session: Annotated[Optional[str], typer.Option("--session", help="The session to show (default: the one "
                                                    "that stopped last).", show_default=False)] = None,
-    agent: Annotated[str, typer.Option("--agent", help="Whose install to show: claude, or one of "
+    agent: Annotated[str, typer.Option("--agent", help="Whose install to show: claude, one of "
                                        "codex, gemini, cursor, copilot, goose, opencode, cline, windsurf, aider "
-                                       "(for codex: whether Codex trusts each hook).")] = "claude",
+                                       "(for codex: whether Codex trusts each hook; each hook's last run and last "
+                                       "error in the project), or all (every agent installed in the project)."
+                                       )] = "claude",
     json: JsonOpt = False,
 ) -> None:
     """Where mdmem's hooks and skills are installed, in every scope; for the current session its stop count,
@@ -332,12 +334,20 @@ def hook_status(
     from mdmem.cli import claude_text, render
 
     if agent != "claude":
-        if agent not in OTHER_AGENTS:
-            raise typer.BadParameter(f"choose claude or one of {', '.join(OTHER_AGENTS)}", param_hint="--agent")
+        if agent not in (*OTHER_AGENTS, "all"):
+            raise typer.BadParameter(f"choose claude, all or one of {', '.join(OTHER_AGENTS)}", param_hint="--agent")
         from mdmem.agents import connect
+        from mdmem.base.vault import find_vault
 
-        found = connect.status(agent, _agent_module(agent), _project(project))
-        render.emit_json(found) if json else render.text(_status_text(found))
+        where = str(find_vault(vault)) if vault is not None else None
+        found = [connect.status(name, _agent_module(name), _project(project), where)
+                 for name in (OTHER_AGENTS if agent == "all" else (agent,))]
+        if agent == "all":  # only the agents with something of mdmem's in the project
+            found = [f for f in found if _anything(f)]
+            render.emit_json(found) if json else render.text(
+                "\n\n".join(_status_text(f) for f in found) or f"no agent has mdmem installed in {_project(project)}")
+        else:
+            render.emit_json(found[0]) if json else render.text(_status_text(found[0]))
         return
 
     if vault is not None:
@@ -403,7 +413,7 @@ AGENT_WRITES = {  # what each install writes (the agent's install module says wh
     "cursor": "hooks in .cursor/hooks.json, the MCP server in .cursor/mcp.json",
     "copilot": "hooks in .github/hooks/mdmem.json (the MCP server: the step is printed)",
     "goose": "the memory card in AGENTS.md (the MCP extension: the step is printed)",
-    "opencode": "the MCP server in opencode.json, the memory card in AGENTS.md",
+    "opencode": "mdmem's plugin in .opencode/plugins/mdmem.js, the MCP server in opencode.json",
     "cline": "the memory card as .clinerules/mdmem.md (the MCP server: the step is printed)",
     "windsurf": "the memory card as .windsurf/rules/mdmem.md (the MCP server: the step is printed)",
     "aider": "the memory card as .mdmem-card.md, for aider --read",
@@ -443,16 +453,31 @@ def _reader(agent: str):
     return transcript_reader(adapter(agent if agent in AGENTS else "claude"))
 
 
+def _anything(found: dict) -> bool:
+    """Whether an agent's status shows anything of mdmem's installed in the project."""
+    return (any(st["installed"] for st in found["events"].values()) or any(found["cards"].values())
+            or bool(found["server"] and found["server"]["installed"])
+            or bool(found["plugin"] and found["plugin"]["installed"]))
+
+
 def _status_text(found: dict) -> str:
+    from mdmem.cli.claude_text import fired_lines
+
     lines = [f"mdmem for {found['agent']} in {found['project']}:"]
     for event, st in found["events"].items():
         trust = "" if "trusted" not in st else ("  trusted" if st["trusted"] else
                                                 "  installed but not trusted: trust it in the agent (/hooks)")
         lines.append(f"  hook {event:18} {'installed' if st['installed'] else 'absent'}{trust if st['installed'] else ''}")
+    if found["plugin"] is not None:
+        lines.append(f"  plugin              {'installed' if found['plugin']['installed'] else 'absent'}  "
+                     f"({found['plugin']['file']})")
     if found["server"] is not None:
         lines.append(f"  MCP server          {'installed' if found['server']['installed'] else 'absent'}  "
                      f"({found['server']['file']})")
     lines += [f"  card {name:15} {'installed' if ok else 'absent'}" for name, ok in found["cards"].items()]
+    lines += fired_lines(found["fired"])
+    if not found["fired"] and (found["events"] or found["plugin"]):
+        lines.append(f"  no hook has run in this project yet{' (vault ' + found['vault'] + ')' if found['vault'] else ''}")
     return "\n".join(lines)
 
 

@@ -97,4 +97,16 @@ def hook_status_text(result) -> str:
                          f"`mdmem checkpoint review --session {info['session']}`")
     elif info is not None:
         lines.append(f"no session has run mdmem's hooks in {info['vault']} yet")
-    return "\n".join(lines)
+    return "\n".join(lines + fired_lines(result.fired or {}))
+
+
+def fired_lines(found: dict) -> list[str]:
+    """Per mdmem hook, its last run in the project and its last error (``mdmem hook status``, every agent)."""
+    import time
+
+    def when(t: float) -> str:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(t)))
+
+    return [f"  mdmem hook {hook:12} last ran {when(st['at'])}"
+            + (f"; last error {when(st['error_at'])}: {st['error']}" if st.get("error") else "")
+            for hook, st in sorted(found.items())]

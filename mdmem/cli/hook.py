@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 FAST = ("stop", "session-start", "prompt", "pre-compact", "session-end")
 OPTIONS = {"stop": ("--vault", "--agent", "--policy", "--output"), "session-start": ("--vault", "--agent", "--budget"),
            "prompt": ("--vault", "--agent"), "pre-compact": ("--vault", "--agent"), "session-end": ("--vault", "--agent")}
-AGENTS = ("claude", "codex", "gemini", "cursor", "copilot")  # = mdmem.agents.hooks.wire.AGENTS
+AGENTS = ("claude", "codex", "gemini", "cursor", "copilot", "opencode")  # = mdmem.agents.hooks.wire.AGENTS
 CHOICES = {"policy": ("signals", "cadence", "evidence"), "output": ("block", "context"), "agent": AGENTS}
 HELP = ("--help", "-h")
 
@@ -26,8 +26,8 @@ HELP = ("--help", "-h")
 # Claude Code sends (its hooks reference: every event has session_id, transcript_path, cwd, hook_event_name; each
 # event adds its own) that the hook uses; it ignores the rest
 _VAULT = ("  --vault PATH   the vault (default: MDMEM_VAULT, else the hook's cwd or an ancestor, else the default)\n"
-          "  --agent NAME   whose hook this is: claude (default), codex, gemini, cursor or copilot (its payload\n"
-          "                 and answer are mapped to and from Claude Code's; `mdmem install AGENT` writes it)\n")
+          "  --agent NAME   whose hook this is: claude (default), codex, gemini, cursor, copilot or opencode\n"
+          "                 (its payload and answer are mapped to and from Claude Code's; `mdmem install AGENT` writes it)\n")
 _TAIL = ("  -h, --help     this help\n\nClaude Code runs it (`mdmem hook install` registers it). It always exits 0: an "
          "error or an unknown option is\nreported on stderr and in <vault>/.mdmem/hooks/hook.log, never breaks the "
          "session.\n")
@@ -121,12 +121,14 @@ def run(hook, args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> int:
     vault = os.path.abspath(given) if given and os.path.isdir(given) and looks_like_vault(given) else None
     name = hook.__name__.replace("_", "-")
     agent = adapter("claude")
+    project = ""  # the hook's cwd, once the payload is read: where `mdmem hook status` shows this run
     try:
         opts = parse_options(args, known)
         agent = adapter(opts.get("agent", "claude"))
         opts.update(agent.FORCED.get(name, {}))
         payload = agent.inbound(name, read_payload(sys.stdin))
         payload.setdefault("mdmem_agent", agent.NAME)  # whose session: kept with the hook's state
+        project = payload["cwd"] if isinstance(payload.get("cwd"), str) else ""
         vault = vault or locate(opts.get("vault"), payload.get("cwd"))
         from mdmem.base.files import check_state
 
@@ -134,6 +136,10 @@ def run(hook, args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> int:
         reads = {} if name == "prompt" else {"read": transcript_reader(agent)}  # the agent's transcripts
         out = agent.outbound(name, hook(vault, payload, opts, **reads))
         disarm()  # the answer is printed whole, never cut by the time bound
+        from mdmem.agents.hooks.fired import record
+        from mdmem.agents.hooks.state import now
+
+        record(vault, agent.NAME, name, project, now())
     except Exception as e:
         message = str(e) if isinstance(e, MdmemError) else f"{type(e).__name__}: {e}"
         disarm()
@@ -143,6 +149,10 @@ def run(hook, args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> int:
         line = visible(f"mdmem hook {hook.__name__.replace('_', '-')}: {message}")
         sys.stderr.write(line + "\n")
         log(vault, f"{hook.__name__} error: {message}")
+        from mdmem.agents.hooks.fired import record
+        from mdmem.agents.hooks.state import now
+
+        record(vault, agent.NAME, name, project, now(), e)
         if isinstance(e, NotAVault) and hook.__name__ == "session_start":  # the user must see it: see above
             import json
 

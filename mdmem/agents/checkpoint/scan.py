@@ -268,9 +268,12 @@ Do not save: code patterns or file paths (the code shows them), git history, deb
 state or status snapshots, secrets, anything already in CLAUDE.md or in the memory below.
 Rules: 0-1 dimensions hit → do nothing and say nothing (just stop), except a rule or correction the user \
 stated, which is worth proposing alone; most sessions hold nothing for later. A dimension hits only with something \
-a later session needs: finishing this task (1) is not enough by itself. Saved already, so neither a candidate \
-nor a hit: what this session wrote into CLAUDE.md, the repository's docs, a skill file or a `#` memory; what it \
-wrote only into your own memory folder outside this vault is not saved here. "dimensions" lists only the \
+a later session needs: finishing this task (1) is not enough by itself. A decision (4) counts when it sets how \
+the project works from now on (a design chosen over alternatives, a feature dropped or deferred, a default \
+chosen), even though the task that made it is done. Saved already, so neither a candidate nor a hit: a rule this \
+session wrote into CLAUDE.md, a skill file or a `#` memory; a decision or its reasons written only into code, a \
+plan, a commit or the repository's docs is not saved here, nor is what went only into your own memory folder \
+outside this vault. "dimensions" lists only the \
 dimensions hit by something new, with or without a candidate of their own. Scan everything since the last \
 checkpoint. At most 3 candidates, quality over quantity; a wrong one can be replaced by proposing it again \
 under the same name (or with "replaces": [N]). Write no memory files yourself: the user chooses."""
@@ -326,10 +329,12 @@ depuração, estado passageiro de tarefa ou retratos de status, segredos, nada q
 memória abaixo.
 Regras: 0-1 dimensão atingida → não faça nada e não diga nada (apenas pare), exceto uma regra ou correção que o \
 usuário disse, que vale propor sozinha; a maioria das sessões não tem nada para depois. Uma dimensão só é \
-atingida com algo de que uma sessão futura precise: terminar esta tarefa (1) não basta por si. Já salvo, portanto \
-nem candidata nem dimensão atingida: o que esta sessão escreveu no CLAUDE.md, nos docs do repositório, num arquivo \
-de skill ou numa memória `#`; o que escreveu só na sua própria pasta de memória, fora deste vault, não está salvo \
-aqui. "dimensions" lista só as dimensões atingidas por algo novo, com ou sem candidata própria. Revise tudo desde o \
+atingida com algo de que uma sessão futura precise: terminar esta tarefa (1) não basta por si. Uma decisão (4) \
+conta quando define como o projeto funciona daqui em diante (um desenho escolhido entre alternativas, um recurso \
+abandonado ou adiado, um padrão escolhido), mesmo que a tarefa que a tomou esteja concluída. Já salvo, portanto \
+nem candidata nem dimensão atingida: uma regra que esta sessão escreveu no CLAUDE.md, num arquivo de skill ou numa \
+memória `#`; uma decisão ou seus motivos escritos só no código, num plano, num commit ou nos docs do repositório \
+não estão salvos aqui, nem o que foi só para a sua própria pasta de memória fora deste vault. "dimensions" lista só as dimensões atingidas por algo novo, com ou sem candidata própria. Revise tudo desde o \
 último checkpoint. No máximo 3 candidatas, qualidade acima de quantidade; uma errada pode ser substituída \
 propondo-a de novo com o mesmo nome (ou com "replaces": [N]). Não escreva arquivos de memória você mesmo: o \
 usuário escolhe."""

@@ -87,6 +87,7 @@ class StatusResult:
     warnings: list[str]
     skills: list | None = None  # skills.SkillAction per skill and folder: installed, not mdmem's, absent
     session: dict | None = None  # the current session's stop count, next checkpoint, pending checkpoint
+    fired: dict | None = None  # per hook, its last run in the project and its last error (agents/hooks/fired.py)
 
 
 # --- where ------------------------------------------------------------------
@@ -369,7 +370,10 @@ def status(project: str | os.PathLike | None = None, *,
         found = [ev.vault for sc in scopes for ev in sc.events.values() if ev.vault and ev.vault_exists]
         vault = found[0] if found else None
     info = hook_logic.session_status(str(Path(vault).absolute()), session) if vault else None
-    return StatusResult(scopes, warnings, skills.status(project), info)
+    from mdmem.agents.hooks import fired
+
+    runs = fired.of(str(Path(vault).absolute()), "claude", str(find_project(project))) if vault else None
+    return StatusResult(scopes, warnings, skills.status(project), info, runs)
 
 
 MCP_NAME = "mdmem"  # the server's name in Claude Code's config (registration: mdmem.agents.claude.install)

@@ -18,7 +18,8 @@ import os
 import re
 from pathlib import Path
 
-from mdmem.agents.history.model import Session, SessionMessage, jsonl_records, text_of
+from mdmem.agents.history.model import Session, SessionMessage
+from mdmem.agents.history.records import jsonl_records, text_of
 
 LINE_LIMIT = 16 * 1024 * 1024
 _INJECTED = ("<environment_context>", "<user_instructions>", "<user_shell_command>", "# AGENTS.md instructions",

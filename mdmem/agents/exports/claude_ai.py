@@ -15,7 +15,8 @@ import os
 from collections.abc import Iterator
 
 from mdmem.agents.exports import iso, sessions
-from mdmem.agents.history.model import Session, SessionMessage, text_of
+from mdmem.agents.history.model import Session, SessionMessage
+from mdmem.agents.history.records import text_of
 
 
 def _kept(messages: list[dict], leaf: str | None) -> list[dict]:

@@ -26,10 +26,9 @@ def inbound(hook: str, payload: dict) -> dict:
 
 def transcript_reader():
     """Gemini's chat recordings, read whole (updates and rewinds replayed; the checkpoint's ``read=``)."""
-    from mdmem.agents.checkpoint.foreign import from_sessions
-    from mdmem.agents.gemini.chats import read
+    from mdmem.agents.gemini.chats import transcript
 
-    return from_sessions(read)
+    return transcript
 
 
 def outbound(hook: str, answer):

@@ -9,7 +9,6 @@ exports, to many), so a hook for that agent can reuse them.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 
@@ -65,47 +64,3 @@ def project_of(cwd: str | None) -> str | None:
                 j -= 1
             return parts[j]
     return parts[-1] if parts else None
-
-
-def text_of(content) -> str:
-    """The text in a message content that may be a string, a list of parts (``{"text": ...}`` or
-    ``{"type": "text"|"input_text"|"output_text", "text": ...}``) or a dict with ``text``."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, dict):
-        value = content.get("text")
-        return value if isinstance(value, str) else ""
-    if isinstance(content, list):
-        parts = []
-        for part in content:
-            if isinstance(part, str):
-                parts.append(part)
-            elif isinstance(part, dict) and isinstance(part.get("text"), str) and \
-                    part.get("type", "text") in ("text", "input_text", "output_text"):
-                parts.append(part["text"])
-        return "\n".join(p for p in parts if p)
-    return ""
-
-
-def jsonl_records(path: str | os.PathLike, limit: int):
-    """Each JSON object of a JSONL file, one line at a time (streamed: a session file of any size costs one line
-    of memory), a line over ``limit`` bytes skipped; yields ``(record or None, line_bytes)``, None for a
-    malformed line. Only a regular file is opened (:func:`mdmem.base.files.open_regular`)."""
-    import json
-
-    from mdmem.base import files
-
-    fd = files.open_regular(path)
-    with os.fdopen(fd, "rb") as f:
-        for line in f:
-            if len(line) > limit:
-                yield None, len(line)
-                continue
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                yield None, len(line)
-                continue
-            yield (rec if isinstance(rec, dict) else None), len(line)

@@ -8,7 +8,7 @@ agent-neutral implementation. Standard library only: this runs on the hook fast 
 
 from __future__ import annotations
 
-AGENTS = ("claude", "codex", "gemini", "cursor", "copilot")  # those with command hooks mdmem installs
+AGENTS = ("claude", "codex", "gemini", "cursor", "copilot", "opencode")  # those whose hooks run mdmem's commands
 
 
 def context_of(answer) -> str | None:
