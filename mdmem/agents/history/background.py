@@ -76,7 +76,7 @@ def reminder_line(vault: str, cwd: str | None, now: float) -> str:
     at most every ``[hook] sessions_reminder_hours`` (0: never); "" when there is nothing to say now."""
     import shlex
 
-    from mdmem.agents.history.model import project_of
+    from mdmem.agents.history.records import project_of
     from mdmem.base import reviews
     from mdmem.base.errors import MdmemError
     from mdmem.base.settings import hook_settings
