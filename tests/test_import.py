@@ -1,9 +1,9 @@
 """``mdmem import``: real transcripts of each agent, through the real CLI, into a copy of sample-vault.
 
 Data: tests/data/claude-code, gemini (real files), codex (written in Codex's record shapes: no licensed real
-rollout is public); SOURCES.md beside each. ChatGPT and Claude.ai
-exports: no public real export was found, so those tests build conversations from the exports' published
-shapes (see mdmem/agents/exports/) and are marked so in their names.
+rollout is public), chatgpt (four conversations of a real export; the whole one is eval/'s); SOURCES.md beside
+each. No public real Claude.ai export was found: its tests, and the ChatGPT tests of edge cases the real export
+lacks (an edited prompt, a secret), build conversations from the exports' published shapes, marked so in names.
 """
 
 from __future__ import annotations
@@ -55,8 +55,8 @@ def said(note: str) -> list[str]:
 def claude_home(isolated: Path) -> Path:
     folder = isolated / ".claude" / "projects" / "-Users-pete-tmp-claude-code-sessions"
     folder.mkdir(parents=True)
-    for f in CLAUDE.glob("*.jsonl"):
-        shutil.copy(f, folder / f.name)
+    for name in ("14-session-share-curry-poems.jsonl", "95-mclaude-hi.jsonl"):  # the folder holds recall's too
+        shutil.copy(CLAUDE / name, folder / name)
     # a subagent's transcript lives beside its session: never a session of its own
     sub = folder / "14-session-share-curry-poems" / "subagents"
     sub.mkdir(parents=True)
