@@ -458,11 +458,11 @@ class SearchIndex:
         if filters.not_type:  # masked, not filtered after: a thousand sessions must not crowd the notes out
             unwanted = q.Term("type", filters.not_type.lower())
             mask = unwanted if mask is None else q.Or([mask, unwanted])
-        if not restrict:
-            wanted = common_split(wanted, searcher, pool + (len(self.masked()) if mask is not None else 0))
+        keep, drop = self.ids(searcher, q.And(restrict) if restrict else None), self.ids(searcher, mask)
+        if not restrict:  # only the notes the mask lets through count: 10k hidden sessions once cut notes out
+            wanted = common_split(wanted, searcher, pool, None if drop is None else lambda d: d not in drop)
         try:
-            results = searcher.search(wanted, limit=pool, filter=self.ids(searcher, q.And(restrict) if restrict else None),
-                                      mask=self.ids(searcher, mask))
+            results = searcher.search(wanted, limit=pool, filter=keep, mask=drop)
             found = [(hit.score, hit["path"], hit["title"], hit.get("date") or None) for hit in results]
         except Exception as e:  # a damaged segment surfaces as any of many errors
             self.close()
