@@ -1,21 +1,29 @@
 #!/usr/bin/env python3
-"""The SessionStart card made uncached and the prompt hook, this checkout against another git ref, in one run.
+"""The SessionStart card made uncached and the prompt hook, as installed, against ``python -c pass`` in one run.
 
-    python scripts/bench_card_ab.py VAULT [--ref main] [--runs 9]
+    python scripts/bench_card_ab.py VAULT [--runs 11] [--ref main] [--profile] [--out figures.json]
 
-VAULT must be indexed (``mdmem index``; ``scripts/gen_vault.py`` makes a 10k-note one). The other ref's
-``mdmem/`` is exported (``git archive``) to a temp folder and put first on ``PYTHONPATH`` for its runs. Runs are
-interleaved A B A B with ``python -c pass`` beside each, all started as installed (``python -P -c`` the entry
-point). "Card uncached": ``.mdmem/hooks/context-card.json`` removed before each run, the notes unchanged (the
-card made again from the notes cache: open, refresh that finds nothing to do, context). Prints medians (ms) and
-the ratio to ``python -c pass``. Standard library only.
+VAULT must be indexed (``mdmem index``); an empty or missing VAULT is made first (``scripts/gen_vault.py``, 10k
+notes) and indexed. Each hook is started as ``mdmem install claude`` writes it (the command of
+:func:`mdmem.agents.claude.settings.hook_command`, through ``sh -c``, the payload on stdin), and ``python -c pass``
+is started the same way (``sh -c``) right after it: the ratio is taken pair by pair (A B A B), so the machine's load
+weighs on both alike. "Card uncached": every kept card (``.mdmem/hooks/context-card*.json``) removed before each
+run, the notes and their cache unchanged (the card made again: open, a refresh that finds nothing to do, the card).
+
+``--ref REF`` also times another git ref, interleaved: its ``mdmem/`` is exported (``git archive``) to a temp
+folder put first on ``PYTHONPATH`` for its runs (the before/after of a change in one run); ``--ref-vault DIR``: the
+ref's runs on that copy of VAULT, indexed by the ref (a ref with another notes-cache schema would rebuild VAULT's). ``--profile`` then runs
+the uncached card in this process under cProfile and prints where the time goes. Prints medians (ms), the ratio to
+``python -c pass`` and the load average before and after.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -24,63 +32,152 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-CODE = "from mdmem.__main__ import main; main()"
+CARD_MS = 150  # the card's budget, uncached at 10k notes
+PROMPT_X = 10  # the prompt hook's budget: times python -c pass
 
 
-def _run(cmd: list[str], stdin: bytes, env: dict) -> tuple[float, subprocess.CompletedProcess]:
+def _run(cmd: str, stdin: bytes, env: dict) -> tuple[float, subprocess.CompletedProcess]:
     t = time.perf_counter()
-    proc = subprocess.run(cmd, input=stdin, capture_output=True, env=env, timeout=300)
+    proc = subprocess.run(["sh", "-c", cmd], input=stdin, capture_output=True, env=env, timeout=300)
     return (time.perf_counter() - t) * 1000, proc
+
+
+def _uncache(vault: Path) -> None:
+    for kept in glob.glob(str(vault / ".mdmem" / "hooks" / "context-card*.json")):
+        os.unlink(kept)
+
+
+def _ready(vault: Path) -> None:
+    """A 10k-note vault made and indexed when ``vault`` holds no notes."""
+    if vault.is_dir() and any((vault / "memory").rglob("*.md")):
+        return
+    sys.path.insert(0, str(REPO / "scripts"))
+    import gen_vault
+
+    gen_vault.generate(vault, notes=10_000)
+    subprocess.run([sys.executable, "-m", "mdmem", "index", "--vault", str(vault)], check=True)
+
+
+def commands(vault: Path) -> dict[str, str]:
+    """The SessionStart and UserPromptSubmit commands ``mdmem install claude`` writes for ``vault``."""
+    from mdmem.agents.claude.settings import HOOKS, hook_command
+
+    return {event: hook_command(HOOKS[event][1], vault) for event in ("SessionStart", "UserPromptSubmit")}
+
+
+def measure(vault: Path, runs: int, ref: str | None, ref_vault: Path | None = None) -> dict:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_") and k != "PYTHONDONTWRITEBYTECODE"}
+    cmds = commands(vault)
+    vaults = {"this": vault, ref: ref_vault or vault}
+    own = {label: {event: cmd.replace(shlex.quote(str(vault)), shlex.quote(str(where)))
+                   for event, cmd in cmds.items()} for label, where in vaults.items()}
+    bare = f"{shlex.quote(sys.executable)} -c pass"
+    card_in = json.dumps({"hook_event_name": "SessionStart", "source": "startup", "cwd": str(vault),
+                          "session_id": "bench-card"}).encode()
+    people = sorted((vault / "memory" / "people").rglob("*.md")) or sorted((vault / "memory").rglob("*.md"))
+    name = people[len(people) // 2].stem.replace("-", " ")
+    prompts = {"related": f"what did {name} say about the release?",
+               "unrelated": "please refactor this function so that it returns early"}
+    with tempfile.TemporaryDirectory() as other:
+        envs = {"this": base}
+        if ref:
+            archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "mdmem"], capture_output=True,
+                                     check=True)
+            subprocess.run(["tar", "-x", "-C", other], input=archive.stdout, check=True)
+            subprocess.run([sys.executable, "-m", "compileall", "-q", other], check=True)
+            envs = {ref: base | {"PYTHONPATH": other}, "this": base}
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "mdmem")], check=True)
+        for label, env in envs.items():  # warm: bytecode, page cache
+            _uncache(vaults[label])
+            _run(own[label]["SessionStart"], card_in, env)
+        load = [os.getloadavg()]
+        times: dict[str, dict[str, list[float]]] = {k: {} for k in envs}
+        for i in range(runs):
+            for label, env in envs.items():
+                got, cmd = times[label], own[label]
+                _uncache(vaults[label])
+                ms, proc = _run(cmd["SessionStart"], card_in, env)
+                assert b"# Memory (" in proc.stdout, proc.stderr[-600:]
+                floor, _ = _run(bare, b"", env)
+                got.setdefault("card uncached", []).append(ms)
+                got.setdefault("card uncached x", []).append(ms / floor)
+                got.setdefault("python -c pass", []).append(floor)
+                ms, proc = _run(cmd["SessionStart"], card_in, env)
+                got.setdefault("card kept", []).append(ms)
+                for case, text in prompts.items():
+                    stdin = json.dumps({"session_id": f"bench-{label}-{case}-{i}-{time.time_ns()}", "cwd": str(vault),
+                                        "transcript_path": "/dev/null", "hook_event_name": "UserPromptSubmit",
+                                        "prompt": text}).encode()
+                    ms, proc = _run(cmd["UserPromptSubmit"], stdin, env)
+                    assert proc.returncode == 0, proc.stderr[-600:]
+                    floor, _ = _run(bare, b"", env)
+                    got.setdefault(f"prompt {case}", []).append(ms)
+                    got.setdefault(f"prompt {case} x", []).append(ms / floor)
+                    got.setdefault(f"prompt {case} injected", []).append(float(bool(proc.stdout.strip())))
+                    got.setdefault("python -c pass", []).append(floor)
+        load.append(os.getloadavg())
+    notes = sum(1 for _ in (vault / "memory").rglob("*.md"))
+    return {"notes": notes, "runs": runs, "load": load, "commands": cmds,
+            "median": {label: {k: statistics.median(v) for k, v in got.items()} for label, got in times.items()},
+            "range": {label: {k: [min(v), max(v)] for k, v in got.items()} for label, got in times.items()}}
+
+
+def render(figures: dict) -> list[str]:
+    load = " -> ".join("/".join(f"{x:.1f}" for x in one) for one in figures["load"])
+    lines = [f"{figures['notes']} notes, {figures['runs']} interleaved runs, load average {load}; medians in ms "
+             "[min-max], ratios pair by pair against `sh -c 'python -c pass'`"]
+    for label, m in figures["median"].items():
+        r = figures["range"][label]
+
+        def span(key: str, m: dict = m, r: dict = r) -> str:
+            return f"{m[key]:.0f} [{r[key][0]:.0f}-{r[key][1]:.0f}]"
+
+        lines.append(f"  {label}: card uncached {span('card uncached')} ({m['card uncached x']:.1f}x; target "
+                     f"< {CARD_MS} ms); card kept {span('card kept')}; python -c pass {m['python -c pass']:.0f}")
+        for case in ("related", "unrelated"):
+            hits = round(m[f"prompt {case} injected"] * 2) / 2
+            lines.append(f"  {label}: prompt {case:<9} {span(f'prompt {case}')} ({m[f'prompt {case} x']:.2f}x; target "
+                         f"< {PROMPT_X}x; injected: {'yes' if hits >= 1 else 'no' if hits == 0 else 'mixed'})")
+    return lines
+
+
+def profile(vault: Path, top: int = 30) -> None:
+    """The uncached card made in this process under cProfile (after one warm run): the top functions."""
+    import cProfile
+    import pstats
+
+    from mdmem.agents.hooks.session import session_start
+
+    payload = {"hook_event_name": "SessionStart", "source": "startup", "cwd": str(vault), "session_id": "bench-card"}
+    _uncache(vault)
+    session_start(str(vault), dict(payload), {})
+    _uncache(vault)
+    prof = cProfile.Profile()
+    t = time.perf_counter()
+    prof.enable()
+    session_start(str(vault), dict(payload), {})
+    prof.disable()
+    print(f"in-process, uncached, warm imports: {(time.perf_counter() - t) * 1000:.0f} ms (under cProfile)")
+    pstats.Stats(prof).sort_stats("cumulative").print_stats(top)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("vault", type=Path)
-    ap.add_argument("--ref", default="main")
-    ap.add_argument("--runs", type=int, default=9)
+    ap.add_argument("--ref", help="also time this git ref's mdmem/, interleaved (the before of a change)")
+    ap.add_argument("--ref-vault", type=Path, help="with --ref: the ref's runs on this copy of VAULT")
+    ap.add_argument("--runs", type=int, default=11)
+    ap.add_argument("--profile", action="store_true", help="then profile the uncached card in this process")
+    ap.add_argument("--out", type=Path, help="write the figures as JSON")
     args = ap.parse_args(argv)
     vault = args.vault.resolve()
-    base = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_") and k != "PYTHONDONTWRITEBYTECODE"}
-    with tempfile.TemporaryDirectory() as other:
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", args.ref, "mdmem"], capture_output=True, check=True)
-        subprocess.run(["tar", "-x", "-C", other], input=archive.stdout, check=True)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", other, str(REPO / "mdmem")], check=True)
-        envs = {args.ref: base | {"PYTHONPATH": other}, "this": base}
-        hook = [sys.executable, "-P", "-c", CODE, "hook"]
-        card_in = json.dumps({"hook_event_name": "SessionStart", "source": "startup", "cwd": str(vault)}).encode()
-        people = sorted((vault / "memory" / "people").rglob("*.md")) or sorted((vault / "memory").rglob("*.md"))
-        name = people[len(people) // 2].stem.replace("-", " ")
-        prompts = {"related": f"what did {name} say about the release?",
-                   "unrelated": "please refactor this function so that it returns early"}
-        times: dict[str, dict[str, list[float]]] = {k: {} for k in envs}
-        cached = vault / ".mdmem" / "hooks" / "context-card.json"
-        for env in envs.values():  # warm: bytecode, page cache
-            _run(hook + ["session-start", "--vault", str(vault)], card_in, env)
-        for i in range(args.runs):
-            for label, env in envs.items():
-                cached.unlink(missing_ok=True)
-                ms, proc = _run(hook + ["session-start", "--vault", str(vault)], card_in, env)
-                assert b"# Memory (" in proc.stdout, proc.stderr[-400:]
-                times[label].setdefault("card uncached", []).append(ms)
-                for case, text in prompts.items():
-                    stdin = json.dumps({"session_id": f"ab-{label}-{case}-{i}-{time.time_ns()}", "cwd": str(vault),
-                                        "hook_event_name": "UserPromptSubmit", "prompt": text}).encode()
-                    ms, proc = _run(hook + ["prompt", "--vault", str(vault)], stdin, env)
-                    assert proc.returncode == 0, proc.stderr[-400:]
-                    times[label].setdefault(f"prompt {case}", []).append(ms)
-                    times[label].setdefault(f"prompt {case} injected", []).append(float(bool(proc.stdout.strip())))
-                bare, _ = _run([sys.executable, "-c", "pass"], b"", env)
-                times[label].setdefault("python -c pass", []).append(bare)
-        notes = sum(1 for _ in (vault / "memory").rglob("*.md"))
-        print(f"{notes} notes, {args.runs} interleaved runs; medians in ms (x python -c pass)")
-        for label, figures in times.items():
-            floor = statistics.median(figures["python -c pass"])
-            for what, values in figures.items():
-                m = statistics.median(values)
-                if what.endswith("injected"):
-                    print(f"  {label:>6} {what}: {sum(values):.0f}/{len(values)}")
-                else:
-                    print(f"  {label:>6} {what}: {m:.0f} ({m / floor:.1f}x)")
+    _ready(vault)
+    figures = measure(vault, args.runs, args.ref, args.ref_vault.resolve() if args.ref_vault else None)
+    print("\n".join(render(figures)))
+    if args.out:
+        args.out.write_text(json.dumps(figures, indent=2) + "\n")
+    if args.profile:
+        profile(vault)
     return 0
 
 

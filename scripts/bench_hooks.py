@@ -4,25 +4,19 @@
     python scripts/bench_hooks.py [--runs 15] [--mb 2.7] [--out hooks.json] [--runner installed|console]
     python scripts/bench_hooks.py --agents [AGENT ...] [--runs 21]    (only 6. below)
 
-Hooks are started as ``mdmem hook install`` writes them (``python -P -c`` mdmem's entry point;
-``--runner console``: through the console script, which imports ``re`` before mdmem runs).
+Hooks are started as ``mdmem hook install`` writes them, through ``sh -c`` as an agent runs them (``python -P -c``
+mdmem's entry point; ``--runner console``: through the console script, which imports ``re`` before mdmem runs).
+``--base DIR``: the same figures, in the same run, for the mdmem package under ``DIR`` (an older tree: its hooks are
+started with ``PYTHONPATH=DIR``), for a before/after.
 
-1. detector quality: every labelled conversation in ``tests/data/checkpoint/``
-   (written blind to the detectors: ``dims:`` in a Markdown file's frontmatter,
-   or ``dims = [...]`` in a ``.labels.toml`` beside a ``.jsonl``) against the
-   dimensions the detectors hit: precision and recall per dimension, per
-   language, and the files that disagree;
-2. ``mdmem hook stop`` when it does not fire (the default ``signals`` policy, one
-   turn appended before each stop), against a bare ``python -c pass``, pair by
-   pair (A B A B): a prompt with no word any detector needs (the detectors are
-   not imported), and one with such a word (they run, and find nothing);
-3. ``mdmem hook stop`` firing on a generated 2.7 MB transcript with the scan
-   prompt (a new session each run, so the whole file is read);
-4. a session that grows by 3 turns between stops (only the appended bytes are read).
+1. ``mdmem hook stop`` when it does not fire (the default ``signals`` policy, one turn appended before each
+   stop), against a bare ``python -c pass``, pair by pair (A B A B): a terse prompt, and one holding words a
+   signal looks for ("ok, but ...");
+2. ``mdmem hook stop`` firing on a generated 2.7 MB transcript with the scan prompt (a new session each run);
+3. a session that grows by 3 turns between stops (only the appended bytes are read).
 
-The real-session quality figures (offline precision/recall, the hook's fire/silent
-decision on a replay) are ``scripts/eval_checkpoint.py``.
-5. ``mdmem hook prompt`` (UserPromptSubmit) on an indexed vault (``--prompt-vault DIR``, and per vault
+The real-session figures (the hook's firings on a replay of real sessions) are ``scripts/eval_checkpoint.py``.
+4. ``mdmem hook prompt`` (UserPromptSubmit) on an indexed vault (``--prompt-vault DIR``, and per vault
    size in ``scripts/bench.py``): a related prompt, an unrelated one and a greeting, each paired with
    ``python -c pass``, and a related prompt right after a one-note edit.
 6. ``--agents``: the quiet Stop of each agent (Claude Code, Codex, Gemini, Cursor, Copilot, Goose, OpenCode) as
@@ -43,92 +37,48 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-CORPUS = REPO / "tests" / "data" / "checkpoint"
 sys.path.insert(0, str(HERE))
-
-
-def labelled(folder: Path = CORPUS) -> list[tuple[Path, set[int], str]]:
-    """(file, expected dimensions, language) for every labelled conversation."""
-    out = []
-    for path in sorted(folder.iterdir()):
-        if path.suffix == ".md" and path.name[:2].isdigit():
-            head = path.read_text("utf-8").split("---", 2)[1]
-            meta = {k.strip(): v.strip() for k, _, v in (ln.partition(":") for ln in head.splitlines()) if k.strip()}
-            dims = {int(x) for x in meta["dims"].strip("[]").split(",") if x.strip()}
-            out.append((path, dims, meta.get("lang", "en")))
-        elif path.suffix == ".jsonl":
-            labels = tomllib.loads(path.with_suffix(".labels.toml").read_text("utf-8"))
-            out.append((path, set(labels["dims"]), labels.get("lang", "en")))
-    return out
-
-
-def score(folder: Path = CORPUS) -> dict:
-    """Precision and recall per dimension of the detectors on the labelled corpus."""
-    from mdmem.agents.checkpoint import dimensions
-    from mdmem.agents.claude import transcript
-
-    rows = []
-    for path, expected, lang in labelled(folder):
-        got = set(dimensions.hits(dimensions.detect(transcript.read(path).messages)))
-        rows.append({"file": path.name, "lang": lang, "expected": sorted(expected), "got": sorted(got)})
-
-    def table(subset: list[dict]) -> dict:
-        per = {}
-        for d in range(1, 8):
-            tp = sum(1 for r in subset if d in r["expected"] and d in r["got"])
-            fp = sum(1 for r in subset if d not in r["expected"] and d in r["got"])
-            fn = sum(1 for r in subset if d in r["expected"] and d not in r["got"])
-            per[d] = {"tp": tp, "fp": fp, "fn": fn,
-                      "precision": tp / (tp + fp) if tp + fp else None, "recall": tp / (tp + fn) if tp + fn else None}
-        tp = sum(v["tp"] for v in per.values())
-        fp = sum(v["fp"] for v in per.values())
-        fn = sum(v["fn"] for v in per.values())
-        fires = [r for r in subset if len(r["expected"]) >= 2]
-        right = sum(1 for r in subset if (len(r["got"]) >= 2) == (len(r["expected"]) >= 2))
-        return {"dims": per, "micro_precision": tp / (tp + fp) if tp + fp else None,
-                "micro_recall": tp / (tp + fn) if tp + fn else None, "files": len(subset),
-                "should_fire": len(fires), "fire_decision_right": right,
-                "exact": sum(1 for r in subset if r["expected"] == r["got"])}
-
-    return {"all": table(rows), "en": table([r for r in rows if r["lang"] == "en"]),
-            "pt": table([r for r in rows if r["lang"] == "pt"]),
-            "disagree": [r for r in rows if r["expected"] != r["got"]]}
 
 
 # ----------------------------------------------------------------------------- timing
 
 
+BASE: Path | None = None  # --base: an older tree whose mdmem is timed instead (PYTHONPATH)
+
+
 def _env(**extra: str) -> dict:
     """The environment of the timed processes: no MDMEM_* from the caller, and bytecode caching on
     (a shell with PYTHONDONTWRITEBYTECODE=1 would make every run compile mdmem's sources again:
-    measured 25-60 ms per hook, more than the hook's own work)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_") and k != "PYTHONDONTWRITEBYTECODE"}
-    return env | extra
+    measured 25-60 ms per hook, more than the hook's own work); ``PYTHONPATH`` the ``--base`` tree's."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_") and k not in
+           ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
+    return env | ({"PYTHONPATH": str(BASE)} if BASE else {}) | extra
 
 
 def _compiled() -> None:
     """mdmem's bytecode written, as an installed package has it."""
     import compileall
 
-    compileall.compile_dir(str(REPO / "mdmem"), quiet=1)
+    compileall.compile_dir(str((BASE or REPO) / "mdmem"), quiet=1)
 
 
 RUNNER = "installed"  # how the hooks are started: as `mdmem hook install` writes them, or "console" (the script)
 
 
 def hook_cmd(mdmem: str, *args: str) -> list[str]:
-    """A hook's command line: as installed (this interpreter, ``-P -c`` mdmem's entry point: the
-    console script pip writes imports ``re`` first), or through the console script ``mdmem``."""
-    if RUNNER == "installed":
-        from mdmem.agents.launch import HOOK_CODE
+    """A hook's command line as an agent runs it, through ``sh -c``: as installed (this interpreter, ``-P -c``
+    mdmem's entry point: the console script pip writes imports ``re`` first), or the console script ``mdmem``."""
+    import shlex
 
-        return [sys.executable, "-P", "-c", HOOK_CODE, "hook", *args]
-    return [mdmem, "hook", *args]
+    from mdmem.agents.launch import HOOK_CODE
+
+    head = f"{shlex.quote(sys.executable)} -P -c {shlex.quote(HOOK_CODE)}" if RUNNER == "installed" else \
+        shlex.quote(mdmem)
+    return ["sh", "-c", f"{head} hook {shlex.join(args)}"]
 
 
 def _time(cmd: list[str], stdin: bytes, env: dict) -> tuple[float, subprocess.CompletedProcess]:
@@ -224,15 +174,13 @@ def measure(mdmem: str, runs: int = 15, mb: float = 2.7, work: Path | None = Non
             floor.append(a * 1000)
             fratios.append(a / b)
             sratios.append(s / b)
-        # 2. not firing: a turn whose prompt holds no word any detector needs (most terse prompts:
-        #    "pushed", "rerun case 3"): the detectors are not even imported. Follow-ups are under five words:
-        #    one of five or more steers the work and is a reason to fire (agents/stop.py), so its stop is
-        #    not a quiet one
+        # 2. not firing: a terse turn ("pushed", "rerun case 3"). Follow-ups are under five words: one of five or
+        #    more steers the work and is a reason to fire (agents/stop.py), so its stop is not a quiet one
         plain = work / "plain.jsonl"
         plain.write_text("")
         quiet = paired("quiet", plain, lambda i: _turn(plain, i, f"rerun parse_args case {i}",
                                                        f"It returns an empty namespace for case {i}."))
-        # 2b. not firing, but the prompt holds such a word ("ok, but ..."): the detectors run and find nothing
+        # 2b. not firing, but the prompt holds words a signal's patterns look for ("ok, but ..."): they are tried
         chatty = work / "chatty.jsonl"
         chatty.write_text("")
         detecting = paired("detecting", chatty, lambda i: _turn(
@@ -436,35 +384,22 @@ def render_prompt(prompt: dict | None) -> list[str]:
     return lines
 
 
-def render(quality: dict, timing: dict | None, title: str = "the tuned corpus (tests/data/checkpoint/)",
-           differs: bool = True, mcp: dict | None = None, prompt: dict | None = None) -> list[str]:
-    lines = [f"checkpoint detectors on {title}"]
-    for lang in ("all", "en", "pt"):
-        t = quality[lang]
-        lines.append(f"   {lang:>3}: {t['files']} files, exact {t['exact']}/{t['files']}, fire/silent decision right "
-                     f"{t['fire_decision_right']}/{t['files']}, micro precision {_p(t['micro_precision'])} "
-                     f"recall {_p(t['micro_recall'])}")
-    lines.append("   dim   precision  recall   (tp/fp/fn, all files)")
-    names = {1: "① closure", 2: "② rule", 3: "③ domain", 4: "④ decision", 5: "⑤ milestone", 6: "⑥ calibration",
-             7: "⑦ analysis"}
-    for d, v in quality["all"]["dims"].items():
-        lines.append(f"   {names[int(d)]:<14} {_p(v['precision']):>6}   {_p(v['recall']):>6}   "
-                     f"({v['tp']}/{v['fp']}/{v['fn']})")
-    for r in quality["disagree"] if differs else ():
-        lines.append(f"   differs: {r['file']}: labelled {r['expected']}, detected {r['got']}")
+def render(timing: dict | None, mcp: dict | None = None, prompt: dict | None = None,
+           title: str = "") -> list[str]:
+    lines = []
     if timing:
         q = timing
 
         def span(m: dict) -> str:
             return f"{m['median']:.0f} [{m['min']:.0f}-{m['max']:.0f}]"
 
-        lines.append("hooks (whole processes, ms, median [min-max]; the ratio pair by pair against python -c pass; "
-                     f"started {'as installed: python -P -c' if q.get('runner', 'installed') == 'installed' else 'through the console script'})")
+        lines.append(f"hooks{title} (whole processes, ms, median [min-max]; the ratio pair by pair against python -c "
+                     f"pass; started through sh -c {'as installed: python -P -c' if q.get('runner', 'installed') == 'installed' else 'through the console script'})")
         lines.append(f"   hook stop, the floor (stop_hook_active: exits after reading stdin) {span(q['floor_ms'])}; "
                      f"ratio {q['floor_ratio']['median']:.2f}x"
                      + (f"; a console script's own `import re`: {q['script_ratio']['median']:.2f}x" if "script_ratio" in q
                         else ""))
-        for key, what in (("quiet", "not firing, no detector needed"), ("detecting", "not firing, detectors ran")):
+        for key, what in (("quiet", "not firing, a terse prompt"), ("detecting", "not firing, signal words")):
             m = q[key]
             lines.append(f"   hook stop, {what:<30} {span(m['ms'])} (CPU {m['cpu_ms']['median']:.0f}); python -c pass "
                          f"{m['bare_ms']['median']:.0f} (CPU {m['bare_cpu_ms']['median']:.0f}); ratio "
@@ -628,7 +563,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--mb", type=float, default=2.7)
-    ap.add_argument("--quality-only", action="store_true", help="only the detectors' precision and recall")
+    ap.add_argument("--quality-only", action="store_true", help="no hook timing (with --prompt-vault or --mcp)")
+    ap.add_argument("--base", type=Path, metavar="DIR", help="also time the mdmem package under DIR (an older tree), "
+                    "first, in the same run")
     ap.add_argument("--mdmem", default=str(Path(sys.executable).parent / "mdmem"))
     ap.add_argument("--out", type=Path)
     ap.add_argument("--runner", choices=("installed", "console"), default="installed",
@@ -656,17 +593,21 @@ def main(argv: list[str] | None = None) -> int:
         if args.out:
             args.out.write_text(json.dumps({"prompt": prompt}, indent=2) + "\n")
         return 0
-    quality = score()
-    holdout = CORPUS.with_name("checkpoint-holdout")
-    held = score(holdout) if holdout.is_dir() else None
-    timing = None if args.quality_only else measure(args.mdmem, args.runs, args.mb)
+    timing = None
+    if not args.quality_only:
+        global BASE
+        base = None
+        if args.base:  # the older tree first, then this one, in the same run
+            BASE = args.base.resolve()
+            base = measure(args.mdmem, args.runs, args.mb)
+            BASE = None
+        timing = measure(args.mdmem, args.runs, args.mb)
+        if base:
+            print("\n".join(render(base, title=f" (--base {args.base})")))
     mcp = measure_mcp(max(args.runs, 20), args.mcp_vault) if args.mcp else None
-    print("\n".join(render(quality, timing, mcp=mcp, prompt=prompt)))
-    if held:
-        print("\n".join(render(held, None, "the held-out corpus, never tuned on (tests/data/checkpoint-holdout/)",
-                                differs=False)))
+    print("\n".join(render(timing, mcp=mcp, prompt=prompt)))
     if args.out:
-        args.out.write_text(json.dumps({"quality": quality, "holdout": held, "timing": timing, "mcp": mcp,
+        args.out.write_text(json.dumps({"base": base if timing else None, "timing": timing, "mcp": mcp,
                                         "prompt": prompt}, indent=2) + "\n")
     return 0
 

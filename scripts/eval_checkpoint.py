@@ -16,7 +16,8 @@ holdout10 (111-118) and holdout11 (121-128) were labelled blind at 23:35, run on
 offline and the model path, with no change made for them) and are dev since. No blind split is left: the next change of
 the hook or the prompt needs a fresh pair labelled as LABEL rules say (SOURCES.md), added to :data:`BLIND`.
 
-1. The offline path (``mdmem checkpoint TRANSCRIPT``, no model) against the labels:
+1. The offline path (``mdmem checkpoint TRANSCRIPT``, no model: since decision 075 only the standing rules the
+   user stated in so many words) against the labels:
    - gold = the **firm** items. A suggestion is right when its dimension is the item's and its
      first evidence is the item's message (same JSONL line, or the item's quote inside the
      message's text: the labels' ``message`` numbers follow other counting rules, SOURCES.md;
@@ -26,7 +27,8 @@ the hook or the prompt needs a fresh pair labelled as LABEL rules say (SOURCES.m
    - recall is "of what <= 3 suggestions can hold": per session, at most min(3, firm items)
      can be found; found firm items (at most 3 per session) over that sum.
    - per dimension: precision by the suggestion's dimension, recall by the item's.
-2. The Stop hook's fire/silent decision on a replay: one Stop per agent turn (a prompt the user
+2. The Stop hook's fire/silent decision on a replay (``--split other``: every session but the tune split's, the
+   part held out from the trigger's tuning since decision 075): one Stop per agent turn (a prompt the user
    typed, not a queued one, and the assistant records after it: SOURCES.md's ``stops``), the
    file growing to the line before the next prompt, the clock (``MDMEM_NOW``) from the records'
    timestamps, ``last_assistant_message`` as Claude Code gives it; the installed default policy
@@ -70,6 +72,7 @@ def sessions(split: str) -> list[tuple[Path, dict]]:
     for labels in sorted(DATA.glob("*.labels.json")):
         data = json.loads(labels.read_text("utf-8"))
         if split in ("both", data["split"]) or (split == "dev" and data["split"] not in BLIND) or \
+                (split == "other" and data["split"] != "tune") or \
                 (split == "blind" and data["split"] in BLIND):
             out.append((labels.with_name(labels.name.replace(".labels.json", ".jsonl")), data))
     return out
@@ -394,23 +397,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", default="tune", choices=("tune", "holdout", "holdout2", "holdout3", "holdout4", "holdout5",
                                                         "holdout6", "holdout7", "holdout8", "holdout9", "holdout10",
-                                                        "holdout11", "dev", "blind", "both"))
+                                                        "holdout11", "dev", "other", "blind", "both"),
+                    help="other: every session but the tune split's (held out from the trigger's tuning)")
     ap.add_argument("--policy", help="the hook policy to replay (default: the installed default)")
     ap.add_argument("--show", action="store_true", help="list every suggestion and its verdict")
     ap.add_argument("--json", type=Path, help="write the whole report here")
     ap.add_argument("--steer-words", type=int, help="replay with this many words for the follow-up signal (default "
                     "stop.STEER_WORDS)")
-    ap.add_argument("--no-detectors", action="store_true", help="replay as if the detectors found nothing (what "
-                    "they find on new people's words: see docs/agents.md)")
     args = ap.parse_args(argv)
     if args.steer_words is not None:
         from mdmem.agents.checkpoint import stop
 
         stop.STEER_WORDS = args.steer_words
-    if args.no_detectors:
-        from mdmem.agents.checkpoint import dimensions
-
-        dimensions.detect = lambda messages: []
     if args.split == "blind" and not BLIND:
         print("no blind split is left: every labelled split has been run; label a fresh pair first", file=sys.stderr)
         return 2

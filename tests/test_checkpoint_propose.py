@@ -186,7 +186,7 @@ def test_model_command_answers_through_propose(cli, vault: Path, tmp_path: Path)
     assert out.splitlines()[:2] == ["[Checkpoint] This conversation hit 2/7 dimensions (④⑥). Suggested memories:",
                                     "1. [decision] ④ Sync queue: SQS over Redis — Managed, and nobody runs Redis here"]
     prompt = seen.read_text()
-    assert "mdmem's hints" in prompt and "- ④ msg 1 (assistant)" in prompt and len(prompt) < 20_000
+    assert "mdmem's hints" in prompt and "- ② msg 2 (user)" in prompt and len(prompt) < 20_000  # the rules stated
     stored = json.loads((vault / ".mdmem" / "checkpoints" / "talk.json").read_text())
     assert stored["source"] == "model" and len(stored["candidates"]) == 2
     # a command that fails, or is not there: one line, exit 1
@@ -225,7 +225,7 @@ def test_mcp_checkpoint_propose(vault: Path):
 
 
 def test_scan_prompt_is_bounded_and_names_what_exists(vault: Path):
-    from mdmem.agents.checkpoint.dimensions import Evidence
+    from mdmem.agents.checkpoint.evidence import Evidence
 
     known = cp.Known.read(vault)
     evidence = [Evidence(3, 7, "user", "x" * 400, "always/never + tool 'ruff'", 0.85)] * 40
@@ -241,7 +241,7 @@ def test_scan_prompt_is_bounded_and_names_what_exists(vault: Path):
 
 def test_task_closure_is_no_hint_for_the_model(vault: Path):
     """The prompt says finishing the task is not enough by itself: a ① "Done" is no hint; a ③ rule is."""
-    from mdmem.agents.checkpoint.dimensions import Evidence
+    from mdmem.agents.checkpoint.evidence import Evidence
 
     evidence = [Evidence(1, 9, "assistant", "Done: all 48 tests pass.", "closing report", 0.9),
                 Evidence(3, 4, "user", "never run the migrations against the shared database", "never + scope", 0.85)]
@@ -278,7 +278,7 @@ def test_titles_say_the_subject_in_whole_words(text: str, name: str):
 
 
 def test_scan_prompt_in_portuguese_is_bounded_and_byte_stable(vault: Path):
-    from mdmem.agents.checkpoint.dimensions import Evidence
+    from mdmem.agents.checkpoint.evidence import Evidence
 
     known = cp.Known.read(vault)
     evidence = [Evidence(3, 7, "user", "x" * 400, "always/never + tool 'ruff'", 0.85)] * 40

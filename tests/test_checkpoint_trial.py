@@ -74,14 +74,14 @@ def test_a_hand_run_stays_off_the_cards_and_accept_still_takes_it(vault: Path, t
     assert pending_block(card(vault)) == []
     # the hand run's numbers still work with --session
     saved = mdmem("checkpoint", "accept", "1", "--session", "talk", "--vault", vault)
-    assert saved.returncode == 0 and saved.stderr.strip() == \
-        "1. saved memory/decisions/decision-chose-sqs-over-redis.md (decision)"
+    assert saved.returncode == 0 and saved.stderr.strip() == ("1. for CLAUDE.md (add it yourself): - never edit files "
+                                                               "under migrations/ by hand; generate them with alembic.")
 
 
 @pytest.mark.slow
 def test_an_offline_suggestion_never_carries_a_secret_the_user_typed(tmp_path: Path):
     """A new user's trial: a token in the user's message made the offline suggestion "Chose use ghp_… over …".
-    What the detectors quote is redacted, so no hook output, card, stored checkpoint or accepted note holds it."""
+    The rule the user stated is quoted redacted, so no hook state, stored checkpoint or card holds it."""
     vault = tmp_path / "v"
     assert mdmem("init", vault).returncode == 0
 
@@ -92,31 +92,24 @@ def test_an_offline_suggestion_never_carries_a_secret_the_user_typed(tmp_path: P
 
     talk = tmp_path / "s1.jsonl"
     talk.write_text("\n".join([
-        rec("user", f"The deploy needs a token. Should we use {TOKEN} or a fresh one?", 1),
-        rec("assistant", f"We decided to use {TOKEN} instead of a fresh token because it already has the scopes.", 2),
-        rec("user", "no, don't paste the whole diff back to me, just say which files changed.", 3),
+        rec("user", "The deploy needs a token.", 1),
+        rec("assistant", "Which one should I use?", 2),
+        rec("user", f"From now on, always deploy with {TOKEN} instead of a fresh token.", 3),
         rec("assistant", "Understood.", 4)]) + "\n")
     event = {"session_id": "s1", "transcript_path": str(talk), "cwd": str(tmp_path)}
-    stop = mdmem("hook", "stop", "--vault", vault, "--policy", "evidence",
-                 stdin=json.dumps(event | {"hook_event_name": "Stop"}))
-    hint = '- ④ msg 1 (assistant): "We decided to use [GitHub token redacted] instead of a fresh token because it'
-    assert stop.returncode == 0 and hint in json.loads(stop.stdout)["reason"]
+    stop = mdmem("hook", "stop", "--vault", vault, stdin=json.dumps(event | {"hook_event_name": "Stop"}))
+    assert stop.returncode == 0 and stop.stdout == ""  # the session's first stop: within the budget
     pre = mdmem("hook", "pre-compact", "--vault", vault,
                 stdin=json.dumps(event | {"hook_event_name": "PreCompact", "trigger": "auto"}))
     assert pre.returncode == 0 and pre.stderr == ""
-    hooks = vault / ".mdmem" / "hooks"  # the hooks' own state keeps no token: offsets, hashes, redacted quotes
+    hooks = vault / ".mdmem" / "hooks"  # the hooks' own state keeps no token: offsets and counts
     assert all(TOKEN not in p.read_text() for p in hooks.iterdir() if p.suffix == ".json")
     hand = mdmem("checkpoint", talk, "--session", "s1", "--vault", vault)
     assert hand.returncode == 0
-    assert [(c["name"], c["secret"]) for c in stored(vault, "s1")["candidates"]] == [
-        ("Chose use [GitHub token redacted] over a fresh token", None),
-        ("No, don't paste the whole diff back to me", None)]
+    [rule] = stored(vault, "s1")["candidates"]
+    assert "[GitHub token redacted]" in rule["body"] and rule["type"] == "claude-md"
     saved = mdmem("checkpoint", "accept", "all", "--session", "s1", "--vault", vault)
-    assert saved.returncode == 0 and saved.stderr.splitlines()[0] == (
-        "1. saved memory/decisions/decision-chose-use-github-token-redacted-over-a-fresh-token.md (decision)")
-    note = (vault / "memory" / "decisions" / "decision-chose-use-github-token-redacted-over-a-fresh-token.md")
-    assert "We decided to use [GitHub token redacted] instead of a fresh token" in note.read_text()
-    # nothing mdmem keeps holds it, the Stop hook's own state included (offsets, hashes and redacted quotes)
+    assert saved.returncode == 0  # a CLAUDE.md line: proposed to the user, not written
     leaked = [p.relative_to(vault) for p in vault.rglob("*") if p.is_file() and "ghp_" in p.read_text(errors="replace")]
     assert leaked == []
 

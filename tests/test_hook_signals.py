@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from support import ROOT, script
+from support import script
 
 T0 = 1_790_000_000.0
 PROMPT = "[mdmem checkpoint] Before you stop, scan this conversation"
@@ -134,7 +134,7 @@ def test_only_the_last_megabytes_are_read(vault: Path, tmp_path: Path):
     size = s.path.stat().st_size
     assert size > 20_000 and st["offset"] == size
     assert st["scanned"]["cut"] > 0 and st["scanned"]["to"] - st["scanned"]["from"] - st["scanned"]["cut"] <= 10_485
-    assert st["pending"] == {}
+    assert not st.get("said")  # the rule was in the part not read
 
 
 # --- a replay of real sessions ------------------------------------------------------------------
@@ -171,41 +171,9 @@ def test_replay_of_real_sessions(vault: Path, tmp_path: Path, name: str, fires: 
     assert not any(outcomes), outcomes
 
 
-@pytest.mark.slow
-def test_the_gate_lets_through_every_piece_of_evidence_in_the_labelled_corpora():
-    """A quiet stop skips the detectors when its new text holds none of the words they need
-    (hooks.gate): that must never hide evidence. Every hit of a dimension that can fire (②-⑦),
-    in the 54 + 12 written conversations and the dev split of the real ones, passes the gate."""
-    from mdmem.agents.checkpoint import dimensions
-    from mdmem.agents.claude import transcript
-    from mdmem.agents.hooks import session as hooks
-
-    paths = [p for folder in ("checkpoint", "checkpoint-holdout") for p in sorted((ROOT / "tests" / "data" /
-                                                                                  folder).iterdir())
-             if p.suffix in (".md", ".jsonl") and p.name[:2].isdigit()]
-    ev = _eval()
-    paths += [path for path, _ in ev.sessions("dev")]
-    checked = 0
-    for path in paths:
-        messages = transcript.read(path).messages
-        for e in dimensions.detect(messages):
-            if e.dimension == 1 or e.strength < dimensions.HIT:
-                continue
-            m = messages[e.index]
-            users = [m] if m.speaker == "user" else [x for x in messages[e.index + 1:e.index + 3] if x.speaker == "user"]
-            reply = [x for x in messages[e.index + 1:e.index + 2] if x.speaker == "assistant"]  # a concession
-            assert hooks.gate(users, [m] + users + reply, messages[max(0, e.index - 2):e.index]), \
-                (path.name, e.dimension, e.quote)
-            checked += 1
-    assert checked > 150, checked
-    plain = [transcript.Message(0, "user", t) for t in ("pushed", "verify", "fix the failing test in parser.py",
-                                                          "why does the build fail on CI?")]
-    assert not any(hooks.gate([m], [m]) for m in plain)  # and it is not a gate that lets everything through
-
-
 def test_a_quiet_stop_imports_only_what_it_needs(vault: Path, tmp_path: Path):
-    """The quiet path's budget is twice a bare interpreter: no detectors, no dataclasses, typing or
-    pathlib (each measured at 5-15 ms), when the new text needs no detector; and not json, re, enum
+    """The quiet path's budget is twice a bare interpreter: no scan prompt, no dataclasses, typing or
+    pathlib (each measured at 5-15 ms), when the new text holds no signal's hint word; and not json, re, enum
     or signal either (under load `import json` alone measured 0.8x a bare `python -c pass`: it
     imports re, which imports enum), nor the SessionStart card's module."""
     s = Session(tmp_path / "s.jsonl")
@@ -216,11 +184,11 @@ def test_a_quiet_stop_imports_only_what_it_needs(vault: Path, tmp_path: Path):
     assert proc.returncode == 0 and proc.stdout == ""
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
     assert "mdmem.agents.checkpoint.transcript" in imported and "mdmem.agents.checkpoint.stop" in imported  # the stop was read
-    heavy = {"mdmem.agents.checkpoint.dimensions", "mdmem.agents.checkpoint.consolidate", "mdmem.agents.checkpoint.scan", "dataclasses", "typing",
+    heavy = {"mdmem.agents.checkpoint.evidence", "mdmem.agents.checkpoint.consolidate", "mdmem.agents.checkpoint.scan", "dataclasses", "typing",
              "pathlib", "mdmem.base.settings", "mdmem.base.models", "json", "re", "enum", "signal",
              "mdmem.agents.hooks.session", "mdmem.base.terminal"}
     assert not imported & heavy, sorted(imported & heavy)
-    assert state(vault)["tools"] == 2
+    assert state(vault)["typed"] == 1
 
 # --- an interview: every turn ends by asking the user ------------------------------------------
 

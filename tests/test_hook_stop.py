@@ -72,8 +72,7 @@ def test_cadence_fires_after_20_stops_and_30_minutes(vault: Path, talk: Path):
     assert set(out) == {"decision", "reason", "systemMessage"} and out["decision"] == "block"
     reason = out["reason"]
     assert reason.startswith(PROMPT) and len(reason) <= 6000
-    assert "- ④ msg 1 (assistant): \"We decided to use SQS instead of Redis because it is managed and we have no " \
-           "ops team.\" [chose + alternative + reason]" in reason
+    assert hints(reason) == []  # the model reads the conversation: no detector's guesses in the prompt
     assert "Why now: 21 stops since the last checkpoint." in reason
     assert f"checkpoint propose --session s1 --vault {vault} <<'JSON'" in reason
     assert f"checkpoint accept 1,3 --session s1 --vault {vault}` with their numbers" in reason
@@ -115,36 +114,21 @@ def _grow(path: Path, text: str) -> None:
         f.write(text)
 
 
-@pytest.mark.slow
-def test_evidence_policy_scans_only_appended_bytes(vault: Path, tmp_path: Path):
+def test_each_stop_reads_only_the_appended_bytes(vault: Path, tmp_path: Path):
     talk = tmp_path / "t.md"
     talk.write_text("User: What time is it in Lisbon?\nAssistant: It is 14:05 there.\n")
-    args = ("--policy", "evidence")
-    assert run(vault, payload(talk), *args).stdout == ""
+    assert run(vault, payload(talk)).stdout == ""
     first = state(vault)
     assert first["offset"] == talk.stat().st_size and first["scanned"]["from"] == 0
-    assert run(vault, payload(talk), *args, now=T0 + 60).stdout == ""  # nothing new: nothing read
+    assert run(vault, payload(talk), now=T0 + 60).stdout == ""  # nothing new: nothing read
     assert state(vault)["scanned"] == {"from": first["offset"], "to": first["offset"], "messages": 0, "malformed": 0}
-    _grow(talk, "User: From now on, keep your replies under ten lines.\nAssistant: Sure.\n")
-    assert run(vault, payload(talk), *args, now=T0 + 120).stdout == ""  # one dimension: not yet
-    assert list(state(vault)["pending"]) == ["2"]
-    _grow(talk, "Assistant: We chose SQS over Redis because it is managed.\n")
-    out = json.loads(run(vault, payload(talk), *args, now=T0 + 180).stdout)
-    assert out["reason"].startswith(PROMPT) and "Why now: 2 dimensions hit since the last checkpoint." in out["reason"]
-    # "Sure." and the appended line are one assistant turn (the text reader joins them, read again whole)
-    assert hints(out["reason"]) == ["④ msg 3 (assistant)", "② msg 2 (user)"]
-    assert state(vault)["pending"] == {}
-    # two more dimensions soon after: the minimum interval (10 minutes) holds them back, then they fire
-    _grow(talk, "User: no, don't paste the whole diff back.\nUser: We released v1.2.0 to PyPI.\n")
-    assert run(vault, payload(talk), *args, now=T0 + 240).stdout == ""
-    assert sorted(state(vault)["pending"]) == ["5", "6"]
-    late = json.loads(run(vault, payload(talk), *args, now=T0 + 180 + 601).stdout)
-    assert hints(late["reason"]) == ["⑥ msg 4 (user)", "⑤ msg 5 (user)"]
-    # evidence already counted is not counted again when the carried messages are re-read
-    assert state(vault)["pending"] == {}
+    _grow(talk, "User: And in Porto?\nAssistant: The same: 14:05.\n")
+    assert run(vault, payload(talk), now=T0 + 120).stdout == ""
+    assert state(vault)["scanned"]["from"] == first["offset"] and state(vault)["typed"] == 2
+    assert "Porto" not in (vault / ".mdmem" / "hooks" / "stop-s1.json").read_text()  # no user words kept
 
 
-def test_evidence_policy_on_a_growing_jsonl_transcript(vault: Path, tmp_path: Path):
+def test_a_rule_is_quoted_to_the_model_on_a_growing_jsonl_transcript(vault: Path, tmp_path: Path):
     path = tmp_path / "s.jsonl"
 
     def rec(kind, text, mid=None):
@@ -154,26 +138,24 @@ def test_evidence_policy_on_a_growing_jsonl_transcript(vault: Path, tmp_path: Pa
         return json.dumps({"type": kind, "message": msg, "sessionId": "j1"}) + "\n"
 
     path.write_text(rec("user", "Which queue should we use?") + rec("assistant", "Let me weigh the two.", "m1"))
-    run(vault, payload(path, "j1"), "--policy", "evidence")
-    # the rest of message m1 arrives after the scan, then the user's correction
+    run(vault, payload(path, "j1"))
     line = rec("assistant", "We chose SQS over Redis because it is managed and we have no ops team.", "m1")
     _grow(path, line[:40])
-    run(vault, payload(path, "j1"), "--policy", "evidence", now=T0 + 1)  # half a line: left for next time
+    run(vault, payload(path, "j1"), now=T0 + 1)  # half a line: left for next time
     assert state(vault, "j1")["offset"] == path.stat().st_size - 40
-    _grow(path, line[40:] + rec("user", "Stop pasting whole files into the chat."))
-    out = run(vault, payload(path, "j1"), "--policy", "evidence", now=T0 + 2).stdout
-    assert hints(json.loads(out)["reason"]) == ["④ msg 1 (assistant)", "⑥ msg 2 (user)"]
-    # m1's records are one message again (④ msg 1); the state keeps the carried messages' offsets, not their words
+    _grow(path, line[40:] + rec("user", "Never paste whole files into the chat."))
+    out = run(vault, payload(path, "j1"), now=T0 + 2).stdout  # the third stop, and the user stated a rule
+    assert hints(json.loads(out)["reason"]) == ["② msg 2 (user)"]
+    # m1's records are one message again; the state keeps the carried messages' offsets, not their words
     assert [sorted(m) for m in state(vault, "j1")["carry"]] == [["index", "offset"], ["index", "offset"]]
-    assert "Stop pasting whole files" not in (vault / ".mdmem" / "hooks" / "stop-j1.json").read_text()
+    assert "whole files" not in (vault / ".mdmem" / "hooks" / "stop-j1.json").read_text()
 
 
 def test_last_assistant_message_counts_before_the_transcript_has_it(vault: Path, tmp_path: Path):
     talk = tmp_path / "t.md"
-    talk.write_text("User: From now on, answer in English.\n")
-    out = run(vault, payload(talk, last_assistant_message="We chose SQS over Redis because it is managed."),
-              "--policy", "evidence").stdout
-    assert hints(json.loads(out)["reason"]) == ["④ msg 1 (assistant)", "② msg 0 (user)"]
+    talk.write_text("User: Rename the queue module.\n")
+    assert run(vault, payload(talk, last_assistant_message="Done. Want me to push it too?")).stdout == ""
+    assert state(vault)["asked"] == 1  # the turn ends by asking the user: a due scan would wait for the answer
 
 
 @pytest.mark.slow
@@ -240,11 +222,3 @@ def test_the_hook_never_imports_heavy_modules(vault: Path, talk: Path):
     assert json.loads(proc.stdout)["decision"] == "block"  # it fired: the whole path was taken
     imported = {line.split("|")[-1].strip().split(".")[0] for line in proc.stderr.splitlines() if "|" in line}
     assert "mdmem" in imported and not imported & set(HEAVY), sorted(imported & set(HEAVY))
-
-
-def test_evidence_below_a_hit_does_not_count(vault: Path, tmp_path: Path):
-    talk = tmp_path / "t.md"
-    # "merged" alone is weak (0.5): with one real dimension that is still one dimension, silence
-    talk.write_text("User: From now on, keep your replies under ten lines.\nAssistant: Sure. I merged it.\n")
-    assert run(vault, payload(talk), "--policy", "evidence").stdout == ""
-    assert list(state(vault)["pending"]) == ["2"]

@@ -415,8 +415,9 @@ async def test_an_mcp_call_that_runs_over_is_an_error_and_the_server_keeps_answe
 
     monkeypatch.setenv("MDMEM_LOCK_TIMEOUT", "120")  # the save waits for the lock far longer than the bound
     async with Client(build_server(vault, timeout=1.0), mode="legacy") as client:
-        with anyio.fail_after(SECONDS):
-            assert not (await client.call_tool("search", {"query": "cents"})).is_error  # indexed, warm
+        with anyio.fail_after(SECONDS):  # indexed, warm: on a loaded machine the first search may run over the
+            while (await client.call_tool("search", {"query": "cents"})).is_error:  # bound and finish behind it
+                await anyio.sleep(0.1)
         with write_lock(vault / ".mdmem", 5):
             with anyio.fail_after(SECONDS):
                 late = await client.call_tool("save", {"text": "Quokkas prefer the night shift.", "type": "reference",
@@ -659,12 +660,12 @@ def test_checkpoint_accept_never_writes_a_secret_an_offline_suggestion_quoted(va
     """The offline suggestion quotes the user with the key redacted (a suggestion a model proposes with a
     secret is marked and refused instead: test_checkpoint_trial)."""
     talk = tmp_path / "talk.txt"
-    talk.write_text(SESSION.replace("just say which files changed.", f"use the deploy key {AWS_KEY} instead."))
+    talk.write_text(SESSION + f"User: From now on, always deploy with the key {AWS_KEY}, never a fresh one.\n")
     assert invoke("checkpoint", talk, "--vault", vault).exit_code == 0
     r = invoke("checkpoint", "accept", "all", "--vault", vault, "--json")
-    assert r.exit_code == 0 and {a["status"] for a in json.loads(r.stdout)["accepted"]} == {"created"}
-    saved = [p.read_text() for p in (vault / "memory").rglob("*.md") if "[AWS access key ID redacted]" in p.read_text()]
-    assert len(saved) == 1 and "use the deploy key [AWS access key ID redacted] instead" in saved[0]
+    accepted = json.loads(r.stdout)["accepted"]
+    assert r.exit_code == 0 and {a["status"] for a in accepted} == {"proposed"}  # CLAUDE.md lines, for the user
+    assert "always deploy with the key [AWS access key ID redacted], never a fresh one" in accepted[0]["line"]
     assert not any(AWS_KEY in p.read_text() for p in vault.rglob("*") if p.is_file() and ".mdmem" not in p.parts
                    or p.parent.name == "checkpoints")
 

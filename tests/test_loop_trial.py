@@ -90,25 +90,10 @@ def test_a_decision_accepted_in_the_session_is_not_suggested_again_at_its_end(tr
     # a hand run over the same transcript drops it too, saying why
     hand = json.loads(mdmem("checkpoint", transcript, "--session", "s3", "--vault", vault, "--json").stdout)
     assert hand["candidates"] == []
-    assert {d["name"]: d["reason"] for d in hand["dropped"]} == {
-        "Always start the server with iex -S mix phx.server": "MEMORY.md or CLAUDE.md already says this",
-        "Chose Bandit over Cowboy": "the same choice as the saved note decision-bandit-over-cowboy-as-http-server.md"}
+    assert {d["name"]: d["reason"] for d in hand["dropped"]} == {  # offline, only the rule the user stated
+        "Always start the server with iex -S mix phx.server": "MEMORY.md or CLAUDE.md already says this"}
     assert sorted(p.name for p in (vault / "memory").rglob("*.md")) == [
         "decision-bandit-over-cowboy-as-http-server.md", "start-the-server-with-iex.md"]
-
-
-@pytest.mark.slow
-def test_a_decision_with_another_rejected_option_is_still_suggested(trial):
-    """The same chosen option against a new alternative is news, in another session: only a note accepted in
-    the session itself is matched by its chosen option alone."""
-    vault, transcript = trial
-    mdmem("checkpoint", "propose", "--session", "s0", "--vault", vault,
-          stdin=json.dumps({"candidates": [DECISION | {"rejected": ["Plug.Cowboy 1"]}]}))
-    mdmem("checkpoint", "accept", "1", "--session", "s0", "--vault", vault)
-    hand = json.loads(mdmem("checkpoint", transcript, "--session", "s3", "--vault", vault, "--json").stdout)
-    assert [(c["name"], c["chosen"], c["rejected"]) for c in hand["candidates"]] == [
-        ("Always start the server with iex -S mix phx.server", None, []),
-        ("Chose Bandit over Cowboy", "Bandit", ["Cowboy"])]
 
 
 SCOPED = {"type": "protocol", "dimension": 3, "name": "Elixir server start", "paths": ["lib/**/*.ex", "mix.exs"],

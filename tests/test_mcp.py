@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from support import SESSION, run_process
+from support import run_process
 
 pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters
@@ -186,11 +186,14 @@ async def test_check_reports_the_budget(client, cli, vault):
 
 @pytest.mark.slow
 async def test_checkpoint_accept_saves_the_chosen_suggestions(client, cli, vault, tmp_path):
-    source = tmp_path / "talk.md"
-    source.write_text(SESSION)
-    cli("checkpoint", source, "--vault", vault)  # pending: three suggestions
+    decision = {"type": "decision", "dimension": 4, "name": "Chose SQS over Redis", "chosen": "SQS",
+                "rejected": ["Redis"], "description": "SQS over Redis: managed, no ops team",
+                "body": "SQS over Redis for the sync queue: it is managed and we have no ops team."}
+    rule = {"type": "claude-md", "dimension": 2, "name": "Replies under ten lines",
+            "description": "keep replies short", "body": "- Keep your replies under ten lines."}
+    await call(client, "checkpoint_propose", candidates=[decision, rule], session="talk")  # pending: two
     got = await call(client, "checkpoint_accept", numbers="1")
-    assert got["session"] == "talk" and got["skipped"] == [2, 3]
+    assert got["session"] == "talk" and got["skipped"] == [2]
     (decision,) = got["accepted"]
     assert decision["status"] == "created" and decision["path"] == "memory/decisions/decision-chose-sqs-over-redis.md"
     assert (vault / decision["path"]).is_file()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from support import SESSION, hook_env, run_hook
+from support import hook_env, run_hook
 
 pytestmark = pytest.mark.slow  # the whole module is in the slow lane (.ci/run)
 
@@ -142,9 +142,12 @@ async def test_a_user_edit_makes_it_theirs_and_an_agent_edit_of_a_user_rule_does
 
 
 def test_checkpoint_accept_records_the_conversation(vault: Path, tmp_path: Path, cli):
-    source = tmp_path / "talk.md"
-    source.write_text(SESSION)
-    cli("checkpoint", source, "--vault", vault)  # pending: three suggestions, session "talk"
+    from mdmem.agents.checkpoint.propose import propose
+
+    propose(vault, {"candidates": [{"type": "decision", "dimension": 4, "name": "Chose SQS over Redis",
+                                    "chosen": "SQS", "rejected": ["Redis"], "description": "managed, no ops team",
+                                    "body": "SQS over Redis for the sync queue: managed, no ops team."}]},
+            session="talk")  # pending: the model's suggestion, session "talk"
     stored = vault / ".mdmem/checkpoints/talk.json"
     data = json.loads(stored.read_text())
     data["saved"] = int(time.mktime((2026, 10, 3, 12, 0, 0, 0, 0, -1)))  # the conversation was on 3 October

@@ -73,13 +73,11 @@ def hook_status_text(result) -> str:
         lines.append(f"session {info['session']} (vault {info['vault']}): {info.get('stops', 0)} stop(s), "
                      f"{info.get('checkpoints', 0)} checkpoint(s), {info.get('prompt_notes', 0)} note(s) recalled "
                      "at prompts")
-        if nxt.get("policy") == "evidence":
-            when = (f"  next checkpoint (evidence): when {nxt['needs_dimensions']} dimensions are hit "
-                    f"(now {nxt['dimensions']})")
-        elif nxt.get("policy") == "signals":
-            when = (f"  next checkpoint (signals): when the conversation holds a rule, decision, correction or "
-                    f"an ask to consolidate (dimensions so far {nxt['dimensions']}, tool calls "
-                    f"{nxt['tool_calls']}), else after {nxt['fallback_stops_left']} more stop(s)")
+        if nxt.get("policy") == "signals":
+            when = (f"  next checkpoint (signals): at a gap (a task closed, a topic change) after the user steered "
+                    f"the work, a rule stated or a correction, or an ask to consolidate (rule or correction so far: "
+                    f"{'yes' if nxt.get('said') else 'no'}, steering messages {nxt.get('steers', 0)}), else after "
+                    f"{nxt['fallback_stops_left']} more stop(s)")
         elif nxt:
             when = f"  next checkpoint (cadence): after {nxt['stops_left']} more stop(s)"
         else:

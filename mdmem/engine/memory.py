@@ -32,13 +32,13 @@ from mdmem.base.errors import AmbiguousNote, LockTimeout, NoteArchived, NoteNotF
 
 if TYPE_CHECKING:
     from mdmem.engine.graph import LinkGraph
+    from mdmem.engine.index import Filters, SearchHit, SearchIndex, SearchResult
 from mdmem.base.files import version, write_lock
 from mdmem.base.layout import nfc
 from mdmem.base.models import Link, Note, Problem
 from mdmem.base.settings import Fusion, Recency, Settings
 from mdmem.base.vault import find_vault
-from mdmem.engine.index import INDEX_VERSION, Filters, IndexDamaged, SearchHit, SearchIndex, SearchResult
-from mdmem.engine.store import CacheDamaged, Diff, Store, no_room
+from mdmem.engine.store import CacheDamaged, Diff, Head, Store, no_room
 from mdmem.text.parse import parse_note, problem_note, snippet_text
 from mdmem.text.resolve import Resolver
 
@@ -164,7 +164,7 @@ class Memory:
         )
         self.procs = procs
         self.store = Store(self.state_dir)
-        self.index = SearchIndex(self.state_dir / "index")
+        self._index: SearchIndex | None = None
         self._scan: fs.Scan | None = None
         self._resolver: Resolver | None = None
         self._graph: LinkGraph | None = None
@@ -188,8 +188,19 @@ class Memory:
     def open(cls, vault: str | os.PathLike | None = None, **kwargs: Any) -> Memory:
         return cls(find_vault(vault), **kwargs)
 
+    @property
+    def index(self) -> SearchIndex:
+        """The search index (Whoosh), opened on first use: what reads only the notes cache (the SessionStart card
+        when no note changed) never imports Whoosh (a third of the hook's imports)."""
+        if self._index is None:
+            from mdmem.engine.index import SearchIndex
+
+            self._index = SearchIndex(self.state_dir / "index")
+        return self._index
+
     def close(self) -> None:
-        self.index.close()
+        if self._index is not None:
+            self._index.close()
         self.store.close()
 
     def __enter__(self) -> Memory:
@@ -208,6 +219,8 @@ class Memory:
         return self._scan or self._set_scan(fs.scan(self.root))
 
     def _healthy(self) -> bool:
+        from mdmem.engine.index import INDEX_VERSION
+
         return (
             self.store.get_meta("index_ok") == "1"
             and self.store.get_meta("index_version") == INDEX_VERSION
@@ -221,6 +234,7 @@ class Memory:
         strict: bool = True,
         semantic: bool = False,
         no_room_ok: bool = True,
+        scan: fs.Scan | None = None,
     ) -> RefreshResult:
         """Bring the notes cache and the index up to date with the files.
 
@@ -236,10 +250,13 @@ class Memory:
         A full disk (or a read-only ``.mdmem/``) is not a reason to refuse a read: with ``strict=False``,
         ``no_room_ok`` and an index to answer from, the failed update is dropped (SQLite rolls its transaction back,
         Whoosh's writer is cancelled) and the result says ``stale=True, why="no room"``; the files are
-        untouched, and the next refresh with room catches up."""
+        untouched, and the next refresh with room catches up.
+
+        ``scan``: a walk of the vault the caller has just made (:func:`mdmem.base.files.scan`), used for the first
+        look instead of walking again (the SessionStart hook walks once for its fingerprint)."""
         try:
             try:
-                return self._refresh(rebuild, progress, strict, semantic)
+                return self._refresh(rebuild, progress, strict, semantic, scan)
             except CacheDamaged:
                 self.store.reset()
                 return self._refresh(True, progress, strict, semantic)
@@ -249,6 +266,13 @@ class Memory:
             self.index.refresh()
             scan = self.scan
             return RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, 0.0, stale=True, why="no room")
+
+    def notes_current(self, scan: fs.Scan | None = None) -> bool:
+        """Was the notes cache written from the files as they are (``scan``'s digest, a new walk when None, is the
+        one it keeps: :func:`mdmem.base.files.digest`)? The notes cache alone is looked at, never the search
+        index: for a reader of the notes cache only (the SessionStart card). The walk becomes this Memory's."""
+        walked = self._set_scan(scan or fs.scan(self.root))
+        return self.store.get_meta("scan_digest") == fs.digest(walked)
 
     def _vectors_wanted(self, asked: bool) -> bool:
         from mdmem.engine import vectors as sem
@@ -272,9 +296,9 @@ class Memory:
         return v is None or (v.epoch, v.gen) != (epoch, gen) or v.model != IDS[self.settings.semantic.model]
 
     def _refresh(self, rebuild: bool, progress: Callable[[int, int], None] | None, strict: bool,
-                 semantic: bool = False) -> RefreshResult:
+                 semantic: bool = False, walked: fs.Scan | None = None) -> RefreshResult:
         t0 = time.perf_counter()
-        scan = self._set_scan(fs.scan(self.root))
+        scan = self._set_scan(walked or fs.scan(self.root))
         healthy = self._healthy()
         diff = self.store.diff(scan)
         vectors = self._vectors_wanted(semantic)
@@ -308,6 +332,8 @@ class Memory:
     def _build(self, scan: fs.Scan, progress: Callable[[int, int], None] | None, t0: float) -> RefreshResult:
         """Index every note into a new index (in worker processes), swap it in,
         then replace the cache. Until the swap, readers keep the old index."""
+        from mdmem.engine.index import INDEX_VERSION
+
         stages = {"scan": _since(t0)}
         paths = sorted(scan.notes)
         total = len(paths) + len(scan.broken)
@@ -496,7 +522,7 @@ class Memory:
         self,
         query: str,
         limit: int = 10,
-        filters: Filters = Filters(),
+        filters: Filters | None = None,
         recency: Recency | None = None,
         mode: str | None = None,
         explain: bool = False,
@@ -509,6 +535,9 @@ class Memory:
         recency = search_settings.recency if recency is None else recency
         mode = mode or search_settings.mode
         fusion = fusion or search_settings.fusion
+        from mdmem.engine.index import Filters, SearchResult
+
+        filters = Filters() if filters is None else filters
         if mode != "lexical":
             from mdmem.engine.search_modes import search
 
@@ -518,8 +547,11 @@ class Memory:
             hits = [replace(h, signals={"lexical": {"rank": i, "score": h.score}}) for i, h in enumerate(hits, 1)]
         return SearchResult(query, hits)
 
-    def lexical(self, query: str, limit: int, filters: Filters = Filters(), recency: Recency = Recency(),
+    def lexical(self, query: str, limit: int, filters: Filters | None = None, recency: Recency = Recency(),
                 snippets: bool = True) -> list[SearchHit]:
+        from mdmem.engine.index import Filters, IndexDamaged
+
+        filters = Filters() if filters is None else filters
         if not self.index.exists():
             return []
         text_for = self.text_of if snippets else None
@@ -531,6 +563,11 @@ class Memory:
 
     def notes(self) -> Iterable[Note]:
         return self.store.notes()
+
+    def heads(self) -> list[Head]:
+        """Every note as lists of notes need it (:class:`mdmem.engine.store.Head`: no headings or links, the
+        frontmatter parsed on first use): for the card, at a fraction of :meth:`notes`' cost."""
+        return self.store.heads()
 
     # the link graph -----------------------------------------------------------
     def graph(self) -> LinkGraph:

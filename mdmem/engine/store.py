@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 
 from mdmem.base.files import Lock, Scan, digest
@@ -33,9 +34,10 @@ if TYPE_CHECKING:
 
     F = TypeVar("F", bound=Callable[..., Any])
 
-SCHEMA_VERSION = "6"  # 3: the quick index (FTS5, :mod:`mdmem.engine.quick`) and the scan digest;
+SCHEMA_VERSION = "7"  # 3: the quick index (FTS5, :mod:`mdmem.engine.quick`) and the scan digest;
 # 4: notes stored as JSON arrays (no pickle); 5: the claims and superseded tables
-# (:mod:`mdmem.engine.supersede`); 6: ``ctime_ns`` in the change fingerprint. Older caches are rebuilt.
+# (:mod:`mdmem.engine.supersede`); 6: ``ctime_ns`` in the change fingerprint; 7: the ``heads`` table
+# (:meth:`Store.heads`). Older caches are rebuilt.
 
 
 class CacheDamaged(Exception):
@@ -102,6 +104,7 @@ class Store:
         row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if row is not None and row[0] != SCHEMA_VERSION:  # an older layout of the table: made again below
             db.execute("DROP TABLE IF EXISTS notes")
+            db.execute("DROP TABLE IF EXISTS heads")
         db.execute(
             "CREATE TABLE IF NOT EXISTS notes (path TEXT PRIMARY KEY, mtime_ns INTEGER,"
             " size INTEGER, note BLOB, ctime_ns INTEGER)"
@@ -111,6 +114,9 @@ class Store:
         db.execute("CREATE INDEX IF NOT EXISTS notes_stat ON notes(path, mtime_ns, size, ctime_ns)")
         # the change log lets derived views (the link graph) catch up incrementally
         db.execute("CREATE TABLE IF NOT EXISTS changes (gen INTEGER, path TEXT)")
+        # each note's head (:func:`head_row`): what lists of notes need, a few hundred bytes a row
+        db.execute("CREATE TABLE IF NOT EXISTS heads (path TEXT PRIMARY KEY, title TEXT, type TEXT, date TEXT,"
+                   " flags TEXT, project TEXT, head TEXT)")
         quick.create(db)
         supersede.create(db)
         row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
@@ -119,6 +125,7 @@ class Store:
                 quick.clear(db)
                 supersede.clear(db)
                 db.execute("DELETE FROM notes")
+                db.execute("DELETE FROM heads")
                 db.execute("DELETE FROM changes")
                 db.execute("DELETE FROM meta")
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
@@ -185,9 +192,18 @@ class Store:
         if bad:
             self._drop(bad)
 
+    @_guard
+    def heads(self) -> list[Head]:
+        """Every cached note's :class:`Head` in path order: what lists of notes need, without parsing what
+        they do not (headings, links; and a note's frontmatter until it is asked for). The card reads these:
+        at 10k notes whole rows cost most of its time (decision 061)."""
+        return list(map(Head, self._db.execute(
+            "SELECT path, title, type, date, flags, project, head FROM heads ORDER BY path")))
+
     def _drop(self, paths: list[str]) -> None:
         with _tx(self._db):
             self._db.executemany("DELETE FROM notes WHERE path=?", [(p,) for p in paths])
+            self._db.executemany("DELETE FROM heads WHERE path=?", [(p,) for p in paths])
 
     @_guard
     def get_meta(self, key: str) -> str | None:
@@ -245,11 +261,13 @@ class Store:
 
     # writing (hold write_lock) ---------------------------------------------
     @staticmethod
-    def row(note: Note) -> tuple[str, int, int, str, tuple, tuple | None, int]:
+    def row(note: Note) -> tuple[str, int, int, str, tuple, tuple | None, int, tuple]:
         """A note as a cache row: its stat and its JSON (:func:`dumps`), without the body text, its
         quick-index row (made from the text, which is then dropped) and its claim row
-        (:func:`mdmem.engine.supersede.row`: ``supersedes``, ``valid_until``; None for most notes), then its ctime."""
-        return note.path, note.mtime_ns, note.size, dumps(note), quick.row(note), supersede.row(note), note.ctime_ns
+        (:func:`mdmem.engine.supersede.row`: ``supersedes``, ``valid_until``; None for most notes), then its
+        ctime and its head row (:func:`head_row`)."""
+        return (note.path, note.mtime_ns, note.size, dumps(note), quick.row(note), supersede.row(note), note.ctime_ns,
+                head_row(note))
 
     def apply(
         self, notes: Iterable[Note], removed: Iterable[str], scan: Scan | None = None,
@@ -287,6 +305,7 @@ class Store:
         with _tx(self._db):
             if clear:
                 self._db.execute("DELETE FROM notes")
+                self._db.execute("DELETE FROM heads")
                 self._db.execute("DELETE FROM changes")
                 self._db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                                      [("epoch", uuid.uuid4().hex), ("gen", "0"), ("pruned", "0")])
@@ -302,6 +321,8 @@ class Store:
             self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)",
                                  [(*r[:4], r[6]) for r in rows])
             self._db.executemany("DELETE FROM notes WHERE path=?", [(p,) for p in removed])
+            self._db.executemany("INSERT OR REPLACE INTO heads VALUES (?, ?, ?, ?, ?, ?, ?)", [r[7] for r in rows])
+            self._db.executemany("DELETE FROM heads WHERE path=?", [(p,) for p in removed])
             quick.put(self._db, [r[4] for r in rows], removed, fresh=clear)
             if clear:
                 supersede.clear(self._db)
@@ -389,6 +410,61 @@ def dumps(note: Note) -> str:
         [[k.raw, k.target, k.subpath, k.display, k.embed, k.kind, k.line] for k in note.links],
         note.tokens, [[p.code, p.message] for p in note.problems], note.mtime_ns, note.size, note.date,
     ], ensure_ascii=False, separators=(",", ":"))
+
+
+def head_row(note: Note) -> tuple[str, str, str, str | None, str, str | None, str]:
+    """A note's row of the ``heads`` table: path, title, type, date, flags (``i`` an index note, ``s`` sensitive,
+    ``a`` saved by an agent: :mod:`mdmem.base.layout`, ``source:``), its project (:func:`mdmem.base.projects.note_project`)
+    and the JSON of its frontmatter, tags, aliases and stat."""
+    from mdmem.base.layout import is_index_note, is_sensitive
+    from mdmem.base.projects import note_project
+
+    fm = note.frontmatter
+    flags = ("i" if is_index_note(note.path, fm) else "") + ("s" if is_sensitive(fm, note.tags) else "") \
+        + ("a" if fm.get("source") == "agent" else "")
+    return (note.path, note.title, note.type, note.date, flags, note_project(fm),
+            json.dumps([_plain(fm), note.tags, note.aliases, note.mtime_ns, note.size], ensure_ascii=False,
+                       separators=(",", ":")))
+
+
+_LAZY = frozenset(("frontmatter", "tags", "aliases", "mtime_ns", "size"))
+
+
+class Head(tuple):
+    """A note as lists of notes need it (a row of the notes cache's ``heads`` table): path, title, type, date,
+    ``flags`` (``i`` index note, ``s`` sensitive, ``a`` saved by an agent), ``project`` (the note's, None for a
+    global one) at once; ``frontmatter``, ``tags``, ``aliases``, ``mtime_ns`` and ``size`` parsed on first use.
+    No headings, links or problems. The row itself (a tuple), not a frozen dataclass: the card makes 10k of them
+    and reads the frontmatter of a few (decision 061). A row that is not mdmem's data raises
+    :class:`CacheDamaged` when its frontmatter is first read."""
+
+    path = property(itemgetter(0))
+    title = property(itemgetter(1))
+    type = property(itemgetter(2))
+    date = property(itemgetter(3))
+    flags = property(itemgetter(4))
+    project = property(itemgetter(5))
+    frontmatter: dict[str, Any]
+    tags: tuple[str, ...]
+    aliases: tuple[str, ...]
+    mtime_ns: int
+    size: int
+
+    def __getattr__(self, name: str) -> Any:  # reached only until the parsed parts are set
+        if name not in _LAZY:
+            raise AttributeError(name)
+        try:
+            fm, tags, aliases, mtime, size = json.loads(self[6])
+            # (a value JSON cannot hold is tagged, its tag escaped as \\u0000: most rows hold none)
+            self.frontmatter = _typed(fm) if "\\u0000t" in self[6] else fm
+            self.tags, self.aliases = tuple(tags), tuple(aliases)
+            self.mtime_ns, self.size = int(mtime), int(size)
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as e:
+            raise CacheDamaged(f"a row of the notes cache is not mdmem's data ({type(e).__name__})") from None
+        return getattr(self, name)
+
+    def __repr__(self) -> str:
+        return f"Head({self[0]!r}, {self[2]!r})"
 
 
 def loads(data: str | bytes) -> Note:

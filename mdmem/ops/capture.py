@@ -243,7 +243,7 @@ def save(
         "name": name or "", "description": description or "", "chosen option": chosen or "",
         "rejected options": "\n".join(rejected), "tags": "\n".join(tags), "paths": "\n".join(paths),
         "supersedes": "\n".join(supersedes)})
-    from mdmem.ops.edit import settle
+    from mdmem.ops.move import settle
 
     settle(mem)
     if update is not None:

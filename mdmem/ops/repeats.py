@@ -28,7 +28,9 @@ def repeated(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
     """The memory note this one would repeat: ``(path, None)`` for the same
     content, ``(path, reason)`` for a near-duplicate (the same name, whatever the case, accents and
     spacing; for a person, also one of another person note's ``aliases``), else None. The notes it
-    ``replaces`` are not compared."""
+    ``replaces`` are not compared. The notes are the cache's heads (:meth:`mdmem.engine.memory.Memory.heads`:
+    a name's frontmatter parsed only when it is compared; no links or headings); each body is read from its
+    file, which the cache does not keep."""
     from mdmem.text.meaning import same_meaning, statement
 
     flat = " ".join(body.split())
@@ -37,7 +39,7 @@ def repeated(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
     fact = statement(body)
     near = None
     model, cosine = _cosines(mem, fact)
-    for note in mem.notes():
+    for note in mem.heads():
         if note.path == rel or not note.path.startswith(MEMORY_DIR + "/") or note.type == "daily" \
                 or note.path in replaces:
             continue
@@ -86,7 +88,7 @@ def warnings(mem: Memory, body: str, rel: str | None = None) -> list[str]:
     if not lines:
         return found
     sources = [("CLAUDE.md", mem.root / "CLAUDE.md")]
-    sources += [(n.path, mem.root / n.path) for n in mem.notes() if n.type == "protocol" and n.path != rel]
+    sources += [(n.path, mem.root / n.path) for n in mem.heads() if n.type == "protocol" and n.path != rel]
     for name, path in sources:
         data, _ = fs.read_stat(mem.root, path)
         if data is None:

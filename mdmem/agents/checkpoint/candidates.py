@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from mdmem.agents.checkpoint.dimensions import NAMES, SUBSTANTIAL, Evidence, hits
+from mdmem.agents.checkpoint.evidence import NAMES, SUBSTANTIAL, Evidence, hits
 from mdmem.agents.checkpoint.scan import MARKS, RANK, Known, clean, key_slug
 from mdmem.base.errors import MdmemError, UsageError
 from mdmem.base.files import read_outside, state_path, write_atomic

@@ -1,10 +1,10 @@
 """The consolidation checkpoint: the scan prompt the model in the session answers, the
-validation and storage of what it proposes, the offline detectors' suggestions, and
+validation and storage of what it proposes, the offline suggestions (a rule the user stated), and
 ``accept`` / ``skip``. Nothing here writes memory; ``accept`` does, later, through
 :func:`mdmem.ops.capture.save`, for the numbers the user picked.
 
 Candidates come from the model in the session (the scan prompt, then ``propose``) or offline from
-the detectors (:func:`build`); proposals wait in ``.mdmem/checkpoints/<session>.json`` until
+the standing rules the user stated (:func:`build`); proposals wait in ``.mdmem/checkpoints/<session>.json`` until
 ``accept`` or ``skip``. Standard library only (the Stop hook builds checkpoints).
 
 By concept (each re-exported here, the checkpoint's public face): :mod:`mdmem.agents.checkpoint.scan` the scan
@@ -126,8 +126,8 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
             store_result: bool = True, model: str | None = None, max_bytes: int | None = None,
             timeout: float = MODEL_TIMEOUT, origin: str = "hand", read: Callable) -> Checkpoint:
     """The checkpoint of a whole transcript (``-`` = standard input; at most the last
-    ``max_bytes`` of it), stored when it has candidates. Offline by default (the detectors);
-    with ``model`` the scan prompt and the conversation go to that command, and its JSON
+    ``max_bytes`` of it), stored when it has candidates. Offline by default: only the standing rules the user
+    stated in so many words (:func:`mdmem.agents.checkpoint.signals.standing`); with ``model`` the scan prompt and the conversation go to that command, and its JSON
     answer through :func:`propose`.
 
     ``origin`` (:data:`ORIGINS`) is who ran it: "hand" (the default: ``mdmem checkpoint TRANSCRIPT``, a
@@ -138,7 +138,8 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
     ``--session``, the newest pending one of any origin) still take a hand run's suggestions. A hand run of
     a session's transcript replaces that session's pending checkpoint, as every checkpoint does: the
     numbers just printed are the ones ``accept`` takes, and the person who ran it decides them."""
-    from mdmem.agents.checkpoint.dimensions import detect, language
+    from mdmem.agents.checkpoint.evidence import language
+    from mdmem.agents.checkpoint.signals import standing
     tr = read(source, subagents=subagents, max_bytes=max_bytes, errors=bool(model))  # a model sees tools' errors
     sid = session or tr.session_id or (Path(source).stem if source != "-" else "stdin")
     chosen = lang or language(tr.messages)
@@ -146,7 +147,7 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
         raise UsageError(f"--lang must be one of: {', '.join(_TEXT)}")
     claude_md = [Path(p) / "CLAUDE.md" for p in {str(cwd or Path.cwd()), tr.cwd or ""} if p]
     transcript = None if source == "-" else str(Path(source).resolve())
-    evidence = detect([m for m in tr.messages if m.kind != "tool-error"])
+    evidence = standing(tr.messages)
     if model:
         known = Known.read(vault, claude_md, sid)
         prompt = scan_prompt(None, None, known=known, evidence=evidence, lang=chosen, answer=False,

@@ -23,7 +23,7 @@ TYPE_CHECKING = False  # annotations only (`typing` costs ~10 ms of a hook's sta
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from mdmem.agents.checkpoint.dimensions import Evidence
+    from mdmem.agents.checkpoint.evidence import Evidence
 from mdmem.base.layout import MEMORY_DIR, STATE_DIR, safe_session  # noqa: E402
 from mdmem.text.protocol import memory_protocol  # noqa: E402,F401  (re-exported: the checkpoint's public face)
 

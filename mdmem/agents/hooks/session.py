@@ -2,7 +2,7 @@
 pending checkpoint it shows, ``hook status``, and PreCompact / SessionEnd (``pre_compact``,
 ``session_end``: the offline checkpoint kept for the next card). The Stop hook's policy is
 :mod:`mdmem.agents.checkpoint.stop` and what the hooks share :mod:`mdmem.agents.hooks.state`; both are
-re-exported here (``hooks.stop``, ``hooks.gate``, ``hooks.HookError``, ...).
+re-exported here (``hooks.stop``, ``hooks.HookError``, ...).
 
 Claude Code runs these at every session start, so they are reached from :mod:`mdmem.cli.hook`
 (the fast path, before Typer is ever imported) and this module imports only the standard library
@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import time
 
-from mdmem.agents.checkpoint.stop import gate, offers, stop  # noqa: F401
+from mdmem.agents.checkpoint.stop import stop  # noqa: F401
 from mdmem.agents.history.background import with_reminder
 from mdmem.agents.hooks.state import (  # noqa: F401  (re-exported: the hooks' public face)
     DEFAULTS,
@@ -29,6 +29,7 @@ from mdmem.agents.hooks.state import (  # noqa: F401  (re-exported: the hooks' p
     log,
     now,
     read_state,
+    record_digest,
     settings,
     text_field,
     today,
@@ -60,13 +61,14 @@ CARD_CODE = ("ops/context.py", "ops/timeline.py", "ops/search.py", "ops/recall.p
 # ----------------------------------------------------------------------------- session start
 
 
-def fingerprint(vault: str, cwd: str) -> str:
+def fingerprint(vault: str, cwd: str, scan: files.Scan | None = None) -> str:
     """What the memory card depends on, cheaply: the stat of every note (the one
     vault walker, :func:`mdmem.base.files.scan`) and of the bootstrap files that
     apply in ``cwd``, the memory protocol the card carries and the stat of the code that
     lays the card out (:data:`CARD_CODE`: an upgrade that changes either makes the card
     again; a card kept from before showed the old protocol until a note changed). About
-    50 ms for 10k notes; no parsing."""
+    50 ms for 10k notes; no parsing. ``scan``: the vault's walk when the caller made it (the card made again
+    hands the same walk to the refresh: one walk, not two)."""
     import hashlib
     from pathlib import Path
 
@@ -79,7 +81,7 @@ def fingerprint(vault: str, cwd: str) -> str:
             h.update(f"{rel}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
         except OSError:  # a zipped or frozen install: the protocol and the notes still key the card
             h.update(f"{rel}\0?\n".encode())
-    for rel, (mtime, size, ctime) in sorted(files.scan(Path(vault)).notes.items()):
+    for rel, (mtime, size, ctime) in sorted((scan or files.scan(Path(vault))).notes.items()):
         h.update(f"{rel}\0{mtime}\0{size}\0{ctime}\n".encode("utf-8", "surrogateescape"))
     for path in bootstrap_candidates(cwd):
         try:
@@ -170,7 +172,8 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
             log(vault, f"session-start: the catch-up import could not start: {e}")
     broken = _config_trouble(vault)
     scope = _scope(vault, cwd, broken)
-    fp = fingerprint(vault, cwd)
+    walk = files.scan(vault)
+    fp = fingerprint(vault, cwd, walk)
     card = read_state(_card_path(vault, scope.project))
     day = today()
     if _card_current(card, fp, budget, day):
@@ -183,7 +186,11 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
         from mdmem.ops.context import context
 
         with Memory.open(vault, settings=Settings() if broken else None) as mem:
-            mem.refresh(strict=False)
+            # no note changed since the notes cache was written: the card is made from it alone (the search
+            # index, Whoosh, is neither opened nor imported); else brought up to date first
+            if not mem.notes_current(walk) and not mem.refresh(strict=False, scan=walk).stale \
+                    and not mem.notes_current(mem.scan):  # only a folder moved: the next card need not look again
+                record_digest(vault, files.digest(mem.scan))
             text = context(mem, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
                            command=card_command(vault), scope=scope).text
             through = mem.store.valid_through(day)
@@ -366,15 +373,9 @@ def session_status(vault: str, session: str | None = None) -> dict:
     cfg = settings(vault, {})
     policy = state.get("policy") or cfg["policy"]
     stops, since = int(state.get("stops", 0) or 0), int(state.get("since", 0) or 0)
-    if policy == "evidence":
+    if policy in ("signals", "evidence"):  # "evidence" (its detectors retired): the signals, as a setting of old
         last = state.get("last_trigger") or 0
-        nxt = {"policy": "evidence", "dimensions": len(state.get("pending") or {}),
-               "needs_dimensions": cfg["min_dimensions"],
-               "not_before": _iso(last + cfg["min_interval_minutes"] * 60) if last else None}
-    elif policy == "signals":
-        last = state.get("last_trigger") or 0
-        nxt = {"policy": "signals", "dimensions": len(state.get("pending") or {}),
-               "tool_calls": int(state.get("tools", 0) or 0),
+        nxt = {"policy": "signals", "said": bool(state.get("said")), "steers": int(state.get("steers", 0) or 0),
                "fallback_stops_left": max(0, cfg["min_stops"] - since),
                "not_before": _iso(last + cfg["min_interval_minutes"] * 60) if last else None}
     else:

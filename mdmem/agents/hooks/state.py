@@ -196,7 +196,7 @@ def fresh(vault: str, log) -> None:
     now = dict(scan.notes) | {p: (0, 0, 0) for p in scan.broken}
     changed = sum(1 for p, st in now.items() if cached.get(p) != st) + sum(1 for p in cached if p not in now)
     if not changed:  # only a folder moved (an editor's swap file came and went): the notes are as indexed
-        _record(vault, digest)
+        record_digest(vault, digest)
         return
     if changed > REFRESH_MAX:
         log(vault, f"prompt: {changed} notes changed since the index; answering from it as is (run `mdmem index`)")
@@ -213,7 +213,7 @@ def fresh(vault: str, log) -> None:
     log(vault, f"prompt: the index was {changed} note(s) behind; brought up to date")
 
 
-def _record(vault: str, digest: str) -> None:
+def record_digest(vault: str, digest: str) -> None:
     """Keep the scan's digest as the cache's, so the next prompt does not look again (skipped when a writer
     holds the vault: it records the digest itself)."""
     import sqlite3
