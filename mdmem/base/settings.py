@@ -393,7 +393,8 @@ def project_map(vault: Path | str | None, config: dict | None = None) -> dict[st
 
 HOOK_DEFAULTS: dict[str, Any] = {"policy": "signals", "min_stops": 20, "min_minutes": 30.0, "min_dimensions": 2,
                                  "min_interval_minutes": 10.0, "min_tool_calls": 15, "max_transcript_mb": 8.0,
-                                 "timeout_seconds": 2.0, "output": "block"}
+                                 "timeout_seconds": 2.0, "output": "block",
+                                 "sessions_reminder_hours": 24.0}  # the card names unreviewed imported sessions
 HOOK_CHOICES = {"policy": ("signals", "cadence", "evidence"), "output": ("block", "context")}
 
 

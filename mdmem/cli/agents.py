@@ -134,11 +134,15 @@ def checkpoint(
     if target == "review":
         if not session:
             raise typer.BadParameter("which session? `mdmem checkpoint review --session S`", param_hint="--session")
-        from mdmem.agents.checkpoint.review import agent_of, review
+        from mdmem.agents.checkpoint.review import agent_of, review, review_imported, waits
         from mdmem.agents.launch import runner
 
         root = vault_root(vault)
-        done = review(root, session, run=runner(), read=_reader(agent_of(root, session)))
+        if waits(root, session):
+            done = review(root, session, run=runner(), read=_reader(agent_of(root, session)))
+        else:  # an imported session (sessions/): its transcript read by the reader of the agent that wrote it
+            done = review_imported(root, session, run=runner(), read_for=lambda agent: _reader(
+                _ADAPTERS[agent]) if agent in _ADAPTERS else None)
         render.emit_json(done) if json else render.text(done.text)
         return
     if target in ("accept", "skip"):
@@ -446,6 +450,9 @@ def _agent_result_text(result, verb: str) -> str:
     lines += [f"  {f.action:9} {f.path}" + (f"  ({f.detail})" if f.detail else "") for f in result.files]
     lines += [f"  note: {n}" for n in result.notes]
     return "\n".join(lines)
+
+
+_ADAPTERS = {"claude-code": "claude", "codex": "codex", "gemini": "gemini"}  # an imported session's agent: its hooks'
 
 
 def _reader(agent: str):

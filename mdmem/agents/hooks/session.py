@@ -15,6 +15,7 @@ import os
 import time
 
 from mdmem.agents.checkpoint.stop import stop  # noqa: F401
+from mdmem.agents.history.background import with_reminder
 from mdmem.agents.hooks.state import (  # noqa: F401  (re-exported: the hooks' public face)
     DEFAULTS,
     LOCK_WAIT,
@@ -210,6 +211,7 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
         line = review_line(vault, waiting)
         if len(text.encode("utf-8")) + len(line.encode("utf-8")) + 2 <= CARD_MAX:
             text = (text.rstrip("\n") + "\n\n" if text else "") + line
+    text = with_reminder(text, vault, cwd, now(), CARD_MAX)  # imported sessions never reviewed (once a day)
     if found:
         room = CARD_MAX - len(text.encode("utf-8")) - 2
         block = pending_text(vault, found, room)
