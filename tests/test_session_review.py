@@ -1,7 +1,7 @@
 """The review queue of imported sessions: `checkpoint review --session S` reads an imported session (its transcript
 while the agent keeps it, else its note) and marks it reviewed in derived state, never in the note; `check` counts
 the sessions of each project never reviewed; the SessionStart card names them in one line, at most every
-`[hook] sessions_reminder_hours`. On a real Codex rollout (tests/data/codex, cited there)."""
+`[hook] sessions_reminder_hours`. On a rollout written in Codex's record shapes (tests/data/codex, decision 045)."""
 
 from __future__ import annotations
 
@@ -80,3 +80,18 @@ def test_review_falls_back_to_the_note_once_the_transcript_is_gone(cli, imported
     assert cli.json("check", "--vault", vault)["sessions_unreviewed"] == {}
     assert "no imported session has that id" in cli("checkpoint", "review", "--session", "ffffffffffff",
                                                     "--vault", vault, code=2).stderr
+
+
+def test_the_review_state_follows_a_state_folder_outside_the_vault(cli, vault: Path, isolated: Path, tmp_path):
+    """A synced vault (MDMEM_STATE_DIR): what was reviewed and what waits is kept in the state folder outside it."""
+    state = tmp_path / "state-outside"
+    env = {"CODEX_HOME": str(isolated / "codex"), "MDMEM_STATE_DIR": str(state)}
+    day = isolated / "codex" / "sessions" / "2025" / "11" / "22"
+    day.mkdir(parents=True)
+    (day / ROLLOUT.name).write_bytes(ROLLOUT.read_bytes())
+    cli("import", "codex", "--vault", vault, env=env)
+    cli("checkpoint", "review", "--session", SESSION, "--vault", vault, env=env)
+    assert cli.json("check", "--vault", vault, env=env)["sessions_unreviewed"] == {}
+    kept = {p.name for p in state.rglob("sessions-*.json")}
+    assert kept == {"sessions-reviewed.json", "sessions-waiting.json"} or kept == {"sessions-reviewed.json"}, kept
+    assert not list((vault / ".mdmem").rglob("sessions-*.json"))
