@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from mdmem.base.projects import Scope
     from mdmem.engine.memory import Memory
 
+MEANING = "the same meaning"  # the reason :func:`repeated` gives for a guess by meaning (not refused: decision 096)
 DUPLICATE_LINE = 30  # characters: a body line this long found in CLAUDE.md or a protocol is a repeat
 
 
@@ -64,7 +65,7 @@ def repeated(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
             elif mine and theirs and similarity(mine, theirs) >= SIMILAR:
                 near = (note.path, f"{int(100 * similarity(mine, theirs))}% the same wording")
             elif note.type != "project" and same_meaning(fact, statement(other), cosine.get(note.path), model):
-                near = (note.path, "the same meaning")
+                near = (note.path, MEANING)
     return near
 
 

@@ -54,6 +54,7 @@ from mdmem.agents.checkpoint.propose import (  # noqa: F401
     MODEL_TIMEOUT,
     conversation_text,
     propose,
+    repeats_of,
     run_model,
 )
 from mdmem.agents.checkpoint.scan import (  # noqa: F401
@@ -247,7 +248,9 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
     retried ``accept 1,2,3 --allow-secret`` writes nothing twice); a number not chosen earlier can still
     be accepted with ``--session``. ``project``: the session's project (:mod:`mdmem.base.projects`), which
     every memory saved carries; None: global."""
+    from mdmem.base.projects import Scope
     from mdmem.ops.capture import SameMemory, SecretRefused, save
+    from mdmem.ops.repeats import MEANING
 
     data = load(mem.root, session)
     if data.get("status") != "pending" and session is None:
@@ -281,6 +284,9 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
                                     c.get("line")))
             continue
         same = c.get("same") if isinstance(c.get("same"), str) else None
+        if same is None and kind != "claude-md":  # a note saved since the list was made: the same test propose ran
+            twin = repeats_of(mem, Scope(project), c["name"], c["body"], kind)
+            same = twin[0] if twin and twin[1] != MEANING else None
         if same and mem.store.get(same) is not None:  # the list said "accepting updates X": it does
             try:
                 r = save(mem, c["body"], kind, update=same, allow_secret=allow_secret, today=today)
@@ -313,8 +319,10 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
         except MdmemError as e:
             results.append(Accepted(n, c["dimension"], kind, c["name"], "refused", None, str(e)))
             continue
+        maybe = [w for w in r.warnings if r.similar and r.similar in w]  # one note per fact, a guess
         results.append(Accepted(n, c["dimension"], kind, c["name"], r.status, r.path,
-                                "saved" if r.status == "created" else "already saved: nothing changed", r.index_line))
+                                ("saved" if r.status == "created" else "already saved: nothing changed")
+                                + "".join(f"; {w}" for w in maybe), r.index_line))
     outcome = {a.number: a for a in results}
     still = [c for c in by_number.values() if c["number"] in outcome and outcome[c["number"]].status == "refused-secret"]
     settled = [c | ({"result": asdict(outcome[c["number"]])} if c["number"] in outcome else {})

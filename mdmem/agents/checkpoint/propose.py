@@ -129,17 +129,21 @@ def _doubt(known: Known, c: Candidate, earlier: set[str], saved: bool = True) ->
     return known.same_note(c)
 
 
-def _repeats(mem, scope, c: Candidate) -> tuple[str, str | None] | None:
-    """The saved memory ``c`` would say again, among the notes ``scope`` sees: the test ``save`` runs before
-    writing (:func:`mdmem.ops.repeats.repeated`: the same content, name, wording or meaning, with the vault's
-    vectors when it has them), so that the list says up front what ``accept`` will do. None without ``mem`` or
-    for a CLAUDE.md line (never saved)."""
-    if mem is None or c.type == "claude-md":
+def repeats_of(mem, scope, name: str, body: str, kind: str) -> tuple[str, str | None] | None:
+    """The saved memory a candidate would say again, among the notes ``scope`` sees: the test ``save`` runs
+    before writing (:func:`mdmem.ops.repeats.repeated`: the same content, name, wording or meaning, with the
+    vault's vectors when it has them), on its body without the line saying where it was proposed, so that the
+    list says up front what ``accept`` will do (and ``accept`` finds a note saved since). None without ``mem``
+    or for a CLAUDE.md line (never saved)."""
+    if mem is None or kind == "claude-md":
         return None
     from mdmem.ops.repeats import repeated
 
-    return repeated(mem, "", c.name, c.body.rsplit("\n\n", 1)[0].strip() or c.description, kind=c.type,
-                    scope=scope)
+    return repeated(mem, "", name, body.rsplit("\n\n", 1)[0].strip(), kind=kind, scope=scope)
+
+
+def _stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1].removesuffix(".md")
 
 
 def _replaces(payload) -> set[int]:
@@ -169,10 +173,12 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
 
     ``scope`` (:class:`mdmem.base.projects.Scope`, :func:`mdmem.agents.checkpoint.scan.scope_of`): the memory
     compared against is the global one and the session's project's, never another project's (None: every note).
-    With ``mem`` (the open vault), a candidate that repeats a saved note by meaning is marked with that note
-    (``same``): the list says "same as [[X]]: accepting updates X" and ``accept`` does exactly that; one that
-    repeats a note word for word is dropped, named."""
+    With ``mem`` (the open vault), a candidate that repeats a saved note by name or wording is marked with that
+    note (``same``): the list says "same as [[X]]: accepting updates X" and ``accept`` does exactly that; one that
+    may only mean the same is flagged "may say what [[X]] says" and accepting it saves a new note (decision
+    096); one that repeats a note word for word is dropped, named."""
     from mdmem.agents.checkpoint.candidates import load
+    from mdmem.ops.repeats import MEANING
     from mdmem.text.secrets import describe, find, redact
 
     payload = _json_payload(data)
@@ -240,15 +246,17 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
             dropped.append(Dropped(name, dim, "the same name twice in this answer"))
             continue
         exact = _exact_duplicate(known, c)
-        twin = None if exact else _repeats(mem, scope, c)
+        twin = None if exact else repeats_of(mem, scope, c.name, c.body, c.type)
         if twin is not None and twin[1] is None:
             exact = f"an exact duplicate of the saved note {twin[0].rsplit('/', 1)[-1]}"
         if exact:
             dropped.append(Dropped(name, dim, exact))
             continue
-        same = twin[0] if twin else None
+        same = twin[0] if twin and twin[1] != MEANING else None  # a guess by meaning is only said (decision 096)
+        guess = f"may say what [[{_stem(twin[0])}]] says (the same meaning, a guess)" if twin and not same else None
         flag = do_not_save(body or description, dim or 3, code_ok=False,
-                           claim=f"{raw_name}\n{desc_raw or description}") or _doubt(known, c, earlier, not same)
+                           claim=f"{raw_name}\n{desc_raw or description}") or guess or _doubt(known, c, earlier,
+                                                                                            not same)
         seen.add(key_slug(name))
         candidates.append(replace(c, flag=flag, same=same))
     replaced = _replaces(payload)
