@@ -34,10 +34,10 @@ if TYPE_CHECKING:
 
     F = TypeVar("F", bound=Callable[..., Any])
 
-SCHEMA_VERSION = "7"  # 3: the quick index (FTS5, :mod:`mdmem.engine.quick`) and the scan digest;
+SCHEMA_VERSION = "8"  # 3: the quick index (FTS5, :mod:`mdmem.engine.quick`) and the scan digest;
 # 4: notes stored as JSON arrays (no pickle); 5: the claims and superseded tables
 # (:mod:`mdmem.engine.supersede`); 6: ``ctime_ns`` in the change fingerprint; 7: the ``heads`` table
-# (:meth:`Store.heads`). Older caches are rebuilt.
+# (:meth:`Store.heads`); 8: its ``said`` and ``marks`` columns (the card's line). Older caches are rebuilt.
 
 
 class CacheDamaged(Exception):
@@ -116,7 +116,7 @@ class Store:
         db.execute("CREATE TABLE IF NOT EXISTS changes (gen INTEGER, path TEXT)")
         # each note's head (:func:`head_row`): what lists of notes need, a few hundred bytes a row
         db.execute("CREATE TABLE IF NOT EXISTS heads (path TEXT PRIMARY KEY, title TEXT, type TEXT, date TEXT,"
-                   " flags TEXT, project TEXT, head TEXT)")
+                   " flags TEXT, project TEXT, head TEXT, said TEXT, marks TEXT)")
         quick.create(db)
         supersede.create(db)
         row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
@@ -198,7 +198,7 @@ class Store:
         they do not (headings, links; and a note's frontmatter until it is asked for). The card reads these:
         at 10k notes whole rows cost most of its time (decision 061)."""
         return list(map(Head, self._db.execute(
-            "SELECT path, title, type, date, flags, project, head FROM heads ORDER BY path")))
+            "SELECT path, title, type, date, flags, project, head, said, marks FROM heads ORDER BY path")))
 
     def _drop(self, paths: list[str]) -> None:
         with _tx(self._db):
@@ -321,7 +321,7 @@ class Store:
             self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)",
                                  [(*r[:4], r[6]) for r in rows])
             self._db.executemany("DELETE FROM notes WHERE path=?", [(p,) for p in removed])
-            self._db.executemany("INSERT OR REPLACE INTO heads VALUES (?, ?, ?, ?, ?, ?, ?)", [r[7] for r in rows])
+            self._db.executemany("INSERT OR REPLACE INTO heads VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [r[7] for r in rows])
             self._db.executemany("DELETE FROM heads WHERE path=?", [(p,) for p in removed])
             quick.put(self._db, [r[4] for r in rows], removed, fresh=clear)
             if clear:
@@ -412,19 +412,21 @@ def dumps(note: Note) -> str:
     ], ensure_ascii=False, separators=(",", ":"))
 
 
-def head_row(note: Note) -> tuple[str, str, str, str | None, str, str | None, str]:
+def head_row(note: Note) -> tuple[str, str, str, str | None, str, str | None, str, str, str]:
     """A note's row of the ``heads`` table: path, title, type, date, flags (``i`` an index note, ``s`` sensitive,
-    ``a`` saved by an agent: :mod:`mdmem.base.layout`, ``source:``), its project (:func:`mdmem.base.projects.note_project`)
-    and the JSON of its frontmatter, tags, aliases and stat."""
+    ``a`` saved by an agent: :mod:`mdmem.base.layout`, ``source:``), its project (:func:`mdmem.base.projects.note_project`),
+    the JSON of its frontmatter, tags, aliases and stat, and how the card names it (:func:`mdmem.text.said.said`,
+    :func:`mdmem.text.said.marks`: the card formats none of its lines, decision 063)."""
     from mdmem.base.layout import is_index_note, is_sensitive
     from mdmem.base.projects import note_project
+    from mdmem.text.said import marks, said
 
     fm = note.frontmatter
     flags = ("i" if is_index_note(note.path, fm) else "") + ("s" if is_sensitive(fm, note.tags) else "") \
         + ("a" if fm.get("source") == "agent" else "")
     return (note.path, note.title, note.type, note.date, flags, note_project(fm),
             json.dumps([_plain(fm), note.tags, note.aliases, note.mtime_ns, note.size], ensure_ascii=False,
-                       separators=(",", ":")))
+                       separators=(",", ":")), said(note), marks(note))
 
 
 _LAZY = frozenset(("frontmatter", "tags", "aliases", "mtime_ns", "size"))
@@ -444,6 +446,8 @@ class Head(tuple):
     date = property(itemgetter(3))
     flags = property(itemgetter(4))
     project = property(itemgetter(5))
+    said = property(itemgetter(7))  # how a list names it (:func:`mdmem.text.said.said`)
+    marks = property(itemgetter(8))  # :func:`mdmem.text.said.marks`
     frontmatter: dict[str, Any]
     tags: tuple[str, ...]
     aliases: tuple[str, ...]

@@ -17,13 +17,16 @@ from pathlib import Path
 
 from mdmem.base.errors import UsageError
 from mdmem.base.files import read_outside
-from mdmem.base.lazy_re import lazy
 from mdmem.base.projects import Scope
 from mdmem.base.provenance import RULE_TYPES
 from mdmem.engine.memory import Memory
+from mdmem.engine.store import Head
 from mdmem.ops.timeline import daily_entries, is_sensitive
 from mdmem.text.fence import NOTICE, fence, one_line, quoted
 from mdmem.text.protocol import memory_protocol
+from mdmem.text.said import OPEN, SCOPED, is_open, near_words, protocol_paths, said, words
+from mdmem.text.said import description as _desc
+from mdmem.text.said import name as _name
 
 BOOTSTRAP_MAX = 1024 * 1024  # bytes read of one bootstrap file at most (they are outside the vault: bounded)
 
@@ -32,9 +35,6 @@ DECISIONS = 5       # the most recent decisions on the card
 PROFILE_LINES = 6   # lines of the user's note on the card
 LINE_MAX = 240      # bytes of one listed line at most
 MODES = ("index", "full", "off")
-ACTIVE = {"active", "ongoing", "in progress", "in-progress", "wip", "ativo", "ativa", "em andamento"}
-CLOSED = {"done", "paused", "archived", "cancelled", "canceled", "closed", "dropped", "concluído", "concluido",
-          "pausado", "arquivado", "cancelado"}
 
 
 @dataclass(frozen=True)
@@ -74,28 +74,11 @@ def _glob_match(path: str, pattern: str) -> bool:
     return pattern.endswith("/**") and (path + "/").startswith(pattern[:-2])
 
 
-def protocol_paths(note) -> list[str]:
-    value = note.frontmatter.get("paths")
-    if isinstance(value, str):
-        value = [value]
-    return [p for p in value if isinstance(p, str) and p.strip()] if isinstance(value, list) else []
-
-
 def _body(mem: Memory, path: str) -> str:
     try:
         return mem.read(path).body.strip()
     except OSError:
         return ""
-
-
-def _desc(note) -> str:
-    d = note.frontmatter.get("description")
-    return one_line(" ".join(d.split())) if isinstance(d, str) else ""
-
-
-def _status(note) -> str:
-    s = note.frontmatter.get("status")
-    return s.strip().lower() if isinstance(s, str) else ""
 
 
 def size(text: str) -> int:
@@ -212,7 +195,7 @@ def _protocols(mem: Memory, b: _Builder, notes: list, paths, mode: str, agent: s
     for note in notes:
         if note.type != "protocol" or note.path in agent:
             continue
-        globs = protocol_paths(note)
+        globs = protocol_paths(note) if _scoped(note) else []
         if globs:
             if any(_glob_match(p, g) for p in paths for g in globs):
                 _notice(b)
@@ -224,21 +207,15 @@ def _protocols(mem: Memory, b: _Builder, notes: list, paths, mode: str, agent: s
 
 
 def _active(notes: list) -> list:
-    return [n for n in notes if n.type == "project" and (_status(n) in ACTIVE or not _status(n)
-                                                          and _status(n) not in CLOSED)]
+    return [n for n in notes if n.type == "project" and (OPEN in n.marks if isinstance(n, Head) else is_open(n))]
 
 
-def _name(note) -> str:
-    name = note.frontmatter.get("name")
-    return one_line(" ".join(name.split()) if isinstance(name, str) and name.strip() else note.title)
+def _scoped(note) -> bool:
+    """Has the note ``paths:`` globs? A head says so without its frontmatter parsed."""
+    return SCOPED in note.marks if isinstance(note, Head) else bool(protocol_paths(note))
 
 
-_WORDS = lazy(r"[^\W_]+")  # runs of characters str.isalnum() accepts: \w less "_"
-
-
-def _words(text: str) -> list[str]:
-    """The words of ``text``, case folded: its runs of letters and digits."""
-    return _WORDS.findall(text.casefold())
+_words = words
 
 
 def _same(a: str, b: str) -> bool:
@@ -246,21 +223,14 @@ def _same(a: str, b: str) -> bool:
     return _words(a) == _words(b)
 
 
-NEAR_WORDS = 2  # a description that is the name with at most this many words more says nothing more
-
-
 def _near(a: str, b: str) -> bool:
-    """The same words, or one's words inside the other's with at most :data:`NEAR_WORDS` more: "We chose
+    """The same words, or one's words inside the other's with at most :data:`mdmem.text.said.NEAR_WORDS` more: "We chose
     PostgreSQL over MongoDB for the billing service" is near "PostgreSQL over MongoDB for the billing
     service" (a one-sentence decision's description and name)."""
     return _near_words(_words(a), _words(b))
 
 
-def _near_words(a: list[str], b: list[str]) -> bool:
-    short, long = sorted((a, b), key=len)
-    if not short or len(long) - len(short) > NEAR_WORDS:
-        return short == long
-    return any(long[i:i + len(short)] == short for i in range(len(long) - len(short) + 1))
+_near_words = near_words
 
 
 def _extends(note) -> bool:
@@ -280,14 +250,9 @@ def _about(note) -> str:
 
 
 def _said(note) -> str:
-    """How a line names ``note``: "name — description"; the description alone when it begins with the
-    name (:func:`_extends`); the name alone when the description says (nearly) only the name (:func:`_about`).
-    Each word list made once: the card says every feedback note and protocol (10k notes: 1,600 and 700)."""
-    name, desc = _name(note), _desc(note)
-    names, descs = _words(name), _words(desc)
-    if " " in name.strip() and len(descs) > len(names) > 0 and descs[:len(names)] == names:  # _extends
-        return desc
-    return f"{name} — {desc}" if desc and not _near_words(descs, names) else name
+    """How a line names ``note`` (:func:`mdmem.text.said.said`): a head carries it, made when its note was
+    cached, so the card formats none of its 1,600 feedback and 700 protocol lines at 10k notes (decision 063)."""
+    return note.said if isinstance(note, Head) else said(note)
 
 
 def _item(note, extra: str = "", agent: frozenset | set = frozenset()) -> str:
@@ -462,11 +427,12 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
             '`timeline "last week"`, `show NOTE` alike; over MCP: recall, search, read_note, timeline.')
     # by use and age: what is used often and lately first (each list then cut to its share)
     feedback = _ranked(mem, [n for n in notes if n.type == "feedback" and n.path not in agent], today)
-    protocols = [n for n in notes if n.type == "protocol" and not protocol_paths(n) and n.path not in agent]
-    scoped = [n for n in notes if n.type == "protocol" and protocol_paths(n) and n.path not in agent]
+    protocols = [n for n in notes if n.type == "protocol" and not _scoped(n) and n.path not in agent]
+    scoped = [n for n in notes if n.type == "protocol" and _scoped(n) and n.path not in agent]
     decisions = _ranked(mem, [n for n in notes if n.type == "decision"], today)
     active = _ranked(mem, _active(notes), today)
-    people = [_name(n) for n in notes if n.type == "person"]  # names, as in every section, not file names
+    persons = [n for n in notes if n.type == "person"]
+    people = [_name(n) for n in persons[:15]]  # names, as in every section, not file names
     days = sorted((one_line(n.title) for n in notes if n.type == "daily"), reverse=True)[:3]
     lists = {
         "profile": _List("Profile:", [line for line in profile_lines(mem, users[0]) if not any(
@@ -486,8 +452,8 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
                            f"- … and {{n}} older: `{_cmd(command, 'search type:decision')}`", len(decisions)),
         "projects": _List("Active projects:", [_item(n, agent=agent) for n in active[:8]],
                           f"- … and {{n}} more: `{_cmd(command, 'search type:project')}`", len(active)),
-        "people": _List(None, [_clip(f"People: {', '.join(people[:15])}"
-                                     + (f" (+{len(people) - 15} more)" if len(people) > 15 else ""))]
+        "people": _List(None, [_clip(f"People: {', '.join(people)}"
+                                     + (f" (+{len(persons) - 15} more)" if len(persons) > 15 else ""))]
                         if people else [], ""),
         "days": _List(None, [f"Last daily notes: {', '.join(days)}"] if days else [], ""),
     }
