@@ -330,11 +330,14 @@ class _List:
         self.head, self.lines, self.more = head, lines, more
         self.total = len(lines) if total is None else total  # what exists (more than listed: the rest is named)
         self.shown: list[str] = []
+        self._lines: int | None = None
 
     def need(self) -> int:
         rest = self.total - len(self.lines)
-        text = ([self.head] if self.head else []) + self.lines + ([self.more.replace("{n}", str(rest))] if rest else [])
-        return sum(size(t) + 1 for t in text)
+        if self._lines is None:  # the lines' bytes, counted once: _share asks for the need again and again
+            self._lines = sum(size(t) + 1 for t in self.lines)
+        text = ([self.head] if self.head else []) + ([self.more.replace("{n}", str(rest))] if rest else [])
+        return self._lines + sum(size(t) + 1 for t in text)
 
     def fit(self, room: int) -> int:
         """Keep the lines that fit in ``room`` bytes (with the "N more" line when some are left out);
@@ -385,13 +388,19 @@ def _ranked(mem: Memory, notes: list, today: dt.date | None) -> list:
 
     used = read(mem.state_dir)
     day = today or dt.date.today()
+    unused: dict[str | None, float] = {}  # a never used note's weight, by its date (10k notes: a few hundred dates)
 
-    def age(note) -> float:
+    def rank(note) -> float:
         uses, last = used.get(note.path, (0, 0.0))
+        if not last and not uses:
+            if note.date not in unused:
+                when = _date(note.date)
+                unused[note.date] = -weight(0, (day - when).days if when else 3650.0)
+            return unused[note.date]
         when = dt.date.fromtimestamp(last) if last else _date(note.date)
-        return (day - when).days if when else 3650.0
+        return -weight(uses, (day - when).days if when else 3650.0)
 
-    return sorted(_by_date(notes), key=lambda n: -weight(used.get(n.path, (0, 0.0))[0], age(n)))
+    return sorted(_by_date(notes), key=rank)
 
 
 def _date(value) -> dt.date | None:
