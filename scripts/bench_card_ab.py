@@ -13,7 +13,7 @@ run, the notes and their cache unchanged (the card made again: open, a refresh t
 ``--ref REF`` also times another git ref, interleaved: its ``mdmem/`` is exported (``git archive``) to a temp
 folder put first on ``PYTHONPATH`` for its runs (the before/after of a change in one run); ``--ref-vault DIR``: the
 ref's runs on that copy of VAULT, indexed by the ref (a ref with another notes-cache schema would rebuild VAULT's). ``--profile`` then runs
-the uncached card in this process under cProfile and prints where the time goes. Prints medians (ms), the ratio to
+the uncached card in this process under cProfile and prints where the time goes. Prints medians (ms; wall and CPU, user + system), the ratio to
 ``python -c pass`` and the load average before and after.
 """
 
@@ -23,6 +23,7 @@ import argparse
 import glob
 import json
 import os
+import resource
 import shlex
 import statistics
 import subprocess
@@ -36,10 +37,17 @@ CARD_MS = 150  # the card's budget, uncached at 10k notes
 PROMPT_X = 10  # the prompt hook's budget: times python -c pass
 
 
+CPU: list[float] = [0.0]  # the last run's CPU time (user + system, ms): the machine's load weighs on it less
+
+
 def _run(cmd: str, stdin: bytes, env: dict) -> tuple[float, subprocess.CompletedProcess]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     proc = subprocess.run(["sh", "-c", cmd], input=stdin, capture_output=True, env=env, timeout=300)
-    return (time.perf_counter() - t) * 1000, proc
+    ms = (time.perf_counter() - t) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU[0] = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    return ms, proc
 
 
 def _uncache(vault: Path) -> None:
@@ -98,12 +106,16 @@ def measure(vault: Path, runs: int, ref: str | None, ref_vault: Path | None = No
                 _uncache(vaults[label])
                 ms, proc = _run(cmd["SessionStart"], card_in, env)
                 assert b"# Memory (" in proc.stdout, proc.stderr[-600:]
+                cpu = CPU[0]
                 floor, _ = _run(bare, b"", env)
                 got.setdefault("card uncached", []).append(ms)
+                got.setdefault("card uncached cpu", []).append(cpu)
+                got.setdefault("python -c pass cpu", []).append(CPU[0])
                 got.setdefault("card uncached x", []).append(ms / floor)
                 got.setdefault("python -c pass", []).append(floor)
                 ms, proc = _run(cmd["SessionStart"], card_in, env)
                 got.setdefault("card kept", []).append(ms)
+                got.setdefault("card kept cpu", []).append(CPU[0])
                 for case, text in prompts.items():
                     stdin = json.dumps({"session_id": f"bench-{label}-{case}-{i}-{time.time_ns()}", "cwd": str(vault),
                                         "transcript_path": "/dev/null", "hook_event_name": "UserPromptSubmit",
@@ -134,6 +146,8 @@ def render(figures: dict) -> list[str]:
 
         lines.append(f"  {label}: card uncached {span('card uncached')} ({m['card uncached x']:.1f}x; target "
                      f"< {CARD_MS} ms); card kept {span('card kept')}; python -c pass {m['python -c pass']:.0f}")
+        lines.append(f"  {label}: CPU (user + system): card uncached {span('card uncached cpu')}; card kept "
+                     f"{span('card kept cpu')}; python -c pass {span('python -c pass cpu')}")
         for case in ("related", "unrelated"):
             hits = round(m[f"prompt {case} injected"] * 2) / 2
             lines.append(f"  {label}: prompt {case:<9} {span(f'prompt {case}')} ({m[f'prompt {case} x']:.2f}x; target "
