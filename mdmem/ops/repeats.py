@@ -27,43 +27,98 @@ def repeated(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
           kind: str = "") -> tuple[str, str | None] | None:
     """The memory note this one would repeat: ``(path, None)`` for the same
     content, ``(path, reason)`` for a near-duplicate (the same name, whatever the case, accents and
-    spacing; for a person, also one of another person note's ``aliases``), else None. The notes it
-    ``replaces`` are not compared. The notes are the cache's heads (:meth:`mdmem.engine.memory.Memory.heads`:
-    a name's frontmatter parsed only when it is compared; no links or headings); each body is read from its
-    file, which the cache does not keep."""
+    spacing; for a person, also one of another person note's ``aliases``; :data:`SIMILAR` of the same wording;
+    the same meaning), else None. The notes it ``replaces`` are not compared.
+
+    Fast at 10k notes (decision 062): the same content is a look-up of the body's digest in the notes cache
+    (the one file found is read to confirm it), the same name is read from the cache's heads, and only the
+    :data:`CANDIDATES` notes the search index ranks highest for its words (and those nearest by the vectors'
+    cosine, when the vault has them) have their body read for the wording and meaning tests. Without a search
+    index every memory note is read, as :func:`exhaustive` does."""
+    return _repeated(mem, rel, title, body, replaces, kind, CANDIDATES)
+
+
+def exhaustive(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
+               kind: str = "") -> tuple[str, str | None] | None:
+    """:func:`repeated` reading every memory note's body: what the bounded version is measured against
+    (scripts/bench.py ``--repeats``, eval/test_repeats_bounded.py)."""
+    return _repeated(mem, rel, title, body, replaces, kind, None)
+
+
+CANDIDATES = 50  # notes whose body is read for the wording and meaning tests, per ranking (decision 062)
+
+
+def _repeated(mem: Memory, rel: str, title: str, body: str, replaces: frozenset | set, kind: str,
+              limit: int | None) -> tuple[str, str | None] | None:
     from mdmem.text.meaning import same_meaning, statement
 
     flat = " ".join(body.split())
+    heads = [n for n in mem.heads() if n.path != rel and n.path.startswith(MEMORY_DIR + "/") and n.type != "daily"
+             and n.path not in replaces]
+    mine_paths = {n.path for n in heads}
+    for path in mem.same_body(flat):  # the cache's digest finds it; the file, read, confirms it is still so
+        if path in mine_paths and _flat_body(mem, path) == flat:
+            return path, None
     keys = {k for k in (name_key(title), name_key(rel.rsplit("/", 1)[-1][:-3])) if k}
     mine = shingles(body)
     fact = statement(body)
-    near = None
     model, cosine = _cosines(mem, fact)
-    for note in mem.heads():
-        if note.path == rel or not note.path.startswith(MEMORY_DIR + "/") or note.type == "daily" \
-                or note.path in replaces:
+    read = None if limit is None else _candidates(mem, body, cosine, mine_paths, limit)
+    for note in heads:
+        names = {name_key(note.title)}
+        if isinstance(note.frontmatter.get("name"), str):
+            names.add(name_key(note.frontmatter["name"]))
+        person = kind == "person" and note.type == "person"
+        if person:  # a person's other names: "Ana" is the note whose aliases say Ana
+            names |= {name_key(a) for a in note.aliases}
+        if keys & names:
+            return note.path, "the same person" if person else "the same name"
+        if read is not None and note.path not in read:
             continue
-        try:
-            other = body_of(fs.read_bytes(mem.root, note.path))
-        except OSError:
+        other = _flat_body(mem, note.path, flat=False)
+        if other is None:
             continue
-        if " ".join(other.split()) == flat:
+        if " ".join(other.split()) == flat:  # edited to this since the cache last read it
             return note.path, None
-        if near is None:
-            names = {name_key(note.title)}
-            if isinstance(note.frontmatter.get("name"), str):
-                names.add(name_key(note.frontmatter["name"]))
-            person = kind == "person" and note.type == "person"
-            if person:  # a person's other names: "Ana" is the note whose aliases say Ana
-                names |= {name_key(a) for a in note.aliases}
-            theirs = shingles(other)
-            if keys & names:
-                near = (note.path, "the same person" if person else "the same name")
-            elif mine and theirs and similarity(mine, theirs) >= SIMILAR:
-                near = (note.path, f"{int(100 * similarity(mine, theirs))}% the same wording")
-            elif note.type != "project" and same_meaning(fact, statement(other), cosine.get(note.path), model):
-                near = (note.path, "the same meaning")
-    return near
+        theirs = shingles(other)
+        if mine and theirs and similarity(mine, theirs) >= SIMILAR:
+            return note.path, f"{int(100 * similarity(mine, theirs))}% the same wording"
+        if note.type != "project" and same_meaning(fact, statement(other), cosine.get(note.path), model):
+            return note.path, "the same meaning"
+    return None
+
+
+def _flat_body(mem: Memory, path: str, flat: bool = True) -> str | None:
+    """A note's body as on disk now (whitespace runs made one space when ``flat``), None when unreadable."""
+    try:
+        other = body_of(fs.read_bytes(mem.root, path))
+    except OSError:
+        return None
+    return " ".join(other.split()) if flat else other
+
+
+QUERY_WORDS = 64  # the new memory's first distinct words asked of the search index
+
+
+def _candidates(mem: Memory, body: str, cosine: dict[str, float], eligible: set[str], limit: int) -> set[str] | None:
+    """The memory notes worth reading: the ``limit`` the search index ranks highest for ``body``'s words (BM25,
+    any of the words) and the ``limit`` nearest by ``cosine``. None (read them all) when there is no usable
+    search index."""
+    import re
+
+    from mdmem.engine.index import Filters, IndexDamaged
+
+    found = {p for p, _ in sorted(((p, c) for p, c in cosine.items() if p in eligible), key=lambda pc: -pc[1])[:limit]}
+    words = list(dict.fromkeys(w.casefold() for w in re.findall(r"[^\W_]+", body) if len(w) <= 40))[:QUERY_WORDS]
+    if not words:
+        return found
+    try:
+        if not mem.index.exists():
+            return None
+        hits = mem.index.search(" ".join(words), limit, Filters(folder=MEMORY_DIR))
+    except (IndexDamaged, OSError):
+        return None
+    return found | {h.path for h in hits}
 
 
 def _cosines(mem: Memory, text: str) -> tuple[str | None, dict[str, float]]:
