@@ -209,6 +209,21 @@ class Store:
             return []
         return [p for (p,) in self._db.execute("SELECT path FROM heads WHERE digest=? ORDER BY path", (digest,))]
 
+    @_guard
+    def holding(self, terms: Iterable[str]) -> dict[str, list[int]]:
+        """term -> the quick-index rowids (:func:`mdmem.engine.quick.rowid`) of the notes whose body has it: what
+        ``save`` ranks its candidates by (decision 062). Written in the same transaction as the heads. A term the
+        index's tokenizer splits in two (a phrase, which its ``detail=column`` cannot match) holds none."""
+        found = {}
+        for t in terms:
+            try:
+                found[t] = quick.matches(self._db, t, "words")
+            except sqlite3.OperationalError as e:
+                if "fts5" not in str(e):
+                    raise
+                found[t] = []
+        return found
+
     def _drop(self, paths: list[str]) -> None:
         with _tx(self._db):
             self._db.executemany("DELETE FROM notes WHERE path=?", [(p,) for p in paths])

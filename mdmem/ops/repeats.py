@@ -4,6 +4,7 @@ protocol already holds). One note per fact: decision 031."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from mdmem.base import files as fs
@@ -13,6 +14,7 @@ from mdmem.text.similar import SIMILAR, name_key, shingles, similarity
 
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
+    from mdmem.engine.store import Head
 
 DUPLICATE_LINE = 30  # characters: a body line this long found in CLAUDE.md or a protocol is a repeat
 
@@ -32,9 +34,8 @@ def repeated(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
 
     Fast at 10k notes (decision 062): the same content is a look-up of the body's digest in the notes cache
     (the one file found is read to confirm it), the same name is read from the cache's heads, and only the
-    :data:`CANDIDATES` notes the search index ranks highest for its words (and those nearest by the vectors'
-    cosine, when the vault has them) have their body read for the wording and meaning tests. Without a search
-    index every memory note is read, as :func:`exhaustive` does."""
+    :data:`CANDIDATES` notes that rank highest for its words in the cache's quick index (and those nearest by
+    the vectors' cosine, when the vault has them) have their body read for the wording and meaning tests."""
     return _repeated(mem, rel, title, body, replaces, kind, CANDIDATES)
 
 
@@ -63,7 +64,7 @@ def _repeated(mem: Memory, rel: str, title: str, body: str, replaces: frozenset 
     mine = shingles(body)
     fact = statement(body)
     model, cosine = _cosines(mem, fact)
-    read = None if limit is None else _candidates(mem, body, cosine, mine_paths, limit)
+    read = None if limit is None else _candidates(mem, body, cosine, heads, limit)
     for note in heads:
         names = {name_key(note.title)}
         if isinstance(note.frontmatter.get("name"), str):
@@ -97,35 +98,47 @@ def _flat_body(mem: Memory, path: str, flat: bool = True) -> str | None:
     return " ".join(other.split()) if flat else other
 
 
-QUERY_WORDS = 64  # the new memory's first distinct words asked of the search index
+K1, B = 1.2, 0.75  # BM25's usual constants
+_ATOM = re.compile(r"[^\W_]+")
 
 
-def _candidates(mem: Memory, body: str, cosine: dict[str, float], eligible: set[str], limit: int) -> set[str] | None:
-    """The memory notes worth reading: the ``limit`` the search index ranks highest for ``body``'s words (BM25,
-    any of the words) and the ``limit`` nearest by ``cosine``. None (read them all) when there is no usable
-    search index."""
-    import re
+def _candidates(mem: Memory, body: str, cosine: dict[str, float], heads: list[Head], limit: int) -> set[str]:
+    """The memory notes worth reading: the ``limit`` that rank highest for ``body``'s content words
+    (:func:`mdmem.text.meaning.words`) and the ``limit`` nearest by ``cosine``. The ranking is BM25 with each
+    word counted once (the quick index of the notes cache says which notes hold a word, :meth:`Store.holding`;
+    a note's length is its size): a note that shares most of the memory's words, and is not much longer, ranks
+    first, and that is what both tests ask of a repeat (decision 062)."""
+    import math
 
-    from mdmem.engine.index import Filters, IndexDamaged
+    from mdmem.engine.quick import rowid
+    from mdmem.text.meaning import words
 
-    found = {p for p, _ in sorted(((p, c) for p, c in cosine.items() if p in eligible), key=lambda pc: -pc[1])[:limit]}
-    words = list(dict.fromkeys(w.casefold() for w in re.findall(r"[^\W_]+", body) if len(w) <= 40))[:QUERY_WORDS]
-    if not words:
+    found = {p for p, _ in sorted(((n.path, cosine[n.path]) for n in heads if n.path in cosine),
+                                  key=lambda pc: -pc[1])[:limit]}
+    terms = {a for w in words(body)[0] for a in _ATOM.findall(w)}  # "x's" is two of the index's words
+    if not terms or not heads:
         return found
-    try:
-        if not mem.index.exists():
-            return None
-        hits = mem.index.search(" ".join(words), limit, Filters(folder=MEMORY_DIR))
-    except (IndexDamaged, OSError):
-        return None
-    return found | {h.path for h in hits}
+    by_id = {rowid(n.path): n for n in heads}
+    sizes = {i: max(n.size, 1) for i, n in by_id.items()}
+    average = sum(sizes.values()) / len(sizes)
+    score: dict[int, float] = {}
+    for ids in mem.store.holding(sorted(terms)).values():
+        ids = [i for i in ids if i in by_id]
+        idf = math.log(1 + (len(by_id) - len(ids) + 0.5) / (len(ids) + 0.5))
+        for i in ids:
+            score[i] = score.get(i, 0.0) + idf
+    ranked = sorted(score, key=lambda i: -score[i] * (K1 + 1) / (1 + K1 * (1 - B + B * sizes[i] / average)))
+    return found | {by_id[i].path for i in ranked[:limit]}
 
 
 def _cosines(mem: Memory, text: str) -> tuple[str | None, dict[str, float]]:
     """The vectors' cosines of ``text`` to each note (:func:`mdmem.engine.vectors.cosines`) when the vault has
     vectors and the semantic extra is installed, else none (the words alone decide)."""
+    from mdmem.engine import vectors
     from mdmem.engine.embed import SemanticUnavailable
 
+    if not (mem.state_dir / vectors.FILE).exists():  # (before numpy is imported: a third of a second)
+        return None, {}
     try:
         from mdmem.engine.vectors import cosines
 
