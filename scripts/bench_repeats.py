@@ -59,12 +59,19 @@ def export(rev: str, dest: Path) -> str:
 def cli(code: Path, vault: Path, *args: str) -> tuple[float, subprocess.CompletedProcess]:
     env = {**os.environ, "PYTHONPATH": str(code), "MDMEM_LOCK_TIMEOUT": "120"}
     t = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "mdmem", *args, "--vault", str(vault)], env=env,
-                          capture_output=True, text=True, timeout=900)
+    done = subprocess.run([sys.executable, "-m", "mdmem", *args, "--vault", str(vault)], env=env, cwd=code,
+                          capture_output=True, text=True, timeout=900)  # (cwd: ``-m`` puts it before PYTHONPATH)
     took = time.perf_counter() - t
     if done.returncode != 0:
         raise SystemExit(f"{args[:2]} failed ({done.returncode}): {done.stderr[-800:]}")
     return took, done
+
+
+def sqlite_schema(vault: Path) -> str:
+    import sqlite3
+
+    with sqlite3.connect(vault / ".mdmem" / "notes.db") as db:
+        return db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0]
 
 
 def memory_text(i: int) -> str:
@@ -92,6 +99,8 @@ def measure_time(n: int, runs: int, work: Path, codes: dict[str, Path]) -> dict:
             took, done = cli(code, vaults[name], "save", memory_text(r), "--type", "feedback", "--name",
                              f"release dry run {r}", "--json")
             status = json.loads(done.stdout)["status"]
+            if r == 0:  # which code ran: the cache's schema it left
+                log(f"{name}: schema {sqlite_schema(vaults[name])}")
             if status != "created":
                 raise SystemExit(f"{name}: save said {status}")
             times[name].append(took)
