@@ -42,7 +42,7 @@ def repeated(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
 def exhaustive(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
                kind: str = "") -> tuple[str, str | None] | None:
     """:func:`repeated` reading every memory note's body: what the bounded version is measured against
-    (scripts/bench.py ``--repeats``, eval/test_repeats_bounded.py)."""
+    (``scripts/bench_repeats.py``: the same answer on every real duplicate pair)."""
     return _repeated(mem, rel, title, body, replaces, kind, None)
 
 
