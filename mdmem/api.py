@@ -89,10 +89,6 @@ if TYPE_CHECKING:
     )
     from mdmem.ops.edit import (  # noqa: F401  (the public names, for type checkers)
         edit,
-        move,
-    )
-    from mdmem.ops.edit import (  # noqa: F401  (the public names, for type checkers)
-        resume as resume_move,
     )
     from mdmem.ops.forget import (  # noqa: F401  (the public names, for type checkers)
         NeedsConfirmation,
@@ -101,6 +97,12 @@ if TYPE_CHECKING:
     )
     from mdmem.ops.graph_page import (  # noqa: F401  (the public names, for type checkers)
         render_html as graph_page,
+    )
+    from mdmem.ops.move import (  # noqa: F401  (the public names, for type checkers)
+        move,
+    )
+    from mdmem.ops.move import (  # noqa: F401  (the public names, for type checkers)
+        resume as resume_move,
     )
     from mdmem.ops.recall import (  # noqa: F401  (the public names, for type checkers)
         recall,
@@ -158,8 +160,8 @@ _WHERE: dict[str, tuple[str, str]] = {
     "save": ("mdmem.ops.capture", "save"),
     "MAX_TEXT": ("mdmem.ops.capture", "MAX_TEXT"),
     "edit": ("mdmem.ops.edit", "edit"),
-    "move": ("mdmem.ops.edit", "move"),
-    "resume_move": ("mdmem.ops.edit", "resume"),
+    "move": ("mdmem.ops.move", "move"),
+    "resume_move": ("mdmem.ops.move", "resume"),
     "forget": ("mdmem.ops.forget", "forget"),
     "restore": ("mdmem.ops.forget", "restore"),
     "NeedsConfirmation": ("mdmem.ops.forget", "NeedsConfirmation"),

@@ -305,12 +305,13 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
                         "the prompt hook leave it out (search marks it).")] = None,
         project: ProjectArg = None,
         update: Annotated[str | None, Field(description="A note to add the text to instead of saving a new one (one "
-                                                         "note per fact: what a refusal for the same meaning "
-                                                         "names).")] = None,
+                                                         "note per fact: what a refusal, or a warning that it may "
+                                                         "mean the same, names).")] = None,
         ctx: Context | None = None,
     ) -> str:
         """Save a durable memory: a new note in its type's folder plus its line in MEMORY.md. The same content saved
-        again changes nothing; a near-duplicate is refused and named (update that note instead, or pass new=true).
+        again changes nothing; a repeat by name or wording is refused and named (update that note instead, or pass
+        new=true); one that may only mean the same is saved, and `similar` and a warning name that note.
         The note records that an agent saved it (`source: agent`): a feedback, protocol or user note stays "proposed
         by an agent, not confirmed" until the user confirms it (`confirm` in the answer says how).
         The result has `warnings` when the text looks like something not to keep (code, paths, task state)."""
@@ -454,9 +455,12 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         from mdmem.agents.checkpoint import consolidate as cp
 
         def work(mem):
+            from mdmem.base.projects import Scope
+
+            # compared with the global memory and the project checkpoint_accept saves into (the server's folder)
             result = cp.propose(mem.root, {"dimensions": dimensions or [], "candidates": candidates,
                                            "replaces": replaces or []},
-                                session=session, lang=lang, today=_today())
+                                session=session, lang=lang, today=_today(), mem=mem, scope=Scope(_owner(mem, None)))
             return cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result, mcp=True)}
 
         return state.call("checkpoint_propose", work)

@@ -134,7 +134,8 @@ def test_save_writes_the_note_and_its_line(vault, cli):
     assert out == {"status": "created", "path": "memory/people/Priya review style.md", "type": "person",
                    "name": "Priya review style", "description": "prefers async reviews", "tokens": tokens,
                    "section": "People", "index_line": line, "index_changed": True, "warnings": [],
-                   "type_reason": "given", "supersedes": [], "index_marked": [], "source": "user", "confirm": None}
+                   "type_reason": "given", "supersedes": [], "index_marked": [], "source": "user", "confirm": None,
+                   "similar": None}
     after = (vault / "MEMORY.md").read_text()
     assert after.splitlines()[0] == before.splitlines()[0]  # the budget comment is untouched
     assert _sections(after)["People"] == _sections(before)["People"] + [line]

@@ -41,7 +41,8 @@ def test_init_on_an_existing_folder_adds_only_what_is_missing(cli, tmp_path):
     out = cli.json("init", target)
     assert out == {"vault": str(target), "new": False,
                    "added": ["memory/daily/", "memory/projects/", "memory/protocols/", ".mdmem/"],
-                   "kept": ["MEMORY.md", "memory/people/"], "daily": "memory/daily/YYYY-MM-DD.md (mdmem's default)"}
+                   "kept": ["MEMORY.md", "memory/people/"], "daily": "memory/daily/YYYY-MM-DD.md (mdmem's default)",
+                   "state": str(target / ".mdmem")}
     assert {p: p.read_bytes() for p in before} == before  # no existing file changed
     assert sorted(p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file()) == [
         ".mdmem/.gitignore", "MEMORY.md", "README.md", "memory/daily/.gitkeep", "memory/people/me.md",

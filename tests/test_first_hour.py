@@ -365,7 +365,7 @@ def test_the_first_hour_end_to_end(tmp_path):
     init = json.loads(mdmem("init", ".", "--json", cwd=notes, env=env).stdout)
     assert init == {"vault": str(notes), "new": False, "kept": [".mdmem/"],
                     "added": ["MEMORY.md", "memory/daily/", "memory/people/", "memory/projects/", "memory/protocols/"],
-                    "daily": "memory/daily/YYYY-MM-DD.md (mdmem's default)"}
+                    "daily": "memory/daily/YYYY-MM-DD.md (mdmem's default)", "state": str(notes / ".mdmem")}
     after = digests(notes)
     assert {k: after[k] for k in originals} == originals
     assert sorted(set(after) - set(originals)) == ["MEMORY.md", "memory/daily/.gitkeep", "memory/people/.gitkeep",

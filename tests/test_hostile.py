@@ -415,8 +415,9 @@ async def test_an_mcp_call_that_runs_over_is_an_error_and_the_server_keeps_answe
 
     monkeypatch.setenv("MDMEM_LOCK_TIMEOUT", "120")  # the save waits for the lock far longer than the bound
     async with Client(build_server(vault, timeout=1.0), mode="legacy") as client:
-        with anyio.fail_after(SECONDS):
-            assert not (await client.call_tool("search", {"query": "cents"})).is_error  # indexed, warm
+        with anyio.fail_after(SECONDS):  # indexed, warm: on a loaded machine the first search may run over the
+            while (await client.call_tool("search", {"query": "cents"})).is_error:  # bound and finish behind it
+                await anyio.sleep(0.1)
         with write_lock(vault / ".mdmem", 5):
             with anyio.fail_after(SECONDS):
                 late = await client.call_tool("save", {"text": "Quokkas prefer the night shift.", "type": "reference",

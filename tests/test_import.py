@@ -1,9 +1,9 @@
 """``mdmem import``: real transcripts of each agent, through the real CLI, into a copy of sample-vault.
 
 Data: tests/data/claude-code, gemini (real files), codex (written in Codex's record shapes: no licensed real
-rollout is public); SOURCES.md beside each. ChatGPT and Claude.ai
-exports: no public real export was found, so those tests build conversations from the exports' published
-shapes (see mdmem/agents/exports/) and are marked so in their names.
+rollout is public), chatgpt (four conversations of a real export; the whole one is eval/'s); SOURCES.md beside
+each. No public real Claude.ai export was found: its tests, and the ChatGPT tests of edge cases the real export
+lacks (an edited prompt, a secret), build conversations from the exports' published shapes, marked so in names.
 """
 
 from __future__ import annotations
@@ -55,8 +55,8 @@ def said(note: str) -> list[str]:
 def claude_home(isolated: Path) -> Path:
     folder = isolated / ".claude" / "projects" / "-Users-pete-tmp-claude-code-sessions"
     folder.mkdir(parents=True)
-    for f in CLAUDE.glob("*.jsonl"):
-        shutil.copy(f, folder / f.name)
+    for name in ("14-session-share-curry-poems.jsonl", "95-mclaude-hi.jsonl"):  # the folder holds recall's too
+        shutil.copy(CLAUDE / name, folder / name)
     # a subagent's transcript lives beside its session: never a session of its own
     sub = folder / "14-session-share-curry-poems" / "subagents"
     sub.mkdir(parents=True)
@@ -301,3 +301,59 @@ def test_an_older_copy_of_a_session_never_replaces_the_note(cli, vault, claude_h
     again = cli.json("import", "claude-code", "--vault", vault)
     assert {i["status"] for i in again["items"]} == {"unchanged"} and again["skipped"] == {"older copy": 2}
     assert tree(vault) == before
+
+
+def test_an_export_is_streamed_a_zip_of_shards_and_a_cut_file(cli, vault, tmp_path):
+    """Exports are read one conversation at a time: a ZIP's sharded ``conversations-NNN.json`` in order; a file
+    cut short (a download that stopped) keeps the conversations before the cut and reports the rest."""
+    import zipfile
+
+    one = tmp_path / "one.json"
+    _chatgpt_export(one)
+    conv = json.loads(one.read_text(encoding="utf-8"))[0]
+    other = json.loads(json.dumps(conv).replace("c0ffee00", "deadbeef").replace("nginx", "caddy"))
+    archive = tmp_path / "export.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("conversations-001.json", json.dumps([other]))
+        z.writestr("conversations-000.json", json.dumps([conv]))
+        z.writestr("chat.html", "<html></html>")
+    report = cli.json("import", "chatgpt", archive, "--vault", vault, "--dry-run")
+    assert [i["session"][:8] for i in report["items"]] == ["c0ffee00", "deadbeef"] and not report["errors"]
+
+    cut = tmp_path / "conversations.json"
+    whole = json.dumps([conv, other])
+    cut.write_text(whole[: len(whole) - 200], encoding="utf-8")
+    report = cli.json("import", "chatgpt", cut, "--vault", vault)
+    assert [i["session"][:8] for i in report["items"]] == ["c0ffee00"]
+    assert len(report["errors"]) == 1 and "not JSON" in report["errors"][0][1]
+
+
+def test_a_question_about_the_past_in_a_vault_that_never_imported(cli, vault):
+    """No ``sessions/`` yet: a question about an earlier conversation answers from the notes (it once stopped with
+    "unknown type 'session'")."""
+    out = cli.json("recall", "when did we set up the deploy pipeline?", "--vault", vault)
+    assert out["sessions"] == [] and out["ranked"]
+
+
+REAL_CHATGPT = ROOT / "tests" / "data" / "chatgpt" / "conversations.json"  # four real conversations (SOURCES.md)
+
+
+@pytest.mark.slow
+def test_a_real_chatgpt_export(cli, vault):
+    """A real export: one note per conversation, the user's messages of the kept branch in order, never a tool's
+    output (browsing errors and quotes) nor the regenerated answer left on the other branch; again: nothing."""
+    report = cli.json("import", "chatgpt", REAL_CHATGPT, "--vault", vault)
+    assert sorted(i["user_messages"] for i in report["items"]) == [2, 2, 7, 7] and not report["errors"]
+    by_title = {n.split("\n# ", 1)[1].split("\n", 1)[0]: n for n in notes(vault).values()}
+    assert [m[:40] for m in said(by_title["GitHub Wikis & Source Code"])] == [
+        "In GitHub, is there some way to fill the", "show me the data science unicorn venn di"]
+    logo = said(by_title["Logo design for Pieterkuppens.net."])
+    assert [m[:30] for m in logo[2:5]] == ["Can you recommend me RGB codes", "Do you have a third color to c",
+                                          "How does a sunrise, with an or"]
+    everything = "".join(notes(vault).values())
+    for left_out in ("We are experiencing a high lo", "Error when executing command", "Beschikbaar als Software",
+                     "I suggest using a light gray", "NOT one of the unique elements of Big Data"):
+        assert left_out not in everything
+    before = tree(vault)
+    again = cli.json("import", "chatgpt", REAL_CHATGPT, "--vault", vault)
+    assert {i["status"] for i in again["items"]} == {"unchanged"} and tree(vault) == before

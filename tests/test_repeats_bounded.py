@@ -54,6 +54,5 @@ def test_a_rewording_among_many_notes_is_found(cli, vault: Path):
     target = folder / "z-staging.md"
     target.write_text(f"---\ntype: feedback\n---\n{RULE}, always\n")
     os.utime(target)
-    refused = cli("save", RULE + " in all regions", "-t", "feedback", "--name", "deploy order", "--vault", vault,
-                  code=1).stderr
-    assert "memory/feedback/z-staging.md" in refused
+    refused = cli("save", RULE, "-t", "feedback", "--name", "deploy order", "--vault", vault, code=1).stderr
+    assert "memory/feedback/z-staging.md" in refused and "the same wording" in refused

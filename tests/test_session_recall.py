@@ -1,5 +1,6 @@
 """Session recall: `recall` (auto and --sessions), MCP `search`/`recall` with `sessions`, the prompt hook, and
-`check`'s count of sessions never reviewed; on real Claude Code and Codex sessions imported into sample-vault."""
+`check`'s count of sessions never reviewed; on two real Claude Code sessions (tests/data/claude-code) and a Codex
+rollout imported into sample-vault."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from support import ROOT
 pytestmark = pytest.mark.slow  # the whole module is in the slow lane (.ci/run)
 
 CODEX = ROOT / "tests" / "data" / "codex" / "rollout-2025-11-22T21-45-35-019aad50-a7e6-7422-b7a8-0b384290624f.jsonl"
-CLAUDE = ROOT / "eval" / "data" / "checkpoint-real"
+CLAUDE = ROOT / "tests" / "data" / "claude-code"  # real transcripts, cited there (the 105 of eval/: eval/test_session_recall_real.py)
 HOME_SESSIONS = ("07-mclaude-brew-yubikey.jsonl", "01-entire-us-english.jsonl")
 
 
@@ -145,3 +146,21 @@ def test_sessions_never_crowd_the_notes_out_of_recall(cli, imported):
     out = cli.json("recall", "make sure it works", "--vault", imported, "--limit", "1")
     assert [r["path"][:9] for r in found["results"]] == ["sessions/"] * 3
     assert out["ranked"] and not out["ranked"][0]["path"].startswith("sessions/")
+
+
+def test_many_hidden_sessions_never_cut_the_notes_out_of_recall(cli, vault: Path):
+    """Search hides imported sessions; the rare words it counts to decide it may skip the common ones must be the
+    notes' own: 55 sessions holding "quokka" once left a question "quokka kafka" with no note at all (the four
+    notes about Kafka were never scored)."""
+    folder = vault / "sessions"
+    folder.mkdir()
+    for i in range(600):
+        extra = " quokka" if i < 55 else ""  # in 55 of 660 notes: rare (under 10%), yet more than recall's pool
+        (folder / f"2026-01-01-claude-code-{i:08x}.md").write_text(
+            f"---\nname: session {i}\ntype: session\nsession: {i:08x}-0000\nagent: claude-code\n---\n"
+            f"# session {i}\n\nWe talked about kafka topics{extra}.\n", encoding="utf-8")
+    out = cli.json("recall", "quokka kafka", "--no-sessions", "--vault", vault)
+    kafka = {"memory/daily/2026-11-25.md", "memory/decisions/decision-ledger-double-entry.md",
+             "memory/people/diego-almeida.md", "memory/people/priya-raman.md"}  # the notes that say "Kafka"
+    assert kafka <= {r["path"] for r in out["ranked"]}
+    assert not any(r["path"].startswith("sessions/") for r in out["ranked"])

@@ -52,6 +52,12 @@ def mdmem_home() -> str:
     return os.environ.get("MDMEM_HOME") or os.path.join(os.path.expanduser("~"), ".mdmem")
 
 
+def user_config_path() -> str:
+    """The user's own config, ``$MDMEM_HOME/config.toml`` (``~/.mdmem/config.toml``): settings of this user on
+    this machine, never inside a vault (a synced vault carries its ``.mdmem/config.toml`` to every machine)."""
+    return os.path.join(os.path.expanduser(mdmem_home()), "config.toml")
+
+
 def nfc(name: str) -> str:
     """A file name, vault path or link target as mdmem *matches* it: NFC-normalised. The one place a name on
     disk becomes a key (link resolution, name lookup, dedup, ``check``'s NAME TWINS).

@@ -94,3 +94,4 @@ class InitResult:
     added: list[str]
     kept: list[str]  # parts of the layout that were there already, untouched
     daily: str = ""  # where `mdmem daily` writes, and which setting says so
+    state: str = ""  # where the vault's derived state lives (``<vault>/.mdmem``, or outside it: decision 067)

@@ -89,6 +89,19 @@ def note_project(frontmatter: dict) -> str | None:
     return target.strip() or None
 
 
+def from_cache(value: object) -> str | None:
+    """The project of a note as the notes cache holds it (``json_extract(note, '$[3].project')``: a string, or
+    a list as JSON text), its name only; None for a global note."""
+    if isinstance(value, str) and value.startswith("[") and not value.startswith("[["):
+        import json
+
+        try:
+            value = json.loads(value)
+        except ValueError:
+            pass  # a string that starts with "[": a name as written
+    return note_project({PROJECT_KEY: value})
+
+
 def _key(name: str) -> str:
     import unicodedata
 

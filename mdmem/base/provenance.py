@@ -22,7 +22,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from mdmem.base.layout import STATE_DIR
+from mdmem.base.files import state_folder
 
 SOURCES = ("user", "checkpoint", "agent", "import")
 FIELDS = ("source", "session", "agent")  # the frontmatter keys, in the order written
@@ -112,7 +112,7 @@ def unconfirmed(root: str | os.PathLike, rel: str, frontmatter: dict, data: byte
     the caller has them; ``known``: the record when the caller read it already (:func:`records`)."""
     if frontmatter.get("source") != "agent":
         return False
-    known = records(state or os.path.join(root, STATE_DIR)) if known is None else known
+    known = records(state or state_folder(root)) if known is None else known
     written = known.get(rel)
     if not isinstance(written, str):
         return True  # no record: fail closed

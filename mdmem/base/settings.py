@@ -45,8 +45,15 @@ def read(vault: Path | str | None) -> dict[str, Any]:
     nesting too deep for the parser) is one :class:`ConfigError` naming the file, never a traceback."""
     if vault is None:
         return {}
-    path = config_path(vault)
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    return read_file(config_path(vault))
+
+
+def read_file(path: Path | str, follow: bool = False) -> dict[str, Any]:
+    """A ``config.toml`` at ``path``, parsed, as :func:`read` reads a vault's ({} when absent); ``follow``: a
+    symlink is followed (the user's own config, ``$MDMEM_HOME/config.toml``, may be a dotfile manager's link;
+    a vault's never is, since a vault arrives by sync or clone)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow else getattr(os, "O_NOFOLLOW", 0)) \
+        | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
@@ -338,6 +345,30 @@ def trouble(vault: Path | str) -> str | None:
     return None
 
 
+# ----------------------------------------------------------------------------- the user's own config
+
+STATE_KEYS = ("folder",)
+
+
+def state_folder() -> str | None:
+    """``[state] folder`` of the user's own config: the folder that holds every vault's state outside the vault
+    (:func:`mdmem.base.files.state_root`), or None (the state in the vault, ``.mdmem/``). Read only when the
+    file exists (the hooks pay one ``stat`` otherwise)."""
+    from mdmem.base.layout import user_config_path
+
+    path = user_config_path()
+    if not os.path.exists(path):
+        return None
+    section = _section(read_file(path, follow=True), "state", path)
+    _known(section, "state", STATE_KEYS, path)
+    value = section.get("folder")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"bad [state] folder in {path}: {value!r} (wants a folder's path)")
+    return value.strip()
+
+
 # ----------------------------------------------------------------------------- projects (stdlib, cheap)
 
 
@@ -362,7 +393,8 @@ def project_map(vault: Path | str | None, config: dict | None = None) -> dict[st
 
 HOOK_DEFAULTS: dict[str, Any] = {"policy": "signals", "min_stops": 20, "min_minutes": 30.0, "min_dimensions": 2,
                                  "min_interval_minutes": 10.0, "min_tool_calls": 15, "max_transcript_mb": 8.0,
-                                 "timeout_seconds": 2.0, "output": "block"}
+                                 "timeout_seconds": 2.0, "output": "block",
+                                 "sessions_reminder_hours": 24.0}  # the card names unreviewed imported sessions
 HOOK_CHOICES = {"policy": ("signals", "cadence", "evidence"), "output": ("block", "context")}
 
 

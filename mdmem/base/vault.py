@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from mdmem.base.errors import MdmemError, NotAVault, VaultNotFound
-from mdmem.base.files import state_dir, write_new
+from mdmem.base.files import state_dir, state_folder, write_new
 from mdmem.base.layout import INDEX_NAME, MEMORY_DIR, STATE_DIR, mdmem_home
 
 TYPE_CHECKING = False  # not `from typing import`: cheap for the hooks
@@ -218,14 +218,19 @@ def init_vault(path: Path) -> InitResult:
             continue
         write_new(path / rel, (source / rel).read_bytes())
         added.append(folder)
-    state = path / STATE_DIR
+    from pathlib import Path
+
+    state = Path(state_folder(path))  # the vault's .mdmem, or a folder outside it (state_root)
+    inside = state == path / STATE_DIR
     had_state, had_ignore = state.is_dir(), (state / ".gitignore").exists()
     state_dir(path)
     (state / READING_MARK).unlink(missing_ok=True)  # a folder read as it is before: a vault now
-    if not had_state:
+    if not inside:
+        pass  # nothing of mdmem's in the vault: said apart (InitResult.state)
+    elif not had_state:
         added.append(STATE_DIR + "/")
     elif not had_ignore:
         added.append(f"{STATE_DIR}/.gitignore")
     else:
         kept.append(STATE_DIR + "/")
-    return InitResult(str(path), new, added, kept)
+    return InitResult(str(path), new, added, kept, state=str(state))

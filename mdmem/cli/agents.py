@@ -134,11 +134,15 @@ def checkpoint(
     if target == "review":
         if not session:
             raise typer.BadParameter("which session? `mdmem checkpoint review --session S`", param_hint="--session")
-        from mdmem.agents.checkpoint.review import agent_of, review
+        from mdmem.agents.checkpoint.review import agent_of, review, review_imported, waits
         from mdmem.agents.launch import runner
 
         root = vault_root(vault)
-        done = review(root, session, run=runner(), read=_reader(agent_of(root, session)))
+        if waits(root, session):
+            done = review(root, session, run=runner(), read=_reader(agent_of(root, session)))
+        else:  # an imported session (sessions/): its transcript read by the reader of the agent that wrote it
+            done = review_imported(root, session, run=runner(), read_for=lambda agent: _reader(
+                _ADAPTERS[agent]) if agent in _ADAPTERS else None)
         render.emit_json(done) if json else render.text(done.text)
         return
     if target in ("accept", "skip"):
@@ -181,12 +185,21 @@ def checkpoint(
                 sid = latest_for(Path.cwd()).stem
             except Exception:
                 sid = None
-        result = cp.propose(root, data, session=sid, lang=lang or "en", extra_claude_md=[Path.cwd() / "CLAUDE.md"],
-                            today=os.environ.get("MDMEM_TODAY"))
+        from mdmem.agents.checkpoint.scan import scope_of
+
+        with open_memory(vault) as mem:  # the candidates that repeat a saved note are marked with it
+            result = cp.propose(root, data, session=sid, lang=lang or "en", extra_claude_md=[Path.cwd() / "CLAUDE.md"],
+                                today=os.environ.get("MDMEM_TODAY"), mem=mem,
+                                scope=scope_of(root, Path.cwd(), project, no_project))
+    elif model:
+        source = target if target is not None else str(latest_for(Path.cwd()))
+        with open_memory(vault) as mem:
+            result = cp.analyze(source, root, lang=lang, subagents=subagents, session=session,
+                                today=os.environ.get("MDMEM_TODAY"), model=model, read=read, mem=mem)
     else:
         source = target if target is not None else str(latest_for(Path.cwd()))
         result = cp.analyze(source, root, lang=lang, subagents=subagents, session=session,
-                            today=os.environ.get("MDMEM_TODAY"), model=model, read=read)
+                            today=os.environ.get("MDMEM_TODAY"), read=read)
     if json:
         render.emit_json(cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result)})
     else:
@@ -437,6 +450,9 @@ def _agent_result_text(result, verb: str) -> str:
     lines += [f"  {f.action:9} {f.path}" + (f"  ({f.detail})" if f.detail else "") for f in result.files]
     lines += [f"  note: {n}" for n in result.notes]
     return "\n".join(lines)
+
+
+_ADAPTERS = {"claude-code": "claude", "codex": "codex", "gemini": "gemini"}  # an imported session's agent: its hooks'
 
 
 def _reader(agent: str):

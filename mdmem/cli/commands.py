@@ -89,10 +89,11 @@ def index(
             render.emit_json(
                 {k: getattr(result, k) for k in ("notes", "added", "changed", "removed", "seconds")}
                 | {"rebuilt": result.rebuilt, "stages": result.stages,
-                   "vectors": asdict(result.vectors) if result.vectors else None}
+                   "vectors": asdict(result.vectors) if result.vectors else None, "state": str(mem.state_dir)}
             )
         else:
             render.refresh(result)
+            render.state(str(mem.root), str(mem.state_dir))
 
 
 def _with_progress(mem, rebuild: bool, semantic: bool = False):

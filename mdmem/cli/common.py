@@ -21,7 +21,7 @@ import typer
 from typer.core import TyperGroup
 
 from mdmem import __version__
-from mdmem.base.layout import STATE_DIR
+from mdmem.base.files import state_folder
 
 
 class Boundary(TyperGroup):
@@ -125,7 +125,7 @@ def vault_root(vault: Path | None, adopt: bool = False, read: bool = False) -> P
     if vault is None and not os.environ.get("MDMEM_VAULT") and is_tty() and not _params().get("json"):
         message(f"vault: {root}")
     if adopt:  # `mdmem index` makes a folder of notes a vault, as it always did
-        (root / STATE_DIR / READING_MARK).unlink(missing_ok=True)
+        Path(state_folder(root), READING_MARK).unlink(missing_ok=True)
     elif read and vault is not None and not looks_like_vault(root):  # a --vault folder of notes (find_vault)
         import shlex
 

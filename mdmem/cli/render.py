@@ -188,6 +188,17 @@ def initialised(result) -> None:
         text(f"nothing to add: {result.vault} already has {', '.join(result.kept)}")
     if result.daily and "mdmem's default" not in result.daily:  # an Obsidian vault's Daily notes, or config.toml
         text(f"daily log: {result.daily}")
+    state(result.vault, result.state)
+
+
+def state(vault: str, folder: str) -> None:
+    """Where a vault's derived state lives, said when it is not the vault's own ``.mdmem/`` (a vault synced by
+    iCloud, Dropbox or Obsidian Sync keeps it outside: ``MDMEM_STATE_DIR``, ``[state] folder``; or a read-only
+    vault's, in ``$MDMEM_HOME/read-only/``)."""
+    import os
+
+    if folder and os.path.dirname(os.path.abspath(folder)) != os.path.abspath(vault):
+        text(f"state (index, caches, hooks' state): {folder} (outside the vault)")
 
 
 def text(body: str) -> None:

@@ -140,8 +140,8 @@ def _save(
     project: OwnerOpt = None,
     no_project: GlobalOpt = False,
     update: Annotated[Optional[str], typer.Option(
-        "--update", help="Add the text to this note instead (one note per fact: what save suggests when a memory "
-        "of the same meaning exists).", show_default=False)] = None,
+        "--update", help="Add the text to this note instead (one note per fact: what save names when a memory "
+        "repeats or may mean the same as a saved one).", show_default=False)] = None,
     section: Annotated[Optional[str], typer.Option(
         "--section", help="With --update: replace this section (heading) of the note with the text.",
         show_default=False)] = None,

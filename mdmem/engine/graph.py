@@ -25,20 +25,13 @@ import networkx as nx
 
 from mdmem.base.layout import is_index_note, nfc
 from mdmem.base.models import Note
-from mdmem.text.resolve import Resolver
+from mdmem.text.resolve import Resolver, name_key
 
 
 def dangling_id(target: str) -> str:
     """One node per missing note, whatever the spelling: ``[[Foo]]``, ``[[foo.md]]``."""
     key = nfc(target.strip()).lower()
     return "?" + (key[:-3] if key.endswith(".md") else key)
-
-
-def name_key(target: str) -> str:
-    """The part of a link target Obsidian resolves by: its file name, lower-cased,
-    NFC, without ``.md``. A file's key and the keys of links that may reach it agree."""
-    name = nfc(target.strip()).lower().rsplit("/", 1)[-1]
-    return name[:-3] if name.endswith(".md") else name
 
 
 @dataclass(frozen=True)

@@ -642,24 +642,22 @@ READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)  # what mkdir or a write in
 
 
 def _state_for(root: Path) -> Path:
-    """Where the derived state of the vault ``root`` lives: its ``.mdmem`` (a real folder: :func:`fs.state_dir`,
-    else :class:`~mdmem.base.errors.UnsafeState`), or, when that cannot be written (a read-only mount, a vault
-    of another user's), a folder of this user's, ``$MDMEM_HOME/read-only/<hash of the vault's path>/.mdmem``:
-    search, the card and every read work there (the index built from the notes once, then kept up to date), and
-    nothing is written in the vault. Writes of notes fail as the file system says."""
+    """Where the derived state of the vault ``root`` lives (:func:`mdmem.base.files.state_root`, the one place
+    that decides it): its ``.mdmem`` (a real folder: :func:`fs.state_dir`, else
+    :class:`~mdmem.base.errors.UnsafeState`); the folder the user keeps every vault's state in (``$MDMEM_STATE_DIR``,
+    ``[state] folder``); or, when the vault cannot be written (a read-only mount, a vault of another user's), a
+    folder of this user's, ``$MDMEM_HOME/read-only/<hash of the vault's path>/.mdmem``: search, the card and every
+    read work there (the index built from the notes once, then kept up to date), and nothing is written in the
+    vault. Writes of notes fail as the file system says."""
     try:
-        fs.state_dir(root)
-        if os.access(root / fs.STATE_DIR, os.W_OK):
-            return root / fs.STATE_DIR
+        return fs.state_dir(root)
     except OSError as e:
         if e.errno not in READ_ONLY:
             raise
-    import hashlib
-
     from mdmem.base.layout import mdmem_home
 
-    key = hashlib.blake2b(os.fsencode(os.path.realpath(root)), digest_size=8).hexdigest()
-    elsewhere = Path(mdmem_home()).expanduser() / "read-only" / key
+    # writable by its mode, not in fact (a read-only bind mount): the read-only home all the same
+    elsewhere = Path(mdmem_home()).expanduser() / fs.READ_ONLY_DIR / fs.state_key(root, named=False)
     os.makedirs(elsewhere, mode=0o700, exist_ok=True)
     return fs.state_dir(elsewhere)
 

@@ -94,6 +94,7 @@ def stamp_new_index(root: Path, today: dt.date, timeout: float = 10.0) -> str:
     like :func:`update_budget`: under the lock, atomically, never over a changed file. Returns the
     comment."""
     import os
+    from pathlib import Path
 
     from mdmem.base import files as fs
     from mdmem.base.settings import Settings
@@ -102,7 +103,7 @@ def stamp_new_index(root: Path, today: dt.date, timeout: float = 10.0) -> str:
     prefix = MEMORY_DIR + "/"
     total = tokens_for(sum(st[1] for path, st in scan.notes.items() if path.startswith(prefix)))
     comment = budget_comment(total, Settings.load(root).check.cap, today)
-    with fs.write_lock(root / fs.STATE_DIR, float(os.environ.get("MDMEM_LOCK_TIMEOUT", timeout))):
+    with fs.write_lock(Path(fs.state_folder(root)), float(os.environ.get("MDMEM_LOCK_TIMEOUT", timeout))):
         data, seen = fs.read_stat(root, INDEX_NAME)
         if data is not None:
             new = with_budget_comment(data, comment)

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING
 from mdmem.base import files as fs
 from mdmem.base.errors import MdmemError, UsageError
 from mdmem.base.layout import INDEX_NAME, INDEX_SECTIONS, MEMORY_DIR, TYPE_FOLDERS, nfc
+from mdmem.base.projects import Scope
 from mdmem.base.provenance import RULE_TYPES, Provenance, record
 from mdmem.ops import guard
 from mdmem.ops.budget import index_line
 from mdmem.ops.properties import register_types
-from mdmem.ops.repeats import repeated, warnings
+from mdmem.ops.repeats import MEANING, repeated, warnings
 from mdmem.text.classify import classify, decision_note, decision_title
 from mdmem.text.naming import NAME_MAX, first_line, person_name, plain_links, subject
 from mdmem.text.similar import name_key
@@ -110,6 +111,7 @@ class SaveResult:
     index_marked: list[str] = field(default_factory=list)  # the old notes whose MEMORY.md line got SUPERSEDED_MARK
     source: str = "user"  # who wrote it (its frontmatter ``source``: mdmem.base.provenance)
     confirm: str | None = None  # an agent's rule: how the user confirms it (until then not shown as theirs)
+    similar: str | None = None  # a note it may say the same as (a guess by meaning, saved anyway: in warnings)
 
 
 def to_confirm(kind: str, rel: str, source: str) -> str | None:
@@ -226,8 +228,9 @@ def save(
     ``project``: the project the memory belongs to (:mod:`mdmem.base.projects`; None: global), written as
     ``project: "[[name]]"``; its note ``memory/projects/<name>.md`` is made first when no note has that name.
 
-    One note per fact: a memory of the same meaning as a saved one (:mod:`mdmem.text.meaning`: its words,
-    and its vectors when the vault has them) is refused (:class:`SameMemory`, naming the note) unless ``new``;
+    One note per fact: a memory that repeats a saved one (its name, or :data:`~mdmem.text.similar.SIMILAR`
+    of its wording) is refused (:class:`SameMemory`, naming the note) unless ``new``; one that may only say the
+    same (:mod:`mdmem.text.meaning`, a guess: decision 096) is saved with a warning naming the note;
     ``update`` (that note) adds the text to it instead (status "updated"), or, with ``section`` (a heading
     of it), replaces that section's text."""
     from mdmem.text.parse import parse_note
@@ -243,7 +246,7 @@ def save(
         "name": name or "", "description": description or "", "chosen option": chosen or "",
         "rejected options": "\n".join(rejected), "tags": "\n".join(tags), "paths": "\n".join(paths),
         "supersedes": "\n".join(supersedes)})
-    from mdmem.ops.edit import settle
+    from mdmem.ops.move import settle
 
     settle(mem)
     if update is not None:
@@ -305,7 +308,8 @@ def save(
         index_data, index_seen = fs.read_stat(mem.root, mem.root / INDEX_NAME)
         data = dump_note(meta, body + "\n")
         existing, _ = fs.read_stat(mem.root, path)
-        twin = repeated(mem, rel, title, body, {p for p, _ in old}, kind) if existing is None else None
+        twin = repeated(mem, rel, title, body, {p for p, _ in old}, kind, Scope(project)) if existing is None \
+            else None
         if twin is not None and twin[1] is None:  # the same content under another name
             note = parse_note(twin[0], fs.read_stat(mem.root, mem.root / twin[0])[0] or b"")
             got = note.frontmatter.get("description")
@@ -316,11 +320,8 @@ def save(
             raise MdmemError(f"{rel} would be a second note on the same person as {twin[0]}; add this to that note "
                              f"(mdmem edit {shlex.quote(twin[0])} --append TEXT), pass --supersedes "
                              f"{shlex.quote(twin[0])} if this one replaces it, or --new to save a second one")
-        if twin is not None and not new and twin[1] == "the same meaning":
-            raise SameMemory(f"{rel} would say what {twin[0]} says (the same meaning); update that note "
-                             f"(--update {shlex.quote(twin[0])}: the text is added to it), pass --supersedes "
-                             f"{shlex.quote(twin[0])} if this one replaces it, or --new to save a second one", twin[0])
-        if twin is not None and not new:
+        maybe = twin[0] if twin is not None and twin[1] == MEANING else None  # a guess: saved, with a warning
+        if twin is not None and not new and maybe is None:
             raise SameMemory(f"{rel} would be a near-duplicate of {twin[0]} ({twin[1]}); update that note "
                              f"(--update {shlex.quote(twin[0])}), pass --supersedes {twin[0]} if this one replaces "
                              f"it, or --new to save a second one", twin[0])
@@ -349,10 +350,14 @@ def save(
     if status == "created" or index_changed:
         mem.refresh()
     source = str(note.frontmatter.get("source") or "user")
-    return SaveResult(status, rel, kind, title, desc, note.tokens, section, line, index_changed,
-                      warnings(mem, body, rel) if status == "created" else [], reason,
+    said = warnings(mem, body, rel) if status == "created" else []
+    if status == "created" and maybe is not None and not new:
+        said.append(f"it may say what {maybe} says (the same meaning, a guess); if it does, keep one: mdmem forget "
+                    f"{shlex.quote(rel)} archives this one (or save with --update {shlex.quote(maybe)} next time)")
+    return SaveResult(status, rel, kind, title, desc, note.tokens, section, line, index_changed, said, reason,
                       [p for p, _ in old] if status == "created" else [], marked if status == "created" else [],
-                      source, to_confirm(kind, rel, source) if status == "created" else None)
+                      source, to_confirm(kind, rel, source) if status == "created" else None,
+                      maybe if status == "created" and not new else None)
 
 
 def _update(mem: Memory, ref: str, body: str, section: str | None, today, allow_secret: bool = False) -> SaveResult:

@@ -90,7 +90,7 @@ def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date
     text = text.strip()
     if not text:
         raise UsageError("nothing to add: the entry is empty")
-    from mdmem.ops.edit import settle
+    from mdmem.ops.move import settle
 
     settle(mem)
     text = escape_entry(text)

@@ -123,7 +123,7 @@ def forget(
     the notes to forget, as :func:`matches` found them (after a confirmation). Nothing is deleted;
     ``dry_run`` changes nothing."""
     by_search = False
-    from mdmem.ops.edit import settle
+    from mdmem.ops.move import settle
 
     settle(mem)
     if paths is None:
@@ -327,7 +327,7 @@ def restore(mem: Memory, ref: str, dry_run: bool = False) -> RestoreResult:
     """Bring an archived note back to where it was forgotten from, with the MEMORY.md lines forgetting
     removed (under their headings again; a line already there is not doubled). Refuses when a note now
     exists at that path (nothing is moved): move that one away first, or move the archived one by hand."""
-    from mdmem.ops.edit import settle
+    from mdmem.ops.move import settle
 
     settle(mem)
     archived = find_archived(mem, ref)

@@ -2,7 +2,7 @@
 after its last. It says what moves where (with the version of the note's bytes read) and which notes get which
 link rewrites (each note's version before and after, and the rewrites themselves), so that when the process is
 killed midway (``kill -9``, a power cut) the next write, ``mdmem move --resume`` or the MCP server finishes
-it (:func:`mdmem.ops.edit.resume`), and ``check`` reports it meanwhile. Without it, a killed move left most
+it (:func:`mdmem.ops.move.resume`), and ``check`` reports it meanwhile. Without it, a killed move left most
 linking notes pointing at the old name, with no notice.
 
 A journal is vault state like the rest of ``.mdmem/``: read within the vault's bounds (a regular file, at most
@@ -31,7 +31,7 @@ MAX_BYTES = 64 << 20  # a journal of 10,000 rewritten notes is a few MB
 class Rewrite:
     path: str                # the linking note's path before the move
     here: str                # its path after (the target, for the moved note itself)
-    before: str              # its version (:func:`mdmem.ops.edit.version`) as read
+    before: str              # its version (:func:`mdmem.base.files.version`) as read
     after: str               # its version once rewritten
     changes: list[tuple[int, str, str]]  # (line, old link, new link)
 

@@ -13,9 +13,11 @@ from mdmem.text.classify import WARNINGS
 from mdmem.text.similar import SIMILAR, name_key, shingles, similarity
 
 if TYPE_CHECKING:
+    from mdmem.base.projects import Scope
     from mdmem.engine.memory import Memory
     from mdmem.engine.store import Head
 
+MEANING = "the same meaning"  # the reason :func:`repeated` gives for a guess by meaning (not refused: decision 096)
 DUPLICATE_LINE = 30  # characters: a body line this long found in CLAUDE.md or a protocol is a repeat
 
 
@@ -26,36 +28,37 @@ def body_of(data: bytes) -> str:
 
 
 def repeated(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
-          kind: str = "") -> tuple[str, str | None] | None:
+          kind: str = "", scope: Scope | None = None) -> tuple[str, str | None] | None:
     """The memory note this one would repeat: ``(path, None)`` for the same
     content, ``(path, reason)`` for a near-duplicate (the same name, whatever the case, accents and
     spacing; for a person, also one of another person note's ``aliases``; :data:`SIMILAR` of the same wording;
-    the same meaning), else None. The notes it ``replaces`` are not compared.
+    the same meaning), else None. The notes it ``replaces`` are not compared, nor, with a ``scope``, the notes it
+    does not see (another project's: one note per fact holds within a project and the global memory, decision 066).
 
     Fast at 10k notes (decision 062): the same content is a look-up of the body's digest in the notes cache
     (the one file found is read to confirm it), the same name is read from the cache's heads, and only the
     :data:`CANDIDATES` notes that rank highest for its words in the cache's quick index (and those nearest by
     the vectors' cosine, when the vault has them) have their body read for the wording and meaning tests."""
-    return _repeated(mem, rel, title, body, replaces, kind, CANDIDATES)
+    return _repeated(mem, rel, title, body, replaces, kind, scope, CANDIDATES)
 
 
 def exhaustive(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
-               kind: str = "") -> tuple[str, str | None] | None:
+               kind: str = "", scope: Scope | None = None) -> tuple[str, str | None] | None:
     """:func:`repeated` reading every memory note's body: what the bounded version is measured against
     (``scripts/bench_repeats.py``: the same answer on every real duplicate pair)."""
-    return _repeated(mem, rel, title, body, replaces, kind, None)
+    return _repeated(mem, rel, title, body, replaces, kind, scope, None)
 
 
 CANDIDATES = 50  # notes whose body is read for the wording and meaning tests, per ranking (decision 062)
 
 
 def _repeated(mem: Memory, rel: str, title: str, body: str, replaces: frozenset | set, kind: str,
-              limit: int | None) -> tuple[str, str | None] | None:
+              scope: Scope | None, limit: int | None) -> tuple[str, str | None] | None:
     from mdmem.text.meaning import same_meaning, statement
 
     flat = " ".join(body.split())
     heads = [n for n in mem.heads() if n.path != rel and n.path.startswith(MEMORY_DIR + "/") and n.type != "daily"
-             and n.path not in replaces]
+             and n.path not in replaces and (scope is None or scope.sees_name(n.project))]
     mine_paths = {n.path for n in heads}
     for path in mem.same_body(flat):  # the cache's digest finds it; the file, read, confirms it is still so
         if path in mine_paths and _flat_body(mem, path) == flat:
@@ -85,7 +88,7 @@ def _repeated(mem: Memory, rel: str, title: str, body: str, replaces: frozenset 
         if mine and theirs and similarity(mine, theirs) >= SIMILAR:
             return note.path, f"{int(100 * similarity(mine, theirs))}% the same wording"
         if note.type != "project" and same_meaning(fact, statement(other), cosine.get(note.path), model):
-            return note.path, "the same meaning"
+            return note.path, MEANING
     return None
 
 

@@ -20,7 +20,7 @@ from mdmem.engine.memory import Memory
 
 def memory_paths(mem: Memory) -> frozenset[str]:
     """The vault paths of the memory notes (see the module's docstring); every note in a flat vault."""
-    notes = [n.path for n in mem.notes()]
+    notes = sorted(mem.store.stats())  # the paths alone: parsing every cached note cost recall 2 s at 10k sessions
     if is_flat(mem.root):
         return frozenset(notes)
     out = {p for p in notes if p.startswith(MEMORY_DIR + "/") or p == INDEX_NAME}

@@ -7,7 +7,7 @@ the session notes only (``type: session``) with the vault's search mode. Each hi
 project and the lines of what was said that hold the question's words (stemmed as the index stems them), and
 its link. A question with a window and no other words lists the window's sessions.
 
-:func:`unreviewed` counts, per project, the imported sessions whose ``reviewed`` is still false (``check``).
+:func:`unreviewed` counts, per project, the imported sessions never reviewed (``check``; decision 086).
 """
 
 from __future__ import annotations
@@ -109,7 +109,8 @@ def recall_sessions(mem: Memory, query: str, limit: int = 5, today: dt.date | st
     words = topic(span.rest if span else query)
     filters = Filters(type="session", after=span.start.isoformat() if span else None,
                       before=span.end.isoformat() if span else None)
-    found = search(mem, words, limit, filters, today=day).results if (words or span) else []
+    # a vault that never imported a session: nothing to find (a search by an unknown type is a usage error)
+    found = search(mem, words, limit, filters, today=day).results if (words or span) and hidden_type(mem) else []
     wanted = _terms(words)
     hits = []
     for h in found:
@@ -148,12 +149,16 @@ def render(hits: list[SessionHit], window: dict | None, budget: int) -> str:
 
 
 def unreviewed(mem: Memory) -> dict[str, int]:
-    """Imported sessions never reviewed, by project ("" for none), from the notes cache."""
+    """Imported sessions never reviewed, by project ("" for none), from the notes cache: neither marked in the
+    note nor reviewed since (:mod:`mdmem.base.reviews`)."""
+    from mdmem.base.reviews import reviewed
+
+    done = reviewed(mem.root)
     out: dict[str, int] = {}
     for note in mem.store.notes():
         if note.type != "session" or not is_session(note.path):
             continue
-        if note.frontmatter.get("reviewed") in (True, "true", "yes"):
+        if note.frontmatter.get("reviewed") in (True, "true", "yes") or str(note.frontmatter.get("session")) in done:
             continue
         project = str(note.frontmatter.get("project") or "")
         out[project] = out.get(project, 0) + 1

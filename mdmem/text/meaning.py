@@ -8,7 +8,9 @@ content words are nearly all in the longer one (:data:`CONTAINED`) and they shar
 (:data:`OVERLAP`). With vectors (a vault with ``--semantic``), a cosine at or above :data:`COSINE` with some
 lexical support (:data:`COSINE_SUPPORT`) is also the same meaning. Never when one prefers what the other gives
 up (:func:`opposed`) or when each names a thing the other does not (:func:`swapped`: "`npm run lint`" /
-"`npm run build`", port 8080 / 8081). Bars and measures: decision 070 (``eval/test_duplicates_real.py``).
+"`npm run build`", port 8080 / 8081, "pnpm run build" / "npm run build", "lint" / "lint:full"), or when they are one
+sentence shape with a part swapped ("**Runtime** layers ..." / "**UI** layers ..."). Bars and measures: decisions
+070 and 071 (``eval/test_duplicates_real.py``).
 A refusal the user did not want costs more than a duplicate kept, so the bars favour precision.
 """
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-# The bars, set on the dev part of eval/data/duplicates (gold of two blind labellers) only: decision 070.
+# The bars, set on the dev part of eval/data/duplicates (gold of two blind labellers): decision 070; kept by decision 071.
 CONTAINED = 0.8     # share of the shorter memory's content words found in the longer one
 OVERLAP = 0.35      # Jaccard of the two content-word sets
 MIN_WORDS = 2       # a memory of fewer content words is never called the same as another by words alone
@@ -50,23 +52,29 @@ _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t].*$", re.M)
 _CODE = re.compile(r"`([^`\n]+)`")
 _TECH = re.compile(r"(?<![\w`])(?:--?[A-Za-z][\w-]*|[\w@~]*\d[\w.+-]*|\w+(?:[./:_@-]\w+)+)")
 _RUN = re.compile(r"\brun\s+([^\n.,;()`]+)", re.I)
+_TOOL = re.compile(r"(?<![\w.-])([a-z][\w.-]*)\s+run\b")  # the tool before "run": "pnpm run build", "mise run lint"
 _ATOM = re.compile(r"[^\W_]+")
 _QUOTED = re.compile(r"(?<!\w)['\"‘“]([^'\"’”\s]+)['\"’”](?!\w)")  # a quoted word names a thing as a code span does
 _PREFIX = re.compile(r"\b(co|pre|re|non|sub|multi|e)-(?=[^\W\d_])", re.I)  # "co-author" is "coauthor"
 # a whole technical word (a flag, a path, a file, a dotted or dashed name), compared whole: "folders-list" is not
 # "messages-list" though both have "list"; a path, a file or a flag=value one adds narrows the rule ("run all
 # tests" / "run the tests in `tests/Feature/ExampleTest.php`"); examples ("e.g. `feat: add parser`") name nothing
-_NAME = re.compile(r"(?<![\w`])(?:--?[A-Za-z][\w=-]*|\w+(?:[./:_@=-]\w+)+)")
+_NAME = re.compile(r"(?<![\w`])(?:--?[A-Za-z][\w=-]*|\w+(?:[./:_@=-]\w+)*[./]\*(?![*\w])|\w+(?:[./:_@=-]\w+)+)")  # a glob too
 _NARROW = re.compile(r"=|^[.~/]|/.*\.|\w\.[a-z]{1,5}$")
 _EXAMPLE = re.compile(r"\((?:e\.g\.|eg\b|for example|such as)[^)]*\)|\b(?:e\.g\.|for example|such as)[^.;\n]*", re.I)
 _HYPHENS = str.maketrans("‐‑‒–—", "-----")
+_TOKEN = re.compile(r"[^\W_](?:[\w.:/@+=-]*\w)?(?:[./]\*)?")  # a word or a name, kept whole ("lint:full", "arkitekt.*")
+_EXTENDED = re.compile(r"(?<![\w:.-])([^\W_]+)(?::[\w:-]*\w|-\d+)(?![\w:-])")  # "lint:full" of "lint", "1-6" of "1"
+SHAPE = 0.6         # share of the longer text's tokens in the same order in the other: one sentence shape
+_NAMELIKE = re.compile(r"\w[./:_*@=]|\d")
+SWAP = 2            # ... with a part of at most this many tokens swapped for another
 _LINK = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")  # a Markdown link is its text: "[Data hygiene](feedback_data.md)"
 
 
 @lru_cache(maxsize=8192)
 def _stem(word: str) -> str:
     for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "sses", "xes", "ches", "shes", "ed", "ly", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not (suffix == "s" and word[-2] in "su"):
             keep = 2 if suffix in ("sses", "xes", "ches", "shes") else 0  # "classes" -> "class", "fixes" -> "fix"
             return word[: len(word) - len(suffix) + keep] + ("y" if suffix in ("ies", "ied") else "")
     return word
@@ -129,6 +137,7 @@ def keys(text: str) -> frozenset[str]:
     text = _EXAMPLE.sub(" ", _LINK.sub(r"\1", text))
     plain = _CODE.sub(" ", text)
     found = _CODE.findall(text) + _TECH.findall(plain)
+    found += (t for t in _TOOL.findall(plain) if t not in _STOP and t not in _NEG and not t.endswith("n't"))
     for command in _RUN.findall(plain):  # "run npm run lint before ...": the words up to the first stop word
         for i, t in enumerate(command.split()[:3]):
             if t.casefold() in _STOP or (i and not t[0].isalnum()):
@@ -147,7 +156,7 @@ def swapped(a: str, b: str) -> bool:
     "`.claude/`" / "`.gemini/`"), or does one narrow the other to a path, a file or a flag's value? Then they
     are two rules of one shape, however alike their words. A name one only adds ("pnpm 10+") is detail."""
     ka, kb = keys(a), keys(b)
-    if not ka and not kb:
+    if not ka and not kb:  # plain prose: a word swapped is as likely a synonym ("Pipeline:" / "Flow:")
         return False
     ta = {_stem(t) for t in _ATOM.findall(a.casefold())}
     tb = {_stem(t) for t in _ATOM.findall(b.casefold())}
@@ -156,7 +165,54 @@ def swapped(a: str, b: str) -> bool:
     flat_a, flat_b = a.translate(_HYPHENS).casefold(), b.translate(_HYPHENS).casefold()
     only_a = {n for n in _names(a) if n not in flat_b}
     only_b = {n for n in _names(b) if n not in flat_a}
-    return bool(only_a and only_b) or any(_NARROW.search(n) for n in only_a | only_b)
+    return bool(only_a and only_b) or any(_NARROW.search(n) for n in only_a | only_b) or _recast(a, b)
+
+
+def _recast(a: str, b: str) -> bool:
+    """One sentence shape (:data:`SHAPE` of the tokens in order) with a part swapped for another: a content word
+    or name in a changed span of each that the other text has nowhere ("**Runtime** layers may use ..." /
+    "**UI** layers may use ...", "at import time" / "at runtime", "pnpm run build" / "npm run build")."""
+    ta, tb = _tokens(a), _tokens(b)
+    if _extends(a, tb, b) or _extends(b, ta, a):
+        return True
+    from difflib import SequenceMatcher  # only for the few pairs already found alike
+
+    matcher = SequenceMatcher(None, ta, tb, autojunk=False)
+    if sum(block.size for block in matcher.get_matching_blocks()) < SHAPE * max(len(ta), len(tb)):
+        return False
+    sa, sb = frozenset(map(_stem, ta)), frozenset(map(_stem, tb))
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op != "replace" or max(i2 - i1, j2 - j1) > SWAP:
+            continue
+        xa, xb = ta[i1:i2], tb[j1:j2]
+        if any(_new(t, sb) for t in xa) and any(_new(t, sa) for t in xb):
+            return True
+        na, nb = {t for t in xa if _NAMELIKE.search(t)}, {t for t in xb if _NAMELIKE.search(t)}
+        if na and nb and na != nb:  # a name in place of another, even one the first text gives elsewhere
+            return True
+    return False
+
+
+def _extends(text: str, other_tokens: tuple[str, ...], other: str) -> bool:
+    """Does ``text`` name a sub-command or a range of what the other gives bare ("mise run lint:full" / "mise run
+    lint", "Phase 1-6" / "Phase 1")?"""
+    folded = other.casefold()
+    return any(m[1] in other_tokens and m[0] not in folded for m in
+               ((x.group(0).casefold(), x.group(1).casefold()) for x in _EXTENDED.finditer(text)))
+
+
+@lru_cache(maxsize=2048)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(_TOKEN.findall(_LINK.sub(r"\1", text).translate(_HYPHENS).casefold()))
+
+
+def _new(token: str, stems: frozenset[str]) -> bool:
+    """Is ``token`` a content word or name none of ``stems`` is (nor a form of: "bypass" / "bypassing")?"""
+    if token in _STOP or token in _NEG or token.endswith("n't"):
+        return False
+    stem = _stem(token)
+    return not any(s.startswith(stem) or stem.startswith(s) for s in stems if min(len(s), len(stem)) >= 4) \
+        and stem not in stems
 
 
 def score(a: str, b: str, cosine: float | None = None) -> float:

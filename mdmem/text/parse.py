@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from mdmem.base.errors import UsageError
 from mdmem.base.layout import FOLDER_TYPES, nfc
 from mdmem.base.models import Heading, Link, Note, Problem
 from mdmem.text.links import markdown, parse_wikilink, valid_tag
@@ -52,6 +53,24 @@ def decode(data: bytes) -> tuple[str, list[Problem]]:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text, problems
+
+
+class Rewritable:
+    """A note's text for rewriting it: decoded, with what is needed to write it back byte for byte alike
+    (a byte-order mark, CRLF line ends); what an edit and a move's link rewriting both stand on."""
+
+    def __init__(self, data: bytes) -> None:
+        self.bom = data.startswith(b"\xef\xbb\xbf")
+        self.crlf = b"\r\n" in data
+        text, problems = decode(data)
+        if any(p.code == "not_utf8" for p in problems):
+            raise UsageError("the note is not UTF-8 text; mdmem will not rewrite it")
+        self.text = text
+
+    def encode(self, text: str) -> bytes:
+        if self.crlf:
+            text = text.replace("\n", "\r\n")
+        return (b"\xef\xbb\xbf" if self.bom else b"") + text.encode("utf-8")
 
 
 def _yaml_load(text: str) -> Any:

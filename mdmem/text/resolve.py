@@ -15,6 +15,13 @@ def _key(text: str) -> str:
     return nfc(text).lower()
 
 
+def name_key(target: str) -> str:
+    """The part of a link target Obsidian resolves by: its file name, lower-cased,
+    NFC, without ``.md``. A file's key and the keys of links that may reach it agree."""
+    name = nfc(target.strip()).lower().rsplit("/", 1)[-1]
+    return name[:-3] if name.endswith(".md") else name
+
+
 class Resolver:
     def __init__(self, paths: Iterable[str]) -> None:
         self._exact: dict[str, str] = {}

@@ -18,8 +18,8 @@ from pathlib import Path
 from mdmem.agents.checkpoint.evidence import NAMES, SUBSTANTIAL, Evidence, hits
 from mdmem.agents.checkpoint.scan import MARKS, RANK, Known, clean, key_slug
 from mdmem.base.errors import MdmemError, UsageError
-from mdmem.base.files import read_outside, state_path, write_atomic
-from mdmem.base.layout import STATE_DIR, safe_session
+from mdmem.base.files import read_outside, state_folder, state_path, write_atomic
+from mdmem.base.layout import safe_session
 from mdmem.text.classify import CODE  # code is not memory: the rule `save` warns with
 
 LANGS = ("en", "pt")  # the languages of the checkpoint's text and of the scan prompt
@@ -66,6 +66,7 @@ class Candidate:
     line: str | None = None  # the CLAUDE.md line of a behaviour rule
     secret: str | None = None  # what looks like a secret in it ("line 1: a GitHub token"): `accept` refuses it
     flag: str | None = None    # what mdmem doubts about a model's candidate (git history, said already): shown
+    same: str | None = None    # the saved note it repeats (vault path): accepting it updates that note
 
 
 @dataclass(frozen=True)
@@ -422,7 +423,7 @@ def build(evidence: Sequence[Evidence], *, session: str, transcript: str | None,
 
 
 def _folder(vault: Path) -> Path:
-    return vault / STATE_DIR / "checkpoints"
+    return Path(state_folder(vault, "checkpoints"))
 
 
 # who stored a checkpoint (its `origin`): the model answering the Stop hook's prompt or a consolidation through

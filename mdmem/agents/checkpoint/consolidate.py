@@ -54,6 +54,7 @@ from mdmem.agents.checkpoint.propose import (  # noqa: F401
     MODEL_TIMEOUT,
     conversation_text,
     propose,
+    repeats_of,
     run_model,
 )
 from mdmem.agents.checkpoint.scan import (  # noqa: F401
@@ -67,6 +68,7 @@ from mdmem.agents.checkpoint.scan import (  # noqa: F401
     key_words,
     memory_protocol,
     scan_prompt,
+    scope_of,
 )
 from mdmem.agents.launch import runner
 from mdmem.base.errors import MdmemError, UsageError
@@ -77,12 +79,14 @@ _TEXT = {
     "en": {"head": "[Checkpoint] This conversation hit {n}/7 dimensions ({marks}). Suggested memories:",
            "quiet": "[Checkpoint] This conversation hit {n}/7 dimensions{marks}: nothing to suggest.",
            "ask": 'Save which? Reply with numbers (e.g. 1,2) or "skip".',
-           "evidence": "evidence", "said": "said", "check": "check", "dropped": "not kept: {name} ({reason})"},
+           "evidence": "evidence", "said": "said", "check": "check", "dropped": "not kept: {name} ({reason})",
+           "same": "same as [[{name}]]: accepting updates {name} ({path}), no new note"},
     "pt": {"head": "[Checkpoint de Sedimentação] Esta conversa acertou {n}/7 dimensões ({marks}), "
                    "sugestão de sedimentação:",
            "quiet": "[Checkpoint de Sedimentação] Esta conversa acertou {n}/7 dimensões{marks}: nada a sugerir.",
            "ask": 'Salvar quais? Responda com os números (ex.: 1,2), ou "pular".',
-           "evidence": "evidência", "said": "disse", "check": "verifique", "dropped": "não guardada: {name} ({reason})"},
+           "evidence": "evidência", "said": "disse", "check": "verifique", "dropped": "não guardada: {name} ({reason})",
+           "same": "igual a [[{name}]]: aceitar atualiza {name} ({path}), sem nota nova"},
 }
 _SPEAKERS = {"en": {"user": "user", "assistant": "assistant"}, "pt": {"user": "usuário", "assistant": "assistente"}}
 
@@ -102,6 +106,8 @@ def text(cp: Checkpoint, mcp: bool = False) -> str:
     for c in cp.candidates:
         out.append(f"{c.number}. [{c.type}] {c.mark} {c.name} — {c.description}" + (f" {flagged}" if c.secret else "")
                    + (f" ({t['check']}: {c.flag})" if c.flag else ""))
+        if c.same:  # said up front, where the model shows the list: what `accept` will do with it
+            out.append("   " + t["same"].format(name=c.same.rsplit("/", 1)[-1].removesuffix(".md"), path=c.same))
         if c.line:
             out.append(f"   CLAUDE.md: {c.line}")
         if c.chosen and c.rejected:
@@ -124,7 +130,7 @@ def text(cp: Checkpoint, mcp: bool = False) -> str:
 def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: bool = False,
             session: str | None = None, cwd: Path | None = None, today: str | None = None,
             store_result: bool = True, model: str | None = None, max_bytes: int | None = None,
-            timeout: float = MODEL_TIMEOUT, origin: str = "hand", read: Callable) -> Checkpoint:
+            timeout: float = MODEL_TIMEOUT, origin: str = "hand", read: Callable, mem=None) -> Checkpoint:
     """The checkpoint of a whole transcript (``-`` = standard input; at most the last
     ``max_bytes`` of it), stored when it has candidates. Offline by default: only the standing rules the user
     stated in so many words (:func:`mdmem.agents.checkpoint.signals.standing`); with ``model`` the scan prompt and the conversation go to that command, and its JSON
@@ -137,7 +143,11 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
     stored, never a hand run; ``checkpoint accept N --session S`` (and ``accept``/``skip`` without
     ``--session``, the newest pending one of any origin) still take a hand run's suggestions. A hand run of
     a session's transcript replaces that session's pending checkpoint, as every checkpoint does: the
-    numbers just printed are the ones ``accept`` takes, and the person who ran it decides them."""
+    numbers just printed are the ones ``accept`` takes, and the person who ran it decides them.
+
+    The memory it compares with is the global one and the project of the conversation's folder (else ``cwd``)
+    (:func:`mdmem.agents.checkpoint.scan.scope_of`); ``mem``, the open vault, lets a model's candidates be
+    marked with the note they would update (:func:`propose`)."""
     from mdmem.agents.checkpoint.evidence import language
     from mdmem.agents.checkpoint.signals import standing
     tr = read(source, subagents=subagents, max_bytes=max_bytes, errors=bool(model))  # a model sees tools' errors
@@ -148,19 +158,20 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
     claude_md = [Path(p) / "CLAUDE.md" for p in {str(cwd or Path.cwd()), tr.cwd or ""} if p]
     transcript = None if source == "-" else str(Path(source).resolve())
     evidence = standing(tr.messages)
+    scope = scope_of(vault, tr.cwd or str(cwd or Path.cwd()))
     if model:
-        known = Known.read(vault, claude_md, sid)
+        known = Known.read(vault, claude_md, sid, scope=scope)
         prompt = scan_prompt(None, None, known=known, evidence=evidence, lang=chosen, answer=False,
                              topic=[m.text[:2000] for m in tr.messages if m.speaker == "user"][-20:])
         prompt = prompt + "\n\n" + (MODEL_ANSWER_PT if chosen == "pt" else MODEL_ANSWER)
         head = "--- A conversa ---" if chosen == "pt" else "--- The conversation ---"
         answer = run_model(model, prompt + f"\n\n{head}\n\n" + conversation_text(tr.messages), timeout)
         result = propose(vault, answer, session=sid, lang=chosen, transcript=transcript, extra_claude_md=claude_md,
-                         today=today, store_result=store_result, origin=origin)
+                         today=today, store_result=store_result, origin=origin, scope=scope, mem=mem)
         return Checkpoint(result.session, transcript, result.lang, result.dimensions, result.candidates,
                           result.dropped, len(tr.messages), tr.tool_calls, tr.malformed, tr.skipped, result.created,
                           "model")
-    known = Known.read(vault, claude_md, sid)
+    known = Known.read(vault, claude_md, sid, scope=scope)
     result = build(evidence, session=sid, transcript=transcript, lang=chosen, known=known, messages=len(tr.messages),
                    tool_calls=tr.tool_calls, malformed=tr.malformed, skipped=tr.skipped, today=today)
     if result.fired and store_result:
@@ -237,7 +248,9 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
     retried ``accept 1,2,3 --allow-secret`` writes nothing twice); a number not chosen earlier can still
     be accepted with ``--session``. ``project``: the session's project (:mod:`mdmem.base.projects`), which
     every memory saved carries; None: global."""
+    from mdmem.base.projects import Scope
     from mdmem.ops.capture import SameMemory, SecretRefused, save
+    from mdmem.ops.repeats import MEANING
 
     data = load(mem.root, session)
     if data.get("status") != "pending" and session is None:
@@ -270,6 +283,22 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
                                     "add this line to CLAUDE.md yourself (mdmem does not edit CLAUDE.md)",
                                     c.get("line")))
             continue
+        same = c.get("same") if isinstance(c.get("same"), str) else None
+        if same is None and kind != "claude-md":  # a note saved since the list was made: the same test propose ran
+            twin = repeats_of(mem, Scope(project), c["name"], c["body"], kind)
+            same = twin[0] if twin and twin[1] != MEANING else None
+        if same and mem.store.get(same) is not None:  # the list said "accepting updates X": it does
+            try:
+                r = save(mem, c["body"], kind, update=same, allow_secret=allow_secret, today=today)
+            except SecretRefused:
+                pass  # refused below, as any suggestion holding a secret
+            except MdmemError as e:
+                results.append(Accepted(n, c["dimension"], kind, c["name"], "refused", None, str(e)))
+                continue
+            else:
+                results.append(Accepted(n, c["dimension"], kind, c["name"], "updated", r.path,
+                                        f"the same as {r.path}: added to it", r.index_line))
+                continue
         try:
             r = save(mem, c["body"], kind, c["name"], c["description"], tags=["checkpoint"], today=today,
                      chosen=c.get("chosen"), rejected=c.get("rejected") or [], paths=c.get("paths") or [],
@@ -290,8 +319,10 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
         except MdmemError as e:
             results.append(Accepted(n, c["dimension"], kind, c["name"], "refused", None, str(e)))
             continue
+        maybe = [w for w in r.warnings if r.similar and r.similar in w]  # one note per fact, a guess
         results.append(Accepted(n, c["dimension"], kind, c["name"], r.status, r.path,
-                                "saved" if r.status == "created" else "already saved: nothing changed", r.index_line))
+                                ("saved" if r.status == "created" else "already saved: nothing changed")
+                                + "".join(f"; {w}" for w in maybe), r.index_line))
     outcome = {a.number: a for a in results}
     still = [c for c in by_number.values() if c["number"] in outcome and outcome[c["number"]].status == "refused-secret"]
     settled = [c | ({"result": asdict(outcome[c["number"]])} if c["number"] in outcome else {})

@@ -113,17 +113,37 @@ def _exact_duplicate(known: Known, c: Candidate) -> str | None:
     return None
 
 
-def _doubt(known: Known, c: Candidate, earlier: set[str]) -> str | None:
+def _doubt(known: Known, c: Candidate, earlier: set[str], saved: bool = True) -> str | None:
     """What mdmem doubts about ``c`` (shown beside it; the user decides): what the vault or CLAUDE.md may say
-    already, a near-same saved note, or a name proposed earlier in the session."""
+    already, a near-same saved note (unless not ``saved``: the candidate is marked as the note it updates), or a
+    name proposed earlier in the session."""
     if key_slug(c.name) in earlier:
         return "proposed earlier in this session"
+    if not saved:
+        return None
     mine = key_words(c.name + " " + (c.line or c.description))
     core = key_words(c.line or c.description)
     for words in known.lines:
         if mine and (len(core & words) / max(1, len(core)) >= 0.8 or len(mine & words) / len(mine | words) >= 0.5):
             return "MEMORY.md or CLAUDE.md may say this already"
     return known.same_note(c)
+
+
+def repeats_of(mem, scope, name: str, body: str, kind: str) -> tuple[str, str | None] | None:
+    """The saved memory a candidate would say again, among the notes ``scope`` sees: the test ``save`` runs
+    before writing (:func:`mdmem.ops.repeats.repeated`: the same content, name, wording or meaning, with the
+    vault's vectors when it has them), on its body without the line saying where it was proposed, so that the
+    list says up front what ``accept`` will do (and ``accept`` finds a note saved since). None without ``mem``
+    or for a CLAUDE.md line (never saved)."""
+    if mem is None or kind == "claude-md":
+        return None
+    from mdmem.ops.repeats import repeated
+
+    return repeated(mem, "", name, body.rsplit("\n\n", 1)[0].strip(), kind=kind, scope=scope)
+
+
+def _stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1].removesuffix(".md")
 
 
 def _replaces(payload) -> set[int]:
@@ -133,7 +153,7 @@ def _replaces(payload) -> set[int]:
 
 def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", transcript: str | None = None,
             extra_claude_md: Sequence[Path] = (), today: str | None = None, store_result: bool = True,
-            origin: str = "propose") -> Checkpoint:
+            origin: str = "propose", scope=None, mem=None) -> Checkpoint:
     """Candidates a model proposes (JSON: ``{"dimensions": [...], "candidates": [{type,
     dimension, name, description, body, chosen, rejected, paths}], "replaces": [N]}`` or a bare list),
     checked and stored as the session's pending checkpoint. The model judges; mdmem validates:
@@ -149,8 +169,16 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
 
     Nothing is stored when no candidate is pending; what is stored records ``origin``
     (:data:`mdmem.agents.checkpoint.candidates.ORIGINS`: "hand" for ``mdmem checkpoint TRANSCRIPT --model``, which the
-    card does not show)."""
+    card does not show).
+
+    ``scope`` (:class:`mdmem.base.projects.Scope`, :func:`mdmem.agents.checkpoint.scan.scope_of`): the memory
+    compared against is the global one and the session's project's, never another project's (None: every note).
+    With ``mem`` (the open vault), a candidate that repeats a saved note by name or wording is marked with that
+    note (``same``): the list says "same as [[X]]: accepting updates X" and ``accept`` does exactly that; one that
+    may only mean the same is flagged "may say what [[X]] says" and accepting it saves a new note (decision
+    096); one that repeats a note word for word is dropped, named."""
     from mdmem.agents.checkpoint.candidates import load
+    from mdmem.ops.repeats import MEANING
     from mdmem.text.secrets import describe, find, redact
 
     payload = _json_payload(data)
@@ -166,7 +194,7 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
     if lang not in LANGS:
         raise UsageError(f"--lang must be one of: {', '.join(LANGS)}")
     sid = session or "manual"
-    known = Known.read(vault, extra_claude_md, sid)
+    known = Known.read(vault, extra_claude_md, sid, scope=scope)
     old = load(vault, sid, missing_ok=True) if store_result else {}
     pending_old = [c for c in old.get("candidates", []) if isinstance(c, dict)] \
         if old.get("status") == "pending" and old.get("origin") == origin else []
@@ -218,13 +246,19 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
             dropped.append(Dropped(name, dim, "the same name twice in this answer"))
             continue
         exact = _exact_duplicate(known, c)
+        twin = None if exact else repeats_of(mem, scope, c.name, c.body, c.type)
+        if twin is not None and twin[1] is None:
+            exact = f"an exact duplicate of the saved note {twin[0].rsplit('/', 1)[-1]}"
         if exact:
             dropped.append(Dropped(name, dim, exact))
             continue
+        same = twin[0] if twin and twin[1] != MEANING else None  # a guess by meaning is only said (decision 096)
+        guess = f"may say what [[{_stem(twin[0])}]] says (the same meaning, a guess)" if twin and not same else None
         flag = do_not_save(body or description, dim or 3, code_ok=False,
-                            claim=f"{raw_name}\n{desc_raw or description}") or _doubt(known, c, earlier)
+                           claim=f"{raw_name}\n{desc_raw or description}") or guess or _doubt(known, c, earlier,
+                                                                                            not same)
         seen.add(key_slug(name))
-        candidates.append(replace(c, flag=flag))
+        candidates.append(replace(c, flag=flag, same=same))
     replaced = _replaces(payload)
     kept = [c for c in pending_old if c.get("number") not in replaced and key_slug(str(c.get("name", ""))) not in seen]
     merged = [_candidate(c) for c in kept] + candidates
@@ -243,7 +277,8 @@ def _candidate(d: dict) -> Candidate:
     return Candidate(int(d.get("number", 0)), str(d.get("type", "")), int(d.get("dimension", 0) or 0),
                      str(d.get("mark", "·")), str(d.get("name", "")), str(d.get("description", "")),
                      str(d.get("body", "")), [], d.get("chosen"), list(d.get("rejected") or []),
-                     list(d.get("paths") or []), d.get("line"), d.get("secret"), d.get("flag"))
+                     list(d.get("paths") or []), d.get("line"), d.get("secret"), d.get("flag"),
+                     d.get("same") if isinstance(d.get("same"), str) else None)
 
 
 MODEL_INPUT_MAX = 120_000  # characters of conversation handed to a model command (the first turns + the latest)

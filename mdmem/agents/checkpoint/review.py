@@ -7,6 +7,10 @@ in one line. This reads that part again from the transcript and returns the scan
 ``mdmem checkpoint propose --session S``, as a scan in the session does) and the conversation, bounded
 (:data:`REVIEW_MAX` characters, long messages elided in the middle). Reading it marks the record reviewed, so the
 card stops naming it.
+
+An imported session (a note of ``sessions/``, :func:`review_imported`) is reviewed whole: from its transcript while
+the agent still keeps it, else from the note; reading it marks it reviewed in :mod:`mdmem.base.reviews` (derived
+state: the note itself is not written).
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ from pathlib import Path
 
 from mdmem.agents.hooks.session import REVIEW_PREFIX
 from mdmem.agents.hooks.state import now, read_state, write_state
-from mdmem.base.errors import UsageError
-from mdmem.base.layout import HOOKS_DIR, safe_session
+from mdmem.base.errors import MdmemError, UsageError
+from mdmem.base.files import state_folder
+from mdmem.base.layout import safe_session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,17 +41,18 @@ class Review:
     messages: int
     prompt: str
     conversation: str
+    what: str = "the part no scan covered"
 
     @property
     def text(self) -> str:
-        return f"{self.prompt}\n\n--- the conversation (session {self.session}, the part no scan covered) ---\n\n" \
+        return f"{self.prompt}\n\n--- the conversation (session {self.session}, {self.what}) ---\n\n" \
                f"{self.conversation}\n"
 
 
 def agent_of(vault: Path, session: str) -> str:
     """Whose session ``session`` was (its review record says; ``claude`` when it does not): its transcript is
     read with that agent's reader."""
-    path = os.path.join(str(vault), HOOKS_DIR, REVIEW_PREFIX + safe_session(session) + ".json")
+    path = state_folder(vault, "hooks", REVIEW_PREFIX + safe_session(session) + ".json")
     agent = read_state(path).get("agent")
     return agent if isinstance(agent, str) and agent else "claude"
 
@@ -58,7 +64,7 @@ def review(vault: Path, session: str, run: str = "mdmem", mark: bool = True, *, 
     from mdmem.agents.checkpoint.propose import conversation_text
     from mdmem.text.language import choose, tally
 
-    path = os.path.join(str(vault), HOOKS_DIR, REVIEW_PREFIX + safe_session(session) + ".json")
+    path = state_folder(vault, "hooks", REVIEW_PREFIX + safe_session(session) + ".json")
     record = read_state(path)
     transcript = record.get("transcript")
     if not isinstance(transcript, str) or not os.path.isfile(transcript):
@@ -68,9 +74,79 @@ def review(vault: Path, session: str, run: str = "mdmem", mark: bool = True, *, 
     messages = [m for m in tr.messages if not end or m.offset < end]
     users = " ".join(m.text for m in messages if m.speaker == "user" and m.kind != "prompt")[:20000]
     lang = choose(*tally(users))
-    known = scan.Known.read(vault, [Path(record["cwd"]) / "CLAUDE.md"] if record.get("cwd") else [], session)
+    cwd = record.get("cwd") if isinstance(record.get("cwd"), str) else None
+    known = scan.Known.read(vault, [Path(cwd) / "CLAUDE.md"] if cwd else [], session, scope=scan.scope_of(vault, cwd))
     prompt = scan.scan_prompt(session, vault, known=known, lang=lang, run=run,
                               why="turns of an earlier session that no checkpoint scanned")
     if mark:
         write_state(path, record | {"status": "reviewed", "reviewed": now()})
     return Review(session, lang, len(messages), prompt, conversation_text(messages, REVIEW_MAX))
+
+
+def waits(vault: Path, session: str) -> bool:
+    """Whether ``session`` has turns no scan covered recorded by the hooks (else it may be an imported session)."""
+    path = state_folder(vault, "hooks", REVIEW_PREFIX + safe_session(session) + ".json")
+    return isinstance(read_state(path).get("transcript"), str)
+
+
+def imported_note(vault: Path, session: str) -> tuple[str, dict, str] | None:
+    """(path, frontmatter, body) of the ``sessions/`` note of ``session`` (its whole id, or the start of it:
+    8 characters at least), None when the vault has none."""
+    import re
+
+    import frontmatter
+
+    from mdmem.base import files as fs
+    from mdmem.base.layout import SESSIONS_DIR
+
+    key = re.sub(r"[^A-Za-z0-9]", "", session)[:8]
+    folder = Path(vault) / SESSIONS_DIR
+    if len(key) < 8 or not folder.is_dir():
+        return None
+    for path in sorted(folder.glob(f"*-{key}*.md")):
+        rel = f"{SESSIONS_DIR}/{path.name}"
+        try:
+            post = frontmatter.loads(fs.read_bytes(vault, rel).decode("utf-8", "replace"))
+        except (OSError, ValueError, MdmemError):
+            continue
+        sid = str(post.metadata.get("session") or "")
+        if post.metadata.get("type") == "session" and sid and (sid == session or sid.startswith(session)):
+            return rel, dict(post.metadata), post.content
+    return None
+
+
+def review_imported(vault: Path, session: str, run: str = "mdmem", mark: bool = True, *,
+                    read_for: Callable[[str], Callable | None]) -> Review:
+    """The review of an imported session, whole (see the module's docstring); ``read_for(agent)``: that agent's
+    transcript reader, None for a chat export (read from the note)."""
+    import re
+
+    from mdmem.agents.checkpoint import scan
+    from mdmem.agents.checkpoint.propose import conversation_text
+    from mdmem.base import reviews
+    from mdmem.text.language import choose, tally
+
+    found = imported_note(vault, session)
+    if found is None:
+        raise UsageError(f"no turns of session {session!r} wait for a review, and no imported session has that id")
+    rel, meta, body = found
+    sid = str(meta["session"])
+    transcript = meta.get("transcript")
+    read = read_for(str(meta.get("agent") or ""))
+    if read is not None and isinstance(transcript, str) and os.path.isfile(transcript):
+        messages = read(transcript, start=0, errors=True).messages
+        users = " ".join(m.text for m in messages if m.speaker == "user" and m.kind != "prompt")[:20000]
+        count, text, what = len(messages), conversation_text(messages, REVIEW_MAX), "imported; its transcript"
+    else:
+        said = body.split("## What the user said", 1)[-1].split("\n## ", 1)[0]
+        users = said[:20000]
+        count = len(re.findall(r"^\d+\. ", said, re.M))
+        text, what = body[:REVIEW_MAX], f"imported; its note {rel}, the transcript is gone"
+    lang = choose(*tally(users))
+    cwd = meta.get("cwd")
+    known = scan.Known.read(vault, [Path(cwd) / "CLAUDE.md"] if isinstance(cwd, str) and cwd else [], sid)
+    prompt = scan.scan_prompt(sid, vault, known=known, lang=lang, run=run,
+                              why="an earlier session imported from the agent's history, never reviewed")
+    if mark:
+        reviews.mark_reviewed(vault, sid, str(meta.get("project") or ""), now())
+    return Review(sid, lang, count, prompt, text, what)

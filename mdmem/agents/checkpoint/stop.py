@@ -301,7 +301,7 @@ def _fire(vault_dir: str, session: str, transcript: str, hints: list, state: dic
     vault = vault_dir
     lang = choose(*state.get("lang", (0, 0)))
     cwd_claude = [os.path.join(state["cwd"], "CLAUDE.md")] if state.get("cwd") else []
-    known = cp.Known.read(vault, cwd_claude, session)
+    known = cp.Known.read(vault, cwd_claude, session, scope=cp.scope_of(vault, state.get("cwd")))
     evidence = [Evidence(2, i, "user", q, "stated as a standing rule", 0.9) for i, q in hints]
     reason = cp.scan_prompt(session, vault, known=known, evidence=evidence, topic=state.get("topic", []),
                             lang=lang, run=started_as(), why=why)

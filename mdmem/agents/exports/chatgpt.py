@@ -13,6 +13,7 @@ instructions ChatGPT injects, ``user_editable_context``) and ``assistant`` text 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 from mdmem.agents.exports import iso, sessions
 from mdmem.agents.history.model import Session, SessionMessage
@@ -72,6 +73,6 @@ def session(conv: dict, source: str = "") -> Session | None:
                    model=conv.get("default_model_slug") if isinstance(conv.get("default_model_slug"), str) else None)
 
 
-def read(path: str | os.PathLike) -> list[Session]:
-    """Every conversation of the export at ``path`` (its ``conversations.json`` or ZIP)."""
+def read(path: str | os.PathLike) -> Iterator[Session]:
+    """Every conversation of the export at ``path`` (its ``conversations.json`` or ZIP), one at a time."""
     return sessions(path, session)

@@ -12,6 +12,7 @@ and thinking blocks are not what was said); attachments' extracted text is not t
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 from mdmem.agents.exports import iso, sessions
 from mdmem.agents.history.model import Session, SessionMessage
@@ -59,6 +60,6 @@ def session(conv: dict, source: str = "") -> Session | None:
                    end=iso(conv.get("updated_at")), title=conv.get("name") or None, source=source)
 
 
-def read(path: str | os.PathLike) -> list[Session]:
-    """Every conversation of the export at ``path`` (its ``conversations.json`` or ZIP)."""
+def read(path: str | os.PathLike) -> Iterator[Session]:
+    """Every conversation of the export at ``path`` (its ``conversations.json`` or ZIP), one at a time."""
     return sessions(path, session)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 import time
 
-from mdmem.base.layout import HOOKS_DIR, SESSIONS_DIR
+from mdmem.base.files import state_folder
+from mdmem.base.layout import SESSIONS_DIR
 
 CATCH_UP_EVERY = 3600.0
 LOG_MAX = 1 << 20  # the background import's log is started afresh past this size
@@ -29,7 +30,7 @@ def spawn_import(vault: str, source: str, file: str | None = None, *extra: str) 
     import subprocess
     import sys
 
-    folder = os.path.join(vault, HOOKS_DIR)
+    folder = state_folder(vault, "hooks")
     os.makedirs(folder, exist_ok=True)
     log = os.path.join(folder, "import.log")
     try:
@@ -50,7 +51,7 @@ def spawn_import(vault: str, source: str, file: str | None = None, *extra: str) 
 def catch_up(vault: str, source: str, cwd: str | None) -> int | None:
     """At a session's start: import the recent sessions of ``cwd``'s project in the background, unless done
     in the last :data:`CATCH_UP_EVERY` seconds (a marker's mtime); the pid, or None when not due."""
-    marker = os.path.join(vault, HOOKS_DIR, f"import-{source}.last")
+    marker = state_folder(vault, "hooks", f"import-{source}.last")
     try:
         if time.time() - os.stat(marker).st_mtime < CATCH_UP_EVERY:
             return None
@@ -61,3 +62,40 @@ def catch_up(vault: str, source: str, cwd: str | None) -> int | None:
         pass
     os.utime(marker)
     return spawn_import(vault, source, None, "--since", "2d", *(("--project", cwd) if cwd else ()))
+
+
+def with_reminder(card: str, vault: str, cwd: str | None, now: float, limit: int) -> str:
+    """``card`` with :func:`reminder_line` at its end, when there is one and it fits in ``limit`` bytes."""
+    line = reminder_line(vault, cwd, now)
+    if not line or len(card.encode("utf-8")) + len(line.encode("utf-8")) + 2 > limit:
+        return card
+    return (card.rstrip("\n") + "\n\n" if card else "") + line
+
+
+def reminder_line(vault: str, cwd: str | None, now: float) -> str:
+    """The card's one line naming the imported sessions of ``cwd``'s project never reviewed (:mod:`mdmem.base.reviews`),
+    at most every ``[hook] sessions_reminder_hours`` (0: never); "" when there is nothing to say now."""
+    import shlex
+
+    from mdmem.agents.history.records import project_of
+    from mdmem.base import reviews
+    from mdmem.base.errors import MdmemError
+    from mdmem.base.settings import hook_settings
+
+    if not enabled(vault):
+        return ""
+    try:
+        every = float(hook_settings(vault, {})["sessions_reminder_hours"])
+    except MdmemError:
+        return ""  # a broken config.toml: the card says so once already
+    project = project_of(cwd)
+    entry = reviews.reminder(vault, project, every, now)
+    if not entry or not entry.get("ids"):
+        return ""
+    from mdmem.agents.launch import runner
+    from mdmem.base.terminal import visible
+
+    command = f"{runner()} checkpoint review --session {shlex.quote(str(entry['ids'][0]))} --vault {shlex.quote(vault)}"
+    return visible(f"mdmem: {entry['count']} imported past session(s) of {project} were never reviewed for memories; "
+                   f"when there is time, run `{command}`, judge what it prints, and propose anything worth keeping "
+                   "(the user chooses).", False)

@@ -20,7 +20,8 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-from collections.abc import Callable, Iterator
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -71,6 +72,8 @@ class _Seen:
     hash: str
     reviewed: object = None
     ended: str = ""
+    project: str = ""
+    started: str = ""
 
 
 @dataclass
@@ -98,14 +101,15 @@ def _key(sid: str, length: int = 8) -> str:
 
 
 def _fields(head: str) -> dict:
-    """The ``session``, ``hash``, ``reviewed`` and ``ended`` of a session note's frontmatter (read as YAML)."""
+    """The ``session``, ``hash``, ``reviewed``, ``ended``, ``started`` and ``project`` of a session note's
+    frontmatter (read as YAML)."""
     import yaml
 
     if not head.startswith("---"):
         return {}
     block = head[3:].split("\n---", 1)[0]
     wanted = "\n".join(line for line in block.splitlines()
-                       if line.startswith(("session:", "hash:", "reviewed:", "ended:")))
+                       if line.startswith(("session:", "hash:", "reviewed:", "ended:", "started:", "project:")))
     try:
         data = yaml.safe_load(wanted)
     except yaml.YAMLError:
@@ -141,7 +145,8 @@ def _existing(root: Path) -> dict[tuple[str, str], _Seen]:
         field_of = _fields(head)
         out[(m.group("agent"), m.group("id"))] = _Seen(rel, str(field_of.get("session", "")),
                                                       str(field_of.get("hash", "")), field_of.get("reviewed"),
-                                                      str(field_of.get("ended") or ""))
+                                                      str(field_of.get("ended") or ""),
+                                                      str(field_of.get("project") or ""), str(field_of.get("started") or ""))
     return out
 
 
@@ -211,6 +216,23 @@ def _write(mem: Memory, rel: str, meta: dict, body: str, seen: _Seen | None) -> 
             fs.write_atomic(path, data, expected=stat)
 
 
+def _count_waiting(mem: Memory, state: _State) -> None:
+    """Per project, the sessions never reviewed (frontmatter or :mod:`mdmem.base.reviews`), for the card."""
+    from mdmem.base import reviews
+
+    done = reviews.reviewed(mem.root)
+    found: dict[str, list[tuple[str, str]]] = {}
+    for seen in state.existing.values():
+        if str(seen.reviewed) in ("True", "true", "yes") or seen.session in done:
+            continue
+        found.setdefault(seen.project, []).append((seen.started, seen.session))
+    try:
+        reviews.set_waiting(mem.root, {p: (len(v), [sid for _, sid in sorted(v, reverse=True)])
+                                       for p, v in found.items()})
+    except OSError:
+        pass  # a read-only state folder: the card only names nothing
+
+
 def sessions(units, skipped: dict[str, int], errors: list[tuple[str, str]],
              since: dt.date | None) -> Iterator[Session]:
     """The sessions of ``units`` (see :func:`readers`), one file at a time; a file not changed since ``since``
@@ -224,14 +246,12 @@ def sessions(units, skipped: dict[str, int], errors: list[tuple[str, str]],
             except OSError:
                 pass
         try:
-            found = read()
-        except (OSError, ValueError, MdmemError, UnicodeError) as e:
+            yield from read()  # an export is read as it is imported: one conversation at a time
+        except (OSError, ValueError, MdmemError, UnicodeError, zipfile.BadZipFile) as e:
             errors.append((label, str(e) or type(e).__name__))
-            continue
-        yield from found
 
 
-def import_sessions(mem: Memory, source: str, *, units: list[tuple[str, Callable[[], list[Session]]]],
+def import_sessions(mem: Memory, source: str, *, units: list[tuple[str, Callable[[], Iterable[Session]]]],
                     project: str | None = None, since: str | dt.date | None = None, dry_run: bool = False,
                     daily: bool = True, progress: Callable[[int, int, str], None] | None = None) -> ImportReport:
     """Import ``source``'s sessions into ``sessions/`` (see the module's docstring): ``units`` are (label,
@@ -288,10 +308,13 @@ def import_sessions(mem: Memory, source: str, *, units: list[tuple[str, Callable
                 meta["reviewed"] = seen.reviewed if seen.reviewed not in ("true", "True") else True
             else:
                 meta["reviewed"] = False
+            if session.source:  # where `checkpoint review --session` reads the whole conversation while it is there
+                meta["transcript"] = session.source
             if not dry_run:
                 _write(mem, rel, meta, body, seen)
                 state.existing[(session.agent, rel.rsplit("-", 1)[1].removesuffix(".md"))] = \
-                    _Seen(rel, session.id, digest, meta["reviewed"], session.end or "")
+                    _Seen(rel, session.id, digest, meta["reviewed"], session.end or "", session.project or "",
+                          session.start or "")
         if daily and not dry_run and status != "unchanged" and start is not None and day is not None \
                 and not _linked(mem, day, rel):
             try:
@@ -304,4 +327,6 @@ def import_sessions(mem: Memory, source: str, *, units: list[tuple[str, Callable
                                 day.isoformat() if day else None, len(session.user_messages())))
     if not dry_run and (added or any(i.status != "unchanged" for i in items)):
         mem.refresh()
+    if not dry_run:
+        _count_waiting(mem, state)
     return ImportReport(source, dry_run, items, skipped, errors, added, read)

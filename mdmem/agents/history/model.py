@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mdmem.agents.history.records import project_of
+
 
 @dataclass(frozen=True)
 class SessionMessage:
@@ -49,18 +51,3 @@ class Session:
 
     def user_messages(self) -> list[SessionMessage]:
         return [m for m in self.messages if m.role == "user"]
-
-
-def project_of(cwd: str | None) -> str | None:
-    """The project a working folder belongs to: its last part, or for a git worktree kept inside the project
-    (``<project>/.worktrees/<name>``, ``<project>/.claude/worktrees/<name>``) the project's folder."""
-    if not cwd:
-        return None
-    parts = [p for p in cwd.replace("\\", "/").split("/") if p]
-    for i in range(len(parts) - 1, 0, -1):
-        if parts[i] in (".worktrees", "worktrees"):
-            j = i - 1
-            while j > 0 and parts[j].startswith("."):
-                j -= 1
-            return parts[j]
-    return parts[-1] if parts else None

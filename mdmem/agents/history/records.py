@@ -1,5 +1,6 @@
 """What every session reader needs and nothing more: a JSONL file's records, streamed (:func:`jsonl_records`), and
-the text of a message's content in any of the agents' shapes (:func:`text_of`). Standard library only, no
+the text of a message's content in any of the agents' shapes (:func:`text_of`), a session's project
+(:func:`project_of`). Standard library only, no
 dataclasses: the Stop hook reads another agent's transcript through these on its quiet path (``import
 dataclasses`` alone measured 2.15x a bare ``python -c pass``, whose double is the quiet hook's whole budget).
 """
@@ -50,3 +51,18 @@ def jsonl_records(path: str | os.PathLike, limit: int):
                 yield None, len(line)
                 continue
             yield (rec if isinstance(rec, dict) else None), len(line)
+
+
+def project_of(cwd: str | None) -> str | None:
+    """The project a working folder belongs to: its last part, or for a git worktree kept inside the project
+    (``<project>/.worktrees/<name>``, ``<project>/.claude/worktrees/<name>``) the project's folder."""
+    if not cwd:
+        return None
+    parts = [p for p in cwd.replace("\\", "/").split("/") if p]
+    for i in range(len(parts) - 1, 0, -1):
+        if parts[i] in (".worktrees", "worktrees"):
+            j = i - 1
+            while j > 0 and parts[j].startswith("."):
+                j -= 1
+            return parts[j]
+    return parts[-1] if parts else None

@@ -174,9 +174,7 @@ def cut(found: list[Found]) -> list[Found]:
 
 def _owners(db, paths: list[str]) -> dict[str, str | None]:
     """The project each note at ``paths`` belongs to (None: global), from the notes cache's frontmatter."""
-    import json as _json
-
-    from mdmem.base.projects import note_project
+    from mdmem.base.projects import from_cache
 
     out: dict[str, str | None] = {}
     if not paths:
@@ -187,12 +185,7 @@ def _owners(db, paths: list[str]) -> dict[str, str | None]:
     except Exception:  # an old SQLite without JSON functions: every note as global
         return out
     for path, value in rows:
-        if isinstance(value, str) and value.startswith("[") and not value.startswith("[["):
-            try:
-                value = _json.loads(value)
-            except ValueError:
-                pass
-        out[path] = note_project({"project": value})
+        out[path] = from_cache(value)
     return out
 
 
@@ -375,10 +368,9 @@ def agents_notes(vault: str, notes: list[Found]) -> set[str]:
     mine = [n for n in notes if "a" in n.flags]
     if not mine:
         return set()
-    from mdmem.base.layout import STATE_DIR
     from mdmem.base.provenance import records, unconfirmed
 
-    state = os.path.join(vault, STATE_DIR)
+    state = files.state_folder(vault)
     known = records(state)
     return {n.path for n in mine if unconfirmed(vault, n.path, {"source": "agent"}, state=state, known=known)}
 
@@ -491,9 +483,8 @@ def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
     context = render(vault, found, words, span, general)
     if not context:
         return None
-    from mdmem.base.layout import STATE_DIR
     from mdmem.base.usage import record
 
-    record(os.path.join(vault, STATE_DIR), [f.path for f in found], "prompt")
+    record(files.state_folder(vault), [f.path for f in found], "prompt")
     log(vault, f"prompt session={session or '?'}: {len(found)} note(s): {', '.join(f.path for f in found)}")
     return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": context}}

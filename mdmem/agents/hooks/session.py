@@ -15,6 +15,7 @@ import os
 import time
 
 from mdmem.agents.checkpoint.stop import stop  # noqa: F401
+from mdmem.agents.history.background import with_reminder
 from mdmem.agents.hooks.state import (  # noqa: F401  (re-exported: the hooks' public face)
     DEFAULTS,
     LOCK_WAIT,
@@ -36,7 +37,7 @@ from mdmem.agents.hooks.state import (  # noqa: F401  (re-exported: the hooks' p
 )
 from mdmem.base import files
 from mdmem.base.errors import MdmemError
-from mdmem.base.layout import HOOKS_DIR, bootstrap_candidates, safe_session
+from mdmem.base.layout import bootstrap_candidates, safe_session
 
 TYPE_CHECKING = False  # the card stays on the standard library
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ def fingerprint(vault: str, cwd: str, scan: files.Scan | None = None) -> str:
 def _card_path(vault: str, project: str | None = None) -> str:
     """Where the card of a session in ``project`` is kept (one per project: each holds its own memories)."""
     tail = "" if not project else "-" + safe_session(project)
-    return os.path.join(vault, HOOKS_DIR, f"context-card{tail}.json")
+    return files.state_folder(vault, "hooks", f"context-card{tail}.json")
 
 
 def card_protocol(vault) -> str:
@@ -210,6 +211,7 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
         line = review_line(vault, waiting)
         if len(text.encode("utf-8")) + len(line.encode("utf-8")) + 2 <= CARD_MAX:
             text = (text.rstrip("\n") + "\n\n" if text else "") + line
+    text = with_reminder(text, vault, cwd, now(), CARD_MAX)  # imported sessions never reviewed (once a day)
     if found:
         room = CARD_MAX - len(text.encode("utf-8")) - 2
         block = pending_text(vault, found, room)
@@ -241,9 +243,7 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _checkpoints(vault: str) -> str:
-    from mdmem.base.layout import CHECKPOINTS_DIR
-
-    return os.path.join(vault, CHECKPOINTS_DIR)
+    return files.state_folder(vault, "checkpoints")
 
 
 def _shown(data: dict) -> bool:
@@ -311,7 +311,7 @@ def pending_text(vault: str, data: dict, room: int) -> str:
     from mdmem.text.fence import fence, one_line
 
     session = str(data.get("session", ""))
-    marker = read_state(os.path.join(vault, HOOKS_DIR, "pending-" + safe_session(session) + ".json"))
+    marker = read_state(files.state_folder(vault, "hooks", "pending-" + safe_session(session) + ".json"))
     pt = data.get("lang") == "pt"
     why = {"PreCompact": "antes da compactação" if pt else "before the conversation was compacted",
            "SessionEnd": "no fim da sessão" if pt else "when the session ended"}.get(
@@ -354,7 +354,7 @@ def session_status(vault: str, session: str | None = None) -> dict:
     """For ``hook status``: a session's stop count, when its next checkpoint may fire, its pending
     checkpoint and how many notes the prompt hook gave it. The session is ``session``, else the one whose
     Stop hook ran last. Read from the hooks' state files as the Stop hook keeps them."""
-    folder = os.path.join(vault, HOOKS_DIR)
+    folder = files.state_folder(vault, "hooks")
     name = safe_session(session) if session else None
     if name is None:
         try:
@@ -451,7 +451,7 @@ def record_ended(vault: str, payload: dict, read: Callable) -> int:
     :data:`PENDING_DAYS` days, and whose transcript grew since its last record, gets its uncovered turns recorded
     for review (:func:`_record_uncovered`). Returns how many sessions were looked at."""
     agent, current = text_field(payload, "mdmem_agent") or "claude", text_field(payload, "session_id")
-    folder = os.path.join(vault, HOOKS_DIR)
+    folder = files.state_folder(vault, "hooks")
     try:
         names = [n for n in os.listdir(folder) if n.startswith("stop-") and n.endswith(".json")]
     except OSError:
@@ -489,7 +489,7 @@ def unreviewed(vault: str, cwd: str | None, session: str | None = None, own: boo
     the same folder as the session's, or one inside the other), seen in the last :data:`PENDING_DAYS`
     days; ``own``: only ``session``'s (after a compaction), else never ``session``'s own. A record untouched
     for longer than that is removed (the folder does not grow with every session ever run)."""
-    folder = os.path.join(vault, HOOKS_DIR)
+    folder = files.state_folder(vault, "hooks")
     try:
         names = [f for f in os.listdir(folder) if f.startswith(REVIEW_PREFIX) and f.endswith(".json")]
     except OSError:

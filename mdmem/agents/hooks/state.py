@@ -17,7 +17,7 @@ import time
 from mdmem.base import files
 from mdmem.base.errors import MdmemError
 from mdmem.base.fastjson import dumps, loads
-from mdmem.base.layout import STATE_DIR, mdmem_home
+from mdmem.base.layout import mdmem_home
 
 TYPE_CHECKING = False  # not `from typing import`: the quiet stop imports as little as it can
 if TYPE_CHECKING:
@@ -169,7 +169,7 @@ REFRESH_MAX = 200      # notes changed since the index: more than this and the h
 
 def notes_db(vault: str) -> str:
     """The notes cache's file (``.mdmem/notes.db``), as a str: no pathlib on the hooks' path."""
-    return os.path.join(vault, STATE_DIR, "notes.db")
+    return files.state_folder(vault, "notes.db")
 
 
 def fresh(vault: str, log) -> None:
@@ -222,7 +222,7 @@ def record_digest(vault: str, digest: str) -> None:
     from mdmem.base.errors import LockTimeout
 
     try:
-        with files.write_lock(Path(vault) / STATE_DIR, 0.2):
+        with files.write_lock(Path(files.state_folder(vault)), 0.2):
             db = sqlite3.connect(notes_db(vault), timeout=1)
             try:
                 with db:
