@@ -115,8 +115,9 @@ def measure_agreement(n: int, work: Path) -> dict:
 
     pairs = [json.loads(line) for line in PAIRS.read_text().splitlines() if line.strip()]
     v = work / f"agree-{n}"
-    log(f"generating a {n:,}-note vault for the agreement check ...")
-    gen_vault.generate(v, n, seed=7, size=3000, force=True)
+    if not (v / gen_vault.MARKER).is_file():  # (a vault made by an earlier run is used again)
+        log(f"generating a {n:,}-note vault for the agreement check ...")
+        gen_vault.generate(v, n, seed=7, size=3000, force=True)
     for p in pairs:
         (v / "memory" / "feedback" / f"saved-{p['id']}.md").write_text(
             f"---\ntype: feedback\nname: saved {p['id']}\n---\n{p['a']}\n")
