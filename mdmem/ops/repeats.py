@@ -54,7 +54,7 @@ CANDIDATES = 50  # notes whose body is read for the wording and meaning tests, p
 
 def _repeated(mem: Memory, rel: str, title: str, body: str, replaces: frozenset | set, kind: str,
               scope: Scope | None, limit: int | None) -> tuple[str, str | None] | None:
-    from mdmem.text.meaning import same_meaning, statement
+    from mdmem.text.meaning import opposed, same_meaning, statement, swapped
 
     flat = " ".join(body.split())
     heads = [n for n in mem.heads() if n.path != rel and n.path.startswith(MEMORY_DIR + "/") and n.type != "daily"
@@ -68,6 +68,7 @@ def _repeated(mem: Memory, rel: str, title: str, body: str, replaces: frozenset 
     fact = statement(body)
     model, cosine = _cosines(mem, fact)
     read = None if limit is None else _candidates(mem, body, cosine, heads, limit)
+    guess = None
     for note in heads:
         names = {name_key(note.title)}
         if isinstance(note.frontmatter.get("name"), str):
@@ -84,12 +85,13 @@ def _repeated(mem: Memory, rel: str, title: str, body: str, replaces: frozenset 
             continue
         if " ".join(other.split()) == flat:  # edited to this since the cache last read it
             return note.path, None
-        theirs = shingles(other)
-        if mine and theirs and similarity(mine, theirs) >= SIMILAR:
+        theirs, said = shingles(other), statement(other)
+        if mine and theirs and similarity(mine, theirs) >= SIMILAR and not opposed(fact, said) \
+                and not swapped(fact, said):  # one word apart may be another thing: "lint" / "build"
             return note.path, f"{int(100 * similarity(mine, theirs))}% the same wording"
-        if note.type != "project" and same_meaning(fact, statement(other), cosine.get(note.path), model):
-            return note.path, MEANING
-    return None
+        if guess is None and note.type != "project" and same_meaning(fact, said, cosine.get(note.path), model):
+            guess = note.path  # a guess: a repeat by name or wording in a later note comes first (decision 096)
+    return (guess, MEANING) if guess else None
 
 
 def _flat_body(mem: Memory, path: str, flat: bool = True) -> str | None:
