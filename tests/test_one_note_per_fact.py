@@ -67,3 +67,14 @@ def test_a_checkpoint_suggestion_that_repeats_a_note_updates_it_one_of_maybe_the
     assert one["status"] == "updated" and one["path"] == same["path"]
     assert two["status"] == "created" and two["path"] != short["path"]
     assert f"it may say what {short['path']} says" in two["message"], two
+
+
+def test_one_word_apart_naming_another_thing_is_not_refused(cli, vault: Path):
+    """The same wording but another command is another rule (the wording test keeps the meaning test's vetoes)."""
+    lint = ("Always run `npm run lint` before every commit to the main branch of the atlas repository, because the "
+            "continuous integration server rejects any push that fails it and the whole team then waits for the "
+            "fix while the release train stands still for everyone working on the payments service that week")
+    saved = cli.json("save", lint, "-t", "feedback", "--vault", vault)
+    build = cli.json("save", lint.replace("lint`", "build`"), "-t", "feedback", "--name", "Build first",
+                     "--vault", vault)
+    assert build["status"] == "created" and build["path"] != saved["path"]

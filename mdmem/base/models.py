@@ -81,6 +81,7 @@ class Note:
     date: str | None = None  # ISO date: frontmatter updated, else created, else file mtime
     text: str = field(default="", compare=False, repr=False)
     ctime_ns: int = field(default=0, compare=False, repr=False)  # the change stamp it was read at (not kept in JSON)
+    digest: str = field(default="", compare=False, repr=False)  # of its body as read (engine.store.body_digest)
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,8 @@ from mdmem.base.layout import nfc
 from mdmem.base.models import Link, Note, Problem
 from mdmem.base.settings import Fusion, Recency, Settings
 from mdmem.base.vault import find_vault
-from mdmem.engine.store import CacheDamaged, Diff, Head, Store, no_room
-from mdmem.text.parse import parse_note, problem_note, snippet_text
+from mdmem.engine.store import CacheDamaged, Diff, Head, Store, body_digest, no_room
+from mdmem.text.parse import parse_note, problem_note, snippet_text, split_note
 from mdmem.text.resolve import Resolver
 
 GRAPH_VERSION = 4  # bump when LinkGraph's attributes change: cached graphs are rebuilt (3: nodes carry
@@ -128,9 +128,11 @@ def load_note(root: Path, rel: str) -> Note:
                        ctime_ns=st.st_ctime_ns)
     try:
         note = parse_note(rel, data, st.st_mtime_ns)
+        digest = body_digest(split_note(data)[1])
     except Exception as e:  # a parser bug must cost one note, never the refresh
         note = problem_note(rel, Problem("parse_error", f"{type(e).__name__}: {e}"), st.st_mtime_ns, len(data))
-    return replace(note, ctime_ns=st.st_ctime_ns)  # the change stamp the cache compares (files.scan)
+        digest = ""
+    return replace(note, ctime_ns=st.st_ctime_ns, digest=digest)  # the change stamp the cache compares (files.scan)
 
 
 def _load_many(root: Path, paths: list[str], procs: int) -> Iterator[Note]:
@@ -563,6 +565,11 @@ class Memory:
 
     def notes(self) -> Iterable[Note]:
         return self.store.notes()
+
+    def same_body(self, body: str) -> list[str]:
+        """The notes whose body, when the cache last read them, was ``body`` but for whitespace
+        (:func:`mdmem.engine.store.body_digest`), in path order: no file is read."""
+        return self.store.same_body(body_digest(body))
 
     def heads(self) -> list[Head]:
         """Every note as lists of notes need it (:class:`mdmem.engine.store.Head`: no headings or links, the

@@ -34,10 +34,11 @@ if TYPE_CHECKING:
 
     F = TypeVar("F", bound=Callable[..., Any])
 
-SCHEMA_VERSION = "8"  # 3: the quick index (FTS5, :mod:`mdmem.engine.quick`) and the scan digest;
+SCHEMA_VERSION = "9"  # 3: the quick index (FTS5, :mod:`mdmem.engine.quick`) and the scan digest;
 # 4: notes stored as JSON arrays (no pickle); 5: the claims and superseded tables
 # (:mod:`mdmem.engine.supersede`); 6: ``ctime_ns`` in the change fingerprint; 7: the ``heads`` table
-# (:meth:`Store.heads`); 8: its ``said`` and ``marks`` columns (the card's line). Older caches are rebuilt.
+# (:meth:`Store.heads`); 8: the heads' body ``digest`` (:meth:`Store.same_body`); 9: their ``said`` and ``marks``
+# columns (the card's lines, decision 063). Older caches are rebuilt.
 
 
 class CacheDamaged(Exception):
@@ -115,8 +116,10 @@ class Store:
         # the change log lets derived views (the link graph) catch up incrementally
         db.execute("CREATE TABLE IF NOT EXISTS changes (gen INTEGER, path TEXT)")
         # each note's head (:func:`head_row`): what lists of notes need, a few hundred bytes a row
+        # (and the digest of its body, :func:`body_digest`: ``save``'s "the same content" is a look-up, decision 062)
         db.execute("CREATE TABLE IF NOT EXISTS heads (path TEXT PRIMARY KEY, title TEXT, type TEXT, date TEXT,"
-                   " flags TEXT, project TEXT, head TEXT, said TEXT, marks TEXT)")
+                   " flags TEXT, project TEXT, head TEXT, digest TEXT, said TEXT, marks TEXT)")
+        db.execute("CREATE INDEX IF NOT EXISTS heads_digest ON heads(digest)")
         quick.create(db)
         supersede.create(db)
         row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
@@ -199,6 +202,28 @@ class Store:
         at 10k notes whole rows cost most of its time (decision 061)."""
         return list(map(Head, self._db.execute(
             "SELECT path, title, type, date, flags, project, head, said, marks FROM heads ORDER BY path")))
+
+    @_guard
+    def same_body(self, digest: str) -> list[str]:
+        """The cached notes whose body had this :func:`body_digest` when they were last read, in path order."""
+        if not digest:
+            return []
+        return [p for (p,) in self._db.execute("SELECT path FROM heads WHERE digest=? ORDER BY path", (digest,))]
+
+    @_guard
+    def holding(self, terms: Iterable[str]) -> dict[str, list[int]]:
+        """term -> the quick-index rowids (:func:`mdmem.engine.quick.rowid`) of the notes whose body has it: what
+        ``save`` ranks its candidates by (decision 062). Written in the same transaction as the heads. A term the
+        index's tokenizer splits in two (a phrase, which its ``detail=column`` cannot match) holds none."""
+        found = {}
+        for t in terms:
+            try:
+                found[t] = quick.matches(self._db, t, "words")
+            except sqlite3.OperationalError as e:
+                if "fts5" not in str(e):
+                    raise
+                found[t] = []
+        return found
 
     def _drop(self, paths: list[str]) -> None:
         with _tx(self._db):
@@ -321,7 +346,7 @@ class Store:
             self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)",
                                  [(*r[:4], r[6]) for r in rows])
             self._db.executemany("DELETE FROM notes WHERE path=?", [(p,) for p in removed])
-            self._db.executemany("INSERT OR REPLACE INTO heads VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [r[7] for r in rows])
+            self._db.executemany("INSERT OR REPLACE INTO heads VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [r[7] for r in rows])
             self._db.executemany("DELETE FROM heads WHERE path=?", [(p,) for p in removed])
             quick.put(self._db, [r[4] for r in rows], removed, fresh=clear)
             if clear:
@@ -412,11 +437,21 @@ def dumps(note: Note) -> str:
     ], ensure_ascii=False, separators=(",", ":"))
 
 
-def head_row(note: Note) -> tuple[str, str, str, str | None, str, str | None, str, str, str]:
+def body_digest(body: str) -> str:
+    """A note's body with its whitespace runs made one space, hashed: two bodies that differ only in spacing have
+    one digest (what ``save`` calls the same content). Empty for an empty body."""
+    import hashlib
+
+    flat = " ".join(body.split())
+    return hashlib.blake2b(flat.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest() if flat else ""
+
+
+def head_row(note: Note) -> tuple[str, str, str, str | None, str, str | None, str, str, str, str]:
     """A note's row of the ``heads`` table: path, title, type, date, flags (``i`` an index note, ``s`` sensitive,
     ``a`` saved by an agent: :mod:`mdmem.base.layout`, ``source:``), its project (:func:`mdmem.base.projects.note_project`),
-    the JSON of its frontmatter, tags, aliases and stat, and how the card names it (:func:`mdmem.text.said.said`,
-    :func:`mdmem.text.said.marks`: the card formats none of its lines, decision 063)."""
+    the JSON of its frontmatter, tags, aliases and stat, its body's :func:`body_digest` (``note.digest``), and how the
+    card names it (:func:`mdmem.text.said.said`, :func:`mdmem.text.said.marks`: the card formats none of its lines,
+    decision 063)."""
     from mdmem.base.layout import is_index_note, is_sensitive
     from mdmem.base.projects import note_project
     from mdmem.text.said import marks, said
@@ -426,7 +461,7 @@ def head_row(note: Note) -> tuple[str, str, str, str | None, str, str | None, st
         + ("a" if fm.get("source") == "agent" else "")
     return (note.path, note.title, note.type, note.date, flags, note_project(fm),
             json.dumps([_plain(fm), note.tags, note.aliases, note.mtime_ns, note.size], ensure_ascii=False,
-                       separators=(",", ":")), said(note), marks(note))
+                       separators=(",", ":")), note.digest, said(note), marks(note))
 
 
 _LAZY = frozenset(("frontmatter", "tags", "aliases", "mtime_ns", "size"))

@@ -4,6 +4,7 @@ protocol already holds). One note per fact: decision 031."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from mdmem.base import files as fs
@@ -14,6 +15,7 @@ from mdmem.text.similar import SIMILAR, name_key, shingles, similarity
 if TYPE_CHECKING:
     from mdmem.base.projects import Scope
     from mdmem.engine.memory import Memory
+    from mdmem.engine.store import Head
 
 MEANING = "the same meaning"  # the reason :func:`repeated` gives for a guess by meaning (not refused: decision 096)
 DUPLICATE_LINE = 30  # characters: a body line this long found in CLAUDE.md or a protocol is a repeat
@@ -29,51 +31,119 @@ def repeated(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
           kind: str = "", scope: Scope | None = None) -> tuple[str, str | None] | None:
     """The memory note this one would repeat: ``(path, None)`` for the same
     content, ``(path, reason)`` for a near-duplicate (the same name, whatever the case, accents and
-    spacing; for a person, also one of another person note's ``aliases``), else None. The notes it
-    ``replaces`` are not compared, nor, with a ``scope``, the notes it does not see (another project's: one
-    note per fact holds within a project and the global memory, decision 066). The notes are the cache's heads
-    (:meth:`mdmem.engine.memory.Memory.heads`: a name's frontmatter parsed only when it is compared; no links or
-    headings); each body is read from its file, which the cache does not keep."""
-    from mdmem.text.meaning import same_meaning, statement
+    spacing; for a person, also one of another person note's ``aliases``; :data:`SIMILAR` of the same wording;
+    the same meaning), else None. The notes it ``replaces`` are not compared, nor, with a ``scope``, the notes it
+    does not see (another project's: one note per fact holds within a project and the global memory, decision 066).
+
+    Fast at 10k notes (decision 062): the same content is a look-up of the body's digest in the notes cache
+    (the one file found is read to confirm it), the same name is read from the cache's heads, and only the
+    :data:`CANDIDATES` notes that rank highest for its words in the cache's quick index (and those nearest by
+    the vectors' cosine, when the vault has them) have their body read for the wording and meaning tests."""
+    return _repeated(mem, rel, title, body, replaces, kind, scope, CANDIDATES)
+
+
+def exhaustive(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
+               kind: str = "", scope: Scope | None = None) -> tuple[str, str | None] | None:
+    """:func:`repeated` reading every memory note's body: what the bounded version is measured against
+    (``scripts/bench_repeats.py``: the same answer on every real duplicate pair)."""
+    return _repeated(mem, rel, title, body, replaces, kind, scope, None)
+
+
+CANDIDATES = 50  # notes whose body is read for the wording and meaning tests, per ranking (decision 062)
+
+
+def _repeated(mem: Memory, rel: str, title: str, body: str, replaces: frozenset | set, kind: str,
+              scope: Scope | None, limit: int | None) -> tuple[str, str | None] | None:
+    from mdmem.text.meaning import opposed, same_meaning, statement, swapped
 
     flat = " ".join(body.split())
+    heads = [n for n in mem.heads() if n.path != rel and n.path.startswith(MEMORY_DIR + "/") and n.type != "daily"
+             and n.path not in replaces and (scope is None or scope.sees_name(n.project))]
+    mine_paths = {n.path for n in heads}
+    for path in mem.same_body(flat):  # the cache's digest finds it; the file, read, confirms it is still so
+        if path in mine_paths and _flat_body(mem, path) == flat:
+            return path, None
     keys = {k for k in (name_key(title), name_key(rel.rsplit("/", 1)[-1][:-3])) if k}
     mine = shingles(body)
     fact = statement(body)
-    near = None
     model, cosine = _cosines(mem, fact)
-    for note in mem.heads():
-        if note.path == rel or not note.path.startswith(MEMORY_DIR + "/") or note.type == "daily" \
-                or note.path in replaces or (scope is not None and not scope.sees_name(note.project)):
+    read = None if limit is None else _candidates(mem, body, cosine, heads, limit)
+    guess = None
+    for note in heads:
+        names = {name_key(note.title)}
+        if isinstance(note.frontmatter.get("name"), str):
+            names.add(name_key(note.frontmatter["name"]))
+        person = kind == "person" and note.type == "person"
+        if person:  # a person's other names: "Ana" is the note whose aliases say Ana
+            names |= {name_key(a) for a in note.aliases}
+        if keys & names:
+            return note.path, "the same person" if person else "the same name"
+        if read is not None and note.path not in read:
             continue
-        try:
-            other = body_of(fs.read_bytes(mem.root, note.path))
-        except OSError:
+        other = _flat_body(mem, note.path, flat=False)
+        if other is None:
             continue
-        if " ".join(other.split()) == flat:
+        if " ".join(other.split()) == flat:  # edited to this since the cache last read it
             return note.path, None
-        if near is None:
-            names = {name_key(note.title)}
-            if isinstance(note.frontmatter.get("name"), str):
-                names.add(name_key(note.frontmatter["name"]))
-            person = kind == "person" and note.type == "person"
-            if person:  # a person's other names: "Ana" is the note whose aliases say Ana
-                names |= {name_key(a) for a in note.aliases}
-            theirs = shingles(other)
-            if keys & names:
-                near = (note.path, "the same person" if person else "the same name")
-            elif mine and theirs and similarity(mine, theirs) >= SIMILAR:
-                near = (note.path, f"{int(100 * similarity(mine, theirs))}% the same wording")
-            elif note.type != "project" and same_meaning(fact, statement(other), cosine.get(note.path), model):
-                near = (note.path, MEANING)
-    return near
+        theirs, said = shingles(other), statement(other)
+        if mine and theirs and similarity(mine, theirs) >= SIMILAR and not opposed(fact, said) \
+                and not swapped(fact, said):  # one word apart may be another thing: "lint" / "build"
+            return note.path, f"{int(100 * similarity(mine, theirs))}% the same wording"
+        if guess is None and note.type != "project" and same_meaning(fact, said, cosine.get(note.path), model):
+            guess = note.path  # a guess: a repeat by name or wording in a later note comes first (decision 096)
+    return (guess, MEANING) if guess else None
+
+
+def _flat_body(mem: Memory, path: str, flat: bool = True) -> str | None:
+    """A note's body as on disk now (whitespace runs made one space when ``flat``), None when unreadable."""
+    try:
+        other = body_of(fs.read_bytes(mem.root, path))
+    except OSError:
+        return None
+    return " ".join(other.split()) if flat else other
+
+
+K1, B = 1.2, 0.75  # BM25's usual constants
+_ATOM = re.compile(r"[^\W_]+")
+
+
+def _candidates(mem: Memory, body: str, cosine: dict[str, float], heads: list[Head], limit: int) -> set[str]:
+    """The memory notes worth reading: the ``limit`` that rank highest for ``body``'s content words
+    (:func:`mdmem.text.meaning.words`) and the ``limit`` nearest by ``cosine``. The ranking is BM25 with each
+    word counted once (the quick index of the notes cache says which notes hold a word, :meth:`Store.holding`;
+    a note's length is its size): a note that shares most of the memory's words, and is not much longer, ranks
+    first, and that is what both tests ask of a repeat (decision 062)."""
+    import math
+
+    from mdmem.engine.quick import rowid
+    from mdmem.text.meaning import words
+
+    found = {p for p, _ in sorted(((n.path, cosine[n.path]) for n in heads if n.path in cosine),
+                                  key=lambda pc: -pc[1])[:limit]}
+    terms = {a for w in words(body)[0] for a in _ATOM.findall(w)}  # "x's" is two of the index's words
+    if not terms or not heads:
+        return found
+    by_id = {rowid(n.path): n for n in heads}
+    sizes = {i: max(n.size, 1) for i, n in by_id.items()}
+    average = sum(sizes.values()) / len(sizes)
+    score: dict[int, float] = {}
+    for ids in mem.store.holding(sorted(terms)).values():
+        ids = [i for i in ids if i in by_id]
+        idf = math.log(1 + (len(by_id) - len(ids) + 0.5) / (len(ids) + 0.5))
+        for i in ids:
+            score[i] = score.get(i, 0.0) + idf
+    ranked = sorted(score, key=lambda i: -score[i] * (K1 + 1) / (1 + K1 * (1 - B + B * sizes[i] / average)))
+    return found | {by_id[i].path for i in ranked[:limit]}
 
 
 def _cosines(mem: Memory, text: str) -> tuple[str | None, dict[str, float]]:
     """The vectors' cosines of ``text`` to each note (:func:`mdmem.engine.vectors.cosines`) when the vault has
     vectors and the semantic extra is installed, else none (the words alone decide)."""
+    from mdmem.engine import vectors
     from mdmem.engine.embed import SemanticUnavailable
 
+    if not (mem.state_dir / vectors.FILE).exists():  # (before numpy is imported: a third of a second)
+        return None, {}
     try:
         from mdmem.engine.vectors import cosines
 

@@ -28,7 +28,7 @@ LOCK_WAIT = 5.0    # seconds to wait for another hook holding the session's stat
 # here so a vault without a config.toml never imports the settings module (~10 ms of a quiet hook)
 DEFAULTS: dict[str, Any] = {"policy": "signals", "min_stops": 20, "min_minutes": 30.0, "min_dimensions": 2,
                              "min_interval_minutes": 10.0, "min_tool_calls": 15, "max_transcript_mb": 8.0,
-                             "timeout_seconds": 2.0, "output": "block"}
+                             "timeout_seconds": 2.0, "output": "block", "sessions_reminder_hours": 24.0}
 
 
 # ----------------------------------------------------------------------------- errors, time bound, clock
