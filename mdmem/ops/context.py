@@ -21,7 +21,6 @@ from mdmem.base.projects import Scope
 from mdmem.base.provenance import RULE_TYPES
 from mdmem.engine.memory import Memory
 from mdmem.engine.store import Head
-from mdmem.ops.timeline import daily_entries, is_sensitive
 from mdmem.text.fence import NOTICE, fence, one_line, quoted
 from mdmem.text.protocol import memory_protocol
 from mdmem.text.said import OPEN, SCOPED, is_open, near_words, protocol_paths, said, words
@@ -533,6 +532,8 @@ def _full(mem: Memory, b: _Builder, notes: list, query: str | None, today: dt.da
     since = (today - dt.timedelta(days=2)).isoformat()
     daily = [n for n in notes if n.type == "daily" and since <= n.title <= today.isoformat()]
     if daily:
+        from mdmem.ops.timeline import daily_entries  # full mode only: the card's hook never imports it
+
         lines = ["## Last 3 days"]
         for n in sorted(daily, key=lambda n: n.title, reverse=True):
             for time, text in daily_entries(mem, n):
@@ -569,6 +570,8 @@ def _related(mem: Memory, around: list, shown: set[str], include_sensitive: bool
     expired)."""
     if not around:
         return []
+    from mdmem.ops.timeline import is_sensitive
+
     graph = mem.graph()
     seen: dict[str, float] = {}
     for note in around:
