@@ -303,7 +303,7 @@ def test_status(world):
          "error": None,
          "events": {e: missing for e in EVENTS}},
     ], "skills": skills, "session": {"vault": str(world.vault), "session": None, "stops": 0, "next": None,
-                                     "pending": None, "prompt_notes": 0, "review": None}}
+                                     "pending": None, "prompt_notes": 0, "review": None}, "fired": {}}
     shutil.rmtree(world.vault)
     proc = run_hook("status", env=world.env, cwd=world.cwd)
     assert proc.stdout == (
