@@ -298,10 +298,12 @@ def scan(root: str | os.PathLike) -> Scan:
         return Problem(code, message)
 
     top = str(root)
-    from mdmem.base.settings import obsidian_settings
+    left_out = None
+    if os.path.lexists(os.path.join(top, ".obsidian")):  # else no settings module: ~30 ms of a hook's imports
+        from mdmem.base.settings import obsidian_settings
 
-    obsidian = obsidian_settings(top)  # one stat when there is no .obsidian/
-    left_out = obsidian.excluded if (obsidian.ignore_filters or obsidian.templates) else None
+        obsidian = obsidian_settings(top)
+        left_out = obsidian.excluded if (obsidian.ignore_filters or obsidian.templates) else None
     excluded: dict[str, str] = {}
     real_top = os.path.realpath(top)
     inside = real_top.rstrip(os.sep) + os.sep

@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import re
 
+from mdmem.base.layout import STATE_DIR
+
 PROJECT_KEY = "project"  # the frontmatter key
 _LINK = re.compile(r"^\s*\[\[([^\]|#^]+)(?:[#^][^\]|]*)?(?:\\?\|[^\]]*)?\]\]\s*$")
 _BAD = re.compile(r"[^\w '(),&+-]")
@@ -148,7 +150,10 @@ def scope_for(given: str | None, cwd: str | None, vault: str | None, mapping: di
 
 
 def mapping(vault: str | None) -> dict[str, str]:
-    """``[projects]`` of the vault's config (the one settings reader)."""
+    """``[projects]`` of the vault's config (the one settings reader), read only when the vault has a config
+    file: importing the settings module costs a hook ~30 ms (the card, the prompt hook)."""
+    if vault is None or not os.path.lexists(os.path.join(vault, STATE_DIR, "config.toml")):
+        return {}  # a FIFO or a link is the reader's to refuse, in one line
     from mdmem.base.settings import project_map
 
     return project_map(vault)

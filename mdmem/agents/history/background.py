@@ -78,14 +78,14 @@ def reminder_line(vault: str, cwd: str | None, now: float) -> str:
     import shlex
 
     from mdmem.agents.history.records import project_of
+    from mdmem.agents.hooks.state import settings
     from mdmem.base import reviews
     from mdmem.base.errors import MdmemError
-    from mdmem.base.settings import hook_settings
 
     if not enabled(vault):
         return ""
     try:
-        every = float(hook_settings(vault, {})["sessions_reminder_hours"])
+        every = float(settings(vault, {})["sessions_reminder_hours"])
     except MdmemError:
         return ""  # a broken config.toml: the card says so once already
     project = project_of(cwd)
