@@ -184,6 +184,28 @@ def state_file(path: str | os.PathLike) -> str:
     return path
 
 
+def read_state(path: str, limit: int = 4 * 1024 * 1024) -> dict:
+    """A JSON object of mdmem's derived state (the hooks', the review queue's), {} when missing, damaged or not a
+    regular file: derived state starts again. Never through a symlink; a FIFO does not block."""
+    from mdmem.base.fastjson import loads
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        with open(fd, "rb") as f:
+            state = loads(f.read(limit))
+    except (OSError, ValueError):
+        return {}
+    return state if isinstance(state, dict) else {}
+
+
+def write_state(path: str, state: dict) -> None:
+    """Atomic, not durable: derived state (a lost update restarts a count); only in a real state folder
+    (:func:`state_file`)."""
+    from mdmem.base.fastjson import dumps
+
+    write_atomic(state_file(path), dumps(state).encode(), durable=False)
+
+
 def check_state(root: str | os.PathLike) -> None:
     """Raise :class:`~mdmem.base.errors.UnsafeState` when ``.mdmem`` or one of the folders and files mdmem keeps
     in it (:data:`STATE_FOLDERS`, :data:`STATE_FILES`) is a symlink or of the wrong kind (a FIFO); makes nothing. About

@@ -14,7 +14,6 @@ import os
 import time
 
 from mdmem.base import files
-from mdmem.base.fastjson import dumps, loads
 
 REVIEWED = "sessions-reviewed.json"
 WAITING = "sessions-waiting.json"
@@ -23,18 +22,11 @@ _LIMIT = 16 * 1024 * 1024
 
 
 def _read(root: str | os.PathLike, name: str) -> dict:
-    try:
-        fd = os.open(files.state_folder(root, "hooks", name), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with open(fd, "rb") as f:
-            data = loads(f.read(_LIMIT))
-    except (OSError, ValueError):
-        return {}  # derived state: missing or damaged reads as nothing reviewed yet
-    return data if isinstance(data, dict) else {}
+    return files.read_state(files.state_folder(root, "hooks", name), _LIMIT)  # missing: nothing reviewed yet
 
 
 def _write(root: str | os.PathLike, name: str, data: dict) -> None:
-    path = files.state_file(files.state_folder(root, "hooks", name))
-    files.write_atomic(path, dumps(data).encode(), durable=False)
+    files.write_state(files.state_folder(root, "hooks", name), data)
 
 
 def reviewed(root: str | os.PathLike) -> dict[str, float]:

@@ -16,7 +16,8 @@ import time
 
 from mdmem.base import files
 from mdmem.base.errors import MdmemError
-from mdmem.base.fastjson import dumps, loads
+from mdmem.base.fastjson import dumps, loads  # noqa: F401  (re-exported through hooks.session)
+from mdmem.base.files import read_state, write_state  # noqa: F401  (the hooks' state files)
 from mdmem.base.layout import mdmem_home
 
 TYPE_CHECKING = False  # not `from typing import`: the quiet stop imports as little as it can
@@ -142,24 +143,6 @@ def log(vault: str | None, line: str) -> None:
 
 
 # ----------------------------------------------------------------------------- state
-
-
-def read_state(path: str) -> dict:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-        with open(fd, "rb") as f:
-            state = loads(f.read(4 * 1024 * 1024))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError):
-        return {}  # damaged state is derived state: start the session's count again
-    return state if isinstance(state, dict) else {}
-
-
-def write_state(path: str, state: dict) -> None:
-    """Atomic, not durable: derived state (a lost update restarts a session's counts); only in a real state folder
-    (:func:`mdmem.base.files.state_file`)."""
-    files.write_atomic(files.state_file(path), dumps(state).encode(), durable=False)
 
 
 # ----------------------------------------------------------------------------- the notes cache, for hooks that read it
