@@ -203,7 +203,8 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
         text = broken + "\n\n" + text
     text = _cut(text, CARD_MAX)
     session = text_field(payload, "session_id") or None
-    found = pending(vault, session if payload.get("source") == "compact" else None, prefer=session)
+    found = pending(vault, session if payload.get("source") == "compact" else None, prefer=session,
+                    project=scope.project)
     if payload.get("mdmem_catch_up") and read is not None:  # an agent with no SessionEnd: its ended sessions now
         record_ended(vault, payload, read)
     waiting = unreviewed(vault, cwd, session, own=payload.get("source") == "compact")
@@ -252,11 +253,13 @@ def _shown(data: dict) -> bool:
     return data.get("status") == "pending" and bool(data.get("candidates")) and data.get("origin") in CARD_ORIGINS
 
 
-def pending(vault: str, session: str | None = None, prefer: str | None = None) -> dict | None:
+def pending(vault: str, session: str | None = None, prefer: str | None = None, project: str | None = None) -> dict | None:
     """The pending checkpoint to show: ``session``'s (after a compaction: only that one); else
-    ``prefer``'s if pending, else the newest pending one of any session saved in the last
-    :data:`PENDING_DAYS` days; never one a hand run stored (:data:`CARD_ORIGINS`). Read as plain
-    JSON (the card stays on the standard library)."""
+    ``prefer``'s if pending, else the newest pending one of any session of ``project`` (the card's: the
+    checkpoint records the project its session worked in; one made outside any project is shown in every
+    project, one stored before projects were recorded too) saved in the last :data:`PENDING_DAYS` days;
+    never one a hand run stored (:data:`CARD_ORIGINS`). Read as plain JSON (the card stays on the standard
+    library)."""
     folder = _checkpoints(vault)
     chosen = session or prefer
     if chosen:
@@ -276,10 +279,17 @@ def pending(vault: str, session: str | None = None, prefer: str | None = None) -
             continue
         data = read_state(os.path.join(folder, name))
         saved = data.get("saved", 0) if isinstance(data.get("saved"), (int, float)) else 0
-        if _shown(data) and saved >= limit:
+        if _shown(data) and saved >= limit and _ours(data, project):
             if newest is None or (saved, name) > newest[0]:
                 newest = ((saved, name), data)
     return newest[1] if newest else None
+
+
+def _ours(data: dict, project: str | None) -> bool:
+    """Is a stored checkpoint one a card of ``project`` shows: of that project's session, or global?"""
+    owner = data.get("project")
+    return not isinstance(owner, str) or not owner or (
+        project is not None and owner.casefold() == project.casefold())
 
 
 def instructions(lang: str, session: str, vault, example: str = "1,2") -> str:

@@ -1,0 +1,130 @@
+"""What a scripted month in one vault with three git projects found, each through the real CLI, hooks and MCP:
+a pending checkpoint stays in its project (the card of another project does not show it; `accept` from another
+folder saves into the session's project), a checkpoint's notes are dated by the conversation, not the accept, and
+the smaller things a user living with mdmem for months runs into."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from support import Cli, run_hook
+
+OLD_DAY = "2026-11-20"
+
+
+def _repo(root: Path, name: str) -> Path:
+    repo = root / "code" / name
+    (repo / ".git").mkdir(parents=True)  # a git root as the walk up finds it (no git spawned)
+    return repo
+
+
+@pytest.fixture
+def month(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
+    cli = Cli()
+    vault = tmp_path / "vault"
+    cli("init", str(vault))
+    projects = {n: _repo(tmp_path, n) for n in ("projA", "projB", "projC")}
+    return {"cli": cli, "vault": vault, "tmp": tmp_path, **projects}
+
+
+def _propose(cli: Cli, vault: Path, session: str, *candidates: dict) -> str:
+    from mdmem.cli.app import app
+
+    result = cli.runner.invoke(app, ["checkpoint", "propose", "--vault", str(vault), "--session", session],
+                               input=json.dumps({"dimensions": [6], "candidates": list(candidates)}))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+RULE = {"type": "feedback", "dimension": 6, "name": "Release notes in projB",
+        "description": "Write the release notes before tagging a release in projB.",
+        "body": "Write the release notes before tagging a release in projB."}
+
+
+def _card(month: dict, where: str, session: str) -> str:
+    return run_hook("session-start", month["vault"], month["tmp"],
+                    {"session_id": session, "hook_event_name": "SessionStart", "source": "startup",
+                     "cwd": str(month[where])})
+
+
+def test_a_pending_checkpoint_stays_in_its_project(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    cli, vault = month["cli"], month["vault"]
+    monkeypatch.chdir(month["projB"])
+    _propose(cli, vault, "sB-live", RULE)
+    assert "Pending memory checkpoint (session sB-live)" in _card(month, "projB", "sB-other")
+    assert "Pending memory checkpoint" not in _card(month, "projA", "sA-new")  # another project's session
+    monkeypatch.chdir(month["projA"])  # accepted from A's folder: saved as B's, the session's project
+    done = cli.json("checkpoint", "accept", "1", "--session", "sB-live", "--vault", str(vault))
+    [saved] = done["accepted"]
+    assert saved["status"] == "created", done
+    assert 'project: "[[projB]]"' in (vault / saved["path"]).read_text()
+
+
+def test_accept_with_global_or_project_overrides_the_sessions(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    cli, vault = month["cli"], month["vault"]
+    monkeypatch.chdir(month["projB"])
+    _propose(cli, vault, "sB-1", RULE, RULE | {"name": "Changelog", "description": "Keep a CHANGELOG entry per PR.",
+                                               "body": "Keep a CHANGELOG entry per pull request."})
+    monkeypatch.chdir(month["projA"])
+    one = cli.json("checkpoint", "accept", "1", "--session", "sB-1", "--global", "--vault", str(vault))
+    assert "project:" not in (vault / one["accepted"][0]["path"]).read_text()
+    two = cli.json("checkpoint", "accept", "2", "--session", "sB-1", "--project", "projC", "--vault", str(vault))
+    assert 'project: "[[projC]]"' in (vault / two["accepted"][0]["path"]).read_text()
+
+
+def test_a_global_checkpoint_is_shown_in_every_project(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(month["tmp"])  # outside any project
+    _propose(month["cli"], month["vault"], "s-global", RULE)
+    assert "Pending memory checkpoint (session s-global)" in _card(month, "projA", "sA-2")
+
+
+def _transcript(path: Path, day: str, cwd: Path) -> Path:
+    """A Claude Code JSONL transcript whose records are stamped ``day``."""
+    records = [
+        {"type": "user", "message": {"role": "user", "content": "From now on, never push on Fridays."}},
+        {"type": "assistant", "message": {"id": "m1", "role": "assistant",
+                                          "content": [{"type": "text", "text": "Understood."}]}},
+    ]
+    path.write_text("".join(json.dumps({"sessionId": "s-old", "uuid": f"u{i}", "cwd": str(cwd),
+                                        "timestamp": f"{day}T10:0{i}:00Z", **r}) + "\n"
+                            for i, r in enumerate(records)))
+    return path
+
+
+def _model(tmp: Path) -> str:
+    import sys
+
+    model = tmp / "model.py"  # a model command answering one candidate
+    model.write_text("import json, sys\nsys.stdin.read()\nprint(json.dumps({'dimensions': [6], 'candidates': "
+                     "[{'type': 'feedback', 'dimension': 6, 'name': 'No pushes on Fridays', 'description': "
+                     "'Never push on Fridays.', 'body': 'Never push on Fridays.'}]}))\n")
+    return f"{sys.executable} {model}"
+
+
+def test_a_checkpoint_note_is_dated_by_the_conversation(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    cli, vault, tmp = month["cli"], month["vault"], month["tmp"]
+    old = _transcript(tmp / "old.jsonl", OLD_DAY, month["projA"])
+    cli("checkpoint", str(old), "--model", _model(tmp), "--vault", str(vault))
+    done = cli.json("checkpoint", "accept", "1", "--session", "s-old", "--vault", str(vault))
+    text = (vault / done["accepted"][0]["path"]).read_text()
+    assert f"created: {OLD_DAY}" in text, text
+    assert f"session on {OLD_DAY}." in text, text
+    assert 'project: "[[projA]]"' in text, text  # the transcript's folder, not the accept's
+
+
+def test_a_reviewed_sessions_notes_are_dated_by_it(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    cli, vault, tmp = month["cli"], month["vault"], month["tmp"]
+    old = _transcript(tmp / "s-old.jsonl", OLD_DAY, month["projB"])
+    run_hook("session-end", vault, tmp, {"session_id": "s-old", "transcript_path": str(old),
+                                         "hook_event_name": "SessionEnd", "cwd": str(month["projB"])})
+    monkeypatch.chdir(month["projA"])  # reviewed from another project's session
+    cli("checkpoint", "review", "--session", "s-old", "--vault", str(vault))
+    _propose(cli, vault, "s-old", RULE | {"name": "No pushes on Fridays", "description": "Never push on Fridays.",
+                                          "body": "Never push on Fridays."})
+    done = cli.json("checkpoint", "accept", "1", "--session", "s-old", "--vault", str(vault))
+    text = (vault / done["accepted"][0]["path"]).read_text()
+    assert f"created: {OLD_DAY}" in text, text
+    assert 'project: "[[projB]]"' in text, text
