@@ -128,3 +128,50 @@ def test_a_reviewed_sessions_notes_are_dated_by_it(month: dict, monkeypatch: pyt
     text = (vault / done["accepted"][0]["path"]).read_text()
     assert f"created: {OLD_DAY}" in text, text
     assert 'project: "[[projB]]"' in text, text
+
+
+SHORT = "I prefer short answers with the conclusion first"
+
+
+def test_a_text_another_project_holds_is_saved_in_this_one(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    cli, vault = month["cli"], month["vault"]
+    monkeypatch.chdir(month["projB"])
+    b = cli.json("save", SHORT, "--type", "feedback", "--vault", str(vault))
+    monkeypatch.chdir(month["projA"])
+    a = cli.json("save", SHORT, "--type", "feedback", "--vault", str(vault))
+    assert a["status"] == "created" and a["path"] != b["path"], a
+    assert 'project: "[[projA]]"' in (vault / a["path"]).read_text()
+    assert 'project: "[[projB]]"' in (vault / b["path"]).read_text()
+    issues = cli.json("check", "--vault", str(vault))["issues"]
+    pair = {a["path"], b["path"]}
+    assert not [i for i in issues if i["kind"] == "DUPLICATE" and i["path"] in pair], issues
+    [shared] = [i for i in issues if i["kind"] == "IN TWO PROJECTS"]
+    assert "the same in projects" in shared["detail"] and "make it global?" in shared["detail"], shared
+    assert shared["severity"] == "info"
+
+
+def test_saved_globally_a_projects_note_becomes_global(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    cli, vault = month["cli"], month["vault"]
+    monkeypatch.chdir(month["projB"])
+    b = cli.json("save", SHORT, "--type", "feedback", "--vault", str(vault))
+    before = sorted(p.name for p in (vault / "memory").rglob("*.md"))
+    done = cli.json("save", SHORT, "--type", "feedback", "--global", "--vault", str(vault))
+    assert done["status"] == "updated" and done["path"] == b["path"], done
+    assert "project:" not in (vault / b["path"]).read_text()
+    assert "it is global now" in done["warnings"][0], done
+    assert sorted(p.name for p in (vault / "memory").rglob("*.md")) == before  # one note for the fact
+    card = _card(month, "projA", "sA-3")
+    assert "short answers with the conclusion first" in card.lower()
+
+
+def test_new_picks_a_free_name_and_a_refusal_names_the_ways_out(month: dict) -> None:
+    cli, vault = month["cli"], month["vault"]
+    cli("save", "Always run the tests before pushing, they catch regressions early.", "--type", "feedback",
+        "--vault", str(vault))
+    other = "Always run the tests before pushing: the linters too."
+    refused = cli("save", other, "--type", "feedback", "--vault", str(vault), code=1)
+    said = refused.stderr
+    assert "--update" in said and "--supersedes" in said and "--new" in said, said
+    done = cli.json("save", other, "--type", "feedback", "--new", "--vault", str(vault))
+    assert done["status"] == "created", done
+    assert done["path"] == "memory/feedback/always-run-the-tests-before-pushing-2.md", done
