@@ -175,3 +175,42 @@ def test_new_picks_a_free_name_and_a_refusal_names_the_ways_out(month: dict) -> 
     done = cli.json("save", other, "--type", "feedback", "--new", "--vault", str(vault))
     assert done["status"] == "created", done
     assert done["path"] == "memory/feedback/always-run-the-tests-before-pushing-2.md", done
+
+
+def _card_at(month: dict, where: str, session: str, at: float) -> str:
+    import subprocess
+    import sys
+
+    from support import hook_env
+
+    payload = {"session_id": session, "hook_event_name": "SessionStart", "source": "startup", "cwd": str(month[where])}
+    proc = subprocess.run([sys.executable, "-m", "mdmem", "hook", "session-start", "--vault", str(month["vault"])],
+                          input=json.dumps(payload), capture_output=True, text=True, timeout=120, cwd=month["tmp"],
+                          env=hook_env(month["tmp"], MDMEM_NOW=str(at)))
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def _uses(vault: Path) -> list[dict]:
+    log = vault / ".mdmem" / "usage.jsonl"
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def test_the_card_counts_as_a_use_of_the_rules_it_names(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    import datetime as dt
+    import time
+
+    cli, vault = month["cli"], month["vault"]
+    monkeypatch.chdir(month["projA"])
+    rule = cli.json("save", "Never force-push to the main branch", "--type", "feedback", "--vault", str(vault))
+    later = time.time() + 300 * 86400  # the card shown 300 days on
+    assert "Never force-push" in _card_at(month, "projA", "s1", later)
+    card_uses = [u for u in _uses(vault) if u["how"] == "card"]
+    assert len(card_uses) == 1 and rule["path"] in card_uses[0]["paths"], card_uses
+    _card_at(month, "projA", "s2", later + 60)  # served as kept the same day: no second line
+    assert len([u for u in _uses(vault) if u["how"] == "card"]) == 1
+    _card_at(month, "projA", "s3", later + 86400)  # the next day: one more
+    assert len([u for u in _uses(vault) if u["how"] == "card"]) == 2
+    far = (dt.date.fromtimestamp(later) + dt.timedelta(days=10)).isoformat()
+    issues = cli.json("check", "--today", far, "--vault", str(vault))["issues"]
+    assert not [i for i in issues if i["kind"] == "UNUSED" and i["path"] == rule["path"]], issues
