@@ -214,3 +214,75 @@ def test_the_card_counts_as_a_use_of_the_rules_it_names(month: dict, monkeypatch
     far = (dt.date.fromtimestamp(later) + dt.timedelta(days=10)).isoformat()
     issues = cli.json("check", "--today", far, "--vault", str(vault))["issues"]
     assert not [i for i in issues if i["kind"] == "UNUSED" and i["path"] == rule["path"]], issues
+
+
+def test_a_project_note_made_by_an_mcp_save_is_the_agents(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    import anyio
+    from mcp import Client
+
+    from mdmem.mcp_server import build_server
+
+    vault = month["vault"]
+    monkeypatch.chdir(month["projC"])  # the server runs in the repository
+
+    async def mcp_save() -> dict:
+        async with Client(build_server(vault), mode="legacy") as client:
+            result = await client.call_tool("save", {"text": "projC invoices are numbered per tenant.",
+                                                     "type": "reference"})
+            assert not result.is_error, result.content[0].text
+            return json.loads(result.content[0].text)
+
+    saved = anyio.run(mcp_save)
+    assert "source: agent" in (vault / saved["path"]).read_text()
+    project = (vault / "memory/projects/projC.md").read_text()
+    assert "source: agent" in project and "source: user" not in project, project
+
+
+def test_a_new_project_named_by_flag_is_said(month: dict) -> None:
+    cli, vault = month["cli"], month["vault"]
+    done = cli.json("save", "The nightly export runs at 02:00 UTC.", "--type", "reference", "--project",
+                    "no such proj", "--vault", str(vault))
+    assert "new project no such proj: its note memory/projects/no such proj.md was made" in done["warnings"][0], done
+    again = cli.json("save", "The weekly export runs on Sundays.", "--type", "reference", "--project",
+                     "no such proj", "--vault", str(vault))
+    assert not [w for w in again["warnings"] if "new project" in w], again
+
+
+def test_a_decision_without_options_has_no_empty_fields(month: dict) -> None:
+    cli, vault = month["cli"], month["vault"]
+    done = cli.json("save", "We keep the billing service on one Postgres instance.", "--type", "decision",
+                    "--vault", str(vault))
+    text = (vault / done["path"]).read_text()
+    assert "chosen:" not in text and "rejected:" not in text, text
+
+
+def test_uninstall_claude_says_what_it_did_and_takes_back_what_it_made(month: dict, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from support import hook_env
+
+    env = {k: v for k, v in hook_env(tmp_path).items() if k != "CLAUDE_CONFIG_DIR"}  # ~/.claude.json: a tmp HOME's
+    home = Path(env["HOME"])
+    home.mkdir(exist_ok=True)
+    project = month["projA"]
+    (project / ".claude").mkdir()
+    (project / ".claude" / ".gitignore").write_text("my-notes.txt\n")
+
+    def mdmem(*args: str) -> subprocess.CompletedProcess:
+        proc = subprocess.run([sys.executable, "-m", "mdmem", *args], capture_output=True, text=True, env=env,
+                              cwd=project, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return proc
+
+    mdmem("install", "claude", "--vault", str(month["vault"]))
+    out = mdmem("uninstall", "claude")
+    said = out.stdout + out.stderr
+    assert f"updated {project / '.claude' / '.gitignore'}" in said and "removed " + str(
+        project / ".claude" / ".gitignore") not in said, said
+    assert (project / ".claude" / ".gitignore").read_text() == "my-notes.txt\n"
+    assert not (home / ".claude.json").exists()  # absent before: nothing left (user scope below)
+    mdmem("install", "claude", "--scope", "user", "--vault", str(month["vault"]))
+    assert (home / ".claude.json").exists()
+    mdmem("uninstall", "claude", "--scope", "user")
+    assert not (home / ".claude.json").exists() and not (home / ".claude.json.mdmem-backup").exists()

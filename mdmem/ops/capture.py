@@ -304,8 +304,7 @@ def save(
                 "updated": meta["updated"]}
     section = SECTIONS[kind]
     marked: list[str] = []
-    if project is not None:
-        project_note(mem, project, day)
+    made = project_note(mem, project, day, prov) if project is not None else None
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
         guard.real_folders(mem.root, rel)
         guard.real_folders(mem.root, INDEX_NAME)
@@ -359,6 +358,8 @@ def save(
         mem.refresh()
     source = str(note.frontmatter.get("source") or "user")
     said = warnings(mem, body, rel) if status == "created" else []
+    if made is not None:  # a name mistyped in --project would otherwise make a project without a word
+        said.insert(0, f"new project {project}: its note {made} was made (no note had that name)")
     if status == "created" and maybe is not None and not new:
         said.append(f"it may say what {maybe} says (the same meaning, a guess); if it does, keep one: mdmem forget "
                     f"{shlex.quote(rel)} archives this one (or save with --update {shlex.quote(maybe)} next time)")
@@ -451,15 +452,16 @@ def origin(project: str | None) -> dict:
     return {"project": Wikilink(link(project))} if project else {}
 
 
-def project_note(mem: Memory, name: str, day: dt.date | None = None) -> str | None:
+def project_note(mem: Memory, name: str, day: dt.date | None = None, provenance: Provenance | None = None) -> str | None:
     """Make ``memory/projects/<name>.md`` when no note of the vault is named ``name`` (the project's note, which
-    every memory of the project links to); returns the path made, else None."""
+    every memory of the project links to), with the provenance of the save that needs it (an agent's save makes an
+    agent's note); returns the path made, else None."""
     key = name_key(name)
     if any(name_key(_stem(p)) == key for p in mem.scan.notes):
         return None
     result = save(mem, f"The project {name}: what it is, its goals and status. The memories saved while working "
                        f"in it link here (their `project: \"[[{name}]]\"`).", "project", name,
-                  f"Project {name}", ["project"], today=day, new=True)
+                  f"Project {name}", ["project"], today=day, new=True, provenance=provenance)
     return result.path
 
 
