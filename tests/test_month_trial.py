@@ -50,6 +50,7 @@ def _card(month: dict, where: str, session: str) -> str:
                      "cwd": str(month[where])})
 
 
+@pytest.mark.slow  # hooks or the MCP server started (> 1 s)
 def test_a_pending_checkpoint_stays_in_its_project(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     cli, vault = month["cli"], month["vault"]
     monkeypatch.chdir(month["projB"])
@@ -133,6 +134,7 @@ def test_a_reviewed_sessions_notes_are_dated_by_it(month: dict, monkeypatch: pyt
 SHORT = "I prefer short answers with the conclusion first"
 
 
+@pytest.mark.slow  # hooks or the MCP server started (> 1 s)
 def test_a_text_another_project_holds_is_saved_in_this_one(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     cli, vault = month["cli"], month["vault"]
     monkeypatch.chdir(month["projB"])
@@ -150,6 +152,7 @@ def test_a_text_another_project_holds_is_saved_in_this_one(month: dict, monkeypa
     assert shared["severity"] == "info"
 
 
+@pytest.mark.slow  # hooks or the MCP server started (> 1 s)
 def test_saved_globally_a_projects_note_becomes_global(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     cli, vault = month["cli"], month["vault"]
     monkeypatch.chdir(month["projB"])
@@ -196,6 +199,7 @@ def _uses(vault: Path) -> list[dict]:
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
+@pytest.mark.slow  # hooks or the MCP server started (> 1 s)
 def test_the_card_counts_as_a_use_of_the_rules_it_names(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     import datetime as dt
     import time
@@ -216,6 +220,7 @@ def test_the_card_counts_as_a_use_of_the_rules_it_names(month: dict, monkeypatch
     assert not [i for i in issues if i["kind"] == "UNUSED" and i["path"] == rule["path"]], issues
 
 
+@pytest.mark.slow  # hooks or the MCP server started (> 1 s)
 def test_a_project_note_made_by_an_mcp_save_is_the_agents(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     import anyio
     from mcp import Client
@@ -256,6 +261,7 @@ def test_a_decision_without_options_has_no_empty_fields(month: dict) -> None:
     assert "chosen:" not in text and "rejected:" not in text, text
 
 
+@pytest.mark.slow  # hooks or the MCP server started (> 1 s)
 def test_uninstall_claude_says_what_it_did_and_takes_back_what_it_made(month: dict, tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -286,3 +292,35 @@ def test_uninstall_claude_says_what_it_did_and_takes_back_what_it_made(month: di
     assert (home / ".claude.json").exists()
     mdmem("uninstall", "claude", "--scope", "user")
     assert not (home / ".claude.json").exists() and not (home / ".claude.json.mdmem-backup").exists()
+
+
+def test_over_mcp_a_checkpoint_is_accepted_into_its_sessions_project(month: dict,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import anyio
+    from mcp import Client
+
+    from mdmem.mcp_server import build_server
+
+    vault = month["vault"]
+
+    async def call(tool: str, args: dict) -> dict:
+        async with Client(build_server(vault), mode="legacy") as client:
+            result = await client.call_tool(tool, args)
+            assert not result.is_error, result.content[0].text
+            return json.loads(result.content[0].text)
+
+    monkeypatch.chdir(month["projB"])  # the agent's server in projB proposes
+    anyio.run(call, "checkpoint_propose", {"candidates": [RULE], "dimensions": [6], "session": "m-b"})
+    monkeypatch.chdir(month["projA"])  # accepted by a server running in projA
+    done = anyio.run(call, "checkpoint_accept", {"numbers": "1", "session": "m-b"})
+    [saved] = done["accepted"]
+    assert 'project: "[[projB]]"' in (vault / saved["path"]).read_text()
+
+
+def test_the_offline_checkpoint_is_dated_by_the_conversation(month: dict) -> None:
+    cli, vault, tmp = month["cli"], month["vault"], month["tmp"]
+    old = _transcript(tmp / "offline.jsonl", OLD_DAY, month["projA"])
+    found = cli.json("checkpoint", str(old), "--vault", str(vault))
+    assert found["candidates"] and all(f"session on {OLD_DAY}." in c["body"] for c in found["candidates"]), found
+    kept = json.loads((vault / ".mdmem" / "checkpoints" / "s-old.json").read_text())
+    assert (kept["conversation_date"], kept["project"]) == (OLD_DAY, "projA"), kept
