@@ -10,15 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from support import Cli, run_hook
+from support import Cli, git_repo, propose, run_hook
 
 OLD_DAY = "2026-11-20"
 
-
-def _repo(root: Path, name: str) -> Path:
-    repo = root / "code" / name
-    (repo / ".git").mkdir(parents=True)  # a git root as the walk up finds it (no git spawned)
-    return repo
 
 
 @pytest.fixture
@@ -26,17 +21,9 @@ def month(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
     cli = Cli()
     vault = tmp_path / "vault"
     cli("init", str(vault))
-    projects = {n: _repo(tmp_path, n) for n in ("projA", "projB", "projC")}
+    projects = {n: git_repo(tmp_path, n) for n in ("projA", "projB", "projC")}
     return {"cli": cli, "vault": vault, "tmp": tmp_path, **projects}
 
-
-def _propose(cli: Cli, vault: Path, session: str, *candidates: dict) -> str:
-    from mdmem.cli.app import app
-
-    result = cli.runner.invoke(app, ["checkpoint", "propose", "--vault", str(vault), "--session", session],
-                               input=json.dumps({"dimensions": [6], "candidates": list(candidates)}))
-    assert result.exit_code == 0, result.output
-    return result.stdout
 
 
 RULE = {"type": "feedback", "dimension": 6, "name": "Release notes in projB",
@@ -54,7 +41,7 @@ def _card(month: dict, where: str, session: str) -> str:
 def test_a_pending_checkpoint_stays_in_its_project(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     cli, vault = month["cli"], month["vault"]
     monkeypatch.chdir(month["projB"])
-    _propose(cli, vault, "sB-live", RULE)
+    propose(cli, vault, "sB-live", RULE)
     assert "Pending memory checkpoint (session sB-live)" in _card(month, "projB", "sB-other")
     assert "Pending memory checkpoint" not in _card(month, "projA", "sA-new")  # another project's session
     monkeypatch.chdir(month["projA"])  # accepted from A's folder: saved as B's, the session's project
@@ -67,7 +54,7 @@ def test_a_pending_checkpoint_stays_in_its_project(month: dict, monkeypatch: pyt
 def test_accept_with_global_or_project_overrides_the_sessions(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     cli, vault = month["cli"], month["vault"]
     monkeypatch.chdir(month["projB"])
-    _propose(cli, vault, "sB-1", RULE, RULE | {"name": "Changelog", "description": "Keep a CHANGELOG entry per PR.",
+    propose(cli, vault, "sB-1", RULE, RULE | {"name": "Changelog", "description": "Keep a CHANGELOG entry per PR.",
                                                "body": "Keep a CHANGELOG entry per pull request."})
     monkeypatch.chdir(month["projA"])
     one = cli.json("checkpoint", "accept", "1", "--session", "sB-1", "--global", "--vault", str(vault))
@@ -78,7 +65,7 @@ def test_accept_with_global_or_project_overrides_the_sessions(month: dict, monke
 
 def test_a_global_checkpoint_is_shown_in_every_project(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(month["tmp"])  # outside any project
-    _propose(month["cli"], month["vault"], "s-global", RULE)
+    propose(month["cli"], month["vault"], "s-global", RULE)
     assert "Pending memory checkpoint (session s-global)" in _card(month, "projA", "sA-2")
 
 
@@ -123,7 +110,7 @@ def test_a_reviewed_sessions_notes_are_dated_by_it(month: dict, monkeypatch: pyt
                                          "hook_event_name": "SessionEnd", "cwd": str(month["projB"])})
     monkeypatch.chdir(month["projA"])  # reviewed from another project's session
     cli("checkpoint", "review", "--session", "s-old", "--vault", str(vault))
-    _propose(cli, vault, "s-old", RULE | {"name": "No pushes on Fridays", "description": "Never push on Fridays.",
+    propose(cli, vault, "s-old", RULE | {"name": "No pushes on Fridays", "description": "Never push on Fridays.",
                                           "body": "Never push on Fridays."})
     done = cli.json("checkpoint", "accept", "1", "--session", "s-old", "--vault", str(vault))
     text = (vault / done["accepted"][0]["path"]).read_text()
