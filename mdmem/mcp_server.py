@@ -416,8 +416,8 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         (the checkpoint then stays pending; only the user can save it: `mdmem checkpoint accept --allow-secret`)."""
         from mdmem.agents.checkpoint import consolidate as cp
 
-        return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session,
-                                                                     project=_owner(mem, project)), writes=True)
+        return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session, project=_owner(mem, project),
+                                                                     given=project is not None), writes=True)
 
     @adds
     def checkpoint_propose(
@@ -443,12 +443,15 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         from mdmem.agents.checkpoint import consolidate as cp
 
         def work(mem):
-            from mdmem.base.projects import Scope
+            from mdmem.agents.checkpoint.review import place
 
-            # compared with the global memory and the project checkpoint_accept saves into (the server's folder)
+            # compared with the global memory and the project checkpoint_accept saves into: the session's folder as
+            # the hooks recorded it, else the server's
+            scope, day = place(mem.root, session, os.getcwd())
             result = cp.propose(mem.root, {"dimensions": dimensions or [], "candidates": candidates,
                                            "replaces": replaces or []},
-                                session=session, lang=lang, today=_today(), mem=mem, scope=Scope(_owner(mem, None)))
+                                session=session, lang=lang, today=_today(), mem=mem, scope=scope,
+                                conversation_date=day)
             return cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result, mcp=True)}
 
         return state.call("checkpoint_propose", work)

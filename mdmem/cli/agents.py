@@ -161,7 +161,8 @@ def checkpoint(
 
         with open_memory(vault) as mem:
             accepted = cp.accept(mem, numbers, session, allow_secret=allow_secret,
-                                 project=for_write(mem.root, project, no_project))
+                                 project=for_write(mem.root, project, no_project),
+                                 given=bool(project) or no_project)
         render.emit_json(accepted) if json else render.accepted(accepted)
         if any(a.status == "refused" for a in accepted.accepted):
             raise typer.Exit(1)
@@ -185,12 +186,12 @@ def checkpoint(
                 sid = latest_for(Path.cwd()).stem
             except Exception:
                 sid = None
-        from mdmem.agents.checkpoint.scan import scope_of
+        from mdmem.agents.checkpoint.review import place
 
+        scope, day = place(root, sid, Path.cwd(), project, no_project)
         with open_memory(vault) as mem:  # the candidates that repeat a saved note are marked with it
             result = cp.propose(root, data, session=sid, lang=lang or "en", extra_claude_md=[Path.cwd() / "CLAUDE.md"],
-                                today=os.environ.get("MDMEM_TODAY"), mem=mem,
-                                scope=scope_of(root, Path.cwd(), project, no_project))
+                                today=os.environ.get("MDMEM_TODAY"), mem=mem, scope=scope, conversation_date=day)
     elif model:
         source = target if target is not None else str(latest_for(Path.cwd()))
         with open_memory(vault) as mem:
