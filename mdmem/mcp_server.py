@@ -407,7 +407,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
     def checkpoint_accept(
         numbers: Annotated[str, Field(min_length=1, description="The suggestions to save: \"1,3\" or \"all\".")],
         session: Annotated[str | None, Field(description="The checkpoint's session id; default: the newest pending "
-                                                         "one.")] = None,
+                                                         "one of this project (or a global one).")] = None,
         project: ProjectArg = None,
     ) -> str:
         """Save suggestions of the pending memory checkpoint (proposed by mdmem's Stop hook or `mdmem checkpoint`),
@@ -417,7 +417,8 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         from mdmem.agents.checkpoint import consolidate as cp
 
         return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session, project=_owner(mem, project),
-                                                                     given=project is not None), writes=True)
+                                                                     given=project is not None,
+                                                                     here=_owner(mem, None)), writes=True)
 
     @adds
     def checkpoint_propose(

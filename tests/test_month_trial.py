@@ -51,6 +51,25 @@ def test_a_pending_checkpoint_stays_in_its_project(month: dict, monkeypatch: pyt
     assert 'project: "[[projB]]"' in (vault / saved["path"]).read_text()
 
 
+def test_accept_and_skip_without_a_session_take_this_projects_checkpoint(month: dict,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without --session, accept and skip take the newest pending checkpoint of the folder's project (or a global
+    one), never another project's newer one: that one is named, to be taken by its --session."""
+    cli, vault = month["cli"], month["vault"]
+    monkeypatch.chdir(month["projA"])
+    propose(cli, vault, "sA-1", RULE)
+    monkeypatch.chdir(month["projB"])
+    propose(cli, vault, "sB-2", RULE | {"name": "Changelog", "description": "Keep a CHANGELOG entry per PR.",
+                                        "body": "Keep a CHANGELOG entry per pull request."})
+    monkeypatch.chdir(month["projA"])  # B's checkpoint is the newer one
+    done = cli.json("checkpoint", "accept", "1", "--vault", str(vault))
+    assert done["session"] == "sA-1" and 'project: "[[projA]]"' in (vault / done["accepted"][0]["path"]).read_text()
+    refused = cli("checkpoint", "skip", "--vault", str(vault), code=1)
+    assert "no pending checkpoint in project projA" in refused.stderr and "'sB-2'" in refused.stderr
+    monkeypatch.chdir(month["projB"])
+    assert cli.json("checkpoint", "skip", "--vault", str(vault))["session"] == "sB-2"
+
+
 def test_accept_with_global_or_project_overrides_the_sessions(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     cli, vault = month["cli"], month["vault"]
     monkeypatch.chdir(month["projB"])

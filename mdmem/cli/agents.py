@@ -110,7 +110,7 @@ def checkpoint(
                                                      show_default=False, metavar="[NUMBERS]")] = None,
     vault: VaultOpt = None,
     session: Annotated[Optional[str], typer.Option("--session", help="The session's checkpoint (default: the "
-                                                   "newest pending one; or the transcript's session).",
+                                                   "newest pending one of this folder's project or a global one; or the transcript's session).",
                                                    show_default=False)] = None,
     lang: Annotated[Optional[str], typer.Option("--lang", help="en or pt (default: the transcript's language).",
                                                 show_default=False)] = None,
@@ -151,7 +151,10 @@ def checkpoint(
                 raise typer.BadParameter("--allow-secret goes with accept", param_hint="--allow-secret")
             if numbers is not None:
                 raise typer.BadParameter("skip takes no numbers", param_hint="skip")
-            skipped = cp.skip(vault_root(vault), session)
+            from mdmem.base.projects import for_write
+
+            root = vault_root(vault)
+            skipped = cp.skip(root, session, here=for_write(root))
             render.emit_json(skipped) if json else render.message(
                 f"discarded {skipped.discarded} suggestion(s) of session {skipped.session}")
             return
@@ -162,7 +165,7 @@ def checkpoint(
         with open_memory(vault) as mem:
             accepted = cp.accept(mem, numbers, session, allow_secret=allow_secret,
                                  project=for_write(mem.root, project, no_project),
-                                 given=bool(project) or no_project)
+                                 given=bool(project) or no_project, here=for_write(mem.root))
         render.emit_json(accepted) if json else render.accepted(accepted)
         if any(a.status == "refused" for a in accepted.accepted):
             raise typer.Exit(1)

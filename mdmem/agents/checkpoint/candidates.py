@@ -348,21 +348,34 @@ def about(scope, day: str | None = None) -> dict:
     return out | ({"conversation_date": day} if day else {})
 
 
-def load(vault: Path, session: str | None = None, missing_ok: bool = False) -> dict:
-    """A session's stored checkpoint; without ``session`` the newest pending one."""
+ANYWHERE = object()  # ``load(here=...)``: no project preference
+
+
+def load(vault: Path, session: str | None = None, missing_ok: bool = False, here: object = ANYWHERE) -> dict:
+    """A session's stored checkpoint; without ``session`` the newest pending one; with ``here`` (a project name,
+    None for outside any project) the newest pending one of that project or of no project (a global one, or one
+    stored before projects were recorded): another project's checkpoint is taken only by its ``--session``."""
     folder = _folder(vault)
     if session is None:
-        pending = []
+        pending: list[tuple[int, int, dict]] = []
+        elsewhere: list[tuple[int, int, dict]] = []
         for p in folder.glob("*.json") if folder.is_dir() else ():
             try:
                 data = json.loads(read_outside(p, STORED_MAX))
             except (OSError, ValueError, RecursionError):
                 continue
             if isinstance(data, dict) and data.get("status") == "pending":
-                pending.append((data.get("saved", 0), p.stat().st_mtime_ns, data))
+                owner = data.get("project") if isinstance(data.get("project"), str) else None
+                mine = here is ANYWHERE or owner is None or owner == here
+                (pending if mine else elsewhere).append((data.get("saved", 0), p.stat().st_mtime_ns, data))
         if not pending:
             if missing_ok:
                 return {}
+            if elsewhere:
+                newest = max(elsewhere, key=lambda x: (x[0], x[1]))[2]
+                raise MdmemError(f"no pending checkpoint in {'project ' + str(here) if here else 'this folder'}; "
+                                 f"{len(elsewhere)} in other projects (the newest: session {newest.get('session')!r} "
+                                 f"of project {newest.get('project')}): pass --session to take one")
             raise MdmemError("no pending checkpoint: run `mdmem checkpoint` first")
         return max(pending, key=lambda x: (x[0], x[1]))[2]
     path = folder / f"{safe_session(session)}.json"

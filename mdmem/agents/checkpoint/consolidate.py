@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from mdmem.agents.checkpoint.candidates import (  # noqa: F401  (the checkpoint's public face)
+    ANYWHERE,
     BODY_MAX,
     DESCRIPTION_MAX,
     KINDS,
@@ -234,7 +235,8 @@ def provenance(data: dict):
 
 
 def accept(mem, spec: str, session: str | None = None, today: str | None = None,
-           allow_secret: bool = False, project: str | None = None, given: bool = True) -> AcceptResult:
+           allow_secret: bool = False, project: str | None = None, given: bool = True,
+           here: object = ANYWHERE) -> AcceptResult:
     """Save the chosen candidates through :func:`mdmem.ops.capture.save` (each on its
     own: one refused near-duplicate does not stop the others). A candidate whose text looks
     like it holds a secret is refused (nothing written), the refusal says how to save it
@@ -255,7 +257,7 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
     from mdmem.ops.capture import SameMemory, SecretRefused, save
     from mdmem.ops.repeats import MEANING, UNCHECKED, Twin, Unchecked
 
-    data = load(mem.root, session)
+    data = load(mem.root, session, here=here)
     if data.get("status") != "pending" and session is None:
         raise MdmemError("no pending checkpoint")
     if not given and "project" in data:
@@ -349,9 +351,10 @@ class SkipResult:
     discarded: int
 
 
-def skip(vault: Path, session: str | None = None) -> SkipResult:
-    """Discard a checkpoint's pending suggestions (after a partial accept, only those still pending)."""
-    data = load(vault, session)
+def skip(vault: Path, session: str | None = None, here: object = ANYWHERE) -> SkipResult:
+    """Discard a checkpoint's pending suggestions (after a partial accept, only those still pending); without
+    ``session``, the newest pending one of the project ``here`` (:func:`candidates.load`)."""
+    data = load(vault, session, here=here)
     pending = [c for c in data.get("candidates", []) if isinstance(c, dict)]
     history = (list(data.get("history", [])) + [c.get("name", "") for c in pending])[-50:]  # not proposed again
     mark(vault, data | {"candidates": [], "done": list(data.get("done", [])) + pending, "history": history}, "skipped")
