@@ -35,6 +35,15 @@ def test_a_rewording_is_saved_with_a_warning_naming_the_note_and_update_adds_to_
                {saved["path"], again["path"]} for i in issues), issues
 
 
+def test_the_opposite_preference_is_another_rule(cli, vault: Path):
+    """"type aliases over interfaces" after "interfaces over type aliases" (sides of several words) is saved with
+    no warning, and `check` lists no DUPLICATE pair for them."""
+    cli.json("save", "Prefer interfaces over type aliases in TypeScript", "-t", "feedback", "--vault", vault)
+    other = cli.json("save", "Prefer type aliases over interfaces in TypeScript", "-t", "feedback", "--vault", vault)
+    assert other["status"] == "created" and other["similar"] is None
+    assert not [i for i in cli.json("check", "--vault", vault)["issues"] if i["kind"] == "DUPLICATE"]
+
+
 def test_a_repeated_name_or_wording_is_refused_and_new_keeps_both(cli, vault: Path):
     rule = "Run the whole test suite with make test before every commit to the main branch"
     saved = cli.json("save", rule, "-t", "feedback", "--name", "Tests before commits", "--vault", vault)

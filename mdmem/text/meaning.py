@@ -43,6 +43,7 @@ e g eg etc ie via per one two new
 """.split())
 _OVER = re.compile(r"\b(?:prefer\s+)?(?!(?:do|does|did|is|are|was|were|should|must|can|could|will|would|may|might)\b)"
                    r"(\w[\w.+-]*)`?(?:\s+|,\s*)(?:over|instead\s+of|rather\s+than|not|vs\.?)\s+`?(\w[\w.+-]*)", re.I)
+_AFTER = re.compile(r"\w[\w.+-]*")
 
 
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t].*$", re.M)
@@ -94,12 +95,21 @@ def words(text: str) -> tuple[frozenset[str], bool]:
                      and not t.endswith("n't") and (len(t) > 1 or t.isdigit())), negated
 
 
+def _preferences(text: str) -> list[tuple[str, frozenset[str]]]:
+    """Each "X over Y" of ``text``: X's last word and the first words of what it is preferred to ("type aliases
+    over interfaces in TypeScript": ``("alias", {"interface", "in", "typescript"})``), stemmed."""
+    out = []
+    for m in _OVER.finditer(_HEADING.sub("", text)):
+        after = [m.group(2), *_AFTER.findall(text[m.end():m.end() + 80])[:2]]
+        out.append((_stem(m.group(1).casefold()), frozenset(_stem(w.casefold()) for w in after)))
+    return out
+
+
 def opposed(a: str, b: str) -> bool:
-    """Does one prefer what the other gives up ("X over Y" against "Y over X")?"""
-    a, b = _HEADING.sub("", a), _HEADING.sub("", b)
-    pa = {(_stem(x.casefold()), _stem(y.casefold())) for x, y in _OVER.findall(a)}
-    pb = {(_stem(x.casefold()), _stem(y.casefold())) for x, y in _OVER.findall(b)}
-    return any((y, x) in pb for x, y in pa)
+    """Does one prefer what the other gives up ("X over Y" against "Y over X", a side of several words too:
+    "interfaces over type aliases" / "type aliases over interfaces")?"""
+    pb = _preferences(b)
+    return any(xa in rb and xb in ra for xa, ra in _preferences(a) for xb, rb in pb)
 
 
 def lexical(a: str, b: str) -> tuple[float, float]:
