@@ -330,3 +330,19 @@ def test_the_offline_checkpoint_is_dated_by_the_conversation(month: dict) -> Non
     assert found["candidates"] and all(f"session on {OLD_DAY}." in c["body"] for c in found["candidates"]), found
     kept = json.loads((vault / ".mdmem" / "checkpoints" / "s-old.json").read_text())
     assert (kept["conversation_date"], kept["project"]) == (OLD_DAY, "projA"), kept
+
+
+def test_a_global_rule_superseded_from_a_project_is_said(month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Superseding a global note from a project's folder hides it from every project and makes the new one the
+    project's: the save says so and how to make the new rule global."""
+    cli, vault = month["cli"], month["vault"]
+    old = cli.json("save", "Deploys go out on Tuesdays only", "-t", "feedback", "--global", "--vault", str(vault))
+    monkeypatch.chdir(month["projB"])
+    new = cli.json("save", "Deploys go out on Wednesdays only", "-t", "feedback", "--supersedes", old["path"],
+                   "--vault", str(vault))
+    assert any(f"{old['path']} was global and {new['path']} is project projB's: other projects now see neither" in w
+               and f"mdmem edit {new['path']} --unset project" in w for w in new["warnings"]), new["warnings"]
+    monkeypatch.chdir(month["tmp"])  # outside any project: a global note superseded by a global one says nothing
+    again = cli.json("save", "Deploys go out on Thursdays only", "-t", "feedback", "--supersedes", new["path"],
+                     "--global", "--vault", str(vault))
+    assert not [w for w in again["warnings"] if "other projects now see neither" in w]

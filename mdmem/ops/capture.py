@@ -363,6 +363,14 @@ def save(
     said = warnings(mem, body, rel) if status == "created" else []
     if made is not None:  # a name mistyped in --project would otherwise make a project without a word
         said.insert(0, f"new project {project}: its note {made} was made (no note had that name)")
+    if status == "created" and project is not None:
+        from mdmem.ops.scope import owner
+
+        wider = [p for p, _ in old if owner(mem, p) is None]
+        if wider:  # a global rule replaced from one project: the other projects would see neither
+            said.append(f"{', '.join(wider)} {'was' if len(wider) == 1 else 'were'} global and {rel} is project "
+                        f"{project}'s: other projects now see neither; if the new rule holds everywhere, make it "
+                        f"global (mdmem edit {shlex.quote(rel)} --unset project)")
     if status == "created" and maybe is not None and not new:
         said.append(f"it may say what {maybe} says (the same meaning, a guess); if it does, keep one: mdmem forget "
                     f"{shlex.quote(rel)} archives this one (or save with --update {shlex.quote(maybe)} next time)")
