@@ -59,7 +59,8 @@ def test_a_repeated_name_or_wording_is_refused_and_new_keeps_both(cli, vault: Pa
 def test_a_checkpoint_suggestion_that_repeats_a_note_updates_it_one_of_maybe_the_same_meaning_is_saved(
         cli, vault: Path):
     """Saved after the suggestion was made (by hand, or another session's accept): accepting a suggestion of the
-    same wording updates that note rather than saving a second copy (the post-compaction suggestions did); one
+    same wording is that note (it holds the text already: unchanged) rather than a second copy (the post-compaction
+    suggestions did); one
     that may only mean the same is saved, and the answer names the note."""
     rule = "Run the whole test suite with make test before every commit to the main branch"
     proposal = {"dimensions": [6], "candidates": [
@@ -73,7 +74,8 @@ def test_a_checkpoint_suggestion_that_repeats_a_note_updates_it_one_of_maybe_the
     short = cli.json("save", FIRST, "-t", "feedback", "--vault", vault)
     accepted = cli.json("checkpoint", "accept", "1,2", "--session", "d1", "--vault", vault)
     one, two = accepted["accepted"]
-    assert one["status"] == "updated" and one["path"] == same["path"]
+    assert one["status"] == "unchanged" and one["path"] == same["path"]
+    assert (vault / same["path"]).read_text().split("---", 2)[2].count(rule) == 1  # not appended again
     assert two["status"] == "created" and two["path"] != short["path"]
     assert f"it may say what {short['path']} says" in two["message"], two
 
@@ -87,3 +89,20 @@ def test_one_word_apart_naming_another_thing_is_not_refused(cli, vault: Path):
     build = cli.json("save", lint.replace("lint`", "build`"), "-t", "feedback", "--name", "Build first",
                      "--vault", vault)
     assert build["status"] == "created" and build["path"] != saved["path"]
+
+
+def test_accepting_what_a_note_saved_since_already_says_changes_nothing(cli, vault: Path):
+    """A suggestion whose text a note saved after the list was made holds already: accept says so and writes
+    nothing (it appended the same text again); `save --update` of a text the note holds is unchanged too."""
+    from support import propose
+
+    text = "Write the release notes before tagging a release."
+    propose(cli, vault, "s1", {"type": "feedback", "dimension": 6, "name": "Release notes first",
+                               "description": text, "body": text})
+    saved = cli.json("save", text, "-t", "feedback", "--vault", vault)
+    before = (vault / saved["path"]).read_bytes()
+    [done] = cli.json("checkpoint", "accept", "1", "--session", "s1", "--vault", vault)["accepted"]
+    assert done["status"] == "unchanged" and done["path"] == saved["path"], done
+    again = cli.json("save", text, "--update", saved["path"], "--vault", vault)
+    assert again["status"] == "unchanged"
+    assert (vault / saved["path"]).read_bytes() == before

@@ -446,6 +446,16 @@ def _update(mem: Memory, ref: str, body: str, section: str | None, today, allow_
     ref = ref.strip()
     if ref.startswith("[[") and ref.endswith("]]"):
         ref = ref[2:-2].split("|", 1)[0]
+    if not section:  # the text already in the note (a note saved since a checkpoint's list was made): nothing to add
+        from mdmem.text.parse import split_note
+
+        path = mem.resolve_note(ref)
+        data = fs.read_bytes(mem.root, path)
+        note = parse_note(path, data)
+        if " ".join(body.split()) and " ".join(body.split()) in " ".join(split_note(data)[1].split()):
+            got = note.frontmatter.get("description")
+            return SaveResult("unchanged", path, note.type, note.title, got if isinstance(got, str) else "",
+                              note.tokens, SECTIONS.get(note.type), index_line(note), False, [], "given")
     done = edit(mem, ref, append=None if section else body, section=section, replace=body if section else None,
                 today=today, allow_secret=allow_secret)  # through the write guard, as every edit
     mem.refresh()

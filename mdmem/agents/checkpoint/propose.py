@@ -38,6 +38,14 @@ from mdmem.agents.checkpoint.scan import (
 )
 from mdmem.base.errors import MdmemError, UsageError
 
+FOOTERS = {"en": "Proposed in a Claude Code session on ", "pt": "Proposto em uma sessão do Claude Code em "}
+
+
+def fact_of(body: str) -> str:
+    """A suggestion's body without the line saying where it was proposed (what a saved note may already say)."""
+    head, _, last = body.rstrip().rpartition("\n\n")
+    return head if head and last.startswith(tuple(FOOTERS.values())) else body
+
 
 def _json_payload(data) -> object:
     """The candidates' JSON from what a model wrote: the object itself, or the first JSON
@@ -204,8 +212,7 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
         if old.get("status") == "pending" and old.get("origin") == origin else []
     earlier = {key_slug(n) for n in old.get("history", []) if isinstance(n, str)}
     day = conversation_date or today or dt.date.today().isoformat()
-    said = ("Proposto em uma sessão do Claude Code em " if lang == "pt" else "Proposed in a Claude Code session on ") \
-        + day + "."
+    said = FOOTERS[lang] + day + "."
     candidates: list[Candidate] = []
     dropped: list[Dropped] = []
     seen: set[str] = set()
