@@ -187,8 +187,9 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
 
         with Memory.open(vault, settings=Settings() if broken else None) as mem:
             # no note changed since the notes cache was written: the card is made from it alone (the search
-            # index, Whoosh, is neither opened nor imported); else brought up to date first
-            if not mem.notes_current(walk) and not mem.refresh(strict=False, scan=walk).stale \
+            # index, Whoosh, is neither opened nor imported); else the notes cache alone brought up to date first
+            # (the index's lag is folded in by the next command that searches it)
+            if not mem.notes_current(walk) and not mem.refresh(strict=False, scan=walk, index=False).stale \
                     and not mem.notes_current(mem.scan):  # only a folder moved: the next card need not look again
                 record_digest(vault, files.digest(mem.scan))
             text = context(mem, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,

@@ -189,7 +189,7 @@ def fresh(vault: str, log) -> None:
     from mdmem.engine.memory import Memory
 
     with Memory(Path(vault)) as mem:
-        mem.refresh(strict=False)
+        mem.refresh(strict=False, index=False)  # the hooks read the notes cache (its quick index), never Whoosh
         digest = files.digest(mem.scan)
         if mem.store.get_meta("scan_digest") != digest:  # nothing to redo, but the digest was behind
             mem.store.set_meta("scan_digest", digest)
