@@ -31,12 +31,12 @@ from mdmem.base import files as fs
 from mdmem.base.errors import AmbiguousNote, LockTimeout, NoteArchived, NoteNotFound
 
 if TYPE_CHECKING:
+    from mdmem.base.settings import Fusion, Recency, Settings
     from mdmem.engine.graph import LinkGraph
     from mdmem.engine.index import Filters, SearchHit, SearchIndex, SearchResult
 from mdmem.base.files import version, write_lock
 from mdmem.base.layout import nfc
 from mdmem.base.models import Link, Note, Problem
-from mdmem.base.settings import Fusion, Recency, Settings
 from mdmem.base.vault import find_vault
 from mdmem.engine.store import CacheDamaged, Diff, Head, Store, body_digest, no_room
 from mdmem.text.parse import parse_note, problem_note, snippet_text, split_note
@@ -180,7 +180,7 @@ class Memory:
         the vault's Obsidian settings do (its Daily notes folder and format: ``Settings.daily``)."""
         if self._pinned is not None:
             return self._pinned
-        from mdmem.base.settings import obsidian_settings
+        from mdmem.base.settings import Settings, obsidian_settings  # (not at import: ~10 ms of the card's hook)
 
         seen = (fs.stat_note(self.root / fs.STATE_DIR, "config.toml"), obsidian_settings(self.root))
         if self._settings is None or self._settings[0] != seen:
@@ -614,11 +614,13 @@ class Memory:
             hits = [replace(h, signals={"lexical": {"rank": i, "score": h.score}}) for i, h in enumerate(hits, 1)]
         return SearchResult(query, hits)
 
-    def lexical(self, query: str, limit: int, filters: Filters | None = None, recency: Recency = Recency(),
+    def lexical(self, query: str, limit: int, filters: Filters | None = None, recency: Recency | None = None,
                 snippets: bool = True) -> list[SearchHit]:
+        from mdmem.base.settings import Recency
         from mdmem.engine.index import Filters, IndexDamaged
 
         filters = Filters() if filters is None else filters
+        recency = Recency() if recency is None else recency
         if not self.index.exists():
             return []
         text_for = self.text_of if snippets else None

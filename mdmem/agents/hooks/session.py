@@ -181,11 +181,15 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
     else:
         from pathlib import Path
 
-        from mdmem.base.settings import Settings
         from mdmem.engine.memory import Memory
         from mdmem.ops.context import context
 
-        with Memory.open(vault, settings=Settings() if broken else None) as mem:
+        defaults = None
+        if broken:  # the defaults, config.toml being unusable (the settings module: only then, ~10 ms of imports)
+            from mdmem.base.settings import Settings
+
+            defaults = Settings()
+        with Memory.open(vault, settings=defaults) as mem:
             # no note changed since the notes cache was written: the card is made from it alone (the search
             # index, Whoosh, is neither opened nor imported); else the notes cache alone brought up to date first
             # (the index's lag is folded in by the next command that searches it)
