@@ -64,6 +64,10 @@ class RefreshResult:
     why: str = ""  # why it is stale: "busy" (another writer held the lock) or "no room" (the disk said no)
     stages: dict[str, float] = field(default_factory=dict)
     vectors: Any = None  # semantic.SyncResult when the vectors were brought up to date too
+    # a notes-only refresh (``index=False``): the notes it parsed again, and of them with the added and removed, those
+    # whose head moved (:meth:`mdmem.engine.store.Store.heads_moved`: what lists of notes show); None: not looked at
+    changed_paths: tuple[str, ...] | None = None
+    moved: tuple[str, ...] | None = None
 
 
 class NoteText(NamedTuple):
@@ -312,7 +316,7 @@ class Memory:
         scan = self._set_scan(walked or fs.scan(self.root))
         diff = self.store.diff(scan)
         if not diff:
-            return RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, _since(t0))
+            return RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, _since(t0), changed_paths=(), moved=())
         wait = self.lock_timeout if strict else min(self.lock_timeout, READ_WAIT)
         try:
             with write_lock(self.state_dir, wait) as immediate:
@@ -320,7 +324,8 @@ class Memory:
                     scan = self._set_scan(fs.scan(self.root))
                     diff = self.store.diff(scan)
                 if not diff:
-                    return RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, _since(t0))
+                    return RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, _since(t0), changed_paths=(),
+                                         moved=())
                 return self._update(scan, diff, None, t0, index=False)
         except LockTimeout:
             if strict:
@@ -427,6 +432,7 @@ class Memory:
             meta = {INDEX_BEHIND: ""} if lag is not None else None
         else:  # the generation the index is in step with: this one, unless it was behind already
             meta = {INDEX_BEHIND: str(self.store.state()[1]) if lag is None else str(lag)}
+            moved = tuple(sorted({*self.store.heads_moved(notes), *diff.added, *diff.removed}))
         t = time.perf_counter()
         if notes or diff.removed:
             self.store.apply(notes, diff.removed, scan, meta=meta, resolver=lambda: self.resolver)
@@ -437,7 +443,8 @@ class Memory:
             progress(len(notes), len(notes))
         total = len(scan.notes) + len(scan.broken)
         return RefreshResult(
-            total, len(diff.added), len(diff.changed), len(diff.removed), _since(t0), stages=stages
+            total, len(diff.added), len(diff.changed), len(diff.removed), _since(t0), stages=stages,
+            changed_paths=None if index else tuple(diff.changed), moved=None if index else moved,
         )
 
     # reading ---------------------------------------------------------------
