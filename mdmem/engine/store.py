@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 
-from mdmem.base.files import Lock, Scan, digest
+from mdmem.base.files import UNSTATED_DIGEST, Lock, Scan, digest
+from mdmem.base.layout import SESSIONS_DIR
 from mdmem.base.models import Heading, Link, Note, Problem
 from mdmem.engine import quick, supersede
 
@@ -402,6 +403,9 @@ class Store:
                 # what the cache was made from, for readers that only need to know whether it is current
                 # (the prompt hook): compare it with files.digest() of a new scan
                 self._db.execute("INSERT OR REPLACE INTO meta VALUES ('scan_digest', ?)", (digest(scan),))
+                # the same less the imported sessions' notes: the prompt hook's first look (it stats none of them)
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                 (UNSTATED_DIGEST, digest(scan, SESSIONS_DIR)))
             self._db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list((meta or {}).items()))
 
 

@@ -37,7 +37,7 @@ from mdmem.agents.hooks.state import (  # noqa: F401  (re-exported: the hooks' p
 )
 from mdmem.base import files
 from mdmem.base.errors import MdmemError
-from mdmem.base.layout import bootstrap_candidates, safe_session
+from mdmem.base.layout import SESSIONS_DIR, bootstrap_candidates, safe_session
 
 TYPE_CHECKING = False  # the card stays on the standard library
 if TYPE_CHECKING:
@@ -233,7 +233,8 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
             if not mem.notes_current(walk):
                 refreshed = mem.refresh(strict=False, scan=walk, index=False)
                 if not refreshed.stale and not mem.notes_current(mem.scan):
-                    record_digest(vault, files.digest(mem.scan))  # only a folder moved: the next card need not look
+                    # only a folder moved: the next card (and prompt) need not look again
+                    record_digest(vault, files.digest(mem.scan), files.digest(mem.scan, SESSIONS_DIR))
             if _kept_after_edit(mem, card, frame, before, refreshed, budget, day):
                 text, through, how = card["text"], card.get("through"), "kept: only bodies changed"
             else:
