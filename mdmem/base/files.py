@@ -255,7 +255,7 @@ class Scan:
     notes that could not even be stat'ed, and folder-level problems.
     (A plain class, not a dataclass: this module stays cheap for the hooks.)"""
 
-    __slots__ = ("notes", "files", "broken", "problems", "folders", "excluded", "_keys")
+    __slots__ = ("notes", "files", "broken", "problems", "folders", "excluded", "_keys", "digests")
 
     def __init__(self, notes: dict[str, tuple[int, int, int]], files: tuple[str, ...],
                  broken: dict[str, Problem], problems: tuple[tuple[str, Problem], ...],
@@ -267,6 +267,7 @@ class Scan:
         # (as in Obsidian) and ``show PATH`` still reads them.
         self.excluded = excluded or {}
         self._keys: dict[str, str] | None = None
+        self.digests: dict[str | None, str] = {}  # digest(self, unstated), made once: a walk is never changed
 
     def on_disk(self, rel: str) -> str | None:
         """The path of the note or file that ``rel`` names as it is on disk: ``rel`` itself when it was walked,
@@ -438,16 +439,21 @@ def digest(scan: Scan, unstated: str | None = None) -> str:
     itself (56 vs 82 ms, measured at 10k under load). Salted with what a path means (names as on disk
     since NFD names stopped being keyed by their NFC form): a cache made by an older walker, whose sums can
     be the same, is looked at once more. ``unstated``: the digest leaves that folder's notes out (their count,
-    stats and unreadable ones; its folders' mtimes stay): the same for a full scan and ``scan(root, unstated)``."""
+    stats and unreadable ones; its folders' mtimes stay): the same for a full scan and ``scan(root, unstated)``.
+    Made once per scan and ``unstated`` (the card's hook asked for it four times)."""
     import hashlib
 
+    known = scan.digests.get(unstated)
+    if known is not None:
+        return known
     notes, broken = scan.notes, scan.broken
     h = hashlib.blake2b(digest_size=16)
     h.update(b"paths as on disk, ctime\n")
     if unstated is not None:
         skip = unstated.strip("/") + "/"
-        notes = {p: st for p, st in notes.items() if not p.startswith(skip)}
-        broken = {p: b for p, b in broken.items() if not p.startswith(skip)}
+        if skip[:-1] in scan.folders:  # else no note can be under it
+            notes = {p: st for p, st in notes.items() if not p.startswith(skip)}
+            broken = {p: b for p, b in broken.items() if not p.startswith(skip)}
         h.update(f"without the notes of {skip}\n".encode("utf-8", "surrogateescape"))
     stats = notes.values()
     h.update(f"{len(notes)}:{sum(m for m, _, _ in stats)}:{sum(s for _, s, _ in stats)}:"
@@ -456,7 +462,8 @@ def digest(scan: Scan, unstated: str | None = None) -> str:
         h.update(f"{rel}\0broken\n".encode("utf-8", "surrogateescape"))
     for rel, mtime in sorted(scan.folders.items()):
         h.update(f"{rel}\0{mtime}\n".encode("utf-8", "surrogateescape"))
-    return h.hexdigest()
+    scan.digests[unstated] = h.hexdigest()
+    return scan.digests[unstated]
 
 
 def _utf8(name: str) -> bool:
