@@ -90,6 +90,9 @@ if TYPE_CHECKING:
     from mdmem.ops.edit import (  # noqa: F401  (the public names, for type checkers)
         edit,
     )
+    from mdmem.ops.find import (  # noqa: F401  (the public names, for type checkers)
+        search,
+    )
     from mdmem.ops.forget import (  # noqa: F401  (the public names, for type checkers)
         NeedsConfirmation,
         forget,
@@ -109,7 +112,6 @@ if TYPE_CHECKING:
     )
     from mdmem.ops.search import (  # noqa: F401  (the public names, for type checkers)
         iso_day,
-        search,
     )
     from mdmem.ops.sessions import (  # noqa: F401  (the public names, for type checkers)
         hidden_type,
@@ -146,7 +148,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "version": ("mdmem.base.files", "version"),
     "decode": ("mdmem.text.parse", "decode"),
     # reading
-    "search": ("mdmem.ops.search", "search"),
+    "search": ("mdmem.ops.find", "search"),
     "iso_day": ("mdmem.ops.search", "iso_day"),
     "Filters": ("mdmem.engine.index", "Filters"),
     "recall": ("mdmem.ops.recall", "recall"),

@@ -184,28 +184,16 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         notes a little more), or by meaning / both fused when the vault has vectors. Returns each hit's path,
         title, score, date and a snippet with the matched words in **bold**; a note that no longer holds is
         kept but marked: `superseded_by` (the notes that replace it) or `expired` (past its `valid_until`).
-        Use read_note on a hit for its whole text. Imported past sessions are not among the results; with
-        `sessions` (by default when the query asks about past conversations, "when did we ...") the matching
-        sessions come in `sessions`: date, agent, project, the lines that match, path."""
-        from dataclasses import replace
-
-        from mdmem.api import Filters, about_past, hidden_type, is_session, recall_sessions
+        Use read_note on a hit for its whole text. Imported past sessions are not among the results (unless
+        `type` is "session"); with `sessions` (by default when the query asks about past conversations, "when
+        did we ...", or when no note answers) the matching sessions come in `sessions`: date, agent, project,
+        the lines that match, path."""
+        from mdmem.api import Filters
         from mdmem.api import search as run
 
-        asked = about_past(query) if sessions is None else sessions
-        only = (type or "").lower() == "session" or (folder or "").strip("/").startswith("sessions")
         filters = Filters(type, tag, folder, _day(after, "after"), _day(before, "before", end=True), include_index)
-
-        def work(mem):
-            wanted = filters if only else replace(filters, not_type=hidden_type(mem))
-            data = plain(run(mem, query, limit, wanted, mode=mode, today=_today()))
-            if not only:
-                data["results"] = [r for r in data.get("results", []) if not is_session(r.get("path", ""))]
-            if asked:
-                data["sessions"] = plain(recall_sessions(mem, query, limit, _today()))["hits"]
-            return data
-
-        return state.call("search", work)
+        return state.call("search", lambda mem: plain(run(mem, query, limit, filters, mode=mode, today=_today(),
+                                                          sessions=sessions)))
 
     @read_only
     def recall(

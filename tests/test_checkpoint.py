@@ -116,6 +116,38 @@ def test_accept_and_skip(cli, vault: Path, tmp_path: Path):
     assert cli.json("checkpoint", "skip", "--vault", vault) == {"session": "other", "discarded": 2}
 
 
+@pytest.mark.slow
+def test_accept_runs_the_repeat_check_once_a_suggestion(cli, vault: Path):
+    """``accept`` asks whether a suggestion repeats a note saved since the list was made, and ``save`` takes that
+    answer as its own: the look-up (~60 ms at 10k notes) runs once a suggestion, not twice. Counted through
+    Python's own profiling hook (``sys.setprofile``), nothing of mdmem's replaced."""
+    import sys
+
+    from mdmem.ops import repeats
+
+    proposal = {"candidates": [
+        {"type": "feedback", "dimension": 6, "name": "Lint before pushing",
+         "description": "Run the linter before every push", "body": "Run the linter before every push."},
+        {"type": "project", "dimension": 4, "name": "Atlas freeze",
+         "description": "Atlas has a deploy freeze from December 20",
+         "body": "Atlas has a deploy freeze from December 20 to January 3."}]}
+    cli.runner.invoke(__import__("mdmem.cli.app").cli.app.app, ["checkpoint", "propose", "--vault", str(vault),
+                                                               "--session", "s1"], input=json.dumps(proposal))
+    calls = []
+
+    def count(frame, event, arg):
+        if event == "call" and frame.f_code is repeats._repeated.__code__:
+            calls.append(frame.f_locals["body"])
+
+    sys.setprofile(count)
+    try:
+        result = cli.json("checkpoint", "accept", "1,2", "--session", "s1", "--vault", vault)
+    finally:
+        sys.setprofile(None)
+    assert [a["status"] for a in result["accepted"]] == ["created", "created"]
+    assert len(calls) == 2, calls
+
+
 def test_existing_rules_are_not_proposed(cli, vault: Path, tmp_path: Path):
     source = tmp_path / "talk.md"
     source.write_text(SESSION)

@@ -190,14 +190,25 @@ def test_vault_found_from_the_hook_cwd(vault: Path, talk: Path):
 
 @pytest.mark.slow
 def test_two_hooks_racing_on_one_session_both_count(vault: Path, talk: Path):
+    """Six hooks at once on one session, three times: every stop counted (the state is read and written under
+    the session's lock), no temp file left. Nothing here depends on how fast the machine is: each hook gets its
+    whole input before any is waited for (fed one after another, the sixth waited for the other five with its
+    time bound running, and gave up under load), and the hooks' own time bound is off (``timeout_seconds = 0``);
+    the test's 30 s is only a hang guard."""
+    (vault / ".mdmem").mkdir(exist_ok=True)
+    (vault / ".mdmem" / "config.toml").write_text("[hook]\ntimeout_seconds = 0\n")
     environ = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_")} | {"MDMEM_NOW": str(T0)}
     cmd = [sys.executable, "-m", "mdmem", "hook", "stop", "--vault", str(vault), "--policy", "cadence"]
-    raw = json.dumps(payload(talk))
+    given = talk.parent / "payload.json"
+    given.write_text(json.dumps(payload(talk)))
     for _ in range(3):
-        procs = [subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  env=environ, text=True) for _ in range(6)]
+        procs = []
+        for _ in range(6):
+            with given.open() as stdin:  # the whole input at once, from a file
+                procs.append(subprocess.Popen(cmd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                              env=environ, text=True))
         for p in procs:
-            out, err = p.communicate(raw, timeout=60)
+            out, err = p.communicate(timeout=30)
             assert p.returncode == 0 and out == "" and err == ""
     assert state(vault)["stops"] == 18
     assert not [p for p in (vault / ".mdmem" / "hooks").iterdir() if p.name.endswith(".tmp")]

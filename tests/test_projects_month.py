@@ -125,6 +125,10 @@ def test_a_month_in_two_projects(month, tmp_path: Path):
     os.chdir(borealis)
     alone = cli("recall", "PostgreSQL billing transactions", "--vault", str(vault)).stdout
     assert "memory/decisions/" not in alone and "Nothing found" in alone
+    # ... but it says that another project's memories answer, and how to see them
+    assert "1 more matches in other projects' memories: atlas (1)" in alone and "--project all" in alone
+    hidden = cli.json("recall", "PostgreSQL billing transactions", "--vault", str(vault))
+    assert hidden["elsewhere"] == {"atlas": 1} and hidden["ranked"] == []
     everything = cli("recall", "PostgreSQL billing transactions", "--project", "all", "--vault", str(vault)).stdout
     assert "from project atlas" in everything
     named = cli("recall", "PostgreSQL billing transactions", "--project", "atlas", "--vault", str(vault)).stdout

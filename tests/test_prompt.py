@@ -164,3 +164,14 @@ def test_relevance_on_a_generated_vault(cli, tmp_path: Path):
     assert got and got[0] == str(people[3].relative_to(out))
     for prompt in ("hi", "what is 2 + 2", "thanks, that works"):
         assert ask(out, tmp_path, prompt).stdout == ""
+
+
+def test_one_rare_name_word_is_enough(indexed: Path, tmp_path: Path, cli):
+    """A word only one note's name holds, carrying much of the prompt, is enough alone: the saved decision about
+    Dataview answers "why did we stop using Dataview?" though its long name is mostly other words; a prompt of
+    that one word, or a common word in many names, is not (the sample vault's greetings stay silent)."""
+    cli("save", "We dropped the Dataview plugin for Bases because its queries broke on mobile.",
+        "--type", "decision", "--vault", indexed)
+    got = injected(ask(indexed, tmp_path, "why did we stop using Dataview?"))
+    assert got and got[0].startswith("memory/decisions/") and "dataview" in got[0]
+    assert injected(ask(indexed, tmp_path, "thanks, that works", "s2")) == []

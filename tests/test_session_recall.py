@@ -87,6 +87,30 @@ def test_the_prompt_hook_gives_sessions_only_for_a_prompt_about_an_earlier_conve
     assert "sessions/2026-02-04-claude-code-ddf36c6d.md" in out
 
 
+def test_search_gives_notes_and_sessions_apart_as_recall_does(cli, imported):
+    """`mdmem search` (the ops search the MCP tool shares): the notes, never a session among them; the sessions
+    after them when asked, for a question about a past conversation, or when no note answers (decision 110)."""
+    session = "sessions/2026-01-17-claude-code-f551142a.md"
+    alone = cli.json("search", "yubikey", "--vault", imported)  # only sessions hold the word
+    assert alone["results"] == [] and alone["sessions"][0]["path"] == session
+    assert alone["sessions"][0]["agent"] == "claude-code" and alone["sessions"][0]["lines"]
+    shown = cli("search", "yubikey", "--vault", imported).stdout
+    assert "past sessions" in shown and session in shown
+    assert cli.json("search", "yubikey", "--no-sessions", "--vault", imported)["sessions"] == []
+    # narrowed to a type, a folder or a date: what was asked for is the answer
+    assert cli.json("search", "yubikey", "--type", "reference", "--vault", imported)["sessions"] == []
+    assert [r["path"] for r in cli.json("search", "yubikey", "--type", "session", "--vault",
+                                        imported)["results"]][:1] == [session]
+    saved = cli.json("save", "The second yubikey stays in the office safe", "-t", "reference", "--vault", imported)
+    noted = cli.json("search", "yubikey", "--vault", imported)
+    assert [r["path"] for r in noted["results"]] == [saved["path"]] and noted["sessions"] == []
+    asked = cli.json("search", "yubikey", "--sessions", "--vault", imported)
+    assert [r["path"] for r in asked["results"]] == [saved["path"]] and asked["sessions"][0]["path"] == session
+    past = cli.json("search", "when did we pair the second yubikey?", "--vault", imported)
+    assert past["sessions"][0]["path"] == session
+    assert not any(r["path"].startswith("sessions/") for r in past["results"])
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_mcp_search_and_recall_take_sessions(imported, anyio_backend):
@@ -98,8 +122,17 @@ async def test_mcp_search_and_recall_take_sessions(imported, anyio_backend):
         found = json.loads((await c.call_tool("search", {"query": "yubikey", "sessions": True})).content[0].text)
         assert found["sessions"][0]["path"] == "sessions/2026-01-17-claude-code-f551142a.md"
         assert not any(r["path"].startswith("sessions/") for r in found["results"])
+        # no note holds the word: the sessions that do answer rather than nothing
         plain = json.loads((await c.call_tool("search", {"query": "yubikey"})).content[0].text)
-        assert "sessions" not in plain
+        assert plain["results"] == [] and plain["sessions"][0]["path"] == "sessions/2026-01-17-claude-code-f551142a.md"
+        off = json.loads((await c.call_tool("search", {"query": "yubikey", "sessions": False})).content[0].text)
+        assert off == plain | {"sessions": []}
+        only = json.loads((await c.call_tool("search", {"query": "yubikey", "type": "session"})).content[0].text)
+        assert only["results"][0]["path"] == "sessions/2026-01-17-claude-code-f551142a.md" and only["sessions"] == []
+        saved = json.loads((await c.call_tool("save", {"text": "The second yubikey stays in the office safe",
+                                                       "type": "reference"})).content[0].text)
+        noted = json.loads((await c.call_tool("search", {"query": "yubikey"})).content[0].text)
+        assert [r["path"] for r in noted["results"]] == [saved["path"]] and noted["sessions"] == []
         auto = json.loads((await c.call_tool("recall", {"query": "when did we pair the yubikey?"})).content[0].text)
         assert "sessions/2026-01-17-claude-code-f551142a" in auto["markdown"]
 
@@ -142,9 +175,12 @@ def test_session_end_imports_the_session_in_the_background_once_the_vault_import
 def test_sessions_never_crowd_the_notes_out_of_recall(cli, imported):
     """The three sessions rank above every note for "make sure it works" (recall's pool is 3 for --limit 1): recall
     still finds a memory note, since sessions are masked in the search itself, not dropped after it."""
-    found = cli.json("search", "make sure it works", "--vault", imported, "-n", "3")
+    from mdmem.engine.memory import Memory
+
+    with Memory(imported) as mem:  # the engine's ranking, unmasked (`mdmem search` masks them too)
+        found = mem.search("make sure it works", 3).results
     out = cli.json("recall", "make sure it works", "--vault", imported, "--limit", "1")
-    assert [r["path"][:9] for r in found["results"]] == ["sessions/"] * 3
+    assert [r.path[:9] for r in found] == ["sessions/"] * 3
     assert out["ranked"] and not out["ranked"][0]["path"].startswith("sessions/")
 
 

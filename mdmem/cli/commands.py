@@ -121,11 +121,17 @@ def search(
     explain: Annotated[bool, typer.Option("--explain", help="Show each signal's rank and score for every hit.")] = False,
     include_index: Annotated[bool, typer.Option("--include-index", help="Include index notes (MEMORY.md, notes "
                                                 "with `index: true`), left out of hits by default.")] = False,
+    sessions: Annotated[Optional[bool], typer.Option(
+        "--sessions/--no-sessions", help="Add (or leave out) the imported past sessions that answer it, after the "
+        "notes; by default they come when the query is about past conversations (\"when did we ...\") or no note "
+        "answers. `--type session` searches the sessions alone.", show_default=False)] = None,
     today: TodayOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Ranked search with snippets: BM25F full text (lexical), by meaning (semantic), or both fused (hybrid).
-    A note another note supersedes, or past its valid_until, is shown marked."""
+    A note another note supersedes, or past its valid_until, is shown marked. Imported past sessions are not
+    among the notes; they follow them when asked (--sessions), for a question about past conversations, or
+    when no note answers."""
     from mdmem.api import Filters
     from mdmem.api import search as run
     from mdmem.base.settings import OFF
@@ -135,7 +141,7 @@ def search(
                       include_index)
     with open_memory(vault, read=True) as mem:
         result = run(mem, query, limit, filters, None if recency else OFF, mode, explain,
-                     today=date_option(today, "--today"))
+                     today=date_option(today, "--today"), sessions=sessions)
     render.emit_json(result) if json else render.search(result)
 
 

@@ -97,7 +97,6 @@ def search(result) -> None:
     out = console()
     if not result.results:
         message(f"no notes match {result.query!r}")
-        return
     for i, hit in enumerate(result.results, 1):
         out.print(f"[bold]{i}. {_escape(hit.title)}[/]  [dim]{_escape(hit.path)} · {hit.score:.4g}[/]")
         standing = standing_marks(hit)
@@ -110,6 +109,21 @@ def search(result) -> None:
             out.print("   [dim]" + _escape(" · ".join(parts)) + "[/]")
         if hit.snippet:
             out.print("   " + marked(hit.snippet))
+    _past_sessions(out, result.sessions)
+
+
+def _past_sessions(out, hits) -> None:
+    """The imported past sessions a search adds, after its notes: date, agent, project, title, path and the
+    lines that hold the query's words."""
+    if not hits:
+        return
+    out.print("[bold]past sessions[/] [dim](imported; --no-sessions leaves them out)[/]")
+    for h in hits:
+        where = f" in {h.project}" if h.project else ""
+        out.print(f"- {_escape(h.date or '?')} {_escape(h.agent + where)}: [bold]{_escape(h.title)}[/]  "
+                  f"[dim]{_escape(h.path)}[/]")
+        for line in h.lines:
+            out.print("   > " + _escape(line))
 
 
 def standing_marks(hit) -> str:

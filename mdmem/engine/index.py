@@ -12,7 +12,7 @@ import shutil
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -77,6 +77,7 @@ class SearchResult:
     query: str
     results: list[SearchHit]
     mode: str = "lexical"
+    sessions: list = field(default_factory=list)  # imported past sessions that answer it (mdmem.ops.search)
 
 
 @dataclass(frozen=True)

@@ -167,7 +167,7 @@ class Memory:
         self._pinned = settings
         self.state_dir = _state_for(root)
         self.lock_timeout = lock_timeout if lock_timeout is not None else float(
-            os.environ.get("MDMEM_LOCK_TIMEOUT", "10")
+            os.environ.get("MDMEM_LOCK_TIMEOUT", "30")
         )
         self.procs = procs
         self.store = Store(self.state_dir)

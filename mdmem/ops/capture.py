@@ -24,7 +24,7 @@ from mdmem.base.provenance import RULE_TYPES, Provenance, record
 from mdmem.ops import guard
 from mdmem.ops.budget import index_line
 from mdmem.ops.properties import register_types
-from mdmem.ops.repeats import MEANING, repeated, warnings
+from mdmem.ops.repeats import MEANING, UNCHECKED, Twin, Unchecked, repeated, warnings
 from mdmem.text.classify import classify, decision_note, decision_title
 from mdmem.text.naming import NAME_MAX, first_line, person_name, plain_links, subject
 from mdmem.text.similar import name_key
@@ -185,6 +185,7 @@ def save(
     project: str | None = None,
     update: str | None = None,
     section: str | None = None,
+    repeat: Twin | None | Unchecked = UNCHECKED,
 ) -> SaveResult:
     """Write a note into its type's folder and add its line to MEMORY.md under
     the type's section (created when missing; the budget comment is never
@@ -232,7 +233,9 @@ def save(
     of its wording) is refused (:class:`SameMemory`, naming the note) unless ``new``; one that may only say the
     same (:mod:`mdmem.text.meaning`, a guess: decision 096) is saved with a warning naming the note;
     ``update`` (that note) adds the text to it instead (status "updated"), or, with ``section`` (a heading
-    of it), replaces that section's text."""
+    of it), replaces that section's text. ``repeat``: the answer :func:`~mdmem.ops.repeats.repeated` gave the
+    caller for this text just before (``checkpoint accept`` runs it to say "the same as [[X]]"), taken as this
+    save's, so that the look-up (~60 ms at 10k notes) runs once; by default save runs it, under the lock."""
     from mdmem.text.parse import parse_note
 
     guard.bounded(text, "text")
@@ -308,8 +311,8 @@ def save(
         index_data, index_seen = fs.read_stat(mem.root, mem.root / INDEX_NAME)
         data = dump_note(meta, body + "\n")
         existing, _ = fs.read_stat(mem.root, path)
-        twin = repeated(mem, rel, title, body, {p for p, _ in old}, kind, Scope(project)) if existing is None \
-            else None
+        twin = None if existing is not None else repeat if not isinstance(repeat, Unchecked) \
+            else repeated(mem, rel, title, body, {p for p, _ in old}, kind, Scope(project))
         if twin is not None and twin[1] is None:  # the same content under another name
             note = parse_note(twin[0], fs.read_stat(mem.root, mem.root / twin[0])[0] or b"")
             got = note.frontmatter.get("description")

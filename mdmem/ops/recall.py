@@ -14,7 +14,7 @@ from mdmem.base.projects import Scope
 from mdmem.base.settings import Fusion, Recency
 from mdmem.base.usage import record
 from mdmem.engine.memory import Memory
-from mdmem.ops.scope import from_other, memory_paths, seen
+from mdmem.ops.scope import from_other, memory_paths, owner, seen
 
 DEFAULT_BUDGET = 4000
 
@@ -38,6 +38,7 @@ class RecallResult:
     window: dict | None = None  # {"phrase", "start", "end"} when the query named a time
     entries: list = field(default_factory=list)  # the window's timeline entries shown
     sessions: list = field(default_factory=list)  # past sessions shown (mdmem.ops.sessions.SessionHit)
+    elsewhere: dict = field(default_factory=dict)  # project name -> its memories that matched, hidden by the scope
 
 
 def _plain(snippet: str) -> str:
@@ -121,6 +122,10 @@ def recall(
     hits = [h for h in hits if not is_session(h.path)]
     if not include_sensitive:
         hits = [h for h in hits if not ((n := mem.store.get(h.path)) is not None and is_sensitive(n))]
+    elsewhere: dict[str, int] = {}  # another project's memories that match: counted, said in one line
+    for h in hits:
+        if not seen(mem, h.path, scope) and (name := owner(mem, h.path)) is not None:
+            elsewhere[name] = elsewhere.get(name, 0) + 1
     hits = [h for h in hits if seen(mem, h.path, scope)]
     kept = memory_paths(mem)
     hits = memory_first(hits, kept, limit)
@@ -218,7 +223,16 @@ def recall(
         used += extra
         related.append(RecallItem(path, note.title, reason, round(weight[path], 4), description))
     if len(blocks) == 1:  # the header alone would read as an answer cut off: say that nothing was found
-        blocks.append("\nNothing found: no notes match.\n")
+        blocks.append("\nNothing found: no notes match" + (" in this project's memories or the global ones.\n"
+                                                         if elsewhere else ".\n"))
+    if elsewhere:  # hidden by the project scope: a user asking in B should know A holds an answer
+        count = sum(elsewhere.values())
+        names = ", ".join(f"{name} ({n})" for name, n in sorted(elsewhere.items(), key=lambda kv: (-kv[1], kv[0])))
+        line = (f"\n{count} more match{'' if count > 1 else 'es'} in other projects' memories: {names}; "
+                "ask with project all (--project all) to see them.\n")
+        if used + len(line) <= budget:
+            blocks.append(line)
+            used += len(line)
     record(mem.state_dir, [i.path for i in ranked + related], "recall")  # derived: when each memory was used
     window = {"phrase": span.phrase, "start": span.start.isoformat(), "end": span.end.isoformat()} if span else None
-    return RecallResult(query, budget, ranked, related, "".join(blocks), window, shown_entries, past)
+    return RecallResult(query, budget, ranked, related, "".join(blocks), window, shown_entries, past, elsewhere)

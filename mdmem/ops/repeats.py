@@ -4,6 +4,7 @@ protocol already holds). One note per fact: decision 031."""
 
 from __future__ import annotations
 
+import enum
 import re
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,16 @@ if TYPE_CHECKING:
 
 MEANING = "the same meaning"  # the reason :func:`repeated` gives for a guess by meaning (not refused: decision 096)
 DUPLICATE_LINE = 30  # characters: a body line this long found in CLAUDE.md or a protocol is a repeat
+Twin = tuple[str, str | None]  # what :func:`repeated` finds: the note, and why (None: the same content)
+
+
+class Unchecked(enum.Enum):
+    """The repeat check has not run yet: :func:`mdmem.ops.capture.save` runs it (its ``repeat`` default)."""
+
+    UNCHECKED = "unchecked"
+
+
+UNCHECKED = Unchecked.UNCHECKED
 
 
 def body_of(data: bytes) -> str:
@@ -28,7 +39,7 @@ def body_of(data: bytes) -> str:
 
 
 def repeated(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
-          kind: str = "", scope: Scope | None = None) -> tuple[str, str | None] | None:
+          kind: str = "", scope: Scope | None = None) -> Twin | None:
     """The memory note this one would repeat: ``(path, None)`` for the same
     content, ``(path, reason)`` for a near-duplicate (the same name, whatever the case, accents and
     spacing; for a person, also one of another person note's ``aliases``; :data:`SIMILAR` of the same wording;

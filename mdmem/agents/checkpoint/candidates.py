@@ -1,6 +1,6 @@
 """Checkpoint candidates: their records, their names (the subject in at most 60 characters, whole
-words, no tags or ellipses), the offline path's choice of at most three from the detectors'
-evidence (:func:`build`), what is never saved, and the pending checkpoints kept in
+words, no tags or ellipses), the offline path's choice of at most three of the standing rules the user
+stated (:func:`build`), what is never saved, and the pending checkpoints kept in
 ``<vault>/.mdmem/checkpoints/<session>.json`` until ``accept`` or ``skip``. The model's side is
 :mod:`mdmem.agents.checkpoint.propose`; both are put together in :mod:`mdmem.agents.checkpoint.consolidate`.
 """
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from mdmem.agents.checkpoint.evidence import NAMES, SUBSTANTIAL, Evidence, hits
-from mdmem.agents.checkpoint.scan import MARKS, RANK, Known, clean, key_slug
+from mdmem.agents.checkpoint.evidence import NAMES, Evidence, hits
+from mdmem.agents.checkpoint.scan import MARKS, Known, clean, key_slug
 from mdmem.base.errors import MdmemError, UsageError
 from mdmem.base.files import read_outside, state_folder, state_path, write_atomic
 from mdmem.base.layout import safe_session
@@ -24,23 +24,13 @@ from mdmem.text.classify import CODE  # code is not memory: the rule `save` warn
 
 LANGS = ("en", "pt")  # the languages of the checkpoint's text and of the scan prompt
 MAX_CANDIDATES = 3
-MIN_DIMENSIONS = 2
-# one rule, decision or correction this strong is worth a suggestion on its own (what fires the Stop hook
-# alone, agents/stop): measured on the dev sessions of eval/data/checkpoint-real, the two-dimension floor
-# kept 5 sessions with firm items silent (a design discussion of decisions only, one prompt with two rules)
-# and no session with nothing to keep has such evidence
+RULE = 2  # the one dimension suggested offline: a behaviour rule the user stated (decision 075)
+# a rule this strong is worth a suggestion on its own (what fires the Stop hook alone, agents/stop)
 ALONE = 0.8
-# a task closure (①) is suggested offline only after this many tool calls: the seed's "more than 15" says when to
-# scan, not that the result is worth a project memory. Measured on eval/data/checkpoint-real: no offline ①
-# suggestion was accepted as written (0/3); the two in sessions 01-34 closed 62 and 67 tool calls and stay; in
-# 41-48 a closure after 16 (tests pass, a merge still to come) was wrong. Below it ① is left to the model
-CLOSURE_TOOLS = 2 * SUBSTANTIAL
 NAME_MAX = 60        # characters of a candidate's name (the subject, a note's title)
 DESCRIPTION_MAX = 160
 BODY_MAX = 3000
-TYPES = {1: "project", 2: "claude-md", 3: "protocol", 4: "decision", 5: "project", 6: "feedback", 7: "reference"}
 KINDS = ("project", "claude-md", "protocol", "decision", "feedback", "reference", "user")
-PRIORITY = (4, 6, 3, 2, 7, 5, 1)  # ties inside a rank
 _GIT_ONLY = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b|\bgit (?:log|rebase|blame|"
                        r"cherry-pick|reset)\b", re.I)
 # task state as `save` warns of it (text/classify), but for "for now": "for now that just adds complexity" is a
@@ -203,106 +193,18 @@ def one_line(text: str, limit: int = DESCRIPTION_MAX) -> str:
 # ----------------------------------------------------------------------------- offline candidates
 
 
-def candidate(number: int, dim: int, evidence: list[Evidence], lang: str, today: str) -> Candidate:
+def candidate(number: int, evidence: list[Evidence], lang: str, today: str) -> Candidate:
+    """The offline suggestion for a standing rule the user stated (``evidence[0]``, the others the same rule's
+    weaker evidence): a line for CLAUDE.md (②), its name the rule's subject."""
     best = evidence[0]
-    detail = best.detail
-    pt = lang == "pt"
-    said = ("Dito em uma sessão do Claude Code em " if pt else "From a Claude Code session on ") + today + "."
-    kind = TYPES[dim]
-    chosen = None
-    rejected: list[str] = []
-    paths: list[str] = []
-    line = None
-    subject = detail.get("clause") or best.quote
-    if detail.get("kind") == "lesson":  # the same failure twice in one session (agents/rules.lessons)
-        name = title(("Lição: " if pt else "Lesson: ") + clean(subject))
-        desc = one_line(("Falhou duas vezes na sessão: " if pt else "Failed twice in one session: ") + clean(best.quote))
-        body = (f"{'Primeira vez' if pt else 'First'}: {clean(detail.get('practice') or '')}\n\n"
-                f"{'De novo' if pt else 'Again'}: {clean(best.quote)}\n\n"
-                f"{'Por quê: a mesma falha voltou; confira isto antes da próxima vez' if pt else 'Why: the same failure came back; check for it next time'}."
-                f"\n\n{said}")
-        return Candidate(number, kind, dim, MARKS[dim], name or NAMES[dim].capitalize(), desc, body.strip() + "\n",
-                         evidence[:3], None, [], list(detail.get("paths") or []), None)
-    if dim == 1:
-        summary = detail.get("summary") or best.quote
-        name = title(summary)
-        desc = one_line(f"{clean(best.quote)} ({best.signal})")
-        body = (f"{'Pedido' if pt else 'Asked'}: {clean(detail.get('request_text') or '')}\n\n"
-                f"{'Entrega' if pt else 'Delivered'}: {clean(summary)}\n\n{'Prova' if pt else 'Proof'}: "
-                f"{clean(best.quote)} ({best.signal}).\n\n{said}")
-    elif dim == 2:
-        rule = _unaside(clean(detail.get("rule") or best.quote))
-        name = title(subject)
-        desc = one_line(("Regra para o CLAUDE.md: " if pt else "Rule for CLAUDE.md: ") +
-                        (_FILLER.sub("", _unaside(clean(subject))) or rule))
-        line = "- " + (_FILLER.sub("", rule) or rule)
-        body = f"{line}\n\n{said}"
-    elif dim == 3:
-        rule = clean(detail.get("rule") or best.quote)
-        paths = list(detail.get("paths") or [])
-        name = title(detail.get("title") or detail.get("conceded") or subject)
-        desc = one_line(_FILLER.sub("", clean(subject)) or rule)
-        body = "\n".join(f"- {_FILLER.sub('', clean(e.quote)) or clean(e.quote)}" for e in evidence[:3]
-                         if e.detail.get("paths") == detail.get("paths")) + f"\n\n{said}"
-    elif dim == 4:
-        chosen = detail.get("chosen")
-        rejected = [r for r in detail.get("rejected") or [] if r]
-        why = _BECAUSE.search(clean(best.quote)) or re.search(r":\s+(.+)", clean(best.quote))
-        if best.signal.startswith("picked option"):  # an answer to offered options (agents/decisions.picks)
-            what = _USE.sub("", str(chosen)) or chosen  # "Use pymodbus (Recommended)" → "pymodbus"
-            topic = detail.get("topic")  # what the offer asked to choose: "Timing model: at commit time"
-            name = title(f"{topic[:1].upper()}{topic[1:]}: {what}" if topic else
-                         f"Escolhemos {what}" if pt else f"Chose {what}")
-            desc = one_line(f"{chosen} {'em vez de' if pt else 'over'} {', '.join(rejected)}")
-            body = (f"{'Escolhido' if pt else 'Chosen'}: {clean(str(detail.get('clause') or chosen))}\n\n"
-                    f"{'Descartado' if pt else 'Rejected'}: {'; '.join(clean(r) for r in rejected)}\n\n"
-                    f"{'Resposta do usuário' if pt else 'The user answered'}: {clean(best.quote)}\n\n{said}")
-            return Candidate(number, kind, dim, MARKS[dim], name, desc, body + "\n", evidence[:1], chosen, rejected,
-                             [], None)
-        if chosen and rejected:
-            name = title(f"Escolhemos {chosen} em vez de {rejected[0]}" if pt else f"Chose {chosen} over {rejected[0]}")
-            desc = one_line(f"{chosen} {'em vez de' if pt else 'over'} {rejected[0]}" + (f": {why.group(1)}" if why else ""))
-        elif chosen:  # a value settled on ("ok let's do `Last seen: <date>`")
-            name = title(f"Escolhemos {chosen}" if pt else f"Chose {chosen}")
-            desc = one_line(best.quote)
-        else:
-            name = title(subject)
-            desc = one_line(best.quote)
-        body = "\n\n".join(clean(e.quote) for e in evidence[:2]) + f"\n\n{said}"
-    elif dim == 5:
-        name = title(best.quote)
-        desc = one_line(best.quote)
-        body = clean(best.quote) + f"\n\n{said}"
-    elif dim == 6:
-        practice = detail.get("practice")
-        if detail.get("kind") == "confirmation":
-            what = detail.get("what") or practice or best.quote
-            name = title(("Manter: " if pt else "Keep: ") + clean(what))
-            desc = one_line(("O usuário confirmou: " if pt else "The user confirmed: ") + clean(what))
-            body = (f"{'Prática' if pt else 'Practice'}: {clean(practice or '—')}\n\n"
-                    f"{'Confirmação do usuário' if pt else 'The user confirmed'}: {clean(best.quote)}\n\n{said}")
-        else:
-            # a correction the assistant conceded: its restatement names the point better than the user's doubt
-            conceded = detail.get("conceded")
-            name = title(detail.get("title") or conceded or subject)
-            desc = one_line(("O usuário corrigiu: " if pt else "The user corrected: ") + _FILLER.sub("", clean(subject)))
-            because = "Por quê: o usuário corrigiu esta prática" if pt else "Why: the user corrected this practice"
-            body = (f"- {_FILLER.sub('', clean(best.quote)) or clean(best.quote)}\n\n{because}"
-                    + (f" ({'depois de' if pt else 'after'}: {clean(practice)})" if practice else "") + "."
-                    + (f"\n\n{'O assistente reconheceu' if pt else 'The assistant agreed'}: {clean(conceded)}"
-                       if conceded else "") + f"\n\n{said}")
-    else:
-        kind = "user" if detail.get("about_user") else "reference"
-        name = title(best.quote)
-        desc = one_line(best.quote)
-        body = clean(detail.get("text") or best.quote) + \
-            f"\n\n{'Retomado pelo usuário' if pt else 'Taken up by the user'}: {clean(detail.get('reply', ''))}\n\n{said}"
-    return Candidate(number, kind, dim, MARKS[dim], name or NAMES[dim].capitalize(), desc, body.strip() + "\n",
-                     evidence[:3], chosen, rejected, paths, line)
-
-
-_USE = re.compile(r"^(?:use|using|go with|usar|usando)\s+|\s*\((?:recommended|recomendad[oa])\)", re.I)
-_BECAUSE = re.compile(r"\b(?:because|since|as|so that|given that|porque|pois|já que|uma vez que)\b[\s:]*(.+)", re.I)
+    said = ("Dito em uma sessão do Claude Code em " if lang == "pt" else "From a Claude Code session on ") + today + "."
+    subject = best.detail.get("clause") or best.quote
+    rule = _unaside(clean(best.detail.get("rule") or best.quote))
+    desc = one_line(("Regra para o CLAUDE.md: " if lang == "pt" else "Rule for CLAUDE.md: ") +
+                    (_FILLER.sub("", _unaside(clean(subject))) or rule))
+    line = "- " + (_FILLER.sub("", rule) or rule)
+    return Candidate(number, "claude-md", RULE, MARKS[RULE], title(subject) or NAMES[RULE].capitalize(), desc,
+                     f"{line}\n\n{said}".strip() + "\n", evidence[:3], None, [], [], line)
 
 
 def secret_dropped(text: str) -> str | None:
@@ -377,46 +279,32 @@ def do_not_save(text: str, dim: int, code_ok: bool = True, claim: str | None = N
 def build(evidence: Sequence[Evidence], *, session: str, transcript: str | None, lang: str, known: Known,
           messages: int = 0, tool_calls: int = 0, malformed: int = 0, skipped: dict | None = None,
           today: str | None = None) -> Checkpoint:
-    """The offline checkpoint for ``evidence``: silent below two dimensions (unless one rule,
-    decision or correction reaches :data:`ALONE`), else at most
-    three candidates: one per dimension, rules, feedback and decisions first (then analysis,
-    milestones, task closure), then a second rule, decision or correction from another
-    message when a slot is left; within a dimension the strongest evidence, the latest
-    first among equals (a rule restated later is the complete one)."""
-    # evidence the Stop hook counts but that is too unsure to suggest without a model (detail "offline": False)
-    evidence = [redacted(e) for e in evidence if e.detail.get("offline", True)]
-    found = {d: sorted(v, key=lambda e: (-round(e.strength, 2), -e.index)) for d, v in hits(evidence).items()}
-    order = sorted(found, key=lambda d: (RANK[d], -round(found[d][0].strength, 1), PRIORITY.index(d)))
+    """The offline checkpoint for ``evidence``, the standing rules the user stated
+    (:func:`mdmem.agents.checkpoint.signals.standing`; the detectors of the other dimensions are retired,
+    decision 075): at most three, those strong enough to be suggested alone (:data:`ALONE`), the strongest
+    first, the latest first among equals (a rule restated later is the complete one), one per message; none
+    that :class:`Known` already holds or that must not be saved."""
+    rules = sorted((redacted(e) for e in hits(evidence).get(RULE, [])), key=lambda e: (-round(e.strength, 2), -e.index))
     day = today or dt.date.today().isoformat()
     candidates: list[Candidate] = []
     dropped: list[Dropped] = []
     seen: set[str] = set()
-    if len(order) >= MIN_DIMENSIONS or any(RANK[d] == 0 and found[d][0].strength >= ALONE for d in order):
-        queue = [(d, found[d][0]) for d in order] + \
-            [(d, e) for d in order if RANK[d] == 0 for e in found[d][1:3] if e.strength >= 0.8]
-        used: set[int] = set()
-        for dim, best in queue:
-            if best.index in used and dim in {c.dimension for c in candidates}:
-                continue
-            if dim == 1 and not (best.strength >= 0.9 and (best.detail.get("tools") or 0) >= CLOSURE_TOOLS
-                                 and best.index == max(e.index for e in found[1])):
-                continue  # only the session's latest delivery, and only a substantial one, is worth a memory
-            rest = [e for e in found[dim] if e is not best]
-            c = candidate(len(candidates) + 1, dim, [best] + rest, lang, day)
-            c = replace(c, secret=secret_of(c))
-            why = known.repeats(c) or do_not_save(best.quote, dim) or \
-                ("a repeat of another candidate" if key_slug(c.name) in seen else None)
-            if why:
-                dropped.append(Dropped(c.name, dim, why))
-                continue
-            seen.add(key_slug(c.name))
-            if len(candidates) < MAX_CANDIDATES:
-                candidates.append(c)
-                used.add(best.index)
-            else:
-                dropped.append(Dropped(c.name, dim, f"only {MAX_CANDIDATES} candidates at a time"))
-    return Checkpoint(session, transcript, lang, sorted(found), candidates, dropped, messages, tool_calls, malformed,
-                      dict(skipped or {}), dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+    used: set[int] = set()
+    for best in (e for e in rules[:MAX_CANDIDATES] if e.strength >= ALONE):
+        if best.index in used:
+            continue  # a second rule of a message that gave one already
+        c = candidate(len(candidates) + 1, [best] + [e for e in rules if e is not best], lang, day)
+        c = replace(c, secret=secret_of(c))
+        why = known.repeats(c) or do_not_save(best.quote, RULE) or \
+            ("a repeat of another candidate" if key_slug(c.name) in seen else None)
+        if why:
+            dropped.append(Dropped(c.name, RULE, why))
+            continue
+        seen.add(key_slug(c.name))
+        candidates.append(c)
+        used.add(best.index)
+    return Checkpoint(session, transcript, lang, [RULE] if rules else [], candidates, dropped, messages, tool_calls,
+                      malformed, dict(skipped or {}), dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
 
 
 # ----------------------------------------------------------------------------- storage

@@ -27,12 +27,9 @@ from mdmem.agents.checkpoint.candidates import (  # noqa: F401  (the checkpoint'
     KINDS,
     LANGS,
     MAX_CANDIDATES,
-    MIN_DIMENSIONS,
     NAME_MAX,
     ORIGINS,
-    PRIORITY,
     SECRET_MARK,
-    TYPES,
     Candidate,
     Checkpoint,
     Dropped,
@@ -250,7 +247,7 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
     every memory saved carries; None: global."""
     from mdmem.base.projects import Scope
     from mdmem.ops.capture import SameMemory, SecretRefused, save
-    from mdmem.ops.repeats import MEANING
+    from mdmem.ops.repeats import MEANING, UNCHECKED, Twin, Unchecked
 
     data = load(mem.root, session)
     if data.get("status") != "pending" and session is None:
@@ -284,7 +281,8 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
                                     c.get("line")))
             continue
         same = c.get("same") if isinstance(c.get("same"), str) else None
-        if same is None and kind != "claude-md":  # a note saved since the list was made: the same test propose ran
+        twin: Twin | None | Unchecked = UNCHECKED
+        if same is None:  # a note saved since the list was made: the same test propose ran, which save takes as its
             twin = repeats_of(mem, Scope(project), c["name"], c["body"], kind)
             same = twin[0] if twin and twin[1] != MEANING else None
         if same and mem.store.get(same) is not None:  # the list said "accepting updates X": it does
@@ -303,7 +301,8 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
             r = save(mem, c["body"], kind, c["name"], c["description"], tags=["checkpoint"], today=today,
                      chosen=c.get("chosen"), rejected=c.get("rejected") or [], paths=c.get("paths") or [],
                      name_as_file=False, allow_secret=allow_secret,  # a suggested title, not a file name
-                     provenance=provenance(data), project=project)
+                     provenance=provenance(data), project=project,
+                     repeat=twin if same is None else UNCHECKED)  # (a "same" gone since: save looks again)
         except SecretRefused as e:
             found = str(e).split("; nothing was written", 1)[0].removeprefix("refusing to write: ")
             results.append(Accepted(n, c["dimension"], kind, c["name"], "refused-secret", None,

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 HIT = 0.6
 NAMES = {1: "task closure", 2: "behaviour rule", 3: "domain rule", 4: "decision", 5: "milestone",
          6: "calibration", 7: "analysis"}
-SUBSTANTIAL = 15  # tool calls: the seed's "more than 15 tool calls" (a substantial piece of work)
 # a markup tag (<user-memory-input>, <br/>): markup, not words; the groups (closing slash, name, attributes,
 # self-closing slash) let scan.strip_tags keep a lone placeholder such as <sha> in a suggestion's text
 TAG = _re(r"<(/?)([A-Za-z][\w:-]*)((?:\s[^<>\n]{0,200})?)(/?)>")

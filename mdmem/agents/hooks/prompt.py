@@ -26,6 +26,9 @@ NAMED = 0.5            # the share of a note's name the prompt must say for one 
 COVERED = 0.15         # the share of the prompt's meaning (its words by rarity) a note must hold, unless the
                        # prompt says one of its names whole
 RELATIVE = 0.5         # a note scoring under half the best one's relevance is left out
+RARE = 2               # a word in the names of at most this many notes names them ...
+ALONE = 0.4            # ... and is enough alone, in a prompt of two words or more, when it holds this share of
+                       # the prompt's meaning ("why did we stop using Dataview?": the one note naming Dataview)
 # the notes (in the quick index: MEMORY.md counted) of sample-vault, where THRESHOLD was set; a smaller vault
 # scales the bar down (threshold()). The fixed bar was out of reach there: every word's weight is ln(N/df), so
 # in a first-week vault of 6 notes (8 in the index) a word naming one note weighs 1.79, a description word 1.25,
@@ -130,11 +133,14 @@ def relevant(db, words: list[str], span=None, gone: set[str] | frozenset = froze
     # prompt is about something the vault does not know)
     mass = {w: math.log((total + 1) / (max(n, 1) + 0.5)) for w, n in counts.items()}
     best: dict[int, dict[str, tuple[float, str]]] = {}  # rowid -> term -> (its best weight x rarity, column)
+    rare: set[str] = set()  # terms in at most RARE notes' names
     for term in terms:
         for column, weight in WEIGHTS.items():
             df = quick.doc_count(db, term, column)
             if not df or df > max(3, COMMON * total):
                 continue  # absent, or in so many notes' <column> that it tells none of them apart
+            if column == "name" and df <= RARE:
+                rare.add(term)
             value = weight * math.log((total + 1) / (df + 0.5))
             for rid in quick.matches(db, term, column):
                 if value > best.setdefault(rid, {}).get(term, (0.0, ""))[0]:
@@ -158,7 +164,9 @@ def relevant(db, words: list[str], span=None, gone: set[str] | frozenset = froze
         else:
             said = named(found.name, keys)
             covered = sum(mass[t] for t in hits) / (sum(mass.values()) or 1)
-            if found.score < bar or not (said == 1.0 or covered >= COVERED and (
+            alone = (len(hits) == 1 and len(mass) >= 2 and covered >= ALONE and not hits.keys() - rare
+                     and next(iter(hits.values()))[1] == "name")
+            if found.score < bar or not (said == 1.0 or alone or covered >= COVERED and (
                     (len(hits) >= 2 and found.strong) or said >= NAMED
                     or (len(hits) >= 3 and found.score >= 2 * bar))):
                 continue
