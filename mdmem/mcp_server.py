@@ -407,7 +407,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
     def checkpoint_accept(
         numbers: Annotated[str, Field(min_length=1, description="The suggestions to save: \"1,3\" or \"all\".")],
         session: Annotated[str | None, Field(description="The checkpoint's session id; default: the newest pending "
-                                                         "one.")] = None,
+                                                         "one of this project (or a global one).")] = None,
         project: ProjectArg = None,
     ) -> str:
         """Save suggestions of the pending memory checkpoint (proposed by mdmem's Stop hook or `mdmem checkpoint`),
@@ -416,8 +416,9 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         (the checkpoint then stays pending; only the user can save it: `mdmem checkpoint accept --allow-secret`)."""
         from mdmem.agents.checkpoint import consolidate as cp
 
-        return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session,
-                                                                     project=_owner(mem, project)), writes=True)
+        return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session, project=_owner(mem, project),
+                                                                     given=project is not None,
+                                                                     here=_owner(mem, None)), writes=True)
 
     @adds
     def checkpoint_propose(
@@ -443,12 +444,15 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         from mdmem.agents.checkpoint import consolidate as cp
 
         def work(mem):
-            from mdmem.base.projects import Scope
+            from mdmem.agents.checkpoint.review import place
 
-            # compared with the global memory and the project checkpoint_accept saves into (the server's folder)
+            # compared with the global memory and the project checkpoint_accept saves into: the session's folder as
+            # the hooks recorded it, else the server's
+            scope, day = place(mem.root, session, os.getcwd())
             result = cp.propose(mem.root, {"dimensions": dimensions or [], "candidates": candidates,
                                            "replaces": replaces or []},
-                                session=session, lang=lang, today=_today(), mem=mem, scope=Scope(_owner(mem, None)))
+                                session=session, lang=lang, today=_today(), mem=mem, scope=scope,
+                                conversation_date=day)
             return cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result, mcp=True)}
 
         return state.call("checkpoint_propose", work)

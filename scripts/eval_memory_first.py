@@ -134,8 +134,12 @@ def main() -> int:
             hook_as_memory += top and said.startswith("mdmem: notes from the user's memory")
             print(f"{'ok ' if rank == 1 else 'MISS'} recall rank {rank or '-':>2}  hook {'first' if top else '-----'}  "
                   f"{question}  ->  {ranked[0] if ranked else '(nothing)'}")
-        wrong = 0
+        wrong = docs_first = 0
         for n, question in enumerate(DOCS, start=len(ASKED)):
+            got = json.loads(_mdmem(["recall", question, "--json", "--mode", args.mode], vault, cwd=cwd))
+            ranked = [r["path"] for r in got["ranked"]]
+            docs_first += bool(ranked) and not ranked[0].startswith("memory/")
+            print(f"docs: recall {' '.join(p.split('/')[-1][:24] for p in ranked)}")
             said = _prompt(vault, cwd, question, n)
             for line in _entries(said):
                 docs_page = "(memory/" not in line
@@ -148,6 +152,7 @@ def main() -> int:
         print(f"recall puts the memory note first: {first}/{total}; in the top 3: {recall_top3}/{total}")
         print(f"prompt hook's first entry is the memory note: {hook_first}/{total} "
               f"(as the user's memory: {hook_as_memory}/{total})")
+        print(f"questions about Obsidian itself answered by recall with a help page first: {docs_first}/{len(DOCS)}")
         print(f"help pages called the user's memory: {wrong}")
         return 1 if wrong else 0
     finally:

@@ -38,6 +38,21 @@ class Cli:
         return json.loads(self(*args, "--json", env=env).stdout)
 
 
+def git_repo(root: Path, name: str) -> Path:
+    """``root/code/name`` made a git root as the walk up finds it (a ``.git`` folder; no git spawned)."""
+    repo = root / "code" / name
+    (repo / ".git").mkdir(parents=True)
+    return repo
+
+
+def propose(cli: Cli, vault: Path, session: str, *candidates: dict) -> str:
+    """``mdmem checkpoint propose --session SESSION`` with ``candidates`` as a model's JSON on stdin; its stdout."""
+    result = cli.runner.invoke(app, ["checkpoint", "propose", "--vault", str(vault), "--session", session],
+                               input=json.dumps({"dimensions": [6], "candidates": list(candidates)}))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
 def hook_env(tmp_path: Path, **extra: str) -> dict:
     """The environment of a hook or CLI subprocess: no MDMEM_* or CLAUDECODE from the caller, a private home."""
     import os

@@ -199,8 +199,9 @@ def test_save_same_content_changes_nothing(vault, cli):
     assert cli(*args).stderr == "already saved: memory/people/tea.md has the same content; nothing changed\n"
     assert index.read_text().count("(memory/people/tea.md)") == 1
     r = cli("save", "Prefers coffee", "-t", "person", "--name", "tea", "--vault", vault, code=1)
-    assert r.stderr == ("mdmem: memory/people/tea.md already exists with other content; choose another --name "
-                        "(or edit that note)\n")
+    assert r.stderr == ("mdmem: memory/people/tea.md already holds another text under this name ('tea'); add this "
+                        "to it (--update memory/people/tea.md), pass --supersedes memory/people/tea.md if this one "
+                        "replaces it, or --new to save a second note (under a free name); or choose another --name\n")
     assert note.read_bytes() == snapshot[0]
 
 

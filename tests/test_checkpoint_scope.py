@@ -11,17 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from support import SESSION, Cli
+from support import SESSION, Cli, git_repo, propose
 
 ATLAS = "In atlas, keep the migration files small: one table per migration file."
 BOREALIS = "In borealis, never commit generated images; they are built in CI from the sources."
 GLOBAL = "I prefer short answers with the conclusion first, then the details."
 
-
-def _repo(root: Path, name: str) -> Path:
-    repo = root / "code" / name
-    (repo / ".git").mkdir(parents=True)  # a git root as the walk up finds it (no git spawned)
-    return repo
 
 
 @pytest.fixture
@@ -29,7 +24,7 @@ def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
     cli = Cli()
     vault = tmp_path / "vault"
     cli("init", str(vault))
-    atlas, borealis = _repo(tmp_path, "atlas"), _repo(tmp_path, "borealis")
+    atlas, borealis = git_repo(tmp_path, "atlas"), git_repo(tmp_path, "borealis")
     monkeypatch.chdir(atlas)
     cli("save", ATLAS, "--type", "feedback", "--name", "Atlas migrations", "--vault", str(vault))
     cli("save", GLOBAL, "--type", "feedback", "--name", "Short answers", "--global", "--vault", str(vault))
@@ -67,18 +62,10 @@ def test_existing_memory_is_the_projects_and_the_global(vault: dict) -> None:
     assert "borealis" not in shown.lower(), shown
 
 
-def _propose(cli: Cli, vault: Path, session: str, *candidates: dict):
-    from mdmem.cli.app import app
-
-    result = cli.runner.invoke(app, ["checkpoint", "propose", "--vault", str(vault), "--session", session],
-                               input=json.dumps({"dimensions": [6], "candidates": list(candidates)}))
-    assert result.exit_code == 0, result.output
-    return result.stdout
-
 
 def test_another_projects_note_is_not_called_saved(vault: dict) -> None:
     """A candidate in borealis named as atlas's note is kept (atlas's is not borealis's memory)."""
-    out = _propose(vault["cli"], vault["vault"], "b0", {"type": "feedback", "dimension": 6, "name": "Atlas migrations",
+    out = propose(vault["cli"], vault["vault"], "b0", {"type": "feedback", "dimension": 6, "name": "Atlas migrations",
                                                         "description": "Keep SQL migrations reviewed by two people.",
                                                         "body": "Keep SQL migrations reviewed by two people."})
     assert "1. [feedback]" in out and "not kept" not in out, out
@@ -90,7 +77,7 @@ def test_propose_marks_the_note_accept_updates(vault: dict) -> None:
     reworded = BOREALIS.rstrip(".") + ", always."  # the same wording: a repeat, not a guess
     global_again = "I prefer short answers, with the conclusion first and then the details."
     atlas_again = "In atlas keep migration files small, one table per migration file."
-    out = _propose(cli, root, "b1",
+    out = propose(cli, root, "b1",
                    {"type": "feedback", "dimension": 6, "name": "No generated images", "description": reworded,
                     "body": reworded},
                    {"type": "feedback", "dimension": 6, "name": "Answer style", "description": global_again,

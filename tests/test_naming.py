@@ -54,8 +54,10 @@ def test_the_same_person_again_is_refused_and_points_at_the_note(fresh, cli):
     assert first["path"] == "memory/people/Ana Souza.md"
     r = save(cli, fresh, "Ana Souza: billing lead, owns the invoices service", "--type", "person",
              "--name", "Ana Souza", code=1)
-    assert r.stderr == ("mdmem: memory/people/Ana Souza.md already exists with other content; choose another "
-                        "--name (or edit that note)\n")
+    assert r.stderr == ("mdmem: memory/people/Ana Souza.md already holds another text under this name ('Ana Souza'); "
+                        "add this to it (--update 'memory/people/Ana Souza.md'), pass --supersedes 'memory/people/Ana "
+                        "Souza.md' if this one replaces it, or --new to save a second note (under a free name); or "
+                        "choose another --name\n")
     # another case and accents: the same person
     r = save(cli, fresh, "Ána souza owns the invoices service", "--type", "person", "--name", "ána SOUZA", code=1)
     assert r.stderr == ("mdmem: memory/people/ána SOUZA.md would be a second note on the same person as "

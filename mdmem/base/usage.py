@@ -1,5 +1,5 @@
-"""When each memory was used: injected by the prompt hook, returned by ``recall``, read by ``show`` or MCP
-``read_note``. Derived state in ``.mdmem/usage.jsonl`` (never in the note, so using a memory never changes it):
+"""When each memory was used: injected by the prompt hook or named by the SessionStart card, returned by ``recall``,
+read by ``show`` or MCP ``read_note``. Derived state in ``.mdmem/usage.jsonl`` (never in the note, so using a memory never changes it):
 one appended line per use, ``{"t": epoch seconds, "how": "...", "paths": [...]}``, folded into counts when read.
 Appending a short line is one ``write`` with ``O_APPEND``: hooks running at once never lose each other's
 lines, and nothing is locked on the hook path. Standard library only.
@@ -48,36 +48,45 @@ def record(state_dir: str | os.PathLike[str], paths: Iterable[object], how: str,
         os.close(fd)
 
 
-def read(state_dir: str | os.PathLike[str]) -> dict[str, tuple[int, float]]:
-    """vault path -> (uses, last use as epoch seconds); {} when nothing was recorded. A log past
-    :data:`MAX_BYTES` is folded into one line per note (the counts kept)."""
+CARD = "card"  # a use by the SessionStart card: counts for ``check``, not for the card's own ranking
+
+
+def read(state_dir: str | os.PathLike[str], ignore: tuple[str, ...] = ()) -> dict[str, tuple[int, float]]:
+    """vault path -> (uses, last use as epoch seconds); {} when nothing was recorded. ``ignore``: the kinds of use
+    left out (the card ranks by what it did not cause itself: ``ignore=(CARD,)``). A log past :data:`MAX_BYTES` is
+    folded into one line per note and kind of use (the counts kept)."""
     path = _path(state_dir)
-    out: dict[str, tuple[int, float]] = {}
+    each: dict[tuple[str, str], tuple[int, float]] = {}
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_BYTES * 2)
     except OSError:
-        return out
+        return {}
     for raw in data.splitlines():
         try:
             item = json.loads(raw)
-            t, paths, n = float(item["t"]), item["paths"], int(item.get("n", 1))
-        except (ValueError, KeyError, TypeError):
+            t, paths, n, how = float(item["t"]), item["paths"], int(item.get("n", 1)), str(item.get("how", ""))
+        except (ValueError, KeyError, TypeError, AttributeError):
             continue  # a torn or foreign line: derived state, skipped
         if not isinstance(paths, list):
             continue
         for p in paths:
             if isinstance(p, str):
-                uses, last = out.get(p, (0, 0.0))
-                out[p] = (uses + n, max(last, t))
+                uses, last = each.get((p, how), (0, 0.0))
+                each[(p, how)] = (uses + n, max(last, t))
     if len(data) > MAX_BYTES:
-        _fold(path, out)
+        _fold(path, each)
+    out: dict[str, tuple[int, float]] = {}
+    for (p, how), (n, t) in each.items():
+        if how not in ignore:
+            uses, last = out.get(p, (0, 0.0))
+            out[p] = (uses + n, max(last, t))
     return out
 
 
-def _fold(path: str, counts: dict[str, tuple[int, float]]) -> None:
-    lines = "".join(json.dumps({"t": round(last), "how": "folded", "paths": [p], "n": uses}, ensure_ascii=False,
-                               separators=(",", ":")) + "\n" for p, (uses, last) in sorted(counts.items()))
+def _fold(path: str, counts: dict[tuple[str, str], tuple[int, float]]) -> None:
+    lines = "".join(json.dumps({"t": round(last), "how": how, "paths": [p], "n": uses}, ensure_ascii=False,
+                               separators=(",", ":")) + "\n" for (p, how), (uses, last) in sorted(counts.items()))
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         with open(tmp, "w", encoding="utf-8") as f:

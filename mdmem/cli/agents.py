@@ -110,7 +110,7 @@ def checkpoint(
                                                      show_default=False, metavar="[NUMBERS]")] = None,
     vault: VaultOpt = None,
     session: Annotated[Optional[str], typer.Option("--session", help="The session's checkpoint (default: the "
-                                                   "newest pending one; or the transcript's session).",
+                                                   "newest pending one of this folder's project or a global one; or the transcript's session).",
                                                    show_default=False)] = None,
     lang: Annotated[Optional[str], typer.Option("--lang", help="en or pt (default: the transcript's language).",
                                                 show_default=False)] = None,
@@ -151,7 +151,10 @@ def checkpoint(
                 raise typer.BadParameter("--allow-secret goes with accept", param_hint="--allow-secret")
             if numbers is not None:
                 raise typer.BadParameter("skip takes no numbers", param_hint="skip")
-            skipped = cp.skip(vault_root(vault), session)
+            from mdmem.base.projects import for_write
+
+            root = vault_root(vault)
+            skipped = cp.skip(root, session, here=for_write(root))
             render.emit_json(skipped) if json else render.message(
                 f"discarded {skipped.discarded} suggestion(s) of session {skipped.session}")
             return
@@ -161,7 +164,8 @@ def checkpoint(
 
         with open_memory(vault) as mem:
             accepted = cp.accept(mem, numbers, session, allow_secret=allow_secret,
-                                 project=for_write(mem.root, project, no_project))
+                                 project=for_write(mem.root, project, no_project),
+                                 given=bool(project) or no_project, here=for_write(mem.root))
         render.emit_json(accepted) if json else render.accepted(accepted)
         if any(a.status == "refused" for a in accepted.accepted):
             raise typer.Exit(1)
@@ -185,12 +189,12 @@ def checkpoint(
                 sid = latest_for(Path.cwd()).stem
             except Exception:
                 sid = None
-        from mdmem.agents.checkpoint.scan import scope_of
+        from mdmem.agents.checkpoint.review import place
 
+        scope, day = place(root, sid, Path.cwd(), project, no_project)
         with open_memory(vault) as mem:  # the candidates that repeat a saved note are marked with it
             result = cp.propose(root, data, session=sid, lang=lang or "en", extra_claude_md=[Path.cwd() / "CLAUDE.md"],
-                                today=os.environ.get("MDMEM_TODAY"), mem=mem,
-                                scope=scope_of(root, Path.cwd(), project, no_project))
+                                today=os.environ.get("MDMEM_TODAY"), mem=mem, scope=scope, conversation_date=day)
     elif model:
         source = target if target is not None else str(latest_for(Path.cwd()))
         with open_memory(vault) as mem:

@@ -50,8 +50,11 @@ def claude_text(result) -> str:
 
 def claude_uninstall_text(result) -> str:
     text = "\n".join(install_text(r) for r in result.results)
-    if result.gitignore:
+    if result.gitignore and getattr(result, "gitignore_removed", True):
         text += f"\n{'would remove' if result.results[0].dry_run else 'removed'} {result.gitignore}"
+    elif result.gitignore:
+        text += f"\n{'would update' if result.results[0].dry_run else 'updated'} {result.gitignore} (mdmem's lines " \
+                "taken out, yours kept)"
     if getattr(result, "skills", None) is not None:
         text += "\n" + skills_text(result.skills)
     return text

@@ -279,10 +279,15 @@ def save(
             stem = "decision-" + stem
     rel = f"{MEMORY_DIR}/{FOLDERS[kind]}/{stem}.md"
     rel = mem.scan.on_disk(rel) or rel  # the note already there under this name in another Unicode form
+    prov = provenance or Provenance()
+    if project is None and prov.source == "user":
+        held = _held_elsewhere(mem, body)
+        if held:  # a project's note says it word for word: saved globally, it is made global
+            return _make_global(mem, held, today)
+    rel = _own_name(mem, rel, body, project, new or bool(supersedes))
     path = mem.root / rel
     inside_memory(mem.root, path)
     day = as_date(today)
-    prov = provenance or Provenance()
     desc = " ".join(plain_links(description).split()) if description else _summary(body)
     tag_list = sorted({t.strip().lstrip("#").lower() for t in tags if t.strip().lstrip("#")})
     if project is not None and kind == "project" and name_key(title) == name_key(project):
@@ -302,8 +307,7 @@ def save(
                 "updated": meta["updated"]}
     section = SECTIONS[kind]
     marked: list[str] = []
-    if project is not None:
-        project_note(mem, project, day)
+    made = project_note(mem, project, day, prov) if project is not None else None
     with fs.write_lock(mem.state_dir, mem.lock_timeout):
         guard.real_folders(mem.root, rel)
         guard.real_folders(mem.root, INDEX_NAME)
@@ -333,8 +337,11 @@ def save(
                 note = parse_note(rel, existing)
                 line, index_changed, status = index_line(note), False, "unchanged"
             else:
-                raise MdmemError(f"{rel} already exists with other content; choose another --name "
-                                 f"(or edit that note)")
+                q = shlex.quote(rel)
+                raise SameMemory(f"{rel} already holds another text under this name ({title!r}); add this to it "
+                                 f"(--update {q}), pass --supersedes {q} if this one replaces it, or --new to save "
+                                 f"a second note (under a free name)" + ("; or choose another --name" if name else ""),
+                                 rel)
         else:
             note = parse_note(rel, data)
             line = index_line(note)
@@ -354,6 +361,8 @@ def save(
         mem.refresh()
     source = str(note.frontmatter.get("source") or "user")
     said = warnings(mem, body, rel) if status == "created" else []
+    if made is not None:  # a name mistyped in --project would otherwise make a project without a word
+        said.insert(0, f"new project {project}: its note {made} was made (no note had that name)")
     if status == "created" and maybe is not None and not new:
         said.append(f"it may say what {maybe} says (the same meaning, a guess); if it does, keep one: mdmem forget "
                     f"{shlex.quote(rel)} archives this one (or save with --update {shlex.quote(maybe)} next time)")
@@ -361,6 +370,64 @@ def save(
                       [p for p, _ in old] if status == "created" else [], marked if status == "created" else [],
                       source, to_confirm(kind, rel, source) if status == "created" else None,
                       maybe if status == "created" and not new else None)
+
+
+def _own_name(mem: Memory, rel: str, body: str, project: str | None, free: bool) -> str:
+    """Where a new memory is written: ``rel``, unless a note is there that is another project's (not this
+    memory's: it gets a name of its own) or, when ``free`` (``--new``, ``--supersedes``), one holding another
+    text; then the first free ``<name>-2.md``, ``-3``... (``<name> 2.md`` for a name kept as written)."""
+    from mdmem.text.parse import parse_note
+
+    data, _ = fs.read_stat(mem.root, mem.root / rel)
+    if data is None:
+        return rel
+    if Scope(project).sees(parse_note(rel, data).frontmatter) and (not free or _same_content(data, body)):
+        return rel
+    stem = rel[:-3]
+    gap = "-" if re.fullmatch(r"[^A-Z\s]+", stem.rsplit("/", 1)[-1]) else " "
+    for n in range(2, 1000):
+        other = f"{stem}{gap}{n}.md"
+        if fs.read_stat(mem.root, mem.root / other)[0] is None and not mem.scan.on_disk(other):
+            return other
+    raise MdmemError(f"no free name left beside {rel}; give one with --name")
+
+
+def _held_elsewhere(mem: Memory, body: str) -> list[str]:
+    """The memory notes projects own whose text is ``body`` (whitespace aside, as on disk now), in path order; none
+    when a global note says it too (that one is the memory)."""
+    owners = {n.path: n.project for n in mem.heads() if n.path.startswith(MEMORY_DIR + "/") and n.type != "daily"}
+    found: list[str] = []
+    for path in mem.same_body(" ".join(body.split())):
+        data, _ = fs.read_stat(mem.root, mem.root / path)
+        if path not in owners or data is None or not _same_content(data, body):
+            continue
+        if not owners[path]:
+            return []
+        found.append(path)
+    return found
+
+
+def _make_global(mem: Memory, held: list[str], today) -> SaveResult:
+    """The user saves globally what a project's note says word for word (the first of ``held``): that note becomes
+    global (its ``project`` removed, through ``edit``), one note for the fact, seen by every project (status
+    "updated"); another project's copy (the rest of ``held``) is named, to archive."""
+    from mdmem.base.projects import note_project
+    from mdmem.ops.edit import edit
+    from mdmem.text.parse import parse_note
+
+    rel = held[0]
+    owner = note_project(parse_note(rel, fs.read_bytes(mem.root, rel)).frontmatter)
+    done = edit(mem, rel, unset=["project"], today=today)
+    mem.refresh()
+    note = parse_note(done.path, fs.read_bytes(mem.root, done.path))
+    got = note.frontmatter.get("description")
+    return SaveResult("updated", done.path, note.type, note.title, got if isinstance(got, str) else "", note.tokens,
+                      SECTIONS.get(note.type), index_line(note), False,
+                      [f"project {owner}'s note {done.path} said this word for word: it is global now (its `project:` "
+                       f"removed), so every project sees it; `mdmem edit {shlex.quote(done.path)} --set "
+                       f"'project=\"[[{owner}]]\"'` puts it back"]
+                      + [f"{other} says it too (another project's copy): `mdmem forget {shlex.quote(other)}` archives "
+                         "it, now that the global note holds it" for other in held[1:]])
 
 
 def _update(mem: Memory, ref: str, body: str, section: str | None, today, allow_secret: bool = False) -> SaveResult:
@@ -388,15 +455,16 @@ def origin(project: str | None) -> dict:
     return {"project": Wikilink(link(project))} if project else {}
 
 
-def project_note(mem: Memory, name: str, day: dt.date | None = None) -> str | None:
+def project_note(mem: Memory, name: str, day: dt.date | None = None, provenance: Provenance | None = None) -> str | None:
     """Make ``memory/projects/<name>.md`` when no note of the vault is named ``name`` (the project's note, which
-    every memory of the project links to); returns the path made, else None."""
+    every memory of the project links to), with the provenance of the save that needs it (an agent's save makes an
+    agent's note); returns the path made, else None."""
     key = name_key(name)
     if any(name_key(_stem(p)) == key for p in mem.scan.notes):
         return None
     result = save(mem, f"The project {name}: what it is, its goals and status. The memories saved while working "
                        f"in it link here (their `project: \"[[{name}]]\"`).", "project", name,
-                  f"Project {name}", ["project"], today=day, new=True)
+                  f"Project {name}", ["project"], today=day, new=True, provenance=provenance)
     return result.path
 
 

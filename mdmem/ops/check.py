@@ -48,6 +48,7 @@ KINDS = (
     "INVALID FRONTMATTER", "PARSE PROBLEM", "NOT TEXT", "SYNC CONFLICT", "ORPHAN", "DANGLING", "DUPLICATE",
     "OVERSIZED",
     "SUPERSEDES", "SUPERSEDED", "VALID UNTIL", "MISSING TYPE", "SUPERSEDE?", "EXPIRED", "STALE", "NO ENTRIES",
+    "IN TWO PROJECTS",
 )
 PROBLEM_SEVERITY = {
     "invalid_yaml": "error", "frontmatter_not_mapping": "error", "unreadable": "error",
@@ -270,7 +271,9 @@ def _audit(memory: list[Note], index: Note | None, resolver: Resolver, read, set
     issues += _index_issues(memory, index, resolver, read, settings)
     issues += _note_issues(checked, index, resolver, read, settings, today)
     pairs = near_duplicates([n for n in checked if n.type not in JOURNAL_TYPES], read, settings.duplicate_similarity)
+    pairs, apart = _apart(pairs, checked)
     issues += _duplicates(pairs, pairs_declared(checked, resolver))
+    issues += apart
     issues += facts_issues(checked, resolver, pairs, today)
     issues += superseded_lines(index, checked, resolver, read)
     present = {n.type for n in memory}
@@ -549,6 +552,26 @@ def _duplicates(pairs: list[tuple[str, str, str]], declared: set[tuple[str, str]
               "merge the two into one note and archive the other (mdmem forget)", "warning")
         for a, b, why in pairs if (a, b) not in declared
     ]
+
+
+def _apart(pairs: list[tuple[str, str, str]], notes: list[Note]) -> tuple[list[tuple[str, str, str]], list[Issue]]:
+    """The near-duplicate pairs within one project or the global memory, and IN TWO PROJECTS (info) for each pair of
+    two projects' notes: each project holds its own memory (decision 030), so that is no duplicate to merge; a
+    rule both keep may hold everywhere, a global note (decision 115)."""
+    from mdmem.base.projects import note_project
+
+    owner = {n.path: note_project(n.frontmatter) for n in notes}
+    kept: list[tuple[str, str, str]] = []
+    found: list[Issue] = []
+    for a, b, why in pairs:
+        pa, pb = owner.get(a), owner.get(b)
+        if pa and pb and pa.casefold() != pb.casefold():
+            found.append(Issue("IN TWO PROJECTS", a, f"the same in projects {pa} and {pb} ({b}: {why}): make it "
+                               "global?", f"if it holds in every project, make one global (mdmem edit {a} --unset "
+                               f"project) and archive the other (mdmem forget {b}); else nothing to do", "info"))
+        else:
+            kept.append((a, b, why))
+    return kept, found
 
 
 __all__ = [

@@ -53,6 +53,7 @@ class ContextResult:
     sections: list[Section]
     omitted: list[str] = field(default_factory=list)  # sections that did not fit
     bytes: int = 0
+    shown: list[str] = field(default_factory=list)  # the memory notes the card names (index mode): used, each time
 
 
 def bootstrap_files(cwd: Path) -> list[tuple[str, Path]]:
@@ -163,9 +164,11 @@ def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, quer
     if mode == "full":
         _notice(b)
     _protocols(mem, b, notes, paths, mode, agent)
+    named: list[str] = []
     if mode == "index":
         room = b.budget - b.used - (1 if b.parts else 0)
-        the_card = card(mem, notes, room, protocol, command, notice=not _noticed(b), today=day) if room > 0 else ""
+        the_card = card(mem, notes, room, protocol, command, notice=not _noticed(b), today=day, named=named) \
+            if room > 0 else ""
         if the_card:
             b.add("card", the_card)
         else:
@@ -174,7 +177,8 @@ def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, quer
         _full(mem, b, notes, query, day, include_sensitive, protocol, command, agent, scope)
     text = b.text()
     assert size(text) <= budget
-    return ContextResult(mode, budget, len(text), text, b.sections, b.omitted, size(text))
+    return ContextResult(mode, budget, len(text), text, b.sections, b.omitted, size(text),
+                         named if "card" not in b.omitted else [])
 
 
 def _noticed(b: _Builder) -> bool:
@@ -325,11 +329,18 @@ def profile_lines(mem: Memory, user) -> list[str]:
 class _List:
     """One listed section of the card: its heading, its lines, and what to say about the rest."""
 
-    def __init__(self, head: str | None, lines: list[str], more: str, total: int | None = None):
+    def __init__(self, head: str | None, lines: list[str], more: str, total: int | None = None,
+                 paths: list[str] | None = None):
         self.head, self.lines, self.more = head, lines, more
         self.total = len(lines) if total is None else total  # what exists (more than listed: the rest is named)
         self.shown: list[str] = []
         self._lines: int | None = None
+        self.paths = paths or []  # the note of each line, in order (the card's notes: used when it is shown)
+
+    def named(self) -> list[str]:
+        """The notes of the lines shown."""
+        kept = set(self.shown)
+        return [p for line, p in zip(self.lines, self.paths) if line in kept]
 
     def need(self) -> int:
         rest = self.total - len(self.lines)
@@ -383,9 +394,9 @@ def _share(parts: list[_List], room: int) -> int:
 def _ranked(mem: Memory, notes: list, today: dt.date | None) -> list:
     """``notes`` by use and age (:func:`mdmem.base.usage.weight`: used often and lately first; a note never used
     by its own date), then newest, then by path."""
-    from mdmem.base.usage import read, weight
+    from mdmem.base.usage import CARD, read, weight
 
-    used = read(mem.state_dir)
+    used = read(mem.state_dir, ignore=(CARD,))  # not its own showing: what the card names would keep its place
     day = today or dt.date.today()
     unused: dict[str | None, float] = {}  # a never used note's weight, by its date (10k notes: a few hundred dates)
 
@@ -410,7 +421,8 @@ def _date(value) -> dt.date | None:
 
 
 def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, protocol: str | None = None,
-         command: str = "mdmem {}", notice: bool = True, today: dt.date | None = None) -> str:
+         command: str = "mdmem {}", notice: bool = True, today: dt.date | None = None,
+         named: list[str] | None = None) -> str:
     """The index-mode card in at most ``budget`` bytes ("" when not even its first line fits): the same
     text for the same vault. The first line, the user, the memory protocol and how to pull detail are
     always there (while they fit); the listed sections share the rest: the rules (feedback, global
@@ -448,16 +460,20 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
                          if users else [],
                          f"- … more in {users[0].path}" if users else ""),
         "feedback": _List("## Feedback (how the user wants you to work)", [_item(n) for n in feedback],
-                          f"- … and {{n}} more: `{_cmd(command, 'search type:feedback')}`"),
+                          f"- … and {{n}} more: `{_cmd(command, 'search type:feedback')}`",
+                          paths=[n.path for n in feedback]),
         "protocols": _List("## Protocols (always)", [_item(n) for n in protocols],
-                           f"- … and {{n}} more: `{_cmd(command, 'search type:protocol')}`"),
+                           f"- … and {{n}} more: `{_cmd(command, 'search type:protocol')}`",
+                           paths=[n.path for n in protocols]),
         "scoped": _List("## Protocols for some files (follow them when you work on matching paths)",
                         [_clip(f"- {_name(n)} ({one_line(', '.join(protocol_paths(n)))}){_about(n)}") for n in scoped],
-                        f"- … and {{n}} more: `{_cmd(command, 'context --paths FILE')}` loads the ones for FILE"),
+                        f"- … and {{n}} more: `{_cmd(command, 'context --paths FILE')}` loads the ones for FILE",
+                        paths=[n.path for n in scoped]),
         "proposed": _List(PROPOSED.format(_cmd(command, "confirm NOTE")), _proposed(notes, agent), ""),
         "decisions": _List("## Recent decisions", [_item(n, f"{n.date} " if n.date else "", agent)
                                                    for n in decisions[:DECISIONS]],
-                           f"- … and {{n}} older: `{_cmd(command, 'search type:decision')}`", len(decisions)),
+                           f"- … and {{n}} older: `{_cmd(command, 'search type:decision')}`", len(decisions),
+                           [n.path for n in decisions[:DECISIONS]]),
         "projects": _List("Active projects:", [_item(n, agent=agent) for n in active[:8]],
                           f"- … and {{n}} more: `{_cmd(command, 'search type:project')}`", len(active)),
         "people": _List(None, [_clip(f"People: {', '.join(people)}"
@@ -485,6 +501,8 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
         line for name in ("profile", "feedback", "protocols", "scoped", "proposed", "decisions", "projects", "people",
                           "days") for line in lists[name].shown]
     bottom = [t for t in (protocol, pull) if t in fixed]
+    if named is not None:  # the rules and decisions it names: a use of each (mdmem.base.usage), as the card is shown
+        named += [p for k in ("feedback", "protocols", "scoped", "decisions") for p in lists[k].named()]
     text = "\n".join(top + ([NOTICE] if notice and body else []) + ([fence("\n".join(body))] if body else []) + bottom)
     assert size(text) <= budget, (size(text), budget)
     return text

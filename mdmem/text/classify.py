@@ -84,19 +84,20 @@ def decision_title(body: str, limit: int = NAME_MAX) -> str | None:
 
 
 def decision_note(body: str, chosen: str | None, rejected: list[str]) -> tuple[dict, str]:
-    """A decision note's ``chosen``/``rejected`` frontmatter and its sections (Context, Options considered,
-    Decision), filled from the options or from "chose X over Y" / "optamos por X em vez de Y" in the text;
-    only what is known: a text naming no option is kept as it is (placeholder sections, "(not recorded)",
+    """A decision note's ``chosen``/``rejected`` frontmatter (each left out when not known: no empty ``chosen: ''``)
+    and its sections (Context, Options considered, Decision), filled from the options or from "chose X over Y" /
+    "optamos por X em vez de Y" in the text; only what is known: a text naming no option is kept as it is (placeholder sections, "(not recorded)",
     read as something to fill in and were never filled). A body that already has those sections is kept."""
     found = decision_choice(body)
     if chosen is None and found:
         chosen = found[0]
         rejected = rejected or [found[1]]
-    meta = {"chosen": chosen or "", "rejected": [r for r in rejected if r]}
+    kept = [r for r in rejected if r]
+    meta = {**({"chosen": chosen} if chosen else {}), **({"rejected": kept} if kept else {})}  # only what is known
     if re.search(r"^##\s+Decision\b", body, re.M):
         return meta, body
-    options = [f"- {meta['chosen']} (chosen)"] if meta["chosen"] else []
-    options += [f"- {r}" for r in meta["rejected"]]
+    options = [f"- {chosen} (chosen)"] if chosen else []
+    options += [f"- {r}" for r in kept]
     if not options:  # nothing known beyond the text: the text alone, no "(not recorded)" placeholders to fill
         return meta, body.strip()
     lines = ["## Context", body.strip(), "", "## Options considered", *options]

@@ -322,37 +322,60 @@ ORIGINS = ("propose", "PreCompact", "SessionEnd", "hand")
 STORED_MAX = 16 * 1024 * 1024  # bytes read of a stored checkpoint at most (a regular file only: never a FIFO)
 
 
-def store(vault: Path, cp: Checkpoint, origin: str = "propose") -> Path:
+def store(vault: Path, cp: Checkpoint, origin: str = "propose", about: dict | None = None) -> Path:
     """Keep the candidates until ``accept`` or ``skip`` (replacing any earlier
     pending proposal of the session; earlier candidate names are remembered so
     a later checkpoint does not propose them again), with who stored them (``origin``,
-    one of :data:`ORIGINS`)."""
+    one of :data:`ORIGINS`) and what is known of the conversation (``about``, :func:`about`: its project and its
+    date, which ``accept`` gives the notes it saves and by which the card shows it only in its project)."""
     if origin not in ORIGINS:
         raise ValueError(f"origin must be one of {ORIGINS}, not {origin!r}")
     folder = Path(state_path(vault, "checkpoints"))
     path = folder / f"{safe_session(cp.session)}.json"
     old = load(vault, cp.session, missing_ok=True)
     history = list(old.get("history", [])) + [c.get("name", "") for c in old.get("candidates", [])]
-    data = as_dict(cp) | {"status": "pending", "origin": origin, "history": history[-50:], "saved": int(time.time())}
+    data = as_dict(cp) | {"status": "pending", "origin": origin, "history": history[-50:], "saved": int(time.time())} \
+        | (about or {})
     write_atomic(path, (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode())
     return path
 
 
-def load(vault: Path, session: str | None = None, missing_ok: bool = False) -> dict:
-    """A session's stored checkpoint; without ``session`` the newest pending one."""
+def about(scope, day: str | None = None) -> dict:
+    """What a stored checkpoint records of its conversation: ``project``, the project of the session's folder (None:
+    global; left out when the folder is unknown, ``scope`` None), and ``conversation_date`` (YYYY-MM-DD, the day of
+    the conversation's last user message, when its transcript says)."""
+    out: dict = {} if scope is None else {"project": scope.project}
+    return out | ({"conversation_date": day} if day else {})
+
+
+ANYWHERE = object()  # ``load(here=...)``: no project preference
+
+
+def load(vault: Path, session: str | None = None, missing_ok: bool = False, here: object = ANYWHERE) -> dict:
+    """A session's stored checkpoint; without ``session`` the newest pending one; with ``here`` (a project name,
+    None for outside any project) the newest pending one of that project or of no project (a global one, or one
+    stored before projects were recorded): another project's checkpoint is taken only by its ``--session``."""
     folder = _folder(vault)
     if session is None:
-        pending = []
+        pending: list[tuple[int, int, dict]] = []
+        elsewhere: list[tuple[int, int, dict]] = []
         for p in folder.glob("*.json") if folder.is_dir() else ():
             try:
                 data = json.loads(read_outside(p, STORED_MAX))
             except (OSError, ValueError, RecursionError):
                 continue
             if isinstance(data, dict) and data.get("status") == "pending":
-                pending.append((data.get("saved", 0), p.stat().st_mtime_ns, data))
+                owner = data.get("project") if isinstance(data.get("project"), str) else None
+                mine = here is ANYWHERE or owner is None or owner == here
+                (pending if mine else elsewhere).append((data.get("saved", 0), p.stat().st_mtime_ns, data))
         if not pending:
             if missing_ok:
                 return {}
+            if elsewhere:
+                newest = max(elsewhere, key=lambda x: (x[0], x[1]))[2]
+                raise MdmemError(f"no pending checkpoint in {'project ' + str(here) if here else 'this folder'}; "
+                                 f"{len(elsewhere)} in other projects (the newest: session {newest.get('session')!r} "
+                                 f"of project {newest.get('project')}): pass --session to take one")
             raise MdmemError("no pending checkpoint: run `mdmem checkpoint` first")
         return max(pending, key=lambda x: (x[0], x[1]))[2]
     path = folder / f"{safe_session(session)}.json"

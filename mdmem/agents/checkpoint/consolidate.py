@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from mdmem.agents.checkpoint.candidates import (  # noqa: F401  (the checkpoint's public face)
+    ANYWHERE,
     BODY_MAX,
     DESCRIPTION_MAX,
     KINDS,
@@ -145,8 +146,10 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
     The memory it compares with is the global one and the project of the conversation's folder (else ``cwd``)
     (:func:`mdmem.agents.checkpoint.scan.scope_of`); ``mem``, the open vault, lets a model's candidates be
     marked with the note they would update (:func:`propose`)."""
+    from mdmem.agents.checkpoint.candidates import about
     from mdmem.agents.checkpoint.evidence import language
     from mdmem.agents.checkpoint.signals import standing
+    from mdmem.agents.checkpoint.transcript import conversation_day
     tr = read(source, subagents=subagents, max_bytes=max_bytes, errors=bool(model))  # a model sees tools' errors
     sid = session or tr.session_id or (Path(source).stem if source != "-" else "stdin")
     chosen = lang or language(tr.messages)
@@ -156,6 +159,7 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
     transcript = None if source == "-" else str(Path(source).resolve())
     evidence = standing(tr.messages)
     scope = scope_of(vault, tr.cwd or str(cwd or Path.cwd()))
+    day = conversation_day(transcript, tr.messages) if tr.format == "jsonl" else None
     if model:
         known = Known.read(vault, claude_md, sid, scope=scope)
         prompt = scan_prompt(None, None, known=known, evidence=evidence, lang=chosen, answer=False,
@@ -164,15 +168,16 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
         head = "--- A conversa ---" if chosen == "pt" else "--- The conversation ---"
         answer = run_model(model, prompt + f"\n\n{head}\n\n" + conversation_text(tr.messages), timeout)
         result = propose(vault, answer, session=sid, lang=chosen, transcript=transcript, extra_claude_md=claude_md,
-                         today=today, store_result=store_result, origin=origin, scope=scope, mem=mem)
+                         today=today, store_result=store_result, origin=origin, scope=scope, mem=mem,
+                         conversation_date=day)
         return Checkpoint(result.session, transcript, result.lang, result.dimensions, result.candidates,
                           result.dropped, len(tr.messages), tr.tool_calls, tr.malformed, tr.skipped, result.created,
                           "model")
     known = Known.read(vault, claude_md, sid, scope=scope)
     result = build(evidence, session=sid, transcript=transcript, lang=chosen, known=known, messages=len(tr.messages),
-                   tool_calls=tr.tool_calls, malformed=tr.malformed, skipped=tr.skipped, today=today)
+                   tool_calls=tr.tool_calls, malformed=tr.malformed, skipped=tr.skipped, today=day or today)
     if result.fired and store_result:
-        store(vault, result, origin)
+        store(vault, result, origin, about(scope, day))
     return result
 
 
@@ -230,7 +235,8 @@ def provenance(data: dict):
 
 
 def accept(mem, spec: str, session: str | None = None, today: str | None = None,
-           allow_secret: bool = False, project: str | None = None) -> AcceptResult:
+           allow_secret: bool = False, project: str | None = None, given: bool = True,
+           here: object = ANYWHERE) -> AcceptResult:
     """Save the chosen candidates through :func:`mdmem.ops.capture.save` (each on its
     own: one refused near-duplicate does not stop the others). A candidate whose text looks
     like it holds a secret is refused (nothing written), the refusal says how to save it
@@ -243,15 +249,19 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
     another reason, or not chosen: discarded), each saved one with its result. The card, ``hook status``
     and ``skip`` read ``candidates``; a number saved by an earlier accept answers "already saved" (a
     retried ``accept 1,2,3 --allow-secret`` writes nothing twice); a number not chosen earlier can still
-    be accepted with ``--session``. ``project``: the session's project (:mod:`mdmem.base.projects`), which
-    every memory saved carries; None: global."""
+    be accepted with ``--session``. ``project``: the project (:mod:`mdmem.base.projects`) every memory saved
+    carries (None: global) when ``given`` (``--project``/``--global``); else the one the checkpoint recorded, the
+    project its session worked in, whatever folder the accept runs in (``project`` only for a checkpoint stored
+    before projects were recorded)."""
     from mdmem.base.projects import Scope
     from mdmem.ops.capture import SameMemory, SecretRefused, save
     from mdmem.ops.repeats import MEANING, UNCHECKED, Twin, Unchecked
 
-    data = load(mem.root, session)
+    data = load(mem.root, session, here=here)
     if data.get("status") != "pending" and session is None:
         raise MdmemError("no pending checkpoint")
+    if not given and "project" in data:
+        project = data["project"] if isinstance(data["project"], str) and data["project"] else None
     items = [c for c in data.get("candidates", []) if isinstance(c, dict)]
     done = [c for c in data.get("done", []) if isinstance(c, dict)]
     for i, c in enumerate(items):  # written before numbers were kept: the list's order is the number
@@ -341,9 +351,10 @@ class SkipResult:
     discarded: int
 
 
-def skip(vault: Path, session: str | None = None) -> SkipResult:
-    """Discard a checkpoint's pending suggestions (after a partial accept, only those still pending)."""
-    data = load(vault, session)
+def skip(vault: Path, session: str | None = None, here: object = ANYWHERE) -> SkipResult:
+    """Discard a checkpoint's pending suggestions (after a partial accept, only those still pending); without
+    ``session``, the newest pending one of the project ``here`` (:func:`candidates.load`)."""
+    data = load(vault, session, here=here)
     pending = [c for c in data.get("candidates", []) if isinstance(c, dict)]
     history = (list(data.get("history", [])) + [c.get("name", "") for c in pending])[-50:]  # not proposed again
     mark(vault, data | {"candidates": [], "done": list(data.get("done", [])) + pending, "history": history}, "skipped")

@@ -153,7 +153,7 @@ def _replaces(payload) -> set[int]:
 
 def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", transcript: str | None = None,
             extra_claude_md: Sequence[Path] = (), today: str | None = None, store_result: bool = True,
-            origin: str = "propose", scope=None, mem=None) -> Checkpoint:
+            origin: str = "propose", scope=None, mem=None, conversation_date: str | None = None) -> Checkpoint:
     """Candidates a model proposes (JSON: ``{"dimensions": [...], "candidates": [{type,
     dimension, name, description, body, chosen, rejected, paths}], "replaces": [N]}`` or a bare list),
     checked and stored as the session's pending checkpoint. The model judges; mdmem validates:
@@ -176,8 +176,12 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
     With ``mem`` (the open vault), a candidate that repeats a saved note by name or wording is marked with that
     note (``same``): the list says "same as [[X]]: accepting updates X" and ``accept`` does exactly that; one that
     may only mean the same is flagged "may say what [[X]] says" and accepting it saves a new note (decision
-    096); one that repeats a note word for word is dropped, named."""
-    from mdmem.agents.checkpoint.candidates import load
+    096); one that repeats a note word for word is dropped, named.
+
+    What is stored records the scope's project (None: global), which the card shows it in and ``accept`` saves into
+    (:func:`mdmem.agents.checkpoint.review.place` finds the session's), and ``conversation_date``, the date the
+    accepted notes are ``created`` (else the day it is stored)."""
+    from mdmem.agents.checkpoint.candidates import about, load
     from mdmem.ops.repeats import MEANING
     from mdmem.text.secrets import describe, find, redact
 
@@ -199,7 +203,7 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
     pending_old = [c for c in old.get("candidates", []) if isinstance(c, dict)] \
         if old.get("status") == "pending" and old.get("origin") == origin else []
     earlier = {key_slug(n) for n in old.get("history", []) if isinstance(n, str)}
-    day = today or dt.date.today().isoformat()
+    day = conversation_date or today or dt.date.today().isoformat()
     said = ("Proposto em uma sessão do Claude Code em " if lang == "pt" else "Proposed in a Claude Code session on ") \
         + day + "."
     candidates: list[Candidate] = []
@@ -268,7 +272,7 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
     result = Checkpoint(sid, transcript or old.get("transcript"), lang, dims, merged, dropped, 0, 0, 0, {},
                         dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "model")
     if result.fired and store_result:
-        store(vault, result, origin)
+        store(vault, result, origin, about(scope, conversation_date))
     return result
 
 

@@ -19,6 +19,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from mdmem.agents.checkpoint.transcript import conversation_day
 from mdmem.agents.hooks.session import REVIEW_PREFIX
 from mdmem.agents.hooks.state import now, read_state, write_state
 from mdmem.base.errors import MdmemError, UsageError
@@ -78,8 +79,9 @@ def review(vault: Path, session: str, run: str = "mdmem", mark: bool = True, *, 
     known = scan.Known.read(vault, [Path(cwd) / "CLAUDE.md"] if cwd else [], session, scope=scan.scope_of(vault, cwd))
     prompt = scan.scan_prompt(session, vault, known=known, lang=lang, run=run,
                               why="turns of an earlier session that no checkpoint scanned")
-    if mark:
-        write_state(path, record | {"status": "reviewed", "reviewed": now()})
+    if mark:  # the conversation's date, for the notes accepted from the review (:func:`place`)
+        day = conversation_day(transcript, messages, end or None)
+        write_state(path, record | {"status": "reviewed", "reviewed": now()} | ({"conversation_date": day} if day else {}))
     return Review(session, lang, len(messages), prompt, conversation_text(messages, REVIEW_MAX))
 
 
@@ -133,8 +135,10 @@ def review_imported(vault: Path, session: str, run: str = "mdmem", mark: bool = 
     sid = str(meta["session"])
     transcript = meta.get("transcript")
     read = read_for(str(meta.get("agent") or ""))
+    day = _day(meta.get("ended") or meta.get("started"))
     if read is not None and isinstance(transcript, str) and os.path.isfile(transcript):
         messages = read(transcript, start=0, errors=True).messages
+        day = conversation_day(transcript, messages) or day
         users = " ".join(m.text for m in messages if m.speaker == "user" and m.kind != "prompt")[:20000]
         count, text, what = len(messages), conversation_text(messages, REVIEW_MAX), "imported; its transcript"
     else:
@@ -149,4 +153,55 @@ def review_imported(vault: Path, session: str, run: str = "mdmem", mark: bool = 
                               why="an earlier session imported from the agent's history, never reviewed")
     if mark:
         reviews.mark_reviewed(vault, sid, str(meta.get("project") or ""), now())
+        write_state(state_folder(vault, "hooks", REVIEW_PREFIX + safe_session(sid) + ".json"),
+                    {"session": sid, "status": IMPORTED, "reviewed": now(), "note": rel,
+                     "cwd": cwd if isinstance(cwd, str) else ""} | ({"conversation_date": day} if day else {}))
     return Review(sid, lang, count, prompt, text, what)
+
+
+IMPORTED = "reviewed-imported"  # a review record's status for an imported session (what `place` reads of it)
+
+
+def _day(value) -> str | None:
+    """A frontmatter time (a date, a datetime or ISO text) as its local date, YYYY-MM-DD."""
+    import datetime as dt
+
+    if isinstance(value, dt.datetime):
+        return (value.astimezone() if value.tzinfo else value).date().isoformat()
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, str):
+        try:
+            return _day(dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00")))
+        except ValueError:
+            return None
+    return None
+
+
+def place(vault: Path, session: str | None, cwd, project: str | None = None, no_project: bool = False):
+    """``(scope, conversation_date)`` of a checkpoint that a model proposes for ``session``: the scope
+    (:func:`mdmem.agents.checkpoint.scan.scope_of`) of the folder the session worked in as the hooks recorded it
+    (its review record, else its Stop hook's state; else ``cwd``, the caller's folder), so that a review of project
+    B's session run from project A proposes, and ``accept`` saves, B's memories; ``project``/``no_project`` as
+    given win. The date: the reviewed conversation's (:func:`review` keeps it), unless the session went on since
+    (its Stop hook ran after the review); else None (the day it is stored: the conversation is going on)."""
+    from mdmem.agents.checkpoint.scan import scope_of
+
+    record: dict = {}
+    stop: dict = {}
+    since = 0.0
+    if session:
+        hooks = state_folder(vault, "hooks")
+        record = read_state(os.path.join(hooks, REVIEW_PREFIX + safe_session(session) + ".json"))
+        stop_path = os.path.join(hooks, "stop-" + safe_session(session) + ".json")
+        stop = read_state(stop_path)
+        try:
+            since = os.stat(stop_path).st_mtime if stop else 0.0
+        except OSError:
+            since = 0.0
+    where = next((c for c in (record.get("cwd"), stop.get("cwd")) if isinstance(c, str) and c), None)
+    day = record.get("conversation_date") if record.get("status") in ("reviewed", IMPORTED) else None
+    reviewed = record.get("reviewed")
+    if not isinstance(day, str) or not isinstance(reviewed, (int, float)) or since > reviewed:
+        day = None
+    return scope_of(vault, where or cwd, project, no_project), day

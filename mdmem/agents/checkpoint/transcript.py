@@ -220,3 +220,45 @@ def parse_text(text: str, start: int = 0) -> Transcript:
         raise MdmemError("not a conversation: expected Claude Code JSONL, or turns starting with "
                          "`User:` / `Assistant:`")
     return Transcript(tuple(messages), "text", None, start, start + len(text.encode()), 0, 0, {}, tool_calls)
+
+
+STAMP_LINE_MAX = 4 * 1024 * 1024  # bytes of a record read for its time at most
+_STAMP = Lazy(r'"timestamp"\s*:\s*"(\d{4}-\d\d-\d\dT[0-9:.]+(?:Z|[+-]\d\d:?\d\d)?)"')
+
+
+def conversation_day(path: str | os.PathLike | None, messages, end: int | None = None) -> str | None:
+    """The conversation's own date (YYYY-MM-DD, local time): the ``timestamp`` of the record of its last user message
+    (before the byte offset ``end`` when given) in the JSONL transcript ``path``, which records it (Claude Code,
+    Codex, Gemini); None for a plain-text conversation or a record without a time. A checkpoint's memories are dated
+    by it, not by the day they are accepted."""
+    import datetime as dt
+
+    last = next((m for m in reversed(list(messages)) if m.speaker == "user" and m.kind != "prompt"
+                 and (end is None or m.offset < end)), None)
+    if last is None or path is None:
+        return None
+    try:
+        fd = files.open_regular(os.fspath(path))
+    except OSError:
+        return None
+    try:
+        os.lseek(fd, last.offset, os.SEEK_SET)
+        data = b""
+        while b"\n" not in data and len(data) < STAMP_LINE_MAX:  # the record's line, not the rest of the file
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            data += chunk
+        line = data.split(b"\n", 1)[0].decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    found = _STAMP.search(line)
+    if not found:
+        return None
+    try:
+        at = dt.datetime.fromisoformat(found.group(1).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (at.astimezone() if at.tzinfo else at).date().isoformat()

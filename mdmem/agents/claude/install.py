@@ -176,8 +176,9 @@ def unregister_mcp(scope: str, project: str | os.PathLike | None = None, *, dry_
     from ``mcpServers`` of ``scope``, and each object that removal leaves
     empty: ``mcpServers``, then (local scope) the project's entry and ``projects``, as
     :func:`register_mcp` made them (a new user's trial found ``"mcpServers": {}`` left behind); every
-    other key stays as it was. A .mcp.json left with nothing else is removed (it was all mdmem's);
-    Claude Code's own ~/.claude.json stays, ``{}`` at the least."""
+    other key stays as it was. A .mcp.json left with nothing else is removed (it was all mdmem's); so is a
+    ~/.claude.json left with nothing else when no backup says it existed before ``install`` (mdmem made it); one
+    that existed stays (``{}`` at the least)."""
     key = _project_key(project) if scope == "local" else None
     path = mcp_config_path(scope, project)
     settings = load(path, _check_servers_in(scope, key))
@@ -199,6 +200,13 @@ def unregister_mcp(scope: str, project: str | os.PathLike | None = None, *, dry_
             del settings.data["projects"][key]
             if not settings.data["projects"]:
                 del settings.data["projects"]
+    if not settings.data and not path.with_name(path.name + BACKUP_SUFFIX).exists():
+        # nothing but mdmem's was in it, and no backup of an earlier file: `install` made it (Claude Code had never
+        # written it); it goes, as it came, with no backup of a file that held only mdmem's server
+        if not dry_run:
+            _remove(settings)
+        return InstallResult(str(path), scope, {f"mcpServers.{MCP_NAME}": "removed"}, None, dry_run, "",
+                             note="removed the file: mdmem made it and nothing else is in it")
     return finish(settings, scope, {f"mcpServers.{MCP_NAME}": "removed"}, dry_run)
 
 
@@ -235,11 +243,11 @@ def _gitignore(project: str | os.PathLike | None, dry_run: bool) -> str | None:
     return str(path)
 
 
-def _ungitignore(project: str | os.PathLike | None, dry_run: bool) -> str | None:
+def _ungitignore(project: str | os.PathLike | None, dry_run: bool) -> tuple[str, bool] | None:
     """Take mdmem's lines out of ``.claude/.gitignore`` (what :func:`_gitignore` writes), the user's kept: the
     file goes when nothing else is left. The line hiding mdmem's backups stays while a backup is there (a skill
-    left in place, the user's or edited by them, is theirs: no line of mdmem's hides it). Its path when it
-    changed (or would), else None."""
+    left in place, the user's or edited by them, is theirs: no line of mdmem's hides it). ``(path, removed)``
+    when it changed (or would: removed, or only updated, the user's lines kept), else None."""
     path = find_project(project) / ".claude" / ".gitignore"
     try:
         text = path.read_text(encoding="utf-8")
@@ -251,12 +259,13 @@ def _ungitignore(project: str | os.PathLike | None, dry_run: bool) -> str | None
     left = [ln for ln in lines if ln.strip() not in ours]
     if len(left) == len(lines):
         return None
+    kept = any(ln.strip() for ln in left)
     if not dry_run:
-        if any(ln.strip() for ln in left):
+        if kept:
             write_atomic(path, ("\n".join(left).rstrip("\n") + "\n").encode("utf-8"), expected=_stamp(path))
         else:
             path.unlink()
-    return str(path)
+    return str(path), not kept
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
@@ -321,8 +330,9 @@ def install_claude(scope: str, vault: str | os.PathLike, project: str | os.PathL
 @dataclass(frozen=True)
 class ClaudeUninstall:
     results: list[InstallResult]  # the MCP server's scopes, then the hooks
-    gitignore: str | None = None  # the .claude/.gitignore removed (it held only mdmem's lines)
+    gitignore: str | None = None  # the .claude/.gitignore changed: removed (it held only mdmem's lines) or updated
     skills: SkillsResult | None = None  # mdmem's skills removed
+    gitignore_removed: bool = True  # False: the file stays, the user's own lines in it (only mdmem's taken out)
 
 
 def uninstall_claude(scope: str, project: str | os.PathLike | None = None, *,
@@ -350,10 +360,11 @@ def uninstall_claude(scope: str, project: str | os.PathLike | None = None, *,
     else:
         hooks = uninstall(HOOK_SCOPE[scope], project, dry_run=dry_run)
     results.append(hooks)
-    ignore = None
+    ignore, gone = None, True
     if scope == "project":
-        ignore = _ungitignore(project, dry_run)
+        changed = _ungitignore(project, dry_run)
+        ignore, gone = changed if changed is not None else (None, True)
         folder = find_project(project) / ".claude"
         if not dry_run and folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
-    return ClaudeUninstall(results, ignore, removed_skills)
+    return ClaudeUninstall(results, ignore, removed_skills, gone)

@@ -129,17 +129,44 @@ def card_command(vault) -> str:
 
 def save_card(vault, cwd, text: str, budget: int = CARD_BUDGET, fp: str | None = None,
               day: str | None = None, through: str | None = None, project: str | None = None,
-              frame: str | None = None, store: list | None = None) -> None:
+              frame: str | None = None, store: list | None = None, shown: list[str] | None = None) -> None:
     """Keep the index-mode card of a session in ``project`` for the SessionStart hook, with what it was made
     from: the notes' fingerprint, the ``day`` it was made for and the last day it stays right (``through``: the
-    next ``valid_until`` to pass, :func:`mdmem.engine.supersede.valid_through`; None: none will); ``frame`` and
-    ``store`` (the notes cache's epoch and generation it was made from): what lets the next session reuse it after
-    an edit of a note's body alone (:func:`_kept_after_edit`)."""
+    next ``valid_until`` to pass, :func:`mdmem.engine.supersede.valid_through`; None: none will), the notes
+    it names (``shown``: a use of each when it is shown, :func:`_used`); ``frame`` and ``store`` (the notes
+    cache's epoch and generation it was made from): what lets the next session reuse it after an edit of a
+    note's body alone (:func:`_kept_after_edit`)."""
     vault, cwd = str(vault), str(cwd)
     path = _card_path(vault, project)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     write_state(path, {"fingerprint": fp or fingerprint(vault, cwd), "budget": budget, "text": text,
-                       "day": day or today(), "through": through, "frame": frame, "store": store})
+                       "day": day or today(), "through": through, "frame": frame, "store": store,
+                       "shown": shown or []})
+
+
+def _used(vault: str, project: str | None, shown, day: str, kept: bool = False) -> None:
+    """The notes a card names were injected: one use each (:mod:`mdmem.base.usage`: ``check`` does not call them
+    unused; the card's own ranking leaves these uses out, or what it shows would keep its place), one appended line per
+    card made and, for a card served as kept, once a day (a small marker beside the kept card
+    says which day it last counted): the hook's cost stays flat however often sessions start."""
+    if not isinstance(shown, list) or not shown:
+        return
+    marker = _card_path(vault, project)[:-5] + "-used"
+    if kept:
+        try:
+            with open(marker, encoding="utf-8") as f:
+                if f.read(16) == day:
+                    return
+        except OSError:
+            pass
+    from mdmem.base.usage import CARD, record
+
+    record(files.state_folder(vault), shown, CARD, now())
+    try:
+        with open(marker, "w", encoding="utf-8") as f:
+            f.write(day)
+    except OSError:
+        pass
 
 
 def _card_current(card: dict, fp: str, budget: int, day: str) -> bool:
@@ -214,6 +241,7 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
     day = today()
     if _card_current(card, fp, budget, day):
         text = card["text"]
+        _used(vault, scope.project, card.get("shown"), day, kept=True)
     else:
         from pathlib import Path
 
@@ -235,25 +263,30 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
                 if not refreshed.stale and not mem.notes_current(mem.scan):
                     # only a folder moved: the next card (and prompt) need not look again
                     record_digest(vault, files.digest(mem.scan), files.digest(mem.scan, SESSIONS_DIR))
-            if _kept_after_edit(mem, card, frame, before, refreshed, budget, day):
+            kept = _kept_after_edit(mem, card, frame, before, refreshed, budget, day)
+            if kept:
                 text, through, how = card["text"], card.get("through"), "kept: only bodies changed"
+                shown = card.get("shown") if isinstance(card.get("shown"), list) else []
             else:
                 from mdmem.ops.context import context
 
-                text = context(mem, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
-                               command=card_command(vault), scope=scope).text
+                made = context(mem, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
+                               command=card_command(vault), scope=scope)
+                text, shown = made.text, made.shown
                 through, how = mem.store.valid_through(day), "made again"
             store = list(mem.store.state()[:2])
         try:
-            save_card(vault, cwd, text, budget, fp, day, through, scope.project, frame, store)
+            save_card(vault, cwd, text, budget, fp, day, through, scope.project, frame, store, shown)
         except OSError as e:  # a read-only vault: the card is shown, only not kept
             log(vault, f"session-start: the card could not be kept ({e.strerror})")
+        _used(vault, scope.project, shown, day, kept=kept)
         log(vault, f"session-start source={payload.get('source', '?')}: card {how} ({len(text)} characters)")
     if broken:
         text = broken + "\n\n" + text
     text = _cut(text, CARD_MAX)
     session = text_field(payload, "session_id") or None
-    found = pending(vault, session if payload.get("source") == "compact" else None, prefer=session)
+    found = pending(vault, session if payload.get("source") == "compact" else None, prefer=session,
+                    project=scope.project)
     if payload.get("mdmem_catch_up") and read is not None:  # an agent with no SessionEnd: its ended sessions now
         record_ended(vault, payload, read)
     waiting = unreviewed(vault, cwd, session, own=payload.get("source") == "compact")
@@ -302,11 +335,13 @@ def _shown(data: dict) -> bool:
     return data.get("status") == "pending" and bool(data.get("candidates")) and data.get("origin") in CARD_ORIGINS
 
 
-def pending(vault: str, session: str | None = None, prefer: str | None = None) -> dict | None:
+def pending(vault: str, session: str | None = None, prefer: str | None = None, project: str | None = None) -> dict | None:
     """The pending checkpoint to show: ``session``'s (after a compaction: only that one); else
-    ``prefer``'s if pending, else the newest pending one of any session saved in the last
-    :data:`PENDING_DAYS` days; never one a hand run stored (:data:`CARD_ORIGINS`). Read as plain
-    JSON (the card stays on the standard library)."""
+    ``prefer``'s if pending, else the newest pending one of any session of ``project`` (the card's: the
+    checkpoint records the project its session worked in; one made outside any project is shown in every
+    project, one stored before projects were recorded too) saved in the last :data:`PENDING_DAYS` days;
+    never one a hand run stored (:data:`CARD_ORIGINS`). Read as plain JSON (the card stays on the standard
+    library)."""
     folder = _checkpoints(vault)
     chosen = session or prefer
     if chosen:
@@ -326,10 +361,17 @@ def pending(vault: str, session: str | None = None, prefer: str | None = None) -
             continue
         data = read_state(os.path.join(folder, name))
         saved = data.get("saved", 0) if isinstance(data.get("saved"), (int, float)) else 0
-        if _shown(data) and saved >= limit:
+        if _shown(data) and saved >= limit and _ours(data, project):
             if newest is None or (saved, name) > newest[0]:
                 newest = ((saved, name), data)
     return newest[1] if newest else None
+
+
+def _ours(data: dict, project: str | None) -> bool:
+    """Is a stored checkpoint one a card of ``project`` shows: of that project's session, or global?"""
+    owner = data.get("project")
+    return not isinstance(owner, str) or not owner or (
+        project is not None and owner.casefold() == project.casefold())
 
 
 def instructions(lang: str, session: str, vault, example: str = "1,2") -> str:
