@@ -9,6 +9,10 @@ notes) and indexed. Each hook is started as ``mdmem install claude`` writes it (
 is started the same way (``sh -c``) right after it: the ratio is taken pair by pair (A B A B), so the machine's load
 weighs on both alike. "Card uncached": every kept card (``.mdmem/hooks/context-card*.json``) removed before each
 run, the notes and their cache unchanged (the card made again: open, a refresh that finds nothing to do, the card).
+"Card after a body edit": a line appended to a feedback note's body (a different note each run) just before the
+run, the card kept from the run before (what a session meets after an edit; decision 100 keeps the card then);
+"after a description edit": the same note's description changed (a head that moves: the card made again). Each
+note is then put back and the card run once, untimed, so the prompt hook's rows see an unchanged vault.
 
 ``--ref REF`` also times another git ref, interleaved: its ``mdmem/`` is exported (``git archive``) to a temp
 folder put first on ``PYTHONPATH`` for its runs (the before/after of a change in one run); ``--ref-vault DIR``: the
@@ -83,6 +87,7 @@ def measure(vault: Path, runs: int, ref: str | None, ref_vault: Path | None = No
     card_in = json.dumps({"hook_event_name": "SessionStart", "source": "startup", "cwd": str(vault),
                           "session_id": "bench-card"}).encode()
     people = sorted((vault / "memory" / "people").rglob("*.md")) or sorted((vault / "memory").rglob("*.md"))
+    edited = {label: sorted((where / "memory" / "feedback").rglob("*.md")) for label, where in vaults.items()}
     name = people[len(people) // 2].stem.replace("-", " ")
     prompts = {"related": f"what did {name} say about the release?",
                "unrelated": "please refactor this function so that it returns early"}
@@ -116,6 +121,8 @@ def measure(vault: Path, runs: int, ref: str | None, ref_vault: Path | None = No
                 ms, proc = _run(cmd["SessionStart"], card_in, env)
                 got.setdefault("card kept", []).append(ms)
                 got.setdefault("card kept cpu", []).append(CPU[0])
+                if edited[label]:
+                    _edits(got, edited[label][(i * 37) % len(edited[label])], cmd["SessionStart"], card_in, env, bare, i)
                 for case, text in prompts.items():
                     stdin = json.dumps({"session_id": f"bench-{label}-{case}-{i}-{time.time_ns()}", "cwd": str(vault),
                                         "transcript_path": "/dev/null", "hook_event_name": "UserPromptSubmit",
@@ -134,6 +141,27 @@ def measure(vault: Path, runs: int, ref: str | None, ref_vault: Path | None = No
             "range": {label: {k: [min(v), max(v)] for k, v in got.items()} for label, got in times.items()}}
 
 
+def _edits(got: dict, note: Path, cmd: str, card_in: bytes, env: dict, bare: str, i: int) -> None:
+    """The card right after a body edit of ``note``, then after an edit of its description; the note put back."""
+    data, st = note.read_bytes(), note.stat()
+    text = data.decode("utf-8")
+    try:
+        for case, new in (("body edit", text + f"\nbench edit {i}\n"),
+                          ("description edit", text.replace("description: ", f"description: (v{i}) ", 1))):
+            note.write_text(new, "utf-8")
+            ms, proc = _run(cmd, card_in, env)
+            assert b"# Memory (" in proc.stdout, proc.stderr[-600:]
+            cpu = CPU[0]
+            floor, _ = _run(bare, b"", env)
+            got.setdefault(f"card after a {case}", []).append(ms)
+            got.setdefault(f"card after a {case} cpu", []).append(cpu)
+            got.setdefault(f"card after a {case} x", []).append(ms / floor)
+    finally:
+        note.write_bytes(data)
+        os.utime(note, ns=(st.st_atime_ns, st.st_mtime_ns))
+        _run(cmd, card_in, env)  # the cache brought back in step (untimed): the prompt rows see no change
+
+
 def render(figures: dict) -> list[str]:
     load = " -> ".join("/".join(f"{x:.1f}" for x in one) for one in figures["load"])
     lines = [f"{figures['notes']} notes, {figures['runs']} interleaved runs, load average {load}; medians in ms "
@@ -148,6 +176,10 @@ def render(figures: dict) -> list[str]:
                      f"< {CARD_MS} ms); card kept {span('card kept')}; python -c pass {m['python -c pass']:.0f}")
         lines.append(f"  {label}: CPU (user + system): card uncached {span('card uncached cpu')}; card kept "
                      f"{span('card kept cpu')}; python -c pass {span('python -c pass cpu')}")
+        for case in ("body edit", "description edit"):
+            if f"card after a {case}" in m:
+                lines.append(f"  {label}: card after a {case} {span(f'card after a {case}')} "
+                             f"({m[f'card after a {case} x']:.1f}x; CPU {span(f'card after a {case} cpu')})")
         for case in ("related", "unrelated"):
             hits = round(m[f"prompt {case} injected"] * 2) / 2
             lines.append(f"  {label}: prompt {case:<9} {span(f'prompt {case}')} ({m[f'prompt {case} x']:.2f}x; target "

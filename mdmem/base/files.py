@@ -255,7 +255,7 @@ class Scan:
     notes that could not even be stat'ed, and folder-level problems.
     (A plain class, not a dataclass: this module stays cheap for the hooks.)"""
 
-    __slots__ = ("notes", "files", "broken", "problems", "folders", "excluded", "_keys")
+    __slots__ = ("notes", "files", "broken", "problems", "folders", "excluded", "_keys", "digests")
 
     def __init__(self, notes: dict[str, tuple[int, int, int]], files: tuple[str, ...],
                  broken: dict[str, Problem], problems: tuple[tuple[str, Problem], ...],
@@ -267,6 +267,7 @@ class Scan:
         # (as in Obsidian) and ``show PATH`` still reads them.
         self.excluded = excluded or {}
         self._keys: dict[str, str] | None = None
+        self.digests: dict[str | None, str] = {}  # digest(self, unstated), made once: a walk is never changed
 
     def on_disk(self, rel: str) -> str | None:
         """The path of the note or file that ``rel`` names as it is on disk: ``rel`` itself when it was walked,
@@ -287,9 +288,15 @@ class Scan:
         return self._keys.get(nfc(rel)) or (rel if rel in self.files else None)
 
 
-def scan(root: str | os.PathLike) -> Scan:
+def scan(root: str | os.PathLike, unstated: str | None = None) -> Scan:
     """Walk the vault with ``os.scandir``: the one walker. Follows a symlink only when its
     target lies inside the vault, never in a loop.
+
+    ``unstated``: a folder (vault path, e.g. ``sessions``) whose notes are neither stat-ed nor listed, its
+    folders still walked and their mtimes kept: the prompt hook's look at whether anything changed, which
+    compares ``digest(scan, unstated)`` with the one the notes cache keeps (10k imported session notes cost
+    10k ``stat`` calls, two thirds of that hook, and are written by ``mdmem import``, which refreshes the
+    cache itself; one added, removed or renamed moves its folder's mtime).
 
     Only notes are ``stat``-ed; folders are recognised from ``d_type`` and
     other files are listed by name, so a 10k-note vault costs ~10k syscalls;
@@ -344,7 +351,11 @@ def scan(root: str | os.PathLike) -> Scan:
     folders: dict[str, int] = {}
     by_fd = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")
 
+    skip = None if unstated is None else unstated.strip("/") + "/"
+
     def _walk_folder(folder: str, base: str, dev: int, ancestors: tuple, entries: list) -> None:
+        if skip is not None and base.startswith(skip):  # its notes left out by d_type (no stat), in one pass
+            entries = [e for e in entries if not (e.name[-3:].lower() == ".md" and e.is_file(follow_symlinks=False))]
         for entry in entries:
             name = entry.name
             if name.startswith("."):
@@ -417,26 +428,42 @@ def scan(root: str | os.PathLike) -> Scan:
     return Scan(notes, tuple(sorted(files)), broken, tuple(problems), folders, excluded)
 
 
-def digest(scan: Scan) -> str:
+UNSTATED_DIGEST = "scan_digest_sessions_unstated"  # notes cache meta: digest(scan, SESSIONS_DIR) of the scan it holds
+
+
+def digest(scan: Scan, unstated: str | None = None) -> str:
     """A short hash of what a scan saw: equal digests, same notes on disk. Made of the number of notes, the
     sums of their mtimes and sizes, the unreadable notes' paths and every folder's mtime: an edit moves a
     note's mtime, and adding, removing or renaming a file moves its folder's. Order-free sums instead of
     hashing every path: 1-2 ms for 10k notes where hashing sorted path/stat lines took as long as the scan
     itself (56 vs 82 ms, measured at 10k under load). Salted with what a path means (names as on disk
     since NFD names stopped being keyed by their NFC form): a cache made by an older walker, whose sums can
-    be the same, is looked at once more."""
+    be the same, is looked at once more. ``unstated``: the digest leaves that folder's notes out (their count,
+    stats and unreadable ones; its folders' mtimes stay): the same for a full scan and ``scan(root, unstated)``.
+    Made once per scan and ``unstated`` (the card's hook asked for it four times)."""
     import hashlib
 
-    stats = scan.notes.values()
+    known = scan.digests.get(unstated)
+    if known is not None:
+        return known
+    notes, broken = scan.notes, scan.broken
     h = hashlib.blake2b(digest_size=16)
     h.update(b"paths as on disk, ctime\n")
-    h.update(f"{len(scan.notes)}:{sum(m for m, _, _ in stats)}:{sum(s for _, s, _ in stats)}:"
+    if unstated is not None:
+        skip = unstated.strip("/") + "/"
+        if skip[:-1] in scan.folders:  # else no note can be under it
+            notes = {p: st for p, st in notes.items() if not p.startswith(skip)}
+            broken = {p: b for p, b in broken.items() if not p.startswith(skip)}
+        h.update(f"without the notes of {skip}\n".encode("utf-8", "surrogateescape"))
+    stats = notes.values()
+    h.update(f"{len(notes)}:{sum(m for m, _, _ in stats)}:{sum(s for _, s, _ in stats)}:"
              f"{sum(c for _, _, c in stats)}\n".encode())
-    for rel in sorted(scan.broken):
+    for rel in sorted(broken):
         h.update(f"{rel}\0broken\n".encode("utf-8", "surrogateescape"))
     for rel, mtime in sorted(scan.folders.items()):
         h.update(f"{rel}\0{mtime}\n".encode("utf-8", "surrogateescape"))
-    return h.hexdigest()
+    scan.digests[unstated] = h.hexdigest()
+    return scan.digests[unstated]
 
 
 def _utf8(name: str) -> bool:

@@ -31,12 +31,12 @@ from mdmem.base import files as fs
 from mdmem.base.errors import AmbiguousNote, LockTimeout, NoteArchived, NoteNotFound
 
 if TYPE_CHECKING:
+    from mdmem.base.settings import Fusion, Recency, Settings
     from mdmem.engine.graph import LinkGraph
     from mdmem.engine.index import Filters, SearchHit, SearchIndex, SearchResult
 from mdmem.base.files import version, write_lock
 from mdmem.base.layout import nfc
 from mdmem.base.models import Link, Note, Problem
-from mdmem.base.settings import Fusion, Recency, Settings
 from mdmem.base.vault import find_vault
 from mdmem.engine.store import CacheDamaged, Diff, Head, Store, body_digest, no_room
 from mdmem.text.parse import parse_note, problem_note, snippet_text, split_note
@@ -46,6 +46,7 @@ GRAPH_VERSION = 4  # bump when LinkGraph's attributes change: cached graphs are 
 # ``index``; 4: JSON, no pickle)
 GRAPH_FILE = "graph.json"
 GRAPH_UPDATE_MAX = 2000  # more changed notes than this since the cached graph: rebuild it
+INDEX_BEHIND = "index_behind"  # notes cache meta: the generation the search index lags from ("" or none: in step)
 READ_WAIT = 1.0  # seconds a read command waits for another writer before answering as is
 BODY_LIMIT = 20_000  # characters of a note lexical search's passage stage reads (as a snippet's text_of)
 PARALLEL_PARSE_MIN = 300  # an update parses in a process pool from this many changed notes
@@ -63,6 +64,10 @@ class RefreshResult:
     why: str = ""  # why it is stale: "busy" (another writer held the lock) or "no room" (the disk said no)
     stages: dict[str, float] = field(default_factory=dict)
     vectors: Any = None  # semantic.SyncResult when the vectors were brought up to date too
+    # a notes-only refresh (``index=False``): the notes it parsed again, and of them with the added and removed, those
+    # whose head moved (:meth:`mdmem.engine.store.Store.heads_moved`: what lists of notes show); None: not looked at
+    changed_paths: tuple[str, ...] | None = None
+    moved: tuple[str, ...] | None = None
 
 
 class NoteText(NamedTuple):
@@ -179,7 +184,7 @@ class Memory:
         the vault's Obsidian settings do (its Daily notes folder and format: ``Settings.daily``)."""
         if self._pinned is not None:
             return self._pinned
-        from mdmem.base.settings import obsidian_settings
+        from mdmem.base.settings import Settings, obsidian_settings  # (not at import: ~10 ms of the card's hook)
 
         seen = (fs.stat_note(self.root / fs.STATE_DIR, "config.toml"), obsidian_settings(self.root))
         if self._settings is None or self._settings[0] != seen:
@@ -237,6 +242,7 @@ class Memory:
         semantic: bool = False,
         no_room_ok: bool = True,
         scan: fs.Scan | None = None,
+        index: bool = True,
     ) -> RefreshResult:
         """Bring the notes cache and the index up to date with the files.
 
@@ -255,9 +261,15 @@ class Memory:
         untouched, and the next refresh with room catches up.
 
         ``scan``: a walk of the vault the caller has just made (:func:`mdmem.base.files.scan`), used for the first
-        look instead of walking again (the SessionStart hook walks once for its fingerprint)."""
+        look instead of walking again (the SessionStart hook walks once for its fingerprint).
+
+        ``index=False``: the notes cache alone (for a reader of it only: the hooks' card and prompt), when it is
+        built: the search index (Whoosh) is neither imported nor written, nor the vectors; what the index lacks
+        is kept as its lag (:data:`INDEX_BEHIND`) and folded in by the next refresh that keeps the index."""
         try:
             try:
+                if not index and not rebuild and self.store.get_meta("index_ok") == "1":
+                    return self._refresh_notes(strict, scan)
                 return self._refresh(rebuild, progress, strict, semantic, scan)
             except CacheDamaged:
                 self.store.reset()
@@ -297,14 +309,49 @@ class Memory:
         epoch, gen, _ = self.store.state()
         return v is None or (v.epoch, v.gen) != (epoch, gen) or v.model != IDS[self.settings.semantic.model]
 
+    def _refresh_notes(self, strict: bool, walked: fs.Scan | None) -> RefreshResult:
+        """``refresh(index=False)``: the changed notes parsed into the notes cache only; the search index's lag
+        recorded (:data:`INDEX_BEHIND`: the cache's generation the index was last in step with)."""
+        t0 = time.perf_counter()
+        scan = self._set_scan(walked or fs.scan(self.root))
+        diff = self.store.diff(scan)
+        if not diff:
+            return RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, _since(t0), changed_paths=(), moved=())
+        wait = self.lock_timeout if strict else min(self.lock_timeout, READ_WAIT)
+        try:
+            with write_lock(self.state_dir, wait) as immediate:
+                if not immediate:  # another writer went first: look again
+                    scan = self._set_scan(fs.scan(self.root))
+                    diff = self.store.diff(scan)
+                if not diff:
+                    return RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, _since(t0), changed_paths=(),
+                                         moved=())
+                return self._update(scan, diff, None, t0, index=False)
+        except LockTimeout:
+            if strict:
+                raise
+            return RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, _since(t0), stale=True, why="busy")
+
+    def _index_lag(self) -> int | None:
+        """The notes cache's generation the search index was last in step with, when a notes-only refresh left
+        it behind (:data:`INDEX_BEHIND`); None when in step. A value that is not a generation: -1 (rebuilt)."""
+        lag = self.store.get_meta(INDEX_BEHIND)
+        if not lag:
+            return None
+        return int(lag) if lag.isdigit() else -1
+
     def _refresh(self, rebuild: bool, progress: Callable[[int, int], None] | None, strict: bool,
                  semantic: bool = False, walked: fs.Scan | None = None) -> RefreshResult:
         t0 = time.perf_counter()
         scan = self._set_scan(walked or fs.scan(self.root))
         healthy = self._healthy()
         diff = self.store.diff(scan)
+        lag = self._index_lag()
+        if lag is not None and (lag < 0 or lag < self.store.state()[2]):  # the changes it lacks were pruned
+            healthy = False
         vectors = self._vectors_wanted(semantic)
-        if not rebuild and healthy and not diff and not (vectors and (semantic or self._vectors_behind())):
+        if not rebuild and healthy and not diff and lag is None \
+                and not (vectors and (semantic or self._vectors_behind())):
             return RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, _since(t0))
         wait = self.lock_timeout if strict or not healthy else min(self.lock_timeout, READ_WAIT)
         try:
@@ -313,9 +360,12 @@ class Memory:
                     scan = self._set_scan(fs.scan(self.root))
                     healthy = self._healthy()
                     diff = self.store.diff(scan)
+                    lag = self._index_lag()
+                    if lag is not None and (lag < 0 or lag < self.store.state()[2]):
+                        healthy = False
                 if rebuild or not healthy:
                     result = self._build(scan, progress, t0)
-                elif diff:
+                elif diff or lag is not None:
                     result = self._update(scan, diff, progress, t0)
                 else:  # only the vectors were behind
                     result = RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, _since(t0))
@@ -350,29 +400,51 @@ class Memory:
         )
         stages["read_parse_index"] = _since(t)
         t = time.perf_counter()
-        self.store.replace_all(rows, scan, {"index_version": INDEX_VERSION, "index_ok": "1"},
+        self.store.replace_all(rows, scan, {"index_version": INDEX_VERSION, "index_ok": "1", INDEX_BEHIND: ""},
                                resolver=lambda: self.resolver)
         stages["store"] = _since(t)
         return RefreshResult(total, total, 0, 0, _since(t0), rebuilt=True, stages=stages)
 
-    def _update(self, scan: fs.Scan, diff: Diff, progress: Callable[[int, int], None] | None, t0: float) -> RefreshResult:
+    def _load(self, scan: fs.Scan, paths: Iterable[str]) -> list[Note]:
+        paths = list(paths)
+        notes = list(_load_many(self.root, [p for p in paths if p not in scan.broken], self.procs))
+        return notes + [problem_note(p, scan.broken[p]) for p in paths if p in scan.broken]
+
+    def _update(self, scan: fs.Scan, diff: Diff, progress: Callable[[int, int], None] | None, t0: float,
+                index: bool = True) -> RefreshResult:
+        """The changed notes into the search index (``index``: with what a notes-only refresh left it lacking)
+        and the notes cache; ``index=False``: the notes cache alone, the index's lag kept (:data:`INDEX_BEHIND`)."""
         stages = {"scan": _since(t0)}
         t = time.perf_counter()
-        fresh = [p for p in (*diff.added, *diff.changed) if p not in scan.broken]
-        notes = list(_load_many(self.root, fresh, self.procs))
-        notes += [problem_note(p, scan.broken[p]) for p in (*diff.added, *diff.changed) if p in scan.broken]
+        notes = self._load(scan, (*diff.added, *diff.changed))
         stages["read_parse"] = _since(t)
+        lag = self._index_lag()
+        if index:
+            t = time.perf_counter()
+            again, gone = [], list(diff.removed)
+            if lag is not None:  # what notes-only refreshes stored since the index was last written
+                done = {*diff.added, *diff.changed, *diff.removed}
+                behind = sorted(self.store.changes_since(lag) - done)
+                again = self._load(scan, [p for p in behind if p in scan.notes or p in scan.broken])
+                gone += [p for p in behind if p not in scan.notes and p not in scan.broken]
+            self.index.update(notes + again, gone, timeout=self.lock_timeout)
+            stages["index"] = _since(t)
+            meta = {INDEX_BEHIND: ""} if lag is not None else None
+        else:  # the generation the index is in step with: this one, unless it was behind already
+            meta = {INDEX_BEHIND: str(self.store.state()[1]) if lag is None else str(lag)}
+            moved = tuple(sorted({*self.store.heads_moved(notes), *diff.added, *diff.removed}))
         t = time.perf_counter()
-        self.index.update(notes, diff.removed, timeout=self.lock_timeout)
-        stages["index"] = _since(t)
-        t = time.perf_counter()
-        self.store.apply(notes, diff.removed, scan, resolver=lambda: self.resolver)
+        if notes or diff.removed:
+            self.store.apply(notes, diff.removed, scan, meta=meta, resolver=lambda: self.resolver)
+        elif meta:
+            self.store.set_meta(INDEX_BEHIND, meta[INDEX_BEHIND])
         stages["store"] = _since(t)
         if progress:
             progress(len(notes), len(notes))
         total = len(scan.notes) + len(scan.broken)
         return RefreshResult(
-            total, len(diff.added), len(diff.changed), len(diff.removed), _since(t0), stages=stages
+            total, len(diff.added), len(diff.changed), len(diff.removed), _since(t0), stages=stages,
+            changed_paths=None if index else tuple(diff.changed), moved=None if index else moved,
         )
 
     # reading ---------------------------------------------------------------
@@ -549,11 +621,13 @@ class Memory:
             hits = [replace(h, signals={"lexical": {"rank": i, "score": h.score}}) for i, h in enumerate(hits, 1)]
         return SearchResult(query, hits)
 
-    def lexical(self, query: str, limit: int, filters: Filters | None = None, recency: Recency = Recency(),
+    def lexical(self, query: str, limit: int, filters: Filters | None = None, recency: Recency | None = None,
                 snippets: bool = True) -> list[SearchHit]:
+        from mdmem.base.settings import Recency
         from mdmem.engine.index import Filters, IndexDamaged
 
         filters = Filters() if filters is None else filters
+        recency = Recency() if recency is None else recency
         if not self.index.exists():
             return []
         text_for = self.text_of if snippets else None

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 
-from mdmem.base.files import Lock, Scan, digest
+from mdmem.base.files import UNSTATED_DIGEST, Lock, Scan, digest
+from mdmem.base.layout import SESSIONS_DIR
 from mdmem.base.models import Heading, Link, Note, Problem
 from mdmem.engine import quick, supersede
 
@@ -208,6 +209,34 @@ class Store:
             "SELECT path, title, type, date, flags, project, head, said, marks FROM heads ORDER BY path")))
 
     @_guard
+    def heads_of(self, paths: Iterable[str]) -> list[Head]:
+        """The cached :class:`Head` of each of ``paths`` that is cached, in path order."""
+        wanted = sorted(set(paths))
+        rows = [r for i in range(0, len(wanted), 500) for r in self._db.execute(
+            "SELECT path, title, type, date, flags, project, head, said, marks FROM heads WHERE path IN "
+            f"({','.join('?' * len(wanted[i:i + 500]))})", wanted[i:i + 500])]
+        return sorted(map(Head, rows), key=lambda h: h.path)
+
+    @_guard
+    def heads_moved(self, notes: Iterable[Note]) -> list[str]:
+        """Of ``notes`` (parsed again), those whose head differs from the cached one in what a list of notes shows
+        (every column but the stat and the body's digest; a note not cached: moved). An edit of a body alone moves
+        none: the SessionStart card, made of heads, stays the same (the card's hook reuses it)."""
+        notes = list(notes)
+        old = {h.path: h for h in self.heads_of(n.path for n in notes)}
+        moved = []
+        for note in notes:
+            new, was = head_row(note), old.get(note.path)
+            try:
+                same = was is not None and (*was[:6], *was[7:]) == (*new[:6], *new[8:]) \
+                    and json.loads(was[6])[:3] == json.loads(new[6])[:3]
+            except (ValueError, TypeError):
+                same = False
+            if not same:
+                moved.append(note.path)
+        return moved
+
+    @_guard
     def same_body(self, digest: str) -> list[str]:
         """The cached notes whose body had this :func:`body_digest` when they were last read, in path order."""
         if not digest:
@@ -374,6 +403,9 @@ class Store:
                 # what the cache was made from, for readers that only need to know whether it is current
                 # (the prompt hook): compare it with files.digest() of a new scan
                 self._db.execute("INSERT OR REPLACE INTO meta VALUES ('scan_digest', ?)", (digest(scan),))
+                # the same less the imported sessions' notes: the prompt hook's first look (it stats none of them)
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                 (UNSTATED_DIGEST, digest(scan, SESSIONS_DIR)))
             self._db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list((meta or {}).items()))
 
 

@@ -37,7 +37,7 @@ from mdmem.agents.hooks.state import (  # noqa: F401  (re-exported: the hooks' p
 )
 from mdmem.base import files
 from mdmem.base.errors import MdmemError
-from mdmem.base.layout import bootstrap_candidates, safe_session
+from mdmem.base.layout import SESSIONS_DIR, bootstrap_candidates, safe_session
 
 TYPE_CHECKING = False  # the card stays on the standard library
 if TYPE_CHECKING:
@@ -69,27 +69,38 @@ def fingerprint(vault: str, cwd: str, scan: files.Scan | None = None) -> str:
     again; a card kept from before showed the old protocol until a note changed). About
     50 ms for 10k notes; no parsing. ``scan``: the vault's walk when the caller made it (the card made again
     hands the same walk to the refresh: one walk, not two)."""
+    return fingerprints(vault, cwd, scan)[0]
+
+
+def fingerprints(vault: str, cwd: str, scan: files.Scan | None = None) -> tuple[str, str]:
+    """(:func:`fingerprint`, the frame: the same less the notes' stats). A kept card whose frame is today's
+    differs from what a new one would be only by the notes that changed (:func:`_kept_after_edit`)."""
     import hashlib
     from pathlib import Path
 
-    h = hashlib.blake2b(digest_size=16)
-    h.update(card_protocol(vault).encode("utf-8") + b"\0")
+    h, frame = hashlib.blake2b(digest_size=16), hashlib.blake2b(digest_size=16)
+    first: list[bytes] = [card_protocol(vault).encode("utf-8") + b"\0"]
     package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     for rel in CARD_CODE:
         try:
             st = os.stat(os.path.join(package, rel))
-            h.update(f"{rel}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
+            first.append(f"{rel}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
         except OSError:  # a zipped or frozen install: the protocol and the notes still key the card
-            h.update(f"{rel}\0?\n".encode())
+            first.append(f"{rel}\0?\n".encode())
+    for part in first:
+        h.update(part)
+        frame.update(part)
     for rel, (mtime, size, ctime) in sorted((scan or files.scan(Path(vault))).notes.items()):
         h.update(f"{rel}\0{mtime}\0{size}\0{ctime}\n".encode("utf-8", "surrogateescape"))
     for path in bootstrap_candidates(cwd):
         try:
             st = os.stat(path)
-            h.update(f"{path}\0{st.st_mtime_ns}\0{st.st_size}\n".encode("utf-8", "surrogateescape"))
+            part = f"{path}\0{st.st_mtime_ns}\0{st.st_size}\n".encode("utf-8", "surrogateescape")
         except OSError:
-            pass
-    return h.hexdigest()
+            continue
+        h.update(part)
+        frame.update(part)
+    return h.hexdigest(), frame.hexdigest()
 
 
 def _card_path(vault: str, project: str | None = None) -> str:
@@ -118,16 +129,19 @@ def card_command(vault) -> str:
 
 def save_card(vault, cwd, text: str, budget: int = CARD_BUDGET, fp: str | None = None,
               day: str | None = None, through: str | None = None, project: str | None = None,
-              shown: list[str] | None = None) -> None:
+              frame: str | None = None, store: list | None = None, shown: list[str] | None = None) -> None:
     """Keep the index-mode card of a session in ``project`` for the SessionStart hook, with what it was made
     from: the notes' fingerprint, the ``day`` it was made for and the last day it stays right (``through``: the
-    next ``valid_until`` to pass, :func:`mdmem.engine.supersede.valid_through`; None: none will), and the notes
-    it names (``shown``: a use of each when it is shown, :func:`_used`)."""
+    next ``valid_until`` to pass, :func:`mdmem.engine.supersede.valid_through`; None: none will), the notes
+    it names (``shown``: a use of each when it is shown, :func:`_used`); ``frame`` and ``store`` (the notes
+    cache's epoch and generation it was made from): what lets the next session reuse it after an edit of a
+    note's body alone (:func:`_kept_after_edit`)."""
     vault, cwd = str(vault), str(cwd)
     path = _card_path(vault, project)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     write_state(path, {"fingerprint": fp or fingerprint(vault, cwd), "budget": budget, "text": text,
-                       "day": day or today(), "through": through, "shown": shown or []})
+                       "day": day or today(), "through": through, "frame": frame, "store": store,
+                       "shown": shown or []})
 
 
 def _used(vault: str, project: str | None, shown, day: str, kept: bool = False) -> None:
@@ -161,6 +175,28 @@ def _card_current(card: dict, fp: str, budget: int, day: str) -> bool:
     made, through = card.get("day"), card.get("through")
     return (card.get("fingerprint") == fp and card.get("budget") == budget and isinstance(card.get("text"), str)
             and isinstance(made, str) and made <= day and (not isinstance(through, str) or day <= through))
+
+
+def _kept_after_edit(mem, card: dict, frame: str, before: list, refreshed, budget: int, day: str) -> bool:
+    """May the kept ``card`` stand although its fingerprint moved? Yes when it was made today at this budget,
+    with this frame (protocol, code, bootstrap files: :func:`fingerprints`), from the notes cache as it was
+    before this hook's refresh (``before``: its epoch and generation), and that refresh changed no note's head
+    (:meth:`mdmem.engine.store.Store.heads_moved`: only bodies were edited; none added or removed) nor any
+    note whose body the card reads (the user's note: its profile lines) or whose body decides how it is listed
+    (an agent's note: unconfirmed until the user edits it). The card is made of the notes' heads alone
+    otherwise, so it would be the same bytes: an edit of a body, the most common change, costs the refresh
+    of that note, not the card (decision 100)."""
+    if not (card.get("frame") == frame and card.get("store") == before and card.get("budget") == budget
+            and card.get("day") == day and isinstance(card.get("text"), str)):
+        return False
+    through = card.get("through")
+    if isinstance(through, str) and day > through:
+        return False
+    if refreshed is None:  # the notes cache was current and is the one the card was made from
+        return True
+    if refreshed.stale or refreshed.moved is None or refreshed.moved or refreshed.changed_paths is None:
+        return False
+    return not any(h.type == "user" or "a" in h.flags for h in mem.store.heads_of(refreshed.changed_paths))
 
 
 def _config_trouble(vault: str) -> str | None:
@@ -200,7 +236,7 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
     broken = _config_trouble(vault)
     scope = _scope(vault, cwd, broken)
     walk = files.scan(vault)
-    fp = fingerprint(vault, cwd, walk)
+    fp, frame = fingerprints(vault, cwd, walk)
     card = read_state(_card_path(vault, scope.project))
     day = today()
     if _card_current(card, fp, budget, day):
@@ -209,26 +245,42 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
     else:
         from pathlib import Path
 
-        from mdmem.base.settings import Settings
         from mdmem.engine.memory import Memory
-        from mdmem.ops.context import context
 
-        with Memory.open(vault, settings=Settings() if broken else None) as mem:
+        defaults = None
+        if broken:  # the defaults, config.toml being unusable (the settings module: only then, ~10 ms of imports)
+            from mdmem.base.settings import Settings
+
+            defaults = Settings()
+        with Memory.open(vault, settings=defaults) as mem:
             # no note changed since the notes cache was written: the card is made from it alone (the search
-            # index, Whoosh, is neither opened nor imported); else brought up to date first
-            if not mem.notes_current(walk) and not mem.refresh(strict=False, scan=walk).stale \
-                    and not mem.notes_current(mem.scan):  # only a folder moved: the next card need not look again
-                record_digest(vault, files.digest(mem.scan))
-            made = context(mem, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
-                           command=card_command(vault), scope=scope)
-            text = made.text
-            through = mem.store.valid_through(day)
+            # index, Whoosh, is neither opened nor imported); else the notes cache alone brought up to date first
+            # (the index's lag is folded in by the next command that searches it)
+            before = list(mem.store.state()[:2])
+            refreshed = None
+            if not mem.notes_current(walk):
+                refreshed = mem.refresh(strict=False, scan=walk, index=False)
+                if not refreshed.stale and not mem.notes_current(mem.scan):
+                    # only a folder moved: the next card (and prompt) need not look again
+                    record_digest(vault, files.digest(mem.scan), files.digest(mem.scan, SESSIONS_DIR))
+            kept = _kept_after_edit(mem, card, frame, before, refreshed, budget, day)
+            if kept:
+                text, through, how = card["text"], card.get("through"), "kept: only bodies changed"
+                shown = card.get("shown") if isinstance(card.get("shown"), list) else []
+            else:
+                from mdmem.ops.context import context
+
+                made = context(mem, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
+                               command=card_command(vault), scope=scope)
+                text, shown = made.text, made.shown
+                through, how = mem.store.valid_through(day), "made again"
+            store = list(mem.store.state()[:2])
         try:
-            save_card(vault, cwd, text, budget, fp, day, through, scope.project, made.shown)
+            save_card(vault, cwd, text, budget, fp, day, through, scope.project, frame, store, shown)
         except OSError as e:  # a read-only vault: the card is shown, only not kept
             log(vault, f"session-start: the card could not be kept ({e.strerror})")
-        _used(vault, scope.project, made.shown, day)
-        log(vault, f"session-start source={payload.get('source', '?')}: card made again ({len(text)} characters)")
+        _used(vault, scope.project, shown, day, kept=kept)
+        log(vault, f"session-start source={payload.get('source', '?')}: card {how} ({len(text)} characters)")
     if broken:
         text = broken + "\n\n" + text
     text = _cut(text, CARD_MAX)

@@ -159,16 +159,27 @@ def fresh(vault: str, log) -> None:
     """Bring the index up to date when the vault changed since it was made (the scan's digest differs
     from the cache's), for a hook that reads the notes cache (the prompt hook; the checkpoint's check of the
     saved notes); more than :data:`REFRESH_MAX` changed notes are left to ``mdmem index``."""
+    from mdmem.base.files import UNSTATED_DIGEST
+    from mdmem.base.layout import SESSIONS_DIR
     from mdmem.engine import quick
 
-    scan = files.scan(vault)  # a str: no pathlib on the quick path
     db = quick.open_readonly(notes_db(vault))
     if db is None:
         return
-    digest = files.digest(scan)
+    # first a look that stats no imported session note (``mdmem import`` refreshes the cache itself; one added,
+    # removed or renamed moves the folder's mtime): at 10k session notes, two thirds of this hook (decision 100)
+    scan = files.scan(vault, SESSIONS_DIR)  # a str: no pathlib on the quick path
+    unstated = files.digest(scan, SESSIONS_DIR)
     try:
-        meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('scan_digest', 'index_ok')"))
+        meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('scan_digest', 'index_ok', ?)",
+                               (UNSTATED_DIGEST,)))
+        if meta.get(UNSTATED_DIGEST) == unstated:
+            return
+        if SESSIONS_DIR in scan.folders:  # else that walk saw every note: it is the whole scan
+            scan = files.scan(vault)
+        digest = files.digest(scan)
         if meta.get("scan_digest") == digest:
+            record_digest(vault, digest, unstated)  # a cache from before this look: recorded once
             return
         if meta.get("index_ok") != "1":
             log(vault, "prompt: the index is being built (or a build was cut short); answering from it as is")
@@ -179,7 +190,7 @@ def fresh(vault: str, log) -> None:
     now = dict(scan.notes) | {p: (0, 0, 0) for p in scan.broken}
     changed = sum(1 for p, st in now.items() if cached.get(p) != st) + sum(1 for p in cached if p not in now)
     if not changed:  # only a folder moved (an editor's swap file came and went): the notes are as indexed
-        record_digest(vault, digest)
+        record_digest(vault, digest, unstated)
         return
     if changed > REFRESH_MAX:
         log(vault, f"prompt: {changed} notes changed since the index; answering from it as is (run `mdmem index`)")
@@ -189,16 +200,18 @@ def fresh(vault: str, log) -> None:
     from mdmem.engine.memory import Memory
 
     with Memory(Path(vault)) as mem:
-        mem.refresh(strict=False)
+        mem.refresh(strict=False, index=False)  # the hooks read the notes cache (its quick index), never Whoosh
         digest = files.digest(mem.scan)
         if mem.store.get_meta("scan_digest") != digest:  # nothing to redo, but the digest was behind
             mem.store.set_meta("scan_digest", digest)
+            mem.store.set_meta(files.UNSTATED_DIGEST, files.digest(mem.scan, SESSIONS_DIR))
     log(vault, f"prompt: the index was {changed} note(s) behind; brought up to date")
 
 
-def record_digest(vault: str, digest: str) -> None:
+def record_digest(vault: str, digest: str, unstated: str | None = None) -> None:
     """Keep the scan's digest as the cache's, so the next prompt does not look again (skipped when a writer
-    holds the vault: it records the digest itself)."""
+    holds the vault: it records the digest itself); ``unstated``: the same less the sessions' notes
+    (``files.digest(scan, SESSIONS_DIR)``, the prompt hook's first look), when the caller has it."""
     import sqlite3
     from pathlib import Path
 
@@ -210,6 +223,8 @@ def record_digest(vault: str, digest: str) -> None:
             try:
                 with db:
                     db.execute("INSERT OR REPLACE INTO meta VALUES ('scan_digest', ?)", (digest,))
+                    if unstated is not None:
+                        db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (files.UNSTATED_DIGEST, unstated))
             finally:
                 db.close()
     except (LockTimeout, sqlite3.Error, OSError):
