@@ -91,3 +91,90 @@ def test_a_kept_card_with_no_record_of_its_frame_is_made_again_after_an_edit(vau
         _append(vault, "memory/feedback/answer-first.md", "\nOnce more.\n")
         assert "stale" not in _card(vault, tmp_path)
         assert "made again" in _how(vault)
+
+
+# ----------------------------------------------------------------------------- told without parsing (decision 101)
+
+def _gen(vault: Path) -> tuple[str, str]:
+    """The notes cache's epoch and generation: what moves when it is written."""
+    import sqlite3
+
+    db = sqlite3.connect(vault / ".mdmem" / "notes.db")
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('epoch', 'gen')"))
+    finally:
+        db.close()
+    return meta.get("epoch", ""), meta.get("gen", "0")
+
+
+def test_a_body_edit_keeps_the_card_with_no_note_parsed_and_the_next_command_reads_the_new_body(vault, tmp_path, cli):
+    first = _card(vault, tmp_path)
+    before = _gen(vault)
+    _append(vault, "memory/feedback/answer-first.md", "\nZanzibarword checked again.\n")
+    assert _card(vault, tmp_path) == first
+    assert "none parsed" in _how(vault)
+    assert _gen(vault) == before  # the cache left as it was: nothing in it claims the new body
+    # the next command refreshes and parses the note: the new body is what it reads
+    assert "answer-first" in cli("search", "Zanzibarword", "--vault", str(vault)).stdout
+    assert _card(vault, tmp_path) == first == _fresh(vault, tmp_path)
+
+
+def _symlink(vault: Path, rel: str) -> None:
+    """The note replaced by a link to a copy of itself, the same frontmatter, another body."""
+    path = vault / rel
+    other = path.with_name("elsewhere.txt")
+    other.write_text(path.read_text("utf-8") + "\nOne more line.\n", "utf-8")
+    path.unlink()
+    path.symlink_to(other.name)
+
+
+def _corrupt_front(vault: Path, rel: str) -> None:
+    import sqlite3
+
+    db = sqlite3.connect(vault / ".mdmem" / "notes.db")
+    with db:
+        db.execute("UPDATE heads SET front=? WHERE path=?", ("garbage", rel))
+    db.close()
+    _append(vault, rel, "\nOnce more.\n")
+
+
+@pytest.mark.parametrize("edit", ["frontmatter", "tag", "heading tag", "user", "symlink", "corrupt row",
+                                  "no cache", "file date", "added"])
+def test_what_may_move_a_head_is_never_told_without_parsing(vault, tmp_path, edit):
+    """Every edit that could move a head, or that cannot be told from the bytes, goes the parsed way; the card
+    is then the card made from scratch."""
+    import os
+
+    _card(vault, tmp_path)
+    rel = "memory/feedback/answer-first.md"
+    path = vault / rel
+    if edit == "frontmatter":  # a key the card does not show: parsed all the same, the head compared
+        path.write_text(path.read_text("utf-8").replace("type: feedback\n", "type: feedback\nseen: yes\n"), "utf-8")
+    elif edit == "tag":
+        _append(vault, rel, "\nSee #style too.\n")
+    elif edit == "heading tag":
+        _append(vault, rel, "\n## More #style\n")
+    elif edit == "user":
+        user = next(p for p in (vault / "memory").rglob("*.md") if "type: user" in p.read_text("utf-8"))
+        _append(vault, str(user.relative_to(vault)), "\n- Prefers tea to coffee\n")
+    elif edit == "symlink":
+        _symlink(vault, rel)
+    elif edit == "corrupt row":
+        _corrupt_front(vault, rel)
+    elif edit == "no cache":
+        for suffix in ("", "-wal", "-shm"):
+            (vault / ".mdmem" / f"notes.db{suffix}").unlink(missing_ok=True)
+        _append(vault, rel, "\nOnce more.\n")
+    elif edit == "file date":  # a note whose date is its file's: the date moves with the file
+        note = vault / "memory" / "feedback" / "undated.md"
+        note.write_text("---\ntype: feedback\ndescription: Dates from the file\n---\nBody.\n", "utf-8")
+        os.utime(note, (1_600_000_000, 1_600_000_000))
+        _card(vault, tmp_path)
+        _append(vault, "memory/feedback/undated.md", "\nMore.\n")
+        os.utime(note, (1_700_000_000, 1_700_000_000))
+    else:
+        (vault / "memory" / "feedback" / "short-commits.md").write_text(
+            "---\ntype: feedback\ndescription: One change per commit\n---\nSmall commits.\n", "utf-8")
+    after = _card(vault, tmp_path)
+    assert "none parsed" not in _how(vault)
+    assert after == _fresh(vault, tmp_path)

@@ -82,6 +82,7 @@ class Note:
     text: str = field(default="", compare=False, repr=False)
     ctime_ns: int = field(default=0, compare=False, repr=False)  # the change stamp it was read at (not kept in JSON)
     digest: str = field(default="", compare=False, repr=False)  # of its body as read (engine.store.body_digest)
+    front: str = field(default="", compare=False, repr=False)  # of its frontmatter as read (engine.bodies.front_digest)
 
 
 @dataclass(frozen=True)

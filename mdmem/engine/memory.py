@@ -38,6 +38,7 @@ from mdmem.base.files import version, write_lock
 from mdmem.base.layout import nfc
 from mdmem.base.models import Link, Note, Problem
 from mdmem.base.vault import find_vault
+from mdmem.engine.bodies import front_digest
 from mdmem.engine.store import CacheDamaged, Diff, Head, Store, body_digest, no_room
 from mdmem.text.parse import parse_note, problem_note, snippet_text, split_note
 from mdmem.text.resolve import Resolver
@@ -133,11 +134,13 @@ def load_note(root: Path, rel: str) -> Note:
                        ctime_ns=st.st_ctime_ns)
     try:
         note = parse_note(rel, data, st.st_mtime_ns)
-        digest = body_digest(split_note(data)[1])
+        front, body = split_note(data)
+        digest, front = body_digest(body), front_digest(front, body, len(data))
     except Exception as e:  # a parser bug must cost one note, never the refresh
         note = problem_note(rel, Problem("parse_error", f"{type(e).__name__}: {e}"), st.st_mtime_ns, len(data))
-        digest = ""
-    return replace(note, ctime_ns=st.st_ctime_ns, digest=digest)  # the change stamp the cache compares (files.scan)
+        digest = front = ""
+    # the change stamp the cache compares (files.scan), the digests of its body and frontmatter as read
+    return replace(note, ctime_ns=st.st_ctime_ns, digest=digest, front=front)
 
 
 def _load_many(root: Path, paths: list[str], procs: int) -> Iterator[Note]:

@@ -34,11 +34,12 @@ if TYPE_CHECKING:
 
     F = TypeVar("F", bound=Callable[..., Any])
 
-SCHEMA_VERSION = "9"  # 3: the quick index (FTS5, :mod:`mdmem.engine.quick`) and the scan digest;
+SCHEMA_VERSION = "10"  # 3: the quick index (FTS5, :mod:`mdmem.engine.quick`) and the scan digest;
 # 4: notes stored as JSON arrays (no pickle); 5: the claims and superseded tables
 # (:mod:`mdmem.engine.supersede`); 6: ``ctime_ns`` in the change fingerprint; 7: the ``heads`` table
 # (:meth:`Store.heads`); 8: the heads' body ``digest`` (:meth:`Store.same_body`); 9: their ``said`` and ``marks``
-# columns (the card's lines, decision 063). Older caches are rebuilt.
+# columns (the card's lines, decision 063); 10: their ``front`` (:func:`mdmem.engine.bodies.front_digest`: an edit
+# of a body alone told without parsing, decision 101). Older caches are rebuilt.
 
 
 def _epoch() -> str:
@@ -123,7 +124,7 @@ class Store:
         # each note's head (:func:`head_row`): what lists of notes need, a few hundred bytes a row
         # (and the digest of its body, :func:`body_digest`: ``save``'s "the same content" is a look-up, decision 062)
         db.execute("CREATE TABLE IF NOT EXISTS heads (path TEXT PRIMARY KEY, title TEXT, type TEXT, date TEXT,"
-                   " flags TEXT, project TEXT, head TEXT, digest TEXT, said TEXT, marks TEXT)")
+                   " flags TEXT, project TEXT, head TEXT, digest TEXT, said TEXT, marks TEXT, front TEXT)")
         db.execute("CREATE INDEX IF NOT EXISTS heads_digest ON heads(digest)")
         quick.create(db)
         supersede.create(db)
@@ -228,7 +229,7 @@ class Store:
         for note in notes:
             new, was = head_row(note), old.get(note.path)
             try:
-                same = was is not None and (*was[:6], *was[7:]) == (*new[:6], *new[8:]) \
+                same = was is not None and (*was[:6], *was[7:]) == (*new[:6], *new[8:10]) \
                     and json.loads(was[6])[:3] == json.loads(new[6])[:3]
             except (ValueError, TypeError):
                 same = False
@@ -379,7 +380,7 @@ class Store:
             self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)",
                                  [(*r[:4], r[6]) for r in rows])
             self._db.executemany("DELETE FROM notes WHERE path=?", [(p,) for p in removed])
-            self._db.executemany("INSERT OR REPLACE INTO heads VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [r[7] for r in rows])
+            self._db.executemany("INSERT OR REPLACE INTO heads VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [r[7] for r in rows])
             self._db.executemany("DELETE FROM heads WHERE path=?", [(p,) for p in removed])
             quick.put(self._db, [r[4] for r in rows], removed, fresh=clear)
             if clear:
@@ -482,12 +483,13 @@ def body_digest(body: str) -> str:
     return hashlib.blake2b(flat.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest() if flat else ""
 
 
-def head_row(note: Note) -> tuple[str, str, str, str | None, str, str | None, str, str, str, str]:
+def head_row(note: Note) -> tuple[str, str, str, str | None, str, str | None, str, str, str, str, str]:
     """A note's row of the ``heads`` table: path, title, type, date, flags (``i`` an index note, ``s`` sensitive,
     ``a`` saved by an agent: :mod:`mdmem.base.layout`, ``source:``), its project (:func:`mdmem.base.projects.note_project`),
     the JSON of its frontmatter, tags, aliases and stat, its body's :func:`body_digest` (``note.digest``), and how the
     card names it (:func:`mdmem.text.said.said`, :func:`mdmem.text.said.marks`: the card formats none of its lines,
-    decision 063)."""
+    decision 063), and ``note.front`` (:func:`mdmem.engine.bodies.front_digest`; "" for a note not read from a file:
+    always parsed again)."""
     from mdmem.base.layout import is_index_note, is_sensitive
     from mdmem.base.projects import note_project
     from mdmem.text.said import marks, said
@@ -497,7 +499,7 @@ def head_row(note: Note) -> tuple[str, str, str, str | None, str, str | None, st
         + ("a" if fm.get("source") == "agent" else "")
     return (note.path, note.title, note.type, note.date, flags, note_project(fm),
             json.dumps([_plain(fm), note.tags, note.aliases, note.mtime_ns, note.size], ensure_ascii=False,
-                       separators=(",", ":")), note.digest, said(note), marks(note))
+                       separators=(",", ":")), note.digest, said(note), marks(note), note.front)
 
 
 _LAZY = frozenset(("frontmatter", "tags", "aliases", "mtime_ns", "size"))

@@ -20,13 +20,11 @@ from mdmem.base.errors import UsageError
 from mdmem.base.layout import FOLDER_TYPES, nfc
 from mdmem.base.models import Heading, Link, Note, Problem
 from mdmem.text.links import markdown, parse_wikilink, valid_tag
+from mdmem.text.raw import MAX_PARSE_BYTES, decoded, split_frontmatter
 
-MAX_PARSE_BYTES = 2 * 1024 * 1024  # above this: frontmatter only, body indexed truncated (the work per note
-# is bounded: a hostile 1.1 MB note of links parses in ~3 s with the linear rules of links.py)
 MAX_INDEX_CHARS = 1024 * 1024
 
 
-_FM = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.S)
 _FM_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _DAILY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -38,20 +36,13 @@ def tokens_for(size: int) -> int:
 
 
 def decode(data: bytes) -> tuple[str, list[Problem]]:
-    """Bytes to text: strip a BOM, fall back to cp1252 for non-UTF-8 bytes."""
+    """Bytes to text: strip a BOM, fall back to cp1252 for non-UTF-8 bytes (:func:`mdmem.text.raw.decoded`)."""
+    text, bom, bad = decoded(data)
     problems = []
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    if bom:
         problems.append(Problem("bom", "file starts with a UTF-8 byte-order mark"))
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        text = data.decode("cp1252", errors="replace")
-        problems.append(
-            Problem("not_utf8", f"not valid UTF-8 (byte {e.start}); read as cp1252")
-        )
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if bad is not None:
+        problems.append(Problem("not_utf8", f"not valid UTF-8 (byte {bad}); read as cp1252"))
     return text, problems
 
 
@@ -84,14 +75,6 @@ def split_note(data: bytes) -> tuple[str | None, str]:
     """A note's bytes -> (frontmatter YAML or None, body): :func:`decode`, then :func:`split_frontmatter`."""
     fm, body, _ = split_frontmatter(decode(data)[0])
     return fm, body
-
-
-def split_frontmatter(text: str) -> tuple[str | None, str, int]:
-    """-> (frontmatter YAML or None, body, number of lines before the body)."""
-    m = _FM.match(text)
-    if not m:
-        return None, text, 0
-    return m.group(1) or "", text[m.end() :], text.count("\n", 0, m.end())
 
 
 MAX_FRONTMATTER_NODES = 50_000

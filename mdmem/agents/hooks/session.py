@@ -186,17 +186,35 @@ def _kept_after_edit(mem, card: dict, frame: str, before: list, refreshed, budge
     (an agent's note: unconfirmed until the user edits it). The card is made of the notes' heads alone
     otherwise, so it would be the same bytes: an edit of a body, the most common change, costs the refresh
     of that note, not the card (decision 100)."""
-    if not (card.get("frame") == frame and card.get("store") == before and card.get("budget") == budget
-            and card.get("day") == day and isinstance(card.get("text"), str)):
-        return False
-    through = card.get("through")
-    if isinstance(through, str) and day > through:
+    if not (_frame_holds(card, frame, budget, day) and card.get("store") == before):
         return False
     if refreshed is None:  # the notes cache was current and is the one the card was made from
         return True
     if refreshed.stale or refreshed.moved is None or refreshed.moved or refreshed.changed_paths is None:
         return False
     return not any(h.type == "user" or "a" in h.flags for h in mem.store.heads_of(refreshed.changed_paths))
+
+
+def _frame_holds(card: dict, frame: str, budget: int, day: str) -> bool:
+    """Was the kept ``card`` made today, at this budget, with this frame (:func:`fingerprints`), and does it hold
+    today? What it must be, besides its notes, to stand after an edit."""
+    through = card.get("through")
+    return (card.get("frame") == frame and card.get("budget") == budget and card.get("day") == day
+            and isinstance(card.get("text"), str) and not (isinstance(through, str) and day > through))
+
+
+def _kept_unparsed(vault: str, card: dict, frame: str, walk: files.Scan, budget: int, day: str) -> bool:
+    """May the kept ``card`` stand, told before the notes cache is refreshed or any note parsed? When its frame
+    holds (:func:`_frame_holds`) and every note changed since the cache it was made from changed in its body
+    alone, in a way no head shows (:func:`mdmem.engine.bodies.only_bodies`: the frontmatter's text hashed the
+    same, nothing like a tag in the body, not the user's nor an agent's note). The cache is left as it is (the
+    next refresh parses those notes); the hook pays neither the parser's imports nor the cache's write
+    (decision 101). Else :func:`_kept_after_edit` decides, after the refresh, as before."""
+    if not _frame_holds(card, frame, budget, day):
+        return False
+    from mdmem.engine.bodies import only_bodies
+
+    return bool(only_bodies(vault, walk, card.get("store")))
 
 
 def _config_trouble(vault: str) -> str | None:
@@ -242,6 +260,16 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
     if _card_current(card, fp, budget, day):
         text = card["text"]
         _used(vault, scope.project, card.get("shown"), day, kept=True)
+    elif _kept_unparsed(vault, card, frame, walk, budget, day):
+        text = card["text"]
+        try:  # kept with the new fingerprint and the cache it was made from (left as it is)
+            save_card(vault, cwd, text, budget, fp, day, card.get("through"), scope.project, frame,
+                      card.get("store"), card.get("shown") if isinstance(card.get("shown"), list) else [])
+        except OSError as e:
+            log(vault, f"session-start: the card could not be kept ({e.strerror})")
+        _used(vault, scope.project, card.get("shown"), day, kept=True)
+        log(vault, f"session-start source={payload.get('source', '?')}: card kept: only bodies changed, "
+                   f"none parsed ({len(text)} characters)")
     else:
         from pathlib import Path
 

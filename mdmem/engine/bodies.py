@@ -1,0 +1,109 @@
+"""Did only notes' bodies change since the notes cache was written? Told without parsing a note.
+
+The SessionStart card is made of the notes' heads (decision 061); an edit of a body alone (the common edit)
+leaves every head as it was, so the kept card stands (decision 100). Knowing that by parsing the edited note
+cost the hook markdown-it's and PyYAML's first import (45-81 ms of ~230 at 10k notes). Here it is told from
+the bytes: each head keeps :func:`front_digest` (a digest of its frontmatter's text, empty when the body could
+hold an inline tag), and a note whose frontmatter hashes the same, whose body holds nothing like a tag, which
+is a regular file (not a link) and whose date is not its file's has the same head. The cache is only read
+(nothing here writes it; the next refresh parses the note as before). Standard library and ``base`` only: the
+card's hook imports it before anything heavy (decision 101).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sqlite3
+import stat
+import time
+
+from mdmem.base import files
+from mdmem.text.raw import MAX_PARSE_BYTES, decoded, split_frontmatter
+
+# anything an inline tag could be made of (``#`` then a tag's character, wherever it stands): the Markdown
+# parser's tag rule (:func:`mdmem.text.links._tag`) is narrower, so a body this never matches holds no tag
+TAGLIKE = re.compile(r"#[\w/\-]")
+MAX_EDITED = 32  # more notes changed than this: the refresh parses them anyway (a sync, a checkout)
+
+
+def front_digest(front: str | None, body: str, size: int) -> str:
+    """What tells a head unchanged without parsing: the digest of the frontmatter's text (``front``, None when
+    the note has none), or "" when the body could hold an inline tag (:data:`TAGLIKE`), the note is empty or
+    too large for its body to be parsed: such a note is always parsed again."""
+    if not size or size > MAX_PARSE_BYTES or TAGLIKE.search(body):
+        return ""
+    text = "\0" if front is None else "-" + front
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _day(mtime_ns: int) -> str:
+    """The UTC day of a file time: a note's date when its frontmatter gives none (:func:`mdmem.text.parse._date`)."""
+    return time.strftime("%Y-%m-%d", time.gmtime(mtime_ns / 1e9))
+
+
+def only_bodies(vault: str, scan: files.Scan, state: object) -> tuple[str, ...] | None:
+    """The notes that changed since the notes cache was written, when the cache is still the one ``state`` (its
+    ``[epoch, generation]``) names and each of them changed in its body alone, in a way no head shows: the same
+    frontmatter text (:func:`front_digest`), no tag-like text in the body, not the user's note (its body is on
+    the card) nor an agent's (its body decides whether it is still unconfirmed), a regular file, a date that does
+    not follow the file's time. None when any of that does not hold or cannot be told (a cache missing, damaged,
+    of another layout, locked; a note added, removed, unreadable): the caller refreshes and parses as before."""
+    if scan.broken or not isinstance(state, list) or len(state) != 2:
+        return None
+    path = files.state_folder(vault, "notes.db")
+    uri = "file:" + path.replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+    try:
+        db = sqlite3.connect(uri, uri=True, timeout=0.2, isolation_level=None)
+    except sqlite3.Error:
+        return None
+    try:
+        return _changed_bodies(vault, db, scan, state)
+    except (sqlite3.Error, OSError, ValueError, TypeError, IndexError):
+        return None
+    finally:
+        db.close()
+
+
+def _changed_bodies(vault: str, db: sqlite3.Connection, scan: files.Scan, state: list) -> tuple[str, ...] | None:
+    db.execute("BEGIN")  # one snapshot: the state, the stats and the heads read together
+    meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('epoch', 'gen')"))
+    if [meta.get("epoch", ""), int(meta.get("gen", 0))] != state:
+        return None
+    cached = {p: (m, s, c) for p, m, s, c in db.execute("SELECT path, mtime_ns, size, ctime_ns FROM notes")}
+    current = scan.notes
+    if len(cached) != len(current):
+        return None
+    get = cached.get
+    changed = [p for p, st in current.items() if get(p) != st]
+    if len(changed) > MAX_EDITED or any(p not in cached for p in changed):
+        return None
+    heads = {r[0]: r for r in db.execute(
+        f"SELECT path, type, flags, date, front FROM heads WHERE path IN ({','.join('?' * len(changed))})", changed)}
+    for rel in changed:
+        row = heads.get(rel)
+        if row is None or not _same_head(vault, rel, row, cached[rel][0], current[rel]):
+            return None
+    return tuple(sorted(changed))
+
+
+def _same_head(vault: str, rel: str, row: tuple, was_mtime: int, now: tuple[int, int, int]) -> bool:
+    _, kind, flags, date, front = row
+    if not front or not isinstance(front, str) or kind == "user" or "a" in (flags or ""):
+        return False
+    if date == _day(was_mtime) and date != _day(now[0]):  # its date may be the file's, and that moved
+        return False
+    full = os.path.join(vault, rel)
+    if stat.S_ISLNK(os.lstat(full).st_mode):  # a note made a link: the refresh reads it as it always does
+        return False
+    fd = files.open_regular(files.inside(vault, rel))
+    try:
+        st = os.fstat(fd)
+        data = files.read_fd(fd, MAX_PARSE_BYTES + 1)
+    finally:
+        os.close(fd)
+    if (st.st_mtime_ns, st.st_size, st.st_ctime_ns) != now or files.binary(data):  # written since the walk
+        return False
+    fm, body, _ = split_frontmatter(decoded(data)[0])
+    return front_digest(fm, body, len(data)) == front
