@@ -64,8 +64,8 @@ def test_an_edit_the_card_may_show_makes_it_again(vault, tmp_path, edit):
         path.write_text(path.read_text("utf-8").replace("no preamble", "never a preamble"), "utf-8")
     elif edit == "date":  # its rank among the feedback
         path.write_text(path.read_text("utf-8").replace("updated: 2026-11-24", "updated: 2026-12-01"), "utf-8")
-    elif edit == "tag":
-        _append(vault, rel, "\nSee #style too.\n")
+    elif edit == "tag":  # made sensitive by an inline tag: the card no longer shows it
+        _append(vault, rel, "\nSee #sensitive too.\n")
     elif edit == "added":
         (vault / "memory" / "feedback" / "short-commits.md").write_text(
             "---\ntype: feedback\ndescription: One change per commit\n---\nSmall commits.\n", "utf-8")
@@ -79,7 +79,7 @@ def test_an_edit_the_card_may_show_makes_it_again(vault, tmp_path, edit):
     after = _card(vault, tmp_path)
     assert "made again" in _how(vault)
     assert after == _fresh(vault, tmp_path)
-    if edit in ("description", "added"):
+    if edit in ("description", "added", "tag"):
         assert after != first
 
 
@@ -119,6 +119,15 @@ def test_a_body_edit_keeps_the_card_with_no_note_parsed_and_the_next_command_rea
     assert _card(vault, tmp_path) == first == _fresh(vault, tmp_path)
 
 
+def test_an_inline_tag_added_to_a_body_keeps_the_card_unparsed(vault, tmp_path):
+    """The card shows no tag and reads none but ``sensitive``: a tag (in a heading, a quote, a table) is a body's."""
+    first = _card(vault, tmp_path)
+    _append(vault, "memory/feedback/answer-first.md", "\n## More #style\n\n>#tone\n\n|#a|b|\n|-|-|\n")
+    assert _card(vault, tmp_path) == first
+    assert "none parsed" in _how(vault)
+    assert first == _fresh(vault, tmp_path)
+
+
 def _symlink(vault: Path, rel: str) -> None:
     """The note replaced by a link to a copy of itself, the same frontmatter, another body."""
     path = vault / rel
@@ -138,7 +147,7 @@ def _corrupt_front(vault: Path, rel: str) -> None:
     _append(vault, rel, "\nOnce more.\n")
 
 
-@pytest.mark.parametrize("edit", ["frontmatter", "tag", "heading tag", "user", "symlink", "corrupt row",
+@pytest.mark.parametrize("edit", ["frontmatter", "sensitive tag", "sensitive note", "user", "symlink", "corrupt row",
                                   "no cache", "file date", "added"])
 def test_what_may_move_a_head_is_never_told_without_parsing(vault, tmp_path, edit):
     """Every edit that could move a head, or that cannot be told from the bytes, goes the parsed way; the card
@@ -150,10 +159,12 @@ def test_what_may_move_a_head_is_never_told_without_parsing(vault, tmp_path, edi
     path = vault / rel
     if edit == "frontmatter":  # a key the card does not show: parsed all the same, the head compared
         path.write_text(path.read_text("utf-8").replace("type: feedback\n", "type: feedback\nseen: yes\n"), "utf-8")
-    elif edit == "tag":
-        _append(vault, rel, "\nSee #style too.\n")
-    elif edit == "heading tag":
-        _append(vault, rel, "\n## More #style\n")
+    elif edit == "sensitive tag":
+        _append(vault, rel, "\n> quoted\n>#Sensitive/\n")
+    elif edit == "sensitive note":  # sensitive by its frontmatter: never told without parsing either
+        path.write_text(path.read_text("utf-8").replace("type: feedback\n", "type: feedback\nsensitive: true\n"), "utf-8")
+        _card(vault, tmp_path)
+        _append(vault, rel, "\nOnce more.\n")
     elif edit == "user":
         user = next(p for p in (vault / "memory").rglob("*.md") if "type: user" in p.read_text("utf-8"))
         _append(vault, str(user.relative_to(vault)), "\n- Prefers tea to coffee\n")

@@ -3,9 +3,10 @@
 The SessionStart card is made of the notes' heads (decision 061); an edit of a body alone (the common edit)
 leaves every head as it was, so the kept card stands (decision 100). Knowing that by parsing the edited note
 cost the hook markdown-it's and PyYAML's first import (45-81 ms of ~230 at 10k notes). Here it is told from
-the bytes: each head keeps :func:`front_digest` (a digest of its frontmatter's text, empty when the body could
-hold an inline tag), and a note whose frontmatter hashes the same, whose body holds nothing like a tag, which
-is a regular file (not a link) and whose date is not its file's has the same head. The cache is only read
+the bytes: each head keeps :func:`front_digest` (a digest of its frontmatter's text); a note whose frontmatter
+hashes the same, whose body holds nothing like a ``#sensitive`` tag, which is a regular file (not a link), neither
+sensitive, the user's nor an agent's, and whose date is not its file's, is on the card as it was (its inline tags
+may differ: the card shows none, and reads only ``sensitive``). The cache is only read
 (nothing here writes it; the next refresh parses the note as before). Standard library and ``base`` only: the
 card's hook imports it before anything heavy (decision 101).
 """
@@ -22,17 +23,19 @@ import time
 from mdmem.base import files
 from mdmem.text.raw import MAX_PARSE_BYTES, decoded, split_frontmatter
 
-# anything an inline tag could be made of (``#`` then a tag's character, wherever it stands): the Markdown
-# parser's tag rule (:func:`mdmem.text.links._tag`) is narrower, so a body this never matches holds no tag
-TAGLIKE = re.compile(r"#[\w/\-]")
+# where an inline ``#sensitive`` tag could be: ``#`` at a line's start or after a space, ``>`` (a quote's marker) or
+# ``|`` (a table's cell). The parser's rule (:func:`mdmem.text.links._tag`) wants ``#`` at its inline text's start or
+# after a space, and an inline text starts at a line's start or after those markers (a list's or a heading's marker
+# is followed by a space); its name is lower-cased and loses trailing ``/``. A body this never matches makes no note
+# sensitive. The only tag the card reads: it shows no tag, and hides a sensitive note (``is_sensitive``).
+SENSITIVE_TAG = re.compile(r"(?:^|[\s>|])#sensitive", re.I | re.M)
 MAX_EDITED = 32  # more notes changed than this: the refresh parses them anyway (a sync, a checkout)
 
 
-def front_digest(front: str | None, body: str, size: int) -> str:
-    """What tells a head unchanged without parsing: the digest of the frontmatter's text (``front``, None when
-    the note has none), or "" when the body could hold an inline tag (:data:`TAGLIKE`), the note is empty or
-    too large for its body to be parsed: such a note is always parsed again."""
-    if not size or size > MAX_PARSE_BYTES or TAGLIKE.search(body):
+def front_digest(front: str | None, size: int) -> str:
+    """What tells a head's frontmatter unchanged without parsing: the digest of its text (``front``, None when the
+    note has none), or "" for an empty note or one too large for its body to be parsed (always parsed again)."""
+    if not size or size > MAX_PARSE_BYTES:
         return ""
     text = "\0" if front is None else "-" + front
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
@@ -46,7 +49,7 @@ def _day(mtime_ns: int) -> str:
 def only_bodies(vault: str, scan: files.Scan, state: object) -> tuple[str, ...] | None:
     """The notes that changed since the notes cache was written, when the cache is still the one ``state`` (its
     ``[epoch, generation]``) names and each of them changed in its body alone, in a way no head shows: the same
-    frontmatter text (:func:`front_digest`), no tag-like text in the body, not the user's note (its body is on
+    frontmatter text (:func:`front_digest`), nothing like a ``#sensitive`` tag in the body, not a sensitive note, the user's note (its body is on
     the card) nor an agent's (its body decides whether it is still unconfirmed), a regular file, a date that does
     not follow the file's time. None when any of that does not hold or cannot be told (a cache missing, damaged,
     of another layout, locked; a note added, removed, unreadable): the caller refreshes and parses as before."""
@@ -90,7 +93,8 @@ def _changed_bodies(vault: str, db: sqlite3.Connection, scan: files.Scan, state:
 
 def _same_head(vault: str, rel: str, row: tuple, was_mtime: int, now: tuple[int, int, int]) -> bool:
     _, kind, flags, date, front = row
-    if not front or not isinstance(front, str) or kind == "user" or "a" in (flags or ""):
+    if not front or not isinstance(front, str) or kind == "user" or not isinstance(flags, str) or "a" in flags \
+            or "s" in flags:  # the user's note, an agent's, a sensitive one (maybe by an inline tag): parsed
         return False
     if date == _day(was_mtime) and date != _day(now[0]):  # its date may be the file's, and that moved
         return False
@@ -106,4 +110,4 @@ def _same_head(vault: str, rel: str, row: tuple, was_mtime: int, now: tuple[int,
     if (st.st_mtime_ns, st.st_size, st.st_ctime_ns) != now or files.binary(data):  # written since the walk
         return False
     fm, body, _ = split_frontmatter(decoded(data)[0])
-    return front_digest(fm, body, len(data)) == front
+    return front_digest(fm, len(data)) == front and not SENSITIVE_TAG.search(body)

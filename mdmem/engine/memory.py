@@ -135,7 +135,7 @@ def load_note(root: Path, rel: str) -> Note:
     try:
         note = parse_note(rel, data, st.st_mtime_ns)
         front, body = split_note(data)
-        digest, front = body_digest(body), front_digest(front, body, len(data))
+        digest, front = body_digest(body), front_digest(front, len(data))
     except Exception as e:  # a parser bug must cost one note, never the refresh
         note = problem_note(rel, Problem("parse_error", f"{type(e).__name__}: {e}"), st.st_mtime_ns, len(data))
         digest = front = ""
