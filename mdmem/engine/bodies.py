@@ -46,13 +46,26 @@ def _day(mtime_ns: int) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(mtime_ns / 1e9))
 
 
-def only_bodies(vault: str, scan: files.Scan, state: object) -> tuple[str, ...] | None:
-    """The notes that changed since the notes cache was written, when the cache is still the one ``state`` (its
-    ``[epoch, generation]``) names and each of them changed in its body alone, in a way no head shows: the same
-    frontmatter text (:func:`front_digest`), nothing like a ``#sensitive`` tag in the body, not a sensitive note, the user's note (its body is on
-    the card) nor an agent's (its body decides whether it is still unconfirmed), a regular file, a date that does
-    not follow the file's time. None when any of that does not hold or cannot be told (a cache missing, damaged,
-    of another layout, locked; a note added, removed, unreadable): the caller refreshes and parses as before."""
+class Look:
+    """What :func:`only_bodies` saw: the notes cache's ``state`` (``[epoch, generation]``) and the notes ``added``,
+    ``changed`` and ``removed`` since it was written (sorted, as :meth:`mdmem.engine.store.Store.diff` gives them:
+    a refresh that follows need not read the cache's stats again), and whether only bodies changed (``kept``)."""
+
+    __slots__ = ("added", "changed", "kept", "removed", "state")
+
+    def __init__(self, state: list, added: list[str], changed: list[str], removed: list[str], kept: bool) -> None:
+        self.state, self.kept = state, kept
+        self.added, self.changed, self.removed = tuple(sorted(added)), tuple(sorted(changed)), tuple(sorted(removed))
+
+
+def only_bodies(vault: str, scan: files.Scan, state: object) -> Look | None:
+    """Have the notes that changed since the notes cache was written, when the cache is still the one ``state`` (its
+    ``[epoch, generation]``) names, each changed in their body alone, in a way the card does not show: the same
+    frontmatter text (:func:`front_digest`), nothing like a ``#sensitive`` tag in the body, not a sensitive note,
+    the user's note (its body is on the card) nor an agent's (its body decides whether it is still unconfirmed), a
+    regular file, a date that does not follow the file's time? The :class:`Look` says (``kept``). None when the
+    cache cannot be read as it stands (missing, damaged, of another layout, locked) or another cache than
+    ``state``: the caller refreshes and parses as before."""
     if scan.broken or not isinstance(state, list) or len(state) != 2:
         return None
     path = files.state_folder(vault, "notes.db")
@@ -62,33 +75,33 @@ def only_bodies(vault: str, scan: files.Scan, state: object) -> tuple[str, ...] 
     except sqlite3.Error:
         return None
     try:
-        return _changed_bodies(vault, db, scan, state)
+        return _look(vault, db, scan, state)
     except (sqlite3.Error, OSError, ValueError, TypeError, IndexError):
         return None
     finally:
         db.close()
 
 
-def _changed_bodies(vault: str, db: sqlite3.Connection, scan: files.Scan, state: list) -> tuple[str, ...] | None:
+def _look(vault: str, db: sqlite3.Connection, scan: files.Scan, state: list) -> Look | None:
     db.execute("BEGIN")  # one snapshot: the state, the stats and the heads read together
     meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('epoch', 'gen')"))
     if [meta.get("epoch", ""), int(meta.get("gen", 0))] != state:
         return None
     cached = {p: (m, s, c) for p, m, s, c in db.execute("SELECT path, mtime_ns, size, ctime_ns FROM notes")}
     current = scan.notes
-    if len(cached) != len(current):
-        return None
     get = cached.get
-    changed = [p for p, st in current.items() if get(p) != st]
-    if len(changed) > MAX_EDITED or any(p not in cached for p in changed):
-        return None
+    differ = [p for p, st in current.items() if get(p) != st]
+    added = [p for p in differ if p not in cached]
+    changed = [p for p in differ if p in cached] if added else differ
+    removed = [p for p in cached if p not in current] if len(cached) != len(current) - len(added) else []
+    look = Look(state, added, changed, removed, False)
+    if added or removed or not changed or len(changed) > MAX_EDITED:
+        return look
     heads = {r[0]: r for r in db.execute(
         f"SELECT path, type, flags, date, front FROM heads WHERE path IN ({','.join('?' * len(changed))})", changed)}
-    for rel in changed:
-        row = heads.get(rel)
-        if row is None or not _same_head(vault, rel, row, cached[rel][0], current[rel]):
-            return None
-    return tuple(sorted(changed))
+    look.kept = all(rel in heads and _same_head(vault, rel, heads[rel], cached[rel][0], current[rel])
+                    for rel in changed)
+    return look
 
 
 def _same_head(vault: str, rel: str, row: tuple, was_mtime: int, now: tuple[int, int, int]) -> bool:

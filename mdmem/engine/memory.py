@@ -38,7 +38,7 @@ from mdmem.base.files import version, write_lock
 from mdmem.base.layout import nfc
 from mdmem.base.models import Link, Note, Problem
 from mdmem.base.vault import find_vault
-from mdmem.engine.bodies import front_digest
+from mdmem.engine.bodies import Look, front_digest
 from mdmem.engine.store import CacheDamaged, Diff, Head, Store, body_digest, no_room
 from mdmem.text.parse import parse_note, problem_note, snippet_text, split_note
 from mdmem.text.resolve import Resolver
@@ -246,6 +246,7 @@ class Memory:
         no_room_ok: bool = True,
         scan: fs.Scan | None = None,
         index: bool = True,
+        known: Look | None = None,
     ) -> RefreshResult:
         """Bring the notes cache and the index up to date with the files.
 
@@ -268,11 +269,14 @@ class Memory:
 
         ``index=False``: the notes cache alone (for a reader of it only: the hooks' card and prompt), when it is
         built: the search index (Whoosh) is neither imported nor written, nor the vectors; what the index lacks
-        is kept as its lag (:data:`INDEX_BEHIND`) and folded in by the next refresh that keeps the index."""
+        is kept as its lag (:data:`INDEX_BEHIND`) and folded in by the next refresh that keeps the index.
+        ``known``: with ``index=False`` and ``scan``, what changed since the cache was written, as a look at it
+        under that walk found (:func:`mdmem.engine.bodies.only_bodies`): used while the cache is still the one
+        it looked at (its epoch and generation), so its stats are not read twice."""
         try:
             try:
                 if not index and not rebuild and self.store.get_meta("index_ok") == "1":
-                    return self._refresh_notes(strict, scan)
+                    return self._refresh_notes(strict, scan, known if scan is not None else None)
                 return self._refresh(rebuild, progress, strict, semantic, scan)
             except CacheDamaged:
                 self.store.reset()
@@ -312,12 +316,15 @@ class Memory:
         epoch, gen, _ = self.store.state()
         return v is None or (v.epoch, v.gen) != (epoch, gen) or v.model != IDS[self.settings.semantic.model]
 
-    def _refresh_notes(self, strict: bool, walked: fs.Scan | None) -> RefreshResult:
+    def _refresh_notes(self, strict: bool, walked: fs.Scan | None, known: Look | None = None) -> RefreshResult:
         """``refresh(index=False)``: the changed notes parsed into the notes cache only; the search index's lag
         recorded (:data:`INDEX_BEHIND`: the cache's generation the index was last in step with)."""
         t0 = time.perf_counter()
         scan = self._set_scan(walked or fs.scan(self.root))
-        diff = self.store.diff(scan)
+        if known is not None and list(self.store.state()[:2]) == known.state:
+            diff = Diff(known.added, known.changed, known.removed)
+        else:
+            diff = self.store.diff(scan)
         if not diff:
             return RefreshResult(len(scan.notes) + len(scan.broken), 0, 0, 0, _since(t0), changed_paths=(), moved=())
         wait = self.lock_timeout if strict else min(self.lock_timeout, READ_WAIT)

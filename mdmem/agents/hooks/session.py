@@ -43,6 +43,8 @@ TYPE_CHECKING = False  # the card stays on the standard library
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from mdmem.engine.bodies import Look
+
 CARD_MAX = 10_000  # bytes (UTF-8): the most the SessionStart hook ever prints; Claude Code cuts larger ones
 CARD_BUDGET = 8000  # bytes: the card's default budget, leaving room for a pending checkpoint
 PENDING_DAYS = 14  # a pending checkpoint older than this is no longer shown on the card
@@ -203,18 +205,19 @@ def _frame_holds(card: dict, frame: str, budget: int, day: str) -> bool:
             and isinstance(card.get("text"), str) and not (isinstance(through, str) and day > through))
 
 
-def _kept_unparsed(vault: str, card: dict, frame: str, walk: files.Scan, budget: int, day: str) -> bool:
+def _look(vault: str, card: dict, frame: str, walk: files.Scan, budget: int, day: str) -> Look | None:
     """May the kept ``card`` stand, told before the notes cache is refreshed or any note parsed? When its frame
     holds (:func:`_frame_holds`) and every note changed since the cache it was made from changed in its body
-    alone, in a way no head shows (:func:`mdmem.engine.bodies.only_bodies`: the frontmatter's text hashed the
-    same, nothing like a tag in the body, not the user's nor an agent's note). The cache is left as it is (the
-    next refresh parses those notes); the hook pays neither the parser's imports nor the cache's write
-    (decision 101). Else :func:`_kept_after_edit` decides, after the refresh, as before."""
+    alone, in a way the card does not show (:func:`mdmem.engine.bodies.only_bodies`: the frontmatter's text hashed
+    the same, nothing like a ``#sensitive`` tag in the body, not the user's nor an agent's note). Then the cache is
+    left as it is (the next refresh parses those notes) and the hook pays neither the parser's imports nor the
+    cache's write (decision 101). The :class:`~mdmem.engine.bodies.Look` (its ``kept`` says), or None; a look that
+    does not keep the card hands its diff to the refresh that follows."""
     if not _frame_holds(card, frame, budget, day):
-        return False
+        return None
     from mdmem.engine.bodies import only_bodies
 
-    return bool(only_bodies(vault, walk, card.get("store")))
+    return only_bodies(vault, walk, card.get("store"))
 
 
 def _config_trouble(vault: str) -> str | None:
@@ -260,7 +263,7 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
     if _card_current(card, fp, budget, day):
         text = card["text"]
         _used(vault, scope.project, card.get("shown"), day, kept=True)
-    elif _kept_unparsed(vault, card, frame, walk, budget, day):
+    elif (look := _look(vault, card, frame, walk, budget, day)) is not None and look.kept:
         text = card["text"]
         try:  # kept with the new fingerprint and the cache it was made from (left as it is)
             save_card(vault, cwd, text, budget, fp, day, card.get("through"), scope.project, frame,
@@ -287,7 +290,7 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
             before = list(mem.store.state()[:2])
             refreshed = None
             if not mem.notes_current(walk):
-                refreshed = mem.refresh(strict=False, scan=walk, index=False)
+                refreshed = mem.refresh(strict=False, scan=walk, index=False, known=look)
                 if not refreshed.stale and not mem.notes_current(mem.scan):
                     # only a folder moved: the next card (and prompt) need not look again
                     record_digest(vault, files.digest(mem.scan), files.digest(mem.scan, SESSIONS_DIR))
