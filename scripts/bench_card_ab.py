@@ -12,7 +12,8 @@ run, the notes and their cache unchanged (the card made again: open, a refresh t
 "Card after a body edit": a line appended to a feedback note's body (a different note each run) just before the
 run, the card kept from the run before (what a session meets after an edit; decision 100 keeps the card then);
 "after a description edit": the same note's description changed (a head that moves: the card made again). Each
-note is then put back and the card run once, untimed, so the prompt hook's rows see an unchanged vault.
+note is then put back and the card run once, untimed, so the prompt hook's rows see an unchanged vault. "Prompt
+right after a body edit": another feedback note's body appended to, then the prompt hook (its refresh parses it).
 
 ``--ref REF`` also times another git ref, interleaved: its ``mdmem/`` is exported (``git archive``) to a temp
 folder put first on ``PYTHONPATH`` for its runs (the before/after of a change in one run); ``--ref-vault DIR``: the
@@ -134,6 +135,9 @@ def measure(vault: Path, runs: int, ref: str | None, ref_vault: Path | None = No
                     got.setdefault(f"prompt {case} x", []).append(ms / floor)
                     got.setdefault(f"prompt {case} injected", []).append(float(bool(proc.stdout.strip())))
                     got.setdefault("python -c pass", []).append(floor)
+                if edited[label]:  # the prompt hook right after a body edit (it refreshes the notes cache: a parse)
+                    _prompt_after_edit(got, edited[label][(i * 37 + 1) % len(edited[label])], cmd, card_in, env,
+                                       bare, prompts["related"], str(vault), i)
         load.append(os.getloadavg())
     notes = sum(1 for _ in (vault / "memory").rglob("*.md"))
     return {"notes": notes, "runs": runs, "load": load, "commands": cmds,
@@ -162,6 +166,25 @@ def _edits(got: dict, note: Path, cmd: str, card_in: bytes, env: dict, bare: str
         _run(cmd, card_in, env)  # the cache brought back in step (untimed): the prompt rows see no change
 
 
+def _prompt_after_edit(got: dict, note: Path, cmd: dict, card_in: bytes, env: dict, bare: str, prompt: str,
+                       cwd: str, i: int) -> None:
+    """The prompt hook right after a line was appended to ``note``'s body; the note put back, the card run untimed."""
+    data, st = note.read_bytes(), note.stat()
+    try:
+        note.write_bytes(data + f"\nprompt bench {i}\n".encode())
+        stdin = json.dumps({"session_id": f"bench-edit-{i}-{time.time_ns()}", "cwd": cwd, "prompt": prompt,
+                            "transcript_path": "/dev/null", "hook_event_name": "UserPromptSubmit"}).encode()
+        ms, proc = _run(cmd["UserPromptSubmit"], stdin, env)
+        assert proc.returncode == 0, proc.stderr[-600:]
+        floor, _ = _run(bare, b"", env)
+        got.setdefault("prompt after a body edit", []).append(ms)
+        got.setdefault("prompt after a body edit x", []).append(ms / floor)
+    finally:
+        note.write_bytes(data)
+        os.utime(note, ns=(st.st_atime_ns, st.st_mtime_ns))
+        _run(cmd["SessionStart"], card_in, env)
+
+
 def render(figures: dict) -> list[str]:
     load = " -> ".join("/".join(f"{x:.1f}" for x in one) for one in figures["load"])
     lines = [f"{figures['notes']} notes, {figures['runs']} interleaved runs, load average {load}; medians in ms "
@@ -180,6 +203,9 @@ def render(figures: dict) -> list[str]:
             if f"card after a {case}" in m:
                 lines.append(f"  {label}: card after a {case} {span(f'card after a {case}')} "
                              f"({m[f'card after a {case} x']:.1f}x; CPU {span(f'card after a {case} cpu')})")
+        if "prompt after a body edit" in m:
+            lines.append(f"  {label}: prompt right after a body edit {span('prompt after a body edit')} "
+                         f"({m['prompt after a body edit x']:.2f}x; target < {PROMPT_X}x)")
         for case in ("related", "unrelated"):
             hits = round(m[f"prompt {case} injected"] * 2) / 2
             lines.append(f"  {label}: prompt {case:<9} {span(f'prompt {case}')} ({m[f'prompt {case} x']:.2f}x; target "
