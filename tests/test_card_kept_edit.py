@@ -148,7 +148,7 @@ def _corrupt_front(vault: Path, rel: str) -> None:
 
 
 @pytest.mark.parametrize("edit", ["frontmatter", "sensitive tag", "sensitive note", "user", "symlink", "corrupt row",
-                                  "no cache", "file date", "added"])
+                                  "no cache", "garbage cache", "file date", "added"])
 def test_what_may_move_a_head_is_never_told_without_parsing(vault, tmp_path, edit):
     """Every edit that could move a head, or that cannot be told from the bytes, goes the parsed way; the card
     is then the card made from scratch."""
@@ -175,6 +175,11 @@ def test_what_may_move_a_head_is_never_told_without_parsing(vault, tmp_path, edi
     elif edit == "no cache":
         for suffix in ("", "-wal", "-shm"):
             (vault / ".mdmem" / f"notes.db{suffix}").unlink(missing_ok=True)
+        _append(vault, rel, "\nOnce more.\n")
+    elif edit == "garbage cache":
+        for suffix in ("-wal", "-shm"):
+            (vault / ".mdmem" / f"notes.db{suffix}").unlink(missing_ok=True)
+        (vault / ".mdmem" / "notes.db").write_bytes(b"not a database" * 100)
         _append(vault, rel, "\nOnce more.\n")
     elif edit == "file date":  # a note whose date is its file's: the date moves with the file
         note = vault / "memory" / "feedback" / "undated.md"
