@@ -446,23 +446,21 @@ def _update(mem: Memory, ref: str, body: str, section: str | None, today, allow_
     ref = ref.strip()
     if ref.startswith("[[") and ref.endswith("]]"):
         ref = ref[2:-2].split("|", 1)[0]
-    if not section:  # the text already in the note (a note saved since a checkpoint's list was made): nothing to add
-        from mdmem.text.parse import split_note
+    def result(status: str, path: str, data: bytes) -> SaveResult:
+        note = parse_note(path, data)
+        got = note.frontmatter.get("description")
+        return SaveResult(status, path, note.type, note.title, got if isinstance(got, str) else "", note.tokens,
+                          SECTIONS.get(note.type), index_line(note), False, [], "given")
 
+    if not section:  # the text already in the note (a note saved since a checkpoint's list was made): nothing to add
         path = mem.resolve_note(ref)
         data = fs.read_bytes(mem.root, path)
-        note = parse_note(path, data)
-        if " ".join(body.split()) and " ".join(body.split()) in " ".join(split_note(data)[1].split()):
-            got = note.frontmatter.get("description")
-            return SaveResult("unchanged", path, note.type, note.title, got if isinstance(got, str) else "",
-                              note.tokens, SECTIONS.get(note.type), index_line(note), False, [], "given")
+        if holds(data, body):
+            return result("unchanged", path, data)
     done = edit(mem, ref, append=None if section else body, section=section, replace=body if section else None,
                 today=today, allow_secret=allow_secret)  # through the write guard, as every edit
     mem.refresh()
-    note = parse_note(done.path, fs.read_bytes(mem.root, done.path))
-    got = note.frontmatter.get("description")
-    return SaveResult("updated", done.path, note.type, note.title, got if isinstance(got, str) else "", note.tokens,
-                      SECTIONS.get(note.type), index_line(note), False, [], "given")
+    return result("updated", done.path, fs.read_bytes(mem.root, done.path))
 
 
 def origin(project: str | None) -> dict:
@@ -538,6 +536,14 @@ def _same_content(existing: bytes, body: str) -> bool:
     from mdmem.text.parse import split_note
 
     return split_note(existing)[1].strip() == body.strip()
+
+
+def holds(existing: bytes, text: str) -> bool:
+    """Does a note's body (``existing``: the file's bytes) already say ``text``, spaces aside?"""
+    from mdmem.text.parse import split_note
+
+    said = " ".join(text.split())
+    return bool(said) and said in " ".join(split_note(existing)[1].split())
 
 
 def check_unchanged(path: Path, seen: tuple[int, int] | None) -> None:

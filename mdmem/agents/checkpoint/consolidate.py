@@ -296,19 +296,13 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
             twin = repeats_of(mem, Scope(project), c["name"], c["body"], kind)
             same = twin[0] if twin and twin[1] != MEANING else None
         if same and mem.store.get(same) is not None:  # the list said "accepting updates X": it does
-            if _already_in(mem, same, c["body"]):  # (a note saved since, with this very text: nothing to add)
-                results.append(Accepted(n, c["dimension"], kind, c["name"], "unchanged", same,
-                                        f"already in {same}: nothing changed"))
-                continue
             try:
-                r = save(mem, c["body"], kind, update=same, allow_secret=allow_secret, today=today)
+                results.append(_add_to(mem, n, c, same, allow_secret, today))
+                continue
             except SecretRefused:
                 pass  # refused below, as any suggestion holding a secret
             except MdmemError as e:
                 results.append(Accepted(n, c["dimension"], kind, c["name"], "refused", None, str(e)))
-                continue
-            else:
-                results.append(_updated(n, c, r))
                 continue
         try:
             r = save(mem, c["body"], kind, c["name"], c["description"], tags=["checkpoint"], today=today,
@@ -324,8 +318,7 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
                                     f"command line; never over MCP); it stays pending"))
             continue
         except SameMemory as e:  # one note per fact: accepting it updates the note that says it already
-            r = save(mem, c["body"], kind, update=e.existing, allow_secret=allow_secret, today=today)
-            results.append(_updated(n, c, r))
+            results.append(_add_to(mem, n, c, e.existing, allow_secret, today))
             continue
         except MdmemError as e:
             results.append(Accepted(n, c["dimension"], kind, c["name"], "refused", None, str(e)))
@@ -353,21 +346,16 @@ class SkipResult:
     discarded: int
 
 
-def _already_in(mem, path: str, body: str) -> bool:
-    """Does the note at ``path`` already hold the suggestion's text (its footer aside), spaces aside?"""
+def _add_to(mem, n: int, c: dict, path: str, allow_secret: bool, today: str | None) -> Accepted:
+    """Suggestion ``n`` (``c``) said by the saved note at ``path``: added to it, or, when the note already holds its
+    text (its footer aside: a note saved since the list was made), nothing changed."""
     from mdmem.agents.checkpoint.propose import fact_of
     from mdmem.base import files as fs
-    from mdmem.text.parse import split_note
+    from mdmem.ops.capture import holds, save
 
-    fact = " ".join(fact_of(body).split())
-    return bool(fact) and fact in " ".join(split_note(fs.read_bytes(mem.root, path))[1].split())
-
-
-def _updated(n: int, c: dict, r) -> Accepted:
-    """A suggestion that says what a saved note says, added to it (or already in it: nothing changed)."""
-    if r.status == "unchanged":
-        return Accepted(n, c["dimension"], c["type"], c["name"], "unchanged", r.path,
-                        f"already in {r.path}: nothing changed", r.index_line)
+    if holds(fs.read_bytes(mem.root, path), fact_of(c["body"])):
+        return Accepted(n, c["dimension"], c["type"], c["name"], "unchanged", path, f"already in {path}: nothing changed")
+    r = save(mem, c["body"], c["type"], update=path, allow_secret=allow_secret, today=today)
     return Accepted(n, c["dimension"], c["type"], c["name"], "updated", r.path, f"the same as {r.path}: added to it",
                     r.index_line)
 
