@@ -123,10 +123,15 @@ def recall(
     if not include_sensitive:
         hits = [h for h in hits if not ((n := mem.store.get(h.path)) is not None and is_sensitive(n))]
     elsewhere: dict[str, int] = {}  # another project's memories that match: counted, said in one line
-    for h in hits:
-        if not seen(mem, h.path, scope) and (name := owner(mem, h.path)) is not None:
-            elsewhere[name] = elsewhere.get(name, 0) + 1
-    hits = [h for h in hits if seen(mem, h.path, scope)]
+    if scope is not None:
+        mine = []
+        for h in hits:
+            name = owner(mem, h.path)
+            if scope.sees_name(name):
+                mine.append(h)
+            elif name is not None:
+                elsewhere[name] = elsewhere.get(name, 0) + 1
+        hits = mine
     kept = memory_paths(mem)
     hits = memory_first(hits, kept, limit)
     graph = mem.graph()
