@@ -38,6 +38,14 @@ class Cli:
         return json.loads(self(*args, "--json", env=env).stdout)
 
 
+def new_vault(tmp_path: Path) -> tuple[Cli, Path]:
+    """A CLI runner and a vault ``mdmem init`` made at ``tmp_path/vault``."""
+    cli = Cli()
+    vault = tmp_path / "vault"
+    cli("init", str(vault))
+    return cli, vault
+
+
 def git_repo(root: Path, name: str) -> Path:
     """``root/code/name`` made a git root as the walk up finds it (a ``.git`` folder; no git spawned)."""
     repo = root / "code" / name

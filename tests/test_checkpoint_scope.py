@@ -11,19 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from support import SESSION, Cli, git_repo, propose
+from support import SESSION, git_repo, new_vault, propose
 
 ATLAS = "In atlas, keep the migration files small: one table per migration file."
 BOREALIS = "In borealis, never commit generated images; they are built in CI from the sources."
 GLOBAL = "I prefer short answers with the conclusion first, then the details."
 
 
-
 @pytest.fixture
 def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
-    cli = Cli()
-    vault = tmp_path / "vault"
-    cli("init", str(vault))
+    cli, vault = new_vault(tmp_path)
     atlas, borealis = git_repo(tmp_path, "atlas"), git_repo(tmp_path, "borealis")
     monkeypatch.chdir(atlas)
     cli("save", ATLAS, "--type", "feedback", "--name", "Atlas migrations", "--vault", str(vault))

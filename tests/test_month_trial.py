@@ -10,20 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from support import Cli, git_repo, propose, run_hook
+from support import git_repo, new_vault, propose, run_hook
 
 OLD_DAY = "2026-11-20"
 
 
-
 @pytest.fixture
 def month(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
-    cli = Cli()
-    vault = tmp_path / "vault"
-    cli("init", str(vault))
+    cli, vault = new_vault(tmp_path)
     projects = {n: git_repo(tmp_path, n) for n in ("projA", "projB", "projC")}
     return {"cli": cli, "vault": vault, "tmp": tmp_path, **projects}
-
 
 
 RULE = {"type": "feedback", "dimension": 6, "name": "Release notes in projB",
