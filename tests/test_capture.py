@@ -267,7 +267,7 @@ def test_save_never_overwrites_an_index_changed_since_read(vault, cli, monkeypat
 def test_index_write_refuses_a_stale_snapshot(vault):
     from mdmem.base.errors import WriteConflict
     from mdmem.engine.memory import Memory
-    from mdmem.ops import capture
+    from mdmem.ops import index_lines
 
     index = vault / "MEMORY.md"
     with Memory.open(vault) as mem:
@@ -277,8 +277,8 @@ def test_index_write_refuses_a_stale_snapshot(vault):
         time.sleep(0.01)
         index.write_text(index.read_text() + "- edited\n")
         try:
-            capture._add_index_line(mem, "memory/people/x.md", "- [x.md](memory/people/x.md) — x `~1tk`",
-                                    "People", snapshot)
+            index_lines.add_line(mem, "memory/people/x.md", "- [x.md](memory/people/x.md) — x `~1tk`",
+                                 "People", snapshot)
         except WriteConflict as e:
             assert "changed on disk since it was read" in str(e)
         else:

@@ -23,6 +23,7 @@ from mdmem.base.projects import Scope
 from mdmem.base.provenance import RULE_TYPES, Provenance, record
 from mdmem.ops import guard
 from mdmem.ops.budget import index_line
+from mdmem.ops.index_lines import add_line, mark_superseded
 from mdmem.ops.properties import register_types
 from mdmem.ops.repeats import MEANING, UNCHECKED, Twin, Unchecked, repeated, warnings
 from mdmem.text.classify import classify, decision_note, decision_title
@@ -36,7 +37,6 @@ FOLDERS = TYPE_FOLDERS
 SECTIONS = INDEX_SECTIONS
 _SLUG_DROP = re.compile(r"[^\w\s-]")
 _SLUG_GAP = re.compile(r"[\s_-]+")
-_SECTION = re.compile(r"^##\s+(.*?)\s*#*\s*$")
 MAX_TEXT = guard.MAX_TEXT  # characters of one saved memory or daily entry (OVERSIZED warns at ~13 KB already)
 SecretRefused = guard.SecretRefused
 TEMP_AGE = 3600.0  # seconds: a temp file older than this was left by a killed writer
@@ -108,7 +108,7 @@ class SaveResult:
     type_reason: str = "given"  # why this type: "given", or the rule that inferred it
     supersedes: list[str] = field(default_factory=list)  # the notes it replaces (vault paths), as its
     # frontmatter ``supersedes`` says
-    index_marked: list[str] = field(default_factory=list)  # the old notes whose MEMORY.md line got SUPERSEDED_MARK
+    index_marked: list[str] = field(default_factory=list)  # the old notes whose MEMORY.md line got index_lines.SUPERSEDED_MARK
     source: str = "user"  # who wrote it (its frontmatter ``source``: mdmem.base.provenance)
     confirm: str | None = None  # an agent's rule: how the user confirms it (until then not shown as theirs)
     similar: str | None = None  # a note it may say the same as (a guess by meaning, saved anyway: in warnings)
@@ -219,7 +219,7 @@ def save(
     ``supersedes``: notes this one replaces (each a path, file name or title, as ``show`` takes it;
     :func:`replaced`), written as its frontmatter ``supersedes: "[[old note]]"`` (a list for several).
     The old notes are never touched; being replaced, they are not near-duplicates of it. Each old note's
-    MEMORY.md line is marked (:func:`_mark_superseded`): the index is what an agent loads first, and an
+    MEMORY.md line is marked (:func:`mdmem.ops.index_lines.mark_superseded`): the index is what an agent loads first, and an
     unmarked line went on presenting the old fact as current.
 
     ``provenance`` (default: the user's): its fields go after ``tags`` (:class:`~mdmem.base.provenance.Provenance`),
@@ -348,14 +348,14 @@ def save(
             check_unchanged(mem.root / INDEX_NAME, index_seen)
             fs.write_new(path, data)
             try:
-                index_changed = _add_index_line(mem, rel, line, section, (index_data, index_seen))
+                index_changed = add_line(mem, rel, line, section, (index_data, index_seen))
                 if prov.source == "agent":
                     record(mem.state_dir, rel, data)
             except BaseException:
                 _undo_new(path, data)
                 raise
             status = "created"
-            marked = _mark_superseded(mem, [p for p, _ in old], rel) if old else []
+            marked = mark_superseded(mem, [p for p, _ in old], rel) if old else []
             register_types(mem.root, meta)  # Obsidian's types.json learns mdmem's fields (dates as dates)
     if status == "created" or index_changed:
         mem.refresh()
@@ -558,112 +558,3 @@ def _undo_new(path: Path, data: bytes) -> None:
     current, _ = fs.read_stat(path.parent, path.name)
     if current == data:
         os.unlink(path)
-
-
-def index_links(text: str, resolve) -> dict[int, set[str]]:
-    """0-based line number -> the vault paths the line's links resolve to (parsed, not substrings)."""
-    from mdmem.text.parse import parse_note
-
-    note = parse_note(INDEX_NAME, text.encode("utf-8"))
-    found: dict[int, set[str]] = {}
-    for link in note.links:
-        target = resolve(link.target)
-        if target:
-            found.setdefault(link.line - 1, set()).add(target)
-    return found
-
-
-def resolver_for(mem: Memory, extra: str | None = None):
-    """Resolve a MEMORY.md link target to a vault path (``extra``: a note just written)."""
-    from mdmem.text.resolve import Resolver
-
-    scan = fs.scan(mem.root)
-    paths = [*scan.notes, *scan.broken, *scan.files]
-    if extra and extra not in scan.notes:
-        paths.append(extra)
-    resolver = Resolver(paths)
-    return lambda target: resolver.resolve(target, INDEX_NAME) if target else None
-
-
-def _add_index_line(mem: Memory, rel: str, line: str, section: str,
-                    snapshot: tuple[bytes | None, tuple[int, int] | None] | None = None) -> bool:
-    """Add ``line`` to MEMORY.md under ``## section``; False when a line already links to ``rel``."""
-    path = mem.root / INDEX_NAME
-    data, seen = snapshot if snapshot is not None else fs.read_stat(mem.root, path)
-    if data is None:
-        fs.write_atomic(path, f"# Memory index\n\n## {section}\n{line}\n".encode())
-        return True
-    from mdmem.text.parse import decode
-
-    text = decode(data)[0]
-    bom = "\ufeff" if data.startswith(b"\xef\xbb\xbf") else ""
-    resolve = resolver_for(mem, rel)
-    if any(rel in targets for targets in index_links(text, resolve).values()):
-        return False
-    nl = "\r\n" if b"\r\n" in data else "\n"  # (decode made every line end in LF: the file's own ends are kept)
-    lines = text.splitlines()
-    start = next((i for i, ln in enumerate(lines)
-                  if (m := _SECTION.match(ln)) and m.group(1).strip().lower() == section.lower()), None)
-    if start is None:
-        while lines and not lines[-1].strip():
-            lines.pop()
-        lines += ["", f"## {section}", line]
-    else:
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("#")), len(lines))
-        at = end
-        while at > start + 1 and not lines[at - 1].strip():
-            at -= 1
-        lines.insert(at, line)
-    fs.write_atomic(path, (bom + nl.join(lines) + nl).encode("utf-8"), expected=seen)
-    return True
-
-
-SUPERSEDED_MARK = "(superseded by {})"  # put before a MEMORY.md line's `~NNtk` (``{}``: the new note's file name)
-_TOKENS_END = re.compile(r"(\s`~\d+tk`)\s*$")
-
-
-def _mark_superseded(mem: Memory, olds: list[str], new: str) -> list[str]:
-    """Mark the MEMORY.md lines of the notes ``new`` supersedes: ``- [old.md](path) — what it said (superseded
-    by new.md) `~97tk```, the line format kept (the mark goes into the description, before the token count).
-    The new note is named as plain text, never a link: a MEMORY.md line links only its own note, so that
-    what finds a note's line by its links (``save`` skipping a note already listed, ``forget`` taking its
-    lines out, ``check``'s ORPHAN) never takes the old note's line for the new one's. Only lines whose links
-    resolve to an old note and that are not marked yet change; every other byte is kept. Under the write lock
-    the caller holds, never over a MEMORY.md changed since it was read (then nothing is marked and ``check``
-    reports the line). Returns the old notes whose line was marked."""
-    from mdmem.base.errors import WriteConflict
-    from mdmem.text.parse import decode
-
-    path = mem.root / INDEX_NAME
-    data, seen = fs.read_stat(mem.root, INDEX_NAME)
-    if data is None:
-        return []
-    bom = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
-    try:  # the lines as they are on disk (CRLF kept); a MEMORY.md that is not UTF-8 is left to check
-        raw = data[len(bom):].decode("utf-8")
-    except UnicodeDecodeError:
-        return []
-    if "\r" in raw.replace("\r\n", ""):  # a lone CR would number lines otherwise than the parser
-        return []
-    mark = SUPERSEDED_MARK.format(new.rsplit("/", 1)[-1])
-    lines = raw.split("\n")
-    marked: list[str] = []
-    for number, targets in sorted(index_links(decode(data)[0], resolver_for(mem, new)).items()):
-        hit = [p for p in olds if p in targets]
-        if not hit or number >= len(lines) or "(superseded by " in lines[number]:
-            continue
-        body = lines[number].removesuffix("\r")
-        end = lines[number][len(body):]
-        m = _TOKENS_END.search(body)
-        lines[number] = (body[:m.start()] + " " + mark + body[m.start():] if m else body + " " + mark) + end
-        marked += [p for p in hit if p not in marked]
-    if not marked:
-        return []
-    try:
-        fs.write_atomic(path, bom + "\n".join(lines).encode("utf-8"), expected=seen)
-    except WriteConflict:
-        return []
-    return marked
-
-
-# ----------------------------------------------------------------------------- dedupe and warnings

@@ -26,7 +26,8 @@ from mdmem.base.errors import AmbiguousNote, MdmemError, NoteArchived, NoteNotFo
 from mdmem.base.layout import ARCHIVE_DIR, ARCHIVE_DIRS, INDEX_NAME, MEMORY_DIR, archive_log, archive_of
 from mdmem.base.vault import is_flat
 from mdmem.ops import guard
-from mdmem.ops.capture import check_unchanged, clean, index_links, resolver_for
+from mdmem.ops.capture import check_unchanged, clean
+from mdmem.ops.index_lines import index_links, resolver_for
 
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
