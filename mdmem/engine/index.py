@@ -379,7 +379,11 @@ class SearchIndex:
 
     def _searcher_(self) -> Any:
         if self._searcher is None:
-            self._searcher = self._open().searcher()
+            try:
+                self._searcher = self._open().searcher()
+            except Untrusted:  # a rebuild swapped the folder between its seal and a file being read: once more,
+                self.close()   # on the folder now in place (a file that really changed is refused again)
+                self._searcher = self._open().searcher()
         return self._searcher
 
     def masked(self) -> frozenset[str]:
