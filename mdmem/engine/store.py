@@ -19,13 +19,15 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from operator import itemgetter
 from pathlib import Path
 
 from mdmem.base.files import UNSTATED_DIGEST, Lock, Scan, digest
 from mdmem.base.layout import SESSIONS_DIR
 from mdmem.base.models import Heading, Link, Note, Problem
 from mdmem.engine import quick, supersede
+from mdmem.engine.heads import FM_TAG, HEAD_COLUMNS, SCHEMA_VERSION, CacheDamaged, Head, lean_heads, typed
+from mdmem.engine.heads import heads_of as _heads_of
+from mdmem.engine.heads import kinds as _kinds
 
 TYPE_CHECKING = False  # not `from typing import`: type-only imports cost nothing at run time
 if TYPE_CHECKING:
@@ -34,21 +36,9 @@ if TYPE_CHECKING:
 
     F = TypeVar("F", bound=Callable[..., Any])
 
-SCHEMA_VERSION = "10"  # 3: the quick index (FTS5, :mod:`mdmem.engine.quick`) and the scan digest;
-# 4: notes stored as JSON arrays (no pickle); 5: the claims and superseded tables
-# (:mod:`mdmem.engine.supersede`); 6: ``ctime_ns`` in the change fingerprint; 7: the ``heads`` table
-# (:meth:`Store.heads`); 8: the heads' body ``digest`` (:meth:`Store.same_body`); 9: their ``said`` and ``marks``
-# columns (the card's lines, decision 063); 10: their ``front`` (:func:`mdmem.engine.bodies.front_digest`: an edit
-# of a body alone told without parsing, decision 101). Older caches are rebuilt.
-
-
 def _epoch() -> str:
     """A new cache's epoch: random, as a UUID4's hex (``uuid`` itself imports ``platform``: 2.5 ms on the card's hook)."""
     return os.urandom(16).hex()
-
-
-class CacheDamaged(Exception):
-    """``notes.db`` is not a database any more (damaged pages, garbage): discard it."""
 
 
 def _guard(method: F) -> F:
@@ -202,21 +192,23 @@ class Store:
             self._drop(bad)
 
     @_guard
-    def heads(self) -> list[Head]:
-        """Every cached note's :class:`Head` in path order: what lists of notes need, without parsing what
-        they do not (headings, links; and a note's frontmatter until it is asked for). The card reads these:
-        at 10k notes whole rows cost most of its time (decision 061)."""
-        return list(map(Head, self._db.execute(
-            "SELECT path, title, type, date, flags, project, head, said, marks FROM heads ORDER BY path")))
+    def heads(self, types: Iterable[str] | None = None) -> list[Head]:
+        """Every cached note's :class:`Head` in path order (of the notes of ``types`` when given): what lists of
+        notes need, without parsing what they do not (headings, links; and a note's frontmatter until it is asked
+        for). The card reads these: at 10k notes whole rows cost most of its time (decisions 061, 120)."""
+        if types is None:
+            return list(map(Head, self._db.execute(f"SELECT {HEAD_COLUMNS} FROM heads ORDER BY path")))
+        return lean_heads(self._db, types)
+
+    @_guard
+    def kinds(self, besides: Iterable[str] = ()) -> list[tuple[str, str | None, str, int]]:
+        """:func:`mdmem.engine.heads.kinds`: (type, project, flags, count) of the notes of the other types."""
+        return _kinds(self._db, besides)
 
     @_guard
     def heads_of(self, paths: Iterable[str]) -> list[Head]:
         """The cached :class:`Head` of each of ``paths`` that is cached, in path order."""
-        wanted = sorted(set(paths))
-        rows = [r for i in range(0, len(wanted), 500) for r in self._db.execute(
-            "SELECT path, title, type, date, flags, project, head, said, marks FROM heads WHERE path IN "
-            f"({','.join('?' * len(wanted[i:i + 500]))})", wanted[i:i + 500])]
-        return sorted(map(Head, rows), key=lambda h: h.path)
+        return _heads_of(self._db, paths)
 
     @_guard
     def heads_moved(self, notes: Iterable[Note]) -> list[str]:
@@ -428,9 +420,6 @@ def _tx(db: sqlite3.Connection) -> Iterator[None]:
 # fixture (885 notes): loading a row costs 41 us against pickle's 28 us (+0.13 s per full pass over 10k
 # notes), rows are 24% smaller; every note round-trips equal.
 
-_FM_TAG = "\x00t"  # a frontmatter value JSON cannot hold, tagged: {"\x00t": "date", "v": "2024-01-01"}
-
-
 def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
@@ -439,30 +428,12 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     if isinstance(value, dt.datetime):
-        return {_FM_TAG: "datetime", "v": value.isoformat()}
+        return {FM_TAG: "datetime", "v": value.isoformat()}
     if isinstance(value, dt.date):
-        return {_FM_TAG: "date", "v": value.isoformat()}
+        return {FM_TAG: "date", "v": value.isoformat()}
     if isinstance(value, bytes):
-        return {_FM_TAG: "bytes", "v": value.hex()}
-    return {_FM_TAG: "str", "v": str(value)}
-
-
-def _typed(value: Any) -> Any:
-    if isinstance(value, dict):
-        tag = value.get(_FM_TAG)
-        if tag is not None and len(value) == 2:
-            v = value["v"]
-            if tag == "date":
-                return dt.date.fromisoformat(v)
-            if tag == "datetime":
-                return dt.datetime.fromisoformat(v)
-            if tag == "bytes":
-                return bytes.fromhex(v)
-            return v
-        return {k: _typed(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_typed(v) for v in value]
-    return value
+        return {FM_TAG: "bytes", "v": value.hex()}
+    return {FM_TAG: "str", "v": str(value)}
 
 
 def dumps(note: Note) -> str:
@@ -502,48 +473,6 @@ def head_row(note: Note) -> tuple[str, str, str, str | None, str, str | None, st
                        separators=(",", ":")), note.digest, said(note), marks(note), note.front)
 
 
-_LAZY = frozenset(("frontmatter", "tags", "aliases", "mtime_ns", "size"))
-
-
-class Head(tuple):
-    """A note as lists of notes need it (a row of the notes cache's ``heads`` table): path, title, type, date,
-    ``flags`` (``i`` index note, ``s`` sensitive, ``a`` saved by an agent), ``project`` (the note's, None for a
-    global one) at once; ``frontmatter``, ``tags``, ``aliases``, ``mtime_ns`` and ``size`` parsed on first use.
-    No headings, links or problems. The row itself (a tuple), not a frozen dataclass: the card makes 10k of them
-    and reads the frontmatter of a few (decision 061). A row that is not mdmem's data raises
-    :class:`CacheDamaged` when its frontmatter is first read."""
-
-    path = property(itemgetter(0))
-    title = property(itemgetter(1))
-    type = property(itemgetter(2))
-    date = property(itemgetter(3))
-    flags = property(itemgetter(4))
-    project = property(itemgetter(5))
-    said = property(itemgetter(7))  # how a list names it (:func:`mdmem.text.said.said`)
-    marks = property(itemgetter(8))  # :func:`mdmem.text.said.marks`
-    frontmatter: dict[str, Any]
-    tags: tuple[str, ...]
-    aliases: tuple[str, ...]
-    mtime_ns: int
-    size: int
-
-    def __getattr__(self, name: str) -> Any:  # reached only until the parsed parts are set
-        if name not in _LAZY:
-            raise AttributeError(name)
-        try:
-            fm, tags, aliases, mtime, size = json.loads(self[6])
-            # (a value JSON cannot hold is tagged, its tag escaped as \\u0000: most rows hold none)
-            self.frontmatter = _typed(fm) if "\\u0000t" in self[6] else fm
-            self.tags, self.aliases = tuple(tags), tuple(aliases)
-            self.mtime_ns, self.size = int(mtime), int(size)
-        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as e:
-            raise CacheDamaged(f"a row of the notes cache is not mdmem's data ({type(e).__name__})") from None
-        return getattr(self, name)
-
-    def __repr__(self) -> str:
-        return f"Head({self[0]!r}, {self[2]!r})"
-
-
 def loads(data: str | bytes) -> Note:
     """A row back into a Note; anything else (garbage, a pickle from an old or foreign cache) is
     :class:`CacheDamaged`: the cache is derived, so it is rebuilt, never trusted."""
@@ -555,6 +484,6 @@ def loads(data: str | bytes) -> Note:
 
 def _loads(data: str | bytes) -> Note:
     (path, title, type_, fm, tags, aliases, headings, links, tokens, problems, mtime, size, date) = json.loads(data)
-    return Note(path, title, type_, _typed(fm), tuple(tags), tuple(aliases),
+    return Note(path, title, type_, typed(fm), tuple(tags), tuple(aliases),
                 tuple(Heading(*h) for h in headings), tuple(Link(*k) for k in links), tokens,
                 tuple(Problem(*p) for p in problems), mtime, size, date)

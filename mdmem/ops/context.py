@@ -17,15 +17,21 @@ from pathlib import Path
 
 from mdmem.base.errors import UsageError
 from mdmem.base.files import read_outside
-from mdmem.base.projects import Scope
 from mdmem.base.provenance import RULE_TYPES
-from mdmem.engine.memory import Memory
-from mdmem.engine.store import Head
+from mdmem.engine.heads import Head
 from mdmem.text.fence import NOTICE, fence, one_line, quoted
 from mdmem.text.protocol import memory_protocol
 from mdmem.text.said import OPEN, SCOPED, is_open, near_words, protocol_paths, said, words
 from mdmem.text.said import description as _desc
 from mdmem.text.said import name as _name
+
+TYPE_CHECKING = False  # the card's hook imports this module: no `typing`, no engine facade at load
+if TYPE_CHECKING:
+    from mdmem.base.projects import Scope
+    from mdmem.engine.heads import HeadReader
+    from mdmem.engine.memory import Memory
+
+    Source = Memory | HeadReader  # what the context is read from: the engine, or the card's read-only look
 
 BOOTSTRAP_MAX = 1024 * 1024  # bytes read of one bootstrap file at most (they are outside the vault: bounded)
 
@@ -34,6 +40,8 @@ DECISIONS = 5       # the most recent decisions on the card
 PROFILE_LINES = 6   # lines of the user's note on the card
 LINE_MAX = 240      # bytes of one listed line at most
 MODES = ("index", "full", "off")
+# the kinds of notes the card lists (every other kind is only counted on its first line: read as counts, decision 120)
+CARD_TYPES = frozenset({"user", "feedback", "protocol", "decision", "project", "person", "daily"}) | RULE_TYPES
 
 
 @dataclass(frozen=True)
@@ -74,7 +82,7 @@ def _glob_match(path: str, pattern: str) -> bool:
     return pattern.endswith("/**") and (path + "/").startswith(pattern[:-2])
 
 
-def _body(mem: Memory, path: str) -> str:
+def _body(mem: Source, path: str) -> str:
     try:
         return mem.read(path).body.strip()
     except OSError:
@@ -118,22 +126,53 @@ class _Builder:
         return "".join(self.parts)
 
 
-def _notes(mem: Memory, include_sensitive: bool, today: dt.date | str | None = None,
-           scope: Scope | None = None) -> list:
-    """The notes the context may show, as heads (:class:`mdmem.engine.store.Head`: every use here reads type,
+def _notes(mem: Source, include_sensitive: bool, today: dt.date | str | None = None,
+           scope: Scope | None = None, types: frozenset[str] | None = None) -> list:
+    """The notes the context may show, as heads (:class:`mdmem.engine.heads.Head`: every use here reads type,
     title, date, frontmatter or tags, a body its file), by path: no sensitive one unless asked, no superseded or
     expired one, no index note, none of another project, no sync conflict copy (not a memory until resolved).
-    Filtered on the heads' flags and project: the frontmatter of most notes is never parsed."""
-    from mdmem.ops.search import standing, without_conflicts
-
-    notes = without_conflicts(mem, mem.heads())
-    gone = standing(mem, today).hidden  # superseded or expired
-    return sorted((n for n in notes if (include_sensitive or "s" not in n.flags) and n.path not in gone
-                   and "i" not in n.flags and (scope is None or scope.sees_name(n.project))),
+    Filtered on the heads' flags and project: the frontmatter of most notes is never parsed. ``types``: only the
+    notes of these types (the card's :data:`CARD_TYPES`; None: all)."""
+    gone = _gone(mem, today)
+    return sorted((n for n in mem.store.heads(types) if n.path not in gone and _shows(n.flags, n.project,
+                                                                                      include_sensitive, scope)),
                   key=lambda n: n.path)
 
 
-def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, query: str | None = None,
+def _gone(mem: Source, today: dt.date | str | None) -> set[str]:
+    """The notes the context never shows whatever their head says: superseded or expired on ``today``, and sync
+    conflict copies."""
+    from mdmem.ops.search import conflicts, standing
+
+    return standing(mem, today).hidden | set(conflicts(mem))
+
+
+def _shows(flags: str, project: str | None, include_sensitive: bool, scope: Scope | None) -> bool:
+    """May a note of these flags and project be shown (not sensitive unless asked, not an index note, in
+    ``scope``)?"""
+    return (include_sensitive or "s" not in flags) and "i" not in flags and (scope is None or scope.sees_name(project))
+
+
+def _counts(mem: Source, notes: list, include_sensitive: bool, today: dt.date | str | None,
+            scope: Scope | None) -> dict[str, int]:
+    """How many notes of each type :func:`_notes` would give when asked for all types, ``notes`` being the ones
+    of :data:`CARD_TYPES`: the other types counted by the cache (:meth:`mdmem.engine.store.Store.kinds`, by type,
+    project and flags), less those of them that are superseded, expired or conflict copies."""
+    counts: dict[str, int] = {}
+    for n in notes:
+        counts[n.type] = counts.get(n.type, 0) + 1
+    for kind, project, flags, many in mem.store.kinds(CARD_TYPES):
+        if _shows(flags, project, include_sensitive, scope):
+            counts[kind] = counts.get(kind, 0) + many
+    for h in mem.store.heads_of(_gone(mem, today)):
+        if h.type not in CARD_TYPES and _shows(h.flags, h.project, include_sensitive, scope):
+            counts[h.type] -= 1
+            if not counts[h.type]:
+                del counts[h.type]
+    return counts
+
+
+def context(mem: Source, mode: str = "index", budget: int = DEFAULT_BUDGET, query: str | None = None,
             paths: list[str] | tuple[str, ...] = (), include_sensitive: bool = False, cwd: Path | None = None,
             today: dt.date | str | None = None, protocol: str | None = None, command: str = "mdmem {}",
             scope: Scope | None = None, bootstrap: bool = True) -> ContextResult:
@@ -158,7 +197,7 @@ def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, quer
         if text:
             b.add(f"bootstrap {name}", f"## {name}\n\n{text}", str(file))
     day = dt.date.fromisoformat(today) if isinstance(today, str) else (today or dt.date.today())
-    notes = _notes(mem, include_sensitive, day, scope)
+    notes = _notes(mem, include_sensitive, day, scope, CARD_TYPES if mode == "index" else None)
     protocol = (memory_protocol() if protocol is None else protocol).strip()
     agent = by_agent(mem, notes)
     if mode == "full":
@@ -167,14 +206,15 @@ def context(mem: Memory, mode: str = "index", budget: int = DEFAULT_BUDGET, quer
     named: list[str] = []
     if mode == "index":
         room = b.budget - b.used - (1 if b.parts else 0)
-        the_card = card(mem, notes, room, protocol, command, notice=not _noticed(b), today=day, named=named) \
-            if room > 0 else ""
+        the_card = card(mem, notes, room, protocol, command, notice=not _noticed(b), today=day, named=named,
+                        counts=_counts(mem, notes, include_sensitive, day, scope)) if room > 0 else ""
         if the_card:
             b.add("card", the_card)
         else:
             b.omitted.append("card")
     else:
-        _full(mem, b, notes, query, day, include_sensitive, protocol, command, agent, scope)
+        _full(mem, b, notes, query, day, include_sensitive, protocol, command, agent,  # type: ignore[arg-type]
+              scope)  # (full mode reads a Memory: its graph, its notes; the card's hook asks for index mode)
     text = b.text()
     assert size(text) <= budget
     return ContextResult(mode, budget, len(text), text, b.sections, b.omitted, size(text),
@@ -191,7 +231,7 @@ def _notice(b: _Builder) -> None:
         b.add("notice", NOTICE)
 
 
-def _protocols(mem: Memory, b: _Builder, notes: list, paths, mode: str, agent: set[str]) -> None:
+def _protocols(mem: Source, b: _Builder, notes: list, paths, mode: str, agent: set[str]) -> None:
     """Path-matched protocols in full; in full mode the global ones in full too (in index mode the card
     lists them, one line each); their text quoted inside the fence. An agent's unconfirmed protocol never
     (it is listed as proposed)."""
@@ -268,7 +308,7 @@ PROPOSED = ("## Proposed by an agent, not confirmed (not the user's rules: never
             "confirms one with `{}`)")
 
 
-def by_agent(mem: Memory, notes: list) -> set[str]:
+def by_agent(mem: Source, notes: list) -> set[str]:
     """The notes an agent saved that the user has neither confirmed nor edited since
     (:func:`mdmem.base.provenance.unconfirmed`): never shown as the user's own."""
     from mdmem.base.provenance import records, unconfirmed
@@ -291,7 +331,7 @@ def _by_date(notes: list) -> list:
     return sorted(sorted(notes, key=lambda n: n.path), key=lambda n: n.date or "", reverse=True)
 
 
-def profile_lines(mem: Memory, user) -> list[str]:
+def profile_lines(mem: Source, user) -> list[str]:
     """The user note's first paragraphs and list items, one line each (headings, code, links' syntax and
     block ids left out; hard-wrapped lines joined)."""
     import re
@@ -391,12 +431,12 @@ def _share(parts: list[_List], room: int) -> int:
     return used
 
 
-def _ranked(mem: Memory, notes: list, today: dt.date | None) -> list:
+def _ranked(mem: Source, notes: list, today: dt.date | None, used: dict | None = None) -> list:
     """``notes`` by use and age (:func:`mdmem.base.usage.weight`: used often and lately first; a note never used
-    by its own date), then newest, then by path."""
-    from mdmem.base.usage import CARD, read, weight
+    by its own date), then newest, then by path. ``used``: :func:`_uses` when the caller read it already."""
+    from mdmem.base.usage import weight
 
-    used = read(mem.state_dir, ignore=(CARD,))  # not its own showing: what the card names would keep its place
+    used = _uses(mem) if used is None else used
     day = today or dt.date.today()
     unused: dict[str | None, float] = {}  # a never used note's weight, by its date (10k notes: a few hundred dates)
 
@@ -413,6 +453,14 @@ def _ranked(mem: Memory, notes: list, today: dt.date | None) -> list:
     return sorted(_by_date(notes), key=rank)
 
 
+def _uses(mem: Source) -> dict:
+    """The notes' uses (:func:`mdmem.base.usage.read`) but the card's own showings: what the card names would
+    keep its place."""
+    from mdmem.base.usage import CARD, read
+
+    return read(mem.state_dir, ignore=(CARD,))
+
+
 def _date(value) -> dt.date | None:
     try:
         return dt.date.fromisoformat(str(value)[:10]) if value else None
@@ -420,22 +468,24 @@ def _date(value) -> dt.date | None:
         return None
 
 
-def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, protocol: str | None = None,
+def card(mem: Source, notes: list | None = None, budget: int = DEFAULT_BUDGET, protocol: str | None = None,
          command: str = "mdmem {}", notice: bool = True, today: dt.date | None = None,
-         named: list[str] | None = None) -> str:
+         named: list[str] | None = None, counts: dict[str, int] | None = None) -> str:
     """The index-mode card in at most ``budget`` bytes ("" when not even its first line fits): the same
     text for the same vault. The first line, the user, the memory protocol and how to pull detail are
     always there (while they fit); the listed sections share the rest: the rules (feedback, global
     protocols, and the protocols with ``paths:`` as one line each: name, globs, description; their full
     text comes with ``context --paths``) up to 60% first, then the profile, decisions, projects, people and days, each a fair share
     (the shortest shown whole, the others split what is left). What does not fit is counted, with the
-    command that lists it."""
+    command that lists it. ``counts``: how many notes of each type the vault shows, when ``notes`` holds only the
+    kinds the card lists (:data:`CARD_TYPES`; None: counted from ``notes``)."""
     notes = _notes(mem, False) if notes is None else notes
     protocol = (memory_protocol() if protocol is None else protocol).strip()
     agent = by_agent(mem, notes)
-    counts: dict[str, int] = {}
-    for n in notes:
-        counts[n.type] = counts.get(n.type, 0) + 1
+    if counts is None:
+        counts = {}
+        for n in notes:
+            counts[n.type] = counts.get(n.type, 0) + 1
     total = sum(counts.values())
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     head = f"# Memory ({one_line(mem.root.name)}: {total} notes — {kinds})"
@@ -446,11 +496,12 @@ def card(mem: Memory, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
     pull = (f"Pull detail: `{recall_}` (search + linked notes, within a budget); "
             '`timeline "last week"`, `show NOTE` alike; over MCP: recall, search, read_note, timeline.')
     # by use and age: what is used often and lately first (each list then cut to its share)
-    feedback = _ranked(mem, [n for n in notes if n.type == "feedback" and n.path not in agent], today)
+    uses = _uses(mem)
+    feedback = _ranked(mem, [n for n in notes if n.type == "feedback" and n.path not in agent], today, uses)
     protocols = [n for n in notes if n.type == "protocol" and not _scoped(n) and n.path not in agent]
     scoped = [n for n in notes if n.type == "protocol" and _scoped(n) and n.path not in agent]
-    decisions = _ranked(mem, [n for n in notes if n.type == "decision"], today)
-    active = _ranked(mem, _active(notes), today)
+    decisions = _ranked(mem, [n for n in notes if n.type == "decision"], today, uses)
+    active = _ranked(mem, _active(notes), today, uses)
     persons = [n for n in notes if n.type == "person"]
     people = [_name(n) for n in persons[:15]]  # names, as in every section, not file names
     days = sorted((one_line(n.title) for n in notes if n.type == "daily"), reverse=True)[:3]

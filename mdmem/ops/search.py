@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING
 from mdmem.base.layout import sync_conflicts
 
 if TYPE_CHECKING:
+    from mdmem.engine.heads import HeadReader
     from mdmem.engine.index import Filters
     from mdmem.engine.memory import Memory, SearchResult
 
 _CACHE: list = [None, {}]  # (the scan it was computed from, its conflicts): the MCP server asks at every call
 
 
-def conflicts(mem: Memory) -> dict[str, tuple[str, str]]:
+def conflicts(mem: Memory | HeadReader) -> dict[str, tuple[str, str]]:
     """The vault's sync conflict copies: copy -> (original, tool). ~10 ms at 10k notes, so kept per scan."""
     scan = mem.scan
     if _CACHE[0] is not scan:
@@ -57,7 +58,7 @@ def iso_day(today: dt.date | str | None = None) -> str:
     return today if isinstance(today, str) else (today or dt.date.today()).isoformat()
 
 
-def standing(mem: Memory, today: dt.date | str | None = None) -> Standing:
+def standing(mem: Memory | HeadReader, today: dt.date | str | None = None) -> Standing:
     """The vault's :class:`Standing` on ``today`` (from the notes cache: one query)."""
     by, until = mem.store.standing()
     return Standing(iso_day(today), by, until)

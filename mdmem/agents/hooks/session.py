@@ -274,38 +274,13 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
         log(vault, f"session-start source={payload.get('source', '?')}: card kept: only bodies changed, "
                    f"none parsed ({len(text)} characters)")
     else:
-        from pathlib import Path
-
-        from mdmem.engine.memory import Memory
-
-        defaults = None
-        if broken:  # the defaults, config.toml being unusable (the settings module: only then, ~10 ms of imports)
-            from mdmem.base.settings import Settings
-
-            defaults = Settings()
-        with Memory.open(vault, settings=defaults) as mem:
-            # no note changed since the notes cache was written: the card is made from it alone (the search
-            # index, Whoosh, is neither opened nor imported); else the notes cache alone brought up to date first
-            # (the index's lag is folded in by the next command that searches it)
-            before = list(mem.store.state()[:2])
-            refreshed = None
-            if not mem.notes_current(walk):
-                refreshed = mem.refresh(strict=False, scan=walk, index=False, known=look)
-                if not refreshed.stale and not mem.notes_current(mem.scan):
-                    # only a folder moved: the next card (and prompt) need not look again
-                    record_digest(vault, files.digest(mem.scan), files.digest(mem.scan, SESSIONS_DIR))
-            kept = _kept_after_edit(mem, card, frame, before, refreshed, budget, day)
-            if kept:
-                text, through, how = card["text"], card.get("through"), "kept: only bodies changed"
-                shown = card.get("shown") if isinstance(card.get("shown"), list) else []
-            else:
-                from mdmem.ops.context import context
-
-                made = context(mem, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
-                               command=card_command(vault), scope=scope)
-                text, shown = made.text, made.shown
-                through, how = mem.store.valid_through(day), "made again"
-            store = list(mem.store.state()[:2])
+        made = None
+        if look is None or not (look.added or look.changed or look.removed):  # (a look that saw changes: behind)
+            made = _from_cache(vault, cwd, card, walk, frame, budget, day, scope)
+        if made is None:  # the notes cache is behind the files (or cannot be read as it is): refreshed first
+            made = _refreshed(vault, cwd, card, walk, frame, look, budget, day, scope, broken)
+        text, through, shown, store, how = made
+        kept = how.startswith("kept")
         try:
             save_card(vault, cwd, text, budget, fp, day, through, scope.project, frame, store, shown)
         except OSError as e:  # a read-only vault: the card is shown, only not kept
@@ -337,6 +312,79 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
         return {"systemMessage": visible(broken, False), "hookSpecificOutput": {"hookEventName": "SessionStart",
                                                                          "additionalContext": visible(text)}}
     return text
+
+
+def _make(source, vault: str, cwd: str, budget: int, day: str, scope):
+    """The index-mode card (:func:`mdmem.ops.context.context`) from ``source`` (a ``Memory``, or the notes cache's
+    :class:`~mdmem.engine.heads.HeadReader`): the same text from either."""
+    from pathlib import Path
+
+    from mdmem.ops.context import context
+
+    return context(source, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
+                   command=card_command(vault), scope=scope)
+
+
+def _from_cache(vault: str, cwd: str, card: dict, walk: files.Scan, frame: str, budget: int, day: str,
+                scope) -> tuple[str, str | None, list, list, str] | None:
+    """(text, through, shown, store, how) of the card made from the notes cache as it stands, read without the
+    engine (:class:`~mdmem.engine.heads.HeadReader`: the heads of the kinds the card lists, the other notes as
+    counts; no ``Memory``, no parser, no write lock) when the cache was written from the files as ``walk`` saw
+    them; the kept card when it was made from that very cache (:func:`_kept_after_edit`). None when the cache is
+    behind the files or cannot be read as it is: the caller refreshes it (decision 120)."""
+    import sqlite3
+
+    from mdmem.engine.heads import CacheDamaged, HeadReader
+
+    reader = HeadReader.open(vault, walk)
+    if reader is None:
+        return None
+    try:
+        with reader:
+            store: list = list(reader.state()[:2])
+            if _frame_holds(card, frame, budget, day) and card.get("store") == store:
+                return _kept(card, store)
+            made = _make(reader, vault, cwd, budget, day, scope)
+            return made.text, reader.valid_through(day), made.shown, store, "made again from the notes cache"
+    except (sqlite3.Error, CacheDamaged, OSError) as e:  # the cache changed under it, a row not mdmem's: refreshed
+        log(vault, f"session-start: the notes cache could not be read as it is ({type(e).__name__}); refreshing it")
+        return None
+
+
+def _kept(card: dict, store: list) -> tuple[str, str | None, list, list, str]:
+    """(text, through, shown, store, how) of the kept ``card``, standing for notes cache state ``store``."""
+    shown = card.get("shown")
+    through = card.get("through")
+    return (str(card["text"]), through if isinstance(through, str) else None, shown if isinstance(shown, list) else [],
+            store, "kept: only bodies changed")
+
+
+def _refreshed(vault: str, cwd: str, card: dict, walk: files.Scan, frame: str, look: Look | None, budget: int,
+               day: str, scope, broken: str | None) -> tuple[str, str | None, list, list, str]:
+    """(text, through, shown, store, how) of the card after the notes cache was brought up to date with the files
+    through ``Memory`` (the changed notes parsed; the search index left as it is, decision 100): the kept card when
+    only bodies changed (:func:`_kept_after_edit`), else made again."""
+    from mdmem.engine.memory import Memory
+
+    defaults = None
+    if broken:  # the defaults, config.toml being unusable (the settings module: only then, ~10 ms of imports)
+        from mdmem.base.settings import Settings
+
+        defaults = Settings()
+    with Memory.open(vault, settings=defaults) as mem:
+        # the notes cache alone brought up to date (the index's lag is folded in by the next command that searches
+        # it: Whoosh is neither opened nor imported)
+        before = list(mem.store.state()[:2])
+        refreshed = None
+        if not mem.notes_current(walk):
+            refreshed = mem.refresh(strict=False, scan=walk, index=False, known=look)
+            if not refreshed.stale and not mem.notes_current(mem.scan):
+                # only a folder moved: the next card (and prompt) need not look again
+                record_digest(vault, files.digest(mem.scan), files.digest(mem.scan, SESSIONS_DIR))
+        if _kept_after_edit(mem, card, frame, before, refreshed, budget, day):
+            return _kept(card, list(mem.store.state()[:2]))
+        made = _make(mem, vault, cwd, budget, day, scope)
+        return made.text, mem.store.valid_through(day), made.shown, list(mem.store.state()[:2]), "made again"
 
 
 def _scope(vault: str, cwd: str, broken: str | None):
