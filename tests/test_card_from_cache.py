@@ -5,6 +5,7 @@ after a refresh, and the card made from every note's head, after each kind of ch
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from mdmem.base import files
 from mdmem.base.projects import scope_for
 from mdmem.engine.heads import HeadReader
 from mdmem.engine.memory import Memory
-from mdmem.ops.context import CARD_TYPES, _counts, _notes, card
+from mdmem.ops.block import CARD_TYPES, _counts, _notes, card
 from tests.support import run_hook
 
 PAYLOAD = {"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup"}
@@ -108,3 +109,32 @@ def test_a_cache_behind_the_files_or_of_another_layout_is_not_read_as_it_stands(
     assert HeadReader.open(str(vault), files.scan(vault)) is None  # another layout: the engine rebuilds it
     text, how = _uncached(vault, tmp_path)
     assert "# Memory (" in text and "card made again (" in how
+
+
+def test_the_card_is_keyed_by_the_notes_and_their_stats_not_by_other_files(vault, tmp_path):
+    """The card's key (:func:`mdmem.agents.hooks.session.fingerprint`) holds the notes' paths and the sums of their
+    stats: an edit (however small), an added, removed or renamed note moves it; an editor's backup file does not."""
+    from mdmem.agents.hooks.session import fingerprint
+
+    def key() -> str:
+        return fingerprint(str(vault), str(tmp_path))
+
+    before = key()
+    backup = vault / "memory" / "feedback" / "answer-first.md~"
+    backup.write_text("an editor's backup\n", "utf-8")
+    assert key() == before
+    backup.unlink()
+    note = vault / "memory" / "feedback" / "answer-first.md"
+    data, st = note.read_bytes(), note.stat()
+    note.write_bytes(data.replace(b"a", b"b", 1))  # same size, its mtime put back: its ctime moved
+    os.utime(note, ns=(st.st_atime_ns, st.st_mtime_ns))
+    edited = key()
+    assert edited != before
+    note.rename(vault / "memory" / "feedback" / "answer-early.md")
+    assert key() not in (before, edited)
+
+
+def test_the_card_reads_every_kind_it_lists():
+    from mdmem.base.provenance import RULE_TYPES
+
+    assert RULE_TYPES <= CARD_TYPES  # an agent's proposals of these types are listed: their heads must be read

@@ -455,15 +455,20 @@ def digest(scan: Scan, unstated: str | None = None) -> str:
             notes = {p: st for p, st in notes.items() if not p.startswith(skip)}
             broken = {p: b for p, b in broken.items() if not p.startswith(skip)}
         h.update(f"without the notes of {skip}\n".encode("utf-8", "surrogateescape"))
-    stats = notes.values()
-    h.update(f"{len(notes)}:{sum(m for m, _, _ in stats)}:{sum(s for _, s, _ in stats)}:"
-             f"{sum(c for _, _, c in stats)}\n".encode())
+    h.update(f"{sums(notes)}\n".encode())
     for rel in sorted(broken):
         h.update(f"{rel}\0broken\n".encode("utf-8", "surrogateescape"))
     for rel, mtime in sorted(scan.folders.items()):
         h.update(f"{rel}\0{mtime}\n".encode("utf-8", "surrogateescape"))
     scan.digests[unstated] = h.hexdigest()
     return scan.digests[unstated]
+
+
+def sums(notes: dict[str, tuple[int, int, int]]) -> str:
+    """The count of ``notes`` (path -> the walk's (mtime_ns, size, ctime_ns)) and the sums of their stats: what any
+    write of a note moves (its ctime, set by the kernel at every change, only moves forward)."""
+    stats = notes.values()
+    return f"{len(notes)}:{sum(m for m, _, _ in stats)}:{sum(s for _, s, _ in stats)}:{sum(c for _, _, c in stats)}"
 
 
 def _utf8(name: str) -> bool:

@@ -10,10 +10,11 @@ half-life), and ``check`` lists memories unused for a long time as candidates to
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import time
+
+from mdmem.base.fastjson import dumps, loads
 
 TYPE_CHECKING = False  # not `from typing import`: type-only imports cost nothing at run time
 if TYPE_CHECKING:
@@ -34,8 +35,7 @@ def record(state_dir: str | os.PathLike[str], paths: Iterable[object], how: str,
     paths = [p for p in dict.fromkeys(paths) if isinstance(p, str)]
     if not paths:
         return
-    line = json.dumps({"t": round(when if when is not None else time.time()), "how": how, "paths": paths},
-                      ensure_ascii=False, separators=(",", ":")) + "\n"
+    line = dumps({"t": round(when if when is not None else time.time()), "how": how, "paths": paths}) + "\n"
     try:
         fd = os.open(_path(state_dir), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     except OSError:
@@ -64,7 +64,7 @@ def read(state_dir: str | os.PathLike[str], ignore: tuple[str, ...] = ()) -> dic
         return {}
     for raw in data.splitlines():
         try:
-            item = json.loads(raw)
+            item = loads(raw)
             t, paths, n, how = float(item["t"]), item["paths"], int(item.get("n", 1)), str(item.get("how", ""))
         except (ValueError, KeyError, TypeError, AttributeError):
             continue  # a torn or foreign line: derived state, skipped
@@ -85,8 +85,7 @@ def read(state_dir: str | os.PathLike[str], ignore: tuple[str, ...] = ()) -> dic
 
 
 def _fold(path: str, counts: dict[tuple[str, str], tuple[int, float]]) -> None:
-    lines = "".join(json.dumps({"t": round(last), "how": how, "paths": [p], "n": uses}, ensure_ascii=False,
-                               separators=(",", ":")) + "\n" for (p, how), (uses, last) in sorted(counts.items()))
+    lines = "".join(dumps({"t": round(last), "how": how, "paths": [p], "n": uses}) + "\n" for (p, how), (uses, last) in sorted(counts.items()))
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         with open(tmp, "w", encoding="utf-8") as f:

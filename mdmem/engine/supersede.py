@@ -4,13 +4,12 @@ Contract in detail: docs/decisions/060-module-contracts.md (mdmem/engine/superse
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
+from mdmem.base.fastjson import dumps, loads
 
 TYPE_CHECKING = False  # not `from typing import`: type-only imports cost nothing at run time
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from mdmem.base.models import Note
 
@@ -36,7 +35,7 @@ def row(note: Note) -> tuple | None:
     until, _ = valid_until(note.frontmatter)
     if not targets and not until:
         return None
-    return note.path, json.dumps(targets, ensure_ascii=False), until or ""
+    return note.path, dumps(targets), until or ""
 
 
 def put(db: sqlite3.Connection, paths: list[str], rows: list[tuple | None], removed: Iterable[str] = (), fresh: bool = False) -> None:
@@ -59,7 +58,7 @@ def relink(db: sqlite3.Connection, resolve: Callable[[str, str], str | None]) ->
     itself are left out."""
     pairs = set()
     for source, targets in db.execute(f"SELECT path, targets FROM {CLAIMS} WHERE targets != '[]'").fetchall():
-        for target in json.loads(targets):
+        for target in loads(targets):
             path = resolve(target, source)
             if path is not None and path != source and path.lower().endswith(".md"):
                 pairs.add((path, source))

@@ -11,11 +11,10 @@ Details and reasons: docs/decisions/057-passages-and-hybrid-search.md
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from mdmem.base.layout import sync_conflicts
 
+TYPE_CHECKING = False  # not `from typing import`: the card's hook reads the standing and conflicts from here
 if TYPE_CHECKING:
     from mdmem.engine.heads import HeadReader
     from mdmem.engine.index import Filters
@@ -32,14 +31,15 @@ def conflicts(mem: Memory | HeadReader) -> dict[str, tuple[str, str]]:
     return _CACHE[1]
 
 
-@dataclass(frozen=True)
 class Standing:
     """Which notes still hold on ``today``: ``superseded_by`` (old path -> the notes superseding it) and
-    ``valid_until`` (path -> ISO date) for the notes that declare one."""
+    ``valid_until`` (path -> ISO date) for the notes that declare one. (A plain class, not a dataclass: the card's
+    hook reads it and does not import ``dataclasses``.)"""
 
-    today: str
-    superseded_by: dict[str, list[str]]
-    valid_until: dict[str, str]
+    __slots__ = ("superseded_by", "today", "valid_until")
+
+    def __init__(self, today: str, superseded_by: dict[str, list[str]], valid_until: dict[str, str]) -> None:
+        self.today, self.superseded_by, self.valid_until = today, superseded_by, valid_until
 
     def expired(self, path: str) -> bool:
         return self.valid_until.get(path, self.today) < self.today
@@ -69,6 +69,8 @@ def mark(hit, known: Standing):
     by, until = known.superseded_by.get(hit.path), known.valid_until.get(hit.path)
     if by is None and until is None:
         return hit
+    from dataclasses import replace
+
     return replace(hit, superseded_by=list(by) if by else None, valid_until=until, expired=known.expired(hit.path))
 
 
@@ -78,6 +80,8 @@ def search(mem: Memory, query: str, limit: int = 10, filters: Filters | None = N
     """:meth:`Memory.search` without sync conflict copies, each superseded or expired note marked; with
     ``current`` without them either (recall, context). More hits are asked for, as many as are left out,
     so ``limit`` still fills."""
+    from dataclasses import replace
+
     from mdmem.engine.index import Filters
 
     if filters is not None and filters.type:

@@ -7,10 +7,12 @@ feedback and protocol lines (decision 063). A note here is anything with ``title
 
 from __future__ import annotations
 
-from typing import Any, Protocol
-
 from mdmem.base.lazy_re import lazy
 from mdmem.text.fence import one_line
+
+TYPE_CHECKING = False  # not `from typing import`: the card's hook imports this module
+if TYPE_CHECKING:
+    from typing import Any, Protocol
 
 ACTIVE = {"active", "ongoing", "in progress", "in-progress", "wip", "ativo", "ativa", "em andamento"}
 CLOSED = {"done", "paused", "archived", "cancelled", "canceled", "closed", "dropped", "concluído", "concluido",
@@ -20,15 +22,15 @@ SCOPED = "p"  # a mark: the note has ``paths:`` globs (a protocol for some files
 OPEN = "o"    # a mark: the note's status is active or unset (a project on the card)
 
 
+if TYPE_CHECKING:
+    class Named(Protocol):
+        """A note, a head (:class:`mdmem.engine.heads.Head`) or a search hit: what names it."""
 
-class Named(Protocol):
-    """A note, a head (:class:`mdmem.engine.store.Head`) or a search hit: what names it."""
+        @property
+        def title(self) -> str: ...
 
-    @property
-    def title(self) -> str: ...
-
-    @property
-    def frontmatter(self) -> dict[str, Any]: ...
+        @property
+        def frontmatter(self) -> dict[str, Any]: ...
 
 
 _WORDS = lazy(r"[^\W_]+")  # runs of characters str.isalnum() accepts: \w less "_"

@@ -56,7 +56,7 @@ PENDING_DAYS = 14  # a pending checkpoint older than this is no longer shown on 
 CARD_ORIGINS = ("propose", "PreCompact", "SessionEnd", None)
 # the code that lays the card out (relative to the package): an upgrade or an edit of one of them makes the card
 # again, as a changed note does (a kept card showed the old layout until some note changed)
-CARD_CODE = ("ops/context.py", "ops/timeline.py", "ops/search.py", "ops/recall.py", "text/protocol.py",
+CARD_CODE = ("ops/context.py", "ops/block.py", "ops/timeline.py", "ops/search.py", "ops/recall.py", "text/protocol.py",
              "text/fence.py")
 
 
@@ -68,8 +68,7 @@ def fingerprint(vault: str, cwd: str, scan: files.Scan | None = None) -> str:
     vault walker, :func:`mdmem.base.files.scan`) and of the bootstrap files that
     apply in ``cwd``, the memory protocol the card carries and the stat of the code that
     lays the card out (:data:`CARD_CODE`: an upgrade that changes either makes the card
-    again; a card kept from before showed the old protocol until a note changed). About
-    50 ms for 10k notes; no parsing. ``scan``: the vault's walk when the caller made it (the card made again
+    again; a card kept from before showed the old protocol until a note changed). No parsing. ``scan``: the vault's walk when the caller made it (the card made again
     hands the same walk to the refresh: one walk, not two)."""
     return fingerprints(vault, cwd, scan)[0]
 
@@ -92,8 +91,12 @@ def fingerprints(vault: str, cwd: str, scan: files.Scan | None = None) -> tuple[
     for part in first:
         h.update(part)
         frame.update(part)
-    for rel, (mtime, size, ctime) in sorted((scan or files.scan(Path(vault))).notes.items()):
-        h.update(f"{rel}\0{mtime}\0{size}\0{ctime}\n".encode("utf-8", "surrogateescape"))
+    # the notes as the walk saw them: which they are, and the sums of their stats (:func:`mdmem.base.files.sums`: any
+    # write of a note moves its ctime, which only moves forward). A line hashed per note cost 12-20 ms at 10k notes
+    # on every card, this 4 (decision 120); a file that is no note coming and going (an editor's backup) moves nothing
+    notes = (scan or files.scan(Path(vault))).notes
+    h.update(f"{files.sums(notes)}\n".encode())
+    h.update("\0".join(sorted(notes)).encode("utf-8", "surrogateescape"))
     for path in bootstrap_candidates(cwd):
         try:
             st = os.stat(path)
@@ -314,15 +317,17 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
     return text
 
 
-def _make(source, vault: str, cwd: str, budget: int, day: str, scope):
-    """The index-mode card (:func:`mdmem.ops.context.context`) from ``source`` (a ``Memory``, or the notes cache's
-    :class:`~mdmem.engine.heads.HeadReader`): the same text from either."""
+def _make(source, vault: str, cwd: str, budget: int, day: str, scope) -> tuple[str, list[str]]:
+    """The index-mode block and the notes it names (:func:`mdmem.ops.block.assemble`, what ``mdmem context`` gives)
+    from ``source`` (a ``Memory``, or the notes cache's :class:`~mdmem.engine.heads.HeadReader`): the same text from
+    either."""
     from pathlib import Path
 
-    from mdmem.ops.context import context
+    from mdmem.ops.block import assemble
 
-    return context(source, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
-                   command=card_command(vault), scope=scope)
+    made, shown = assemble(source, "index", budget, cwd=Path(cwd), protocol=card_protocol(vault), today=day,
+                           command=card_command(vault), scope=scope)
+    return made.text(), shown
 
 
 def _from_cache(vault: str, cwd: str, card: dict, walk: files.Scan, frame: str, budget: int, day: str,
@@ -344,8 +349,8 @@ def _from_cache(vault: str, cwd: str, card: dict, walk: files.Scan, frame: str, 
             store: list = list(reader.state()[:2])
             if _frame_holds(card, frame, budget, day) and card.get("store") == store:
                 return _kept(card, store)
-            made = _make(reader, vault, cwd, budget, day, scope)
-            return made.text, reader.valid_through(day), made.shown, store, "made again from the notes cache"
+            text, shown = _make(reader, vault, cwd, budget, day, scope)
+            return text, reader.valid_through(day), shown, store, "made again from the notes cache"
     except (sqlite3.Error, CacheDamaged, OSError) as e:  # the cache changed under it, a row not mdmem's: refreshed
         log(vault, f"session-start: the notes cache could not be read as it is ({type(e).__name__}); refreshing it")
         return None
@@ -383,8 +388,8 @@ def _refreshed(vault: str, cwd: str, card: dict, walk: files.Scan, frame: str, l
                 record_digest(vault, files.digest(mem.scan), files.digest(mem.scan, SESSIONS_DIR))
         if _kept_after_edit(mem, card, frame, before, refreshed, budget, day):
             return _kept(card, list(mem.store.state()[:2]))
-        made = _make(mem, vault, cwd, budget, day, scope)
-        return made.text, mem.store.valid_through(day), made.shown, list(mem.store.state()[:2]), "made again"
+        text, shown = _make(mem, vault, cwd, budget, day, scope)
+        return text, mem.store.valid_through(day), shown, list(mem.store.state()[:2]), "made again"
 
 
 def _scope(vault: str, cwd: str, broken: str | None):
