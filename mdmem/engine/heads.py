@@ -30,7 +30,6 @@ SCHEMA_VERSION = "10"  # the notes cache's layout (:class:`mdmem.engine.store.St
 # ``marks`` columns (the card's lines, decision 063); 10: their ``front`` (:func:`mdmem.engine.bodies.front_digest`:
 # an edit of a body alone told without parsing, decision 101). Older caches are rebuilt.
 HEAD_COLUMNS = "path, title, type, date, flags, project, head, said, marks"  # a Head's row, in its order
-_LEAN_COLUMNS = "path, title, type, date, flags, project, NULL, said, marks"  # the same less the frontmatter's JSON
 
 
 class CacheDamaged(Exception):
@@ -110,25 +109,42 @@ class Head(tuple):
         return f"Head({self[0]!r}, {self[2]!r})"
 
 
-def lean_heads(db: sqlite3.Connection, types: Iterable[str] | None = None) -> list[Head]:
+def lean_heads(db: sqlite3.Connection, types: Iterable[str] | None = None, titled: Iterable[str] = (),
+               lined: Iterable[str] = ()) -> list[Head]:
     """The heads (of the notes of ``types``; every note when None) in path order, each row's frontmatter fetched
     from ``db`` on first use (:class:`Head`): a list of notes that reads the frontmatter of a few of them does not
-    load thousands of JSON texts (the card at 10k notes: decision 120). ``db`` must stay open while they are read."""
+    load thousands of JSON texts (the card at 10k notes: decision 120). ``titled`` and ``lined``: the types whose
+    every ``title`` and ``said`` the caller reads, fetched with the rows; another row's, on first use (the card names
+    5 of 1,500 decisions). ``db`` must stay open while they are read."""
 
     class Lean(Head):
+        title = property(lambda self: self[1] if self[1] is not None else self._column("title"))
+        said = property(lambda self: self[7] if self[7] is not None else self._column("said"))
+
+        def _column(self, name: str) -> Any:
+            got = self.__dict__.get(name)
+            if got is None:
+                row = db.execute(f"SELECT {name} FROM heads WHERE path=?", (self[0],)).fetchone()
+                got = self.__dict__[name] = row[0] if row else ""
+            return got
+
         def _head(self) -> str:
             row = db.execute("SELECT head FROM heads WHERE path=?", (self[0],)).fetchone()
             if row is None:
                 raise ValueError("gone")
             return row[0]
 
+    titled, lined = sorted(set(titled)), sorted(set(lined))
+    title = f"CASE WHEN type IN ({','.join('?' * len(titled))}) THEN title END" if titled else "NULL"
+    said = f"CASE WHEN type IN ({','.join('?' * len(lined))}) THEN said END" if lined else "NULL"
+    columns = f"path, {title}, type, date, flags, project, NULL, {said}, marks"
     if types is None:
-        rows = db.execute(f"SELECT {_LEAN_COLUMNS} FROM heads ORDER BY path")
+        rows = db.execute(f"SELECT {columns} FROM heads", [*titled, *lined])
     else:
         kinds = sorted(set(types))
-        rows = db.execute(f"SELECT {_LEAN_COLUMNS} FROM heads WHERE type IN ({','.join('?' * len(kinds))}) "
-                          "ORDER BY path", kinds)
-    return list(map(Lean, rows))
+        rows = db.execute(f"SELECT {columns} FROM heads WHERE type IN ({','.join('?' * len(kinds))})",
+                          [*titled, *lined, *kinds])
+    return sorted(map(Lean, rows), key=itemgetter(0))  # (sorted here: SQLite's sort of the rows cost more)
 
 
 def kinds(db: sqlite3.Connection, besides: Iterable[str] = ()) -> list[tuple[str, str | None, str, int]]:
@@ -206,8 +222,9 @@ class HeadReader:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def heads(self, types: Iterable[str] | None = None) -> list[Head]:
-        return lean_heads(self._db, types)
+    def heads(self, types: Iterable[str] | None = None, titled: Iterable[str] = (),
+              lined: Iterable[str] = ()) -> list[Head]:
+        return lean_heads(self._db, types, titled, lined)
 
     def kinds(self, besides: Iterable[str] = ()) -> list[tuple[str, str | None, str, int]]:
         return kinds(self._db, besides)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import fnmatch
+from operator import itemgetter
 from pathlib import Path
 
 from mdmem.base.files import read_outside
@@ -38,6 +39,11 @@ MODES = ("index", "full", "off")
 # the kinds of notes the card lists (every other kind is only counted on its first line: read as counts, decision 120)
 # (:data:`mdmem.base.provenance.RULE_TYPES` among them: an agent's proposals are listed; a test checks)
 CARD_TYPES = frozenset({"user", "feedback", "protocol", "decision", "project", "person", "daily"})
+# of those, the kinds whose every note's title (daily notes, sorted by it; names fall back on it) and every line
+# (``said``: every feedback and protocol line counts in what the list needs) the card reads: the others' are read for
+# the few it shows
+TITLED = frozenset({"daily", "person", "user", "protocol"})
+LINED = frozenset({"feedback", "protocol", "user"})
 
 
 def bootstrap_files(cwd: Path) -> list[tuple[str, Path]]:
@@ -112,9 +118,10 @@ def _notes(mem: Source, include_sensitive: bool, today: dt.date | str | None = N
     Filtered on the heads' flags and project: the frontmatter of most notes is never parsed. ``types``: only the
     notes of these types (the card's :data:`CARD_TYPES`; None: all)."""
     gone = _gone(mem, today)
-    return sorted((n for n in mem.store.heads(types) if n.path not in gone and _shows(n.flags, n.project,
+    heads = mem.store.heads(types, TITLED, LINED) if types is not None else mem.store.heads()
+    return sorted((n for n in heads if n.path not in gone and _shows(n.flags, n.project,
                                                                                       include_sensitive, scope)),
-                  key=lambda n: n.path)
+                  key=itemgetter(0))  # (a head is its row: the path first)
 
 
 def _gone(mem: Source, today: dt.date | str | None) -> set[str]:
