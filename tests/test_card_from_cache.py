@@ -138,3 +138,16 @@ def test_the_card_reads_every_kind_it_lists():
     from mdmem.base.provenance import RULE_TYPES
 
     assert RULE_TYPES <= CARD_TYPES  # an agent's proposals of these types are listed: their heads must be read
+
+
+def test_the_uses_the_card_ranks_by_leave_its_own_lines_out_whatever_the_paths_say(tmp_path):
+    """``usage.read(ignore=(CARD,))`` skips the card's own lines unparsed (most of a months-old log): a line of another
+    use whose path spells the words of a card line is counted all the same."""
+    from mdmem.base.usage import CARD, read, record
+
+    record(tmp_path, ["memory/a.md", 'memory/"how":"card".md'], "prompt", 100.0)
+    record(tmp_path, ["memory/a.md", "memory/b.md"], CARD, 200.0)
+    record(tmp_path, ["memory/b.md"], "recall", 50.0)
+    assert read(tmp_path, ignore=(CARD,)) == {"memory/a.md": (1, 100.0), 'memory/"how":"card".md': (1, 100.0),
+                                               "memory/b.md": (1, 50.0)}
+    assert read(tmp_path)["memory/b.md"] == (2, 200.0)

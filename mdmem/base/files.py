@@ -455,7 +455,7 @@ def digest(scan: Scan, unstated: str | None = None) -> str:
             notes = {p: st for p, st in notes.items() if not p.startswith(skip)}
             broken = {p: b for p, b in broken.items() if not p.startswith(skip)}
         h.update(f"without the notes of {skip}\n".encode("utf-8", "surrogateescape"))
-    h.update(f"{sums(notes)}\n".encode())
+    h.update(f"{sums(notes) if unstated is not None else scan_sums(scan)}\n".encode())
     for rel in sorted(broken):
         h.update(f"{rel}\0broken\n".encode("utf-8", "surrogateescape"))
     for rel, mtime in sorted(scan.folders.items()):
@@ -469,6 +469,17 @@ def sums(notes: dict[str, tuple[int, int, int]]) -> str:
     write of a note moves (its ctime, set by the kernel at every change, only moves forward)."""
     stats = notes.values()
     return f"{len(notes)}:{sum(m for m, _, _ in stats)}:{sum(s for _, s, _ in stats)}:{sum(c for _, _, c in stats)}"
+
+
+def scan_sums(scan: Scan) -> str:
+    """:func:`sums` of the scan's notes, made once per scan (the card's key and the scan's digest both hold it)."""
+    known = scan.digests.get(_SUMS)
+    if known is None:
+        known = scan.digests[_SUMS] = sums(scan.notes)
+    return known
+
+
+_SUMS = "\0sums"  # its key among a scan's digests (no folder is named so)
 
 
 def _utf8(name: str) -> bool:

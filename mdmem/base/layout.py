@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 
+from mdmem.base.lazy_re import lazy
+
 TYPE_CHECKING = False  # not `from typing import`: type-only imports cost nothing at run time
 if TYPE_CHECKING:
     import re
@@ -163,6 +165,8 @@ def bootstrap_files(cwd: str) -> list[tuple[str, str]]:
 # second, diverging version of a memory: `check` reports it (SYNC CONFLICT) and search, recall, context and
 # timeline leave it out (ops/conflicts.py).
 
+# a name the per-name test below takes for a candidate "x 2.md": " ", a digit 2-9 and three more characters at its end
+_NUMBERED = lazy(r"[^/\n] [2-9][^/\n]{3}\n")
 SYNC_WINDOW_NS = 5 * 60 * 10**9  # a "name 2.md" counts as a duplicate when modified within 5 minutes of "name.md"
 _CONFLICT_NAME: tuple[tuple[str, re.Pattern[str]], ...] | None = None
 
@@ -191,6 +195,9 @@ def sync_conflicts(notes: dict[str, tuple[int, int, int]]) -> dict[str, tuple[st
     name alone (its original may be gone); ``x 2.md`` only beside ``x.md`` and modified within
     :data:`SYNC_WINDOW_NS` of it (else it is a note someone named so)."""
     found: dict[str, tuple[str, str]] = {}
+    names = "\n".join(notes) + "\n"
+    if "onflict" not in names and not _NUMBERED.search(names):  # one look at every name at once: most vaults have none
+        return found
     patterns = _conflict_patterns()
     for path, stat in notes.items():
         folder, _, name = path.rpartition("/")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import fnmatch
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 
 from mdmem.base.files import read_outside
@@ -182,7 +182,7 @@ def assemble(mem: Source, mode: str = "index", budget: int = DEFAULT_BUDGET, que
     if mode == "index":
         room = b.budget - b.used - (1 if b.parts else 0)
         the_card = card(mem, notes, room, protocol, command, notice=not _noticed(b), today=day, named=named,
-                        counts=_counts(mem, notes, include_sensitive, day, scope)) if room > 0 else ""
+                        counts=_counts(mem, notes, include_sensitive, day, scope), agent=agent) if room > 0 else ""
         if the_card:
             b.add("card", the_card)
         else:
@@ -305,7 +305,10 @@ def _proposed(notes: list, agent: set[str]) -> list[str]:
 
 def _by_date(notes: list) -> list:
     """Newest first (frontmatter updated, else created, else the file's date), then by path."""
-    return sorted(sorted(notes, key=lambda n: n.path), key=lambda n: n.date or "", reverse=True)
+    return sorted(sorted(notes, key=_PATH), key=lambda n: n.date or "", reverse=True)
+
+
+_PATH = attrgetter("path")
 
 
 def profile_lines(mem: Source, user) -> list[str]:
@@ -447,7 +450,7 @@ def _date(value) -> dt.date | None:
 
 def card(mem: Source, notes: list | None = None, budget: int = DEFAULT_BUDGET, protocol: str | None = None,
          command: str = "mdmem {}", notice: bool = True, today: dt.date | None = None,
-         named: list[str] | None = None, counts: dict[str, int] | None = None) -> str:
+         named: list[str] | None = None, counts: dict[str, int] | None = None, agent: set[str] | None = None) -> str:
     """The index-mode card in at most ``budget`` bytes ("" when not even its first line fits): the same
     text for the same vault. The first line, the user, the memory protocol and how to pull detail are
     always there (while they fit); the listed sections share the rest: the rules (feedback, global
@@ -455,18 +458,20 @@ def card(mem: Source, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
     text comes with ``context --paths``) up to 60% first, then the profile, decisions, projects, people and days, each a fair share
     (the shortest shown whole, the others split what is left). What does not fit is counted, with the
     command that lists it. ``counts``: how many notes of each type the vault shows, when ``notes`` holds only the
-    kinds the card lists (:data:`CARD_TYPES`; None: counted from ``notes``)."""
+    kinds the card lists (:data:`CARD_TYPES`; None: counted from ``notes``); ``agent``: :func:`by_agent` of them,
+    when the caller has it."""
     notes = _notes(mem, False) if notes is None else notes
     protocol = (memory_protocol() if protocol is None else protocol).strip()
-    agent = by_agent(mem, notes)
+    agent = by_agent(mem, notes) if agent is None else agent
+    of: dict[str, list] = {}  # the notes of each type, in their order: one pass over thousands, not one a list
+    for n in notes:
+        of.setdefault(n.type, []).append(n)
     if counts is None:
-        counts = {}
-        for n in notes:
-            counts[n.type] = counts.get(n.type, 0) + 1
+        counts = {k: len(v) for k, v in of.items()}
     total = sum(counts.values())
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     head = f"# Memory ({one_line(mem.root.name)}: {total} notes — {kinds})"
-    users = [n for n in notes if n.type == "user" and n.path not in agent]
+    users = [n for n in of.get("user", ()) if n.path not in agent]
     user_lines = [_clip(f"User: {_said(u)} ({one_line(u.path)})")
                   for u in users[:2]]
     recall_ = _cmd(command, 'recall "<question>"')
@@ -474,14 +479,14 @@ def card(mem: Source, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
             '`timeline "last week"`, `show NOTE` alike; over MCP: recall, search, read_note, timeline.')
     # by use and age: what is used often and lately first (each list then cut to its share)
     uses = _uses(mem)
-    feedback = _ranked(mem, [n for n in notes if n.type == "feedback" and n.path not in agent], today, uses)
-    protocols = [n for n in notes if n.type == "protocol" and not _scoped(n) and n.path not in agent]
-    scoped = [n for n in notes if n.type == "protocol" and _scoped(n) and n.path not in agent]
-    decisions = _ranked(mem, [n for n in notes if n.type == "decision"], today, uses)
-    active = _ranked(mem, _active(notes), today, uses)
-    persons = [n for n in notes if n.type == "person"]
+    feedback = _ranked(mem, [n for n in of.get("feedback", ()) if n.path not in agent], today, uses)
+    protocols = [n for n in of.get("protocol", ()) if not _scoped(n) and n.path not in agent]
+    scoped = [n for n in of.get("protocol", ()) if _scoped(n) and n.path not in agent]
+    decisions = _ranked(mem, of.get("decision", []), today, uses)
+    active = _ranked(mem, _active(of.get("project", [])), today, uses)
+    persons = of.get("person", [])
     people = [_name(n) for n in persons[:15]]  # names, as in every section, not file names
-    days = sorted((one_line(n.title) for n in notes if n.type == "daily"), reverse=True)[:3]
+    days = sorted((one_line(n.title) for n in of.get("daily", ())), reverse=True)[:3]
     lists = {
         "profile": _List("Profile:", [line for line in profile_lines(mem, users[0]) if not any(
                              _same(line.removeprefix("- "), said) for said in (_name(users[0]), _desc(users[0])))]

@@ -93,10 +93,11 @@ def fingerprints(vault: str, cwd: str, scan: files.Scan | None = None) -> tuple[
         frame.update(part)
     # the notes as the walk saw them: which they are, and the sums of their stats (:func:`mdmem.base.files.sums`: any
     # write of a note moves its ctime, which only moves forward). A line hashed per note cost 12-20 ms at 10k notes
-    # on every card, this 4 (decision 120); a file that is no note coming and going (an editor's backup) moves nothing
-    notes = (scan or files.scan(Path(vault))).notes
-    h.update(f"{files.sums(notes)}\n".encode())
-    h.update("\0".join(sorted(notes)).encode("utf-8", "surrogateescape"))
+    # on every card, this 2 (decision 120); a file that is no note coming and going (an editor's backup) moves nothing
+    scan = scan or files.scan(Path(vault))
+    h.update(f"{files.scan_sums(scan)}\n".encode())
+    h.update("\0".join(scan.notes).encode("utf-8", "surrogateescape"))  # (in the walk's order: a folder lists the
+    # files it keeps in the same order, whatever comes and goes beside them)
     for path in bootstrap_candidates(cwd):
         try:
             st = os.stat(path)
