@@ -165,8 +165,9 @@ def bootstrap_files(cwd: str) -> list[tuple[str, str]]:
 # second, diverging version of a memory: `check` reports it (SYNC CONFLICT) and search, recall, context and
 # timeline leave it out (ops/conflicts.py).
 
-# a name the per-name test below takes for a candidate "x 2.md": " ", a digit 2-9 and three more characters at its end
-_NUMBERED = lazy(r"[^/\n] [2-9][^/\n]{3}\n")
+# what every name the per-name test below takes for a candidate "x 2.md" ends with (" ", a digit 2-9, three more
+# characters), among the names joined by newlines (it starts with a literal: re scans for it fast, 0.2 ms at 10k notes)
+_NUMBERED = lazy(r" [2-9][^/\n]{3}\n")
 SYNC_WINDOW_NS = 5 * 60 * 10**9  # a "name 2.md" counts as a duplicate when modified within 5 minutes of "name.md"
 _CONFLICT_NAME: tuple[tuple[str, re.Pattern[str]], ...] | None = None
 
