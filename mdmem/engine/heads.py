@@ -110,12 +110,12 @@ class Head(tuple):
 
 
 def lean_heads(db: sqlite3.Connection, types: Iterable[str] | None = None, titled: Iterable[str] = (),
-               lined: Iterable[str] = ()) -> list[Head]:
+               lined: Iterable[str] = (), headed: Iterable[str] = ()) -> list[Head]:
     """The heads (of the notes of ``types``; every note when None) in path order, each row's frontmatter fetched
     from ``db`` on first use (:class:`Head`): a list of notes that reads the frontmatter of a few of them does not
-    load thousands of JSON texts (the card at 10k notes: decision 120). ``titled`` and ``lined``: the types whose
-    every ``title`` and ``said`` the caller reads, fetched with the rows; another row's, on first use (the card names
-    5 of 1,500 decisions). ``db`` must stay open while they are read."""
+    load thousands of JSON texts (the card at 10k notes: decision 120). ``titled``, ``lined`` and ``headed``: the
+    types whose every ``title``, ``said`` and many a frontmatter the caller reads, fetched with the rows; another
+    row's, on first use (the card names 5 of 1,500 decisions). ``db`` must stay open while they are read."""
 
     class Lean(Head):
         title = property(lambda self: self[1] if self[1] is not None else self._column("title"))
@@ -129,21 +129,27 @@ def lean_heads(db: sqlite3.Connection, types: Iterable[str] | None = None, title
             return got
 
         def _head(self) -> str:
+            if self[6] is not None:
+                return self[6]
             row = db.execute("SELECT head FROM heads WHERE path=?", (self[0],)).fetchone()
             if row is None:
                 raise ValueError("gone")
             return row[0]
 
-    titled, lined = sorted(set(titled)), sorted(set(lined))
-    title = f"CASE WHEN type IN ({','.join('?' * len(titled))}) THEN title END" if titled else "NULL"
-    said = f"CASE WHEN type IN ({','.join('?' * len(lined))}) THEN said END" if lined else "NULL"
-    columns = f"path, {title}, type, date, flags, project, NULL, {said}, marks"
+    titled, lined, headed = sorted(set(titled)), sorted(set(lined)), sorted(set(headed))
+
+    def some(column: str, kinds: list[str]) -> str:
+        return f"CASE WHEN type IN ({','.join('?' * len(kinds))}) THEN {column} END" if kinds else "NULL"
+
+    columns = f"path, {some('title', titled)}, type, date, flags, project, {some('head', headed)}, " \
+              f"{some('said', lined)}, marks"
+    asked = [*titled, *headed, *lined]
     if types is None:
-        rows = db.execute(f"SELECT {columns} FROM heads", [*titled, *lined])
+        rows = db.execute(f"SELECT {columns} FROM heads", asked)
     else:
         kinds = sorted(set(types))
         rows = db.execute(f"SELECT {columns} FROM heads WHERE type IN ({','.join('?' * len(kinds))})",
-                          [*titled, *lined, *kinds])
+                          [*asked, *kinds])
     return sorted(map(Lean, rows), key=itemgetter(0))  # (sorted here: SQLite's sort of the rows cost more)
 
 
@@ -223,8 +229,8 @@ class HeadReader:
         self.close()
 
     def heads(self, types: Iterable[str] | None = None, titled: Iterable[str] = (),
-              lined: Iterable[str] = ()) -> list[Head]:
-        return lean_heads(self._db, types, titled, lined)
+              lined: Iterable[str] = (), headed: Iterable[str] = ()) -> list[Head]:
+        return lean_heads(self._db, types, titled, lined, headed)
 
     def kinds(self, besides: Iterable[str] = ()) -> list[tuple[str, str | None, str, int]]:
         return kinds(self._db, besides)

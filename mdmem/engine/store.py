@@ -193,14 +193,14 @@ class Store:
 
     @_guard
     def heads(self, types: Iterable[str] | None = None, titled: Iterable[str] = (),
-              lined: Iterable[str] = ()) -> list[Head]:
+              lined: Iterable[str] = (), headed: Iterable[str] = ()) -> list[Head]:
         """Every cached note's :class:`Head` in path order: what lists of notes need, without parsing what they do
         not (headings, links; and a note's frontmatter until it is asked for). The card reads these: at 10k notes
         whole rows cost most of its time (decision 061). Of the notes of ``types`` when given, read as
-        :func:`mdmem.engine.heads.lean_heads` reads them (``titled``, ``lined``: decision 120)."""
+        :func:`mdmem.engine.heads.lean_heads` reads them (``titled``, ``lined``, ``headed``: decision 120)."""
         if types is None:
             return list(map(Head, self._db.execute(f"SELECT {HEAD_COLUMNS} FROM heads ORDER BY path")))
-        return lean_heads(self._db, types, titled, lined)
+        return lean_heads(self._db, types, titled, lined, headed)
 
     @_guard
     def kinds(self, besides: Iterable[str] = ()) -> list[tuple[str, str | None, str, int]]:

@@ -44,6 +44,7 @@ CARD_TYPES = frozenset({"user", "feedback", "protocol", "decision", "project", "
 # the few it shows
 TITLED = frozenset({"daily", "person", "user", "protocol"})
 LINED = frozenset({"feedback", "protocol", "user"})
+HEADED = frozenset({"protocol", "user"})  # and whose frontmatter it reads for many (a protocol's ``paths:``)
 
 
 def bootstrap_files(cwd: Path) -> list[tuple[str, Path]]:
@@ -118,7 +119,7 @@ def _notes(mem: Source, include_sensitive: bool, today: dt.date | str | None = N
     Filtered on the heads' flags and project: the frontmatter of most notes is never parsed. ``types``: only the
     notes of these types (the card's :data:`CARD_TYPES`; None: all)."""
     gone = _gone(mem, today)
-    heads = mem.store.heads(types, TITLED, LINED) if types is not None else mem.store.heads()
+    heads = mem.store.heads(types, TITLED, LINED, HEADED) if types is not None else mem.store.heads()
     return sorted((n for n in heads if n.path not in gone and _shows(n.flags, n.project,
                                                                                       include_sensitive, scope)),
                   key=itemgetter(0))  # (a head is its row: the path first)
@@ -208,6 +209,8 @@ def _protocols(mem: Source, b: Builder, notes: list, paths, mode: str, agent: se
     """Path-matched protocols in full; in full mode the global ones in full too (in index mode the card
     lists them, one line each); their text quoted inside the fence. An agent's unconfirmed protocol never
     (it is listed as proposed)."""
+    if mode == "index" and not paths:  # no path to match: nothing to add (the SessionStart card)
+        return
     for note in notes:
         if note.type != "protocol" or note.path in agent:
             continue

@@ -19,6 +19,8 @@ _SEPARATOR = re.compile("[\u2028\u2029]")
 def one_line(value: object) -> str:
     """``value`` as one line of plain text: controls, newlines, the Unicode line and paragraph separators (which
     ``str.splitlines`` and some readers break lines at) and bidi controls written out, tags disarmed."""
+    if isinstance(value, str) and value.isascii() and value.isprintable() and "<" not in value:
+        return value  # nothing to write out or disarm (the card's thousands of titles and lines: most are so)
     text = _SEPARATOR.sub(lambda m: f"\\u{ord(m.group()):04x}", visible(str(value), newlines=False))
     return _OPEN.sub("‹", text) if "<" in text else text
 
