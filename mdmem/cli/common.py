@@ -54,6 +54,10 @@ OwnerOpt = Annotated[Optional[str], typer.Option(
     "--project", help="The project the memory belongs to (default: the git repository of the current folder, its "
     "name or its [projects] mapping).", show_default=False)]
 GlobalOpt = Annotated[bool, typer.Option("--global", help="A global memory, of no project.")]
+JudgeOpt = Annotated[Optional[str], typer.Option(
+    "--judge", help="A model command that confirms or clears a guessed duplicate (e.g. 'claude -p'): the note it "
+    "names is refused as a repeat (default: MDMEM_JUDGE or [judge] command in ~/.mdmem/config.toml; '' for none).",
+    show_default=False)]
 SeenOpt = Annotated[Optional[str], typer.Option(
     "--project", help="Whose project memories to include: a project's name, or all (default: the global ones and "
     "those of the current folder's project).", show_default=False)]
@@ -192,6 +196,15 @@ def day_option(value: str | None, name: str = "--today"):
     if len(value) != 10:
         raise typer.BadParameter(f"wants a date as YYYY-MM-DD, not {value!r}", param_hint=name)
     return dt.date.fromisoformat(date_option(value, name) or value)
+
+
+def judge_option(value: str | None):
+    """``--judge``: the given command ('' for none), else the user's own setting (:func:`mdmem.base.settings.judge`)."""
+    from mdmem.base.settings import Judge, judge
+
+    if value is None:
+        return judge()
+    return Judge(value.strip()) if value.strip() else None
 
 
 def is_tty() -> bool:
