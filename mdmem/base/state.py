@@ -23,6 +23,7 @@ TYPE_CHECKING = False  # not `from typing import`: this module stays cheap for t
 if TYPE_CHECKING:
     from pathlib import Path
 
+
 # what mdmem keeps directly in .mdmem/: each, when it exists, must be itself (never a symlink out of the vault:
 # SQLite, the locks and the hook log would write through one)
 STATE_FILES = ("notes.db", "notes.db-wal", "notes.db-shm", "notes.db-journal", "graph.json", "vectors.npz",
