@@ -18,7 +18,13 @@ from mdmem.base import files
 from mdmem.base.errors import MdmemError
 from mdmem.base.fastjson import dumps, loads  # noqa: F401  (re-exported through hooks.session)
 from mdmem.base.layout import mdmem_home
-from mdmem.base.state import read_state, state_folder, state_path, write_lock, write_state  # noqa: F401  (the hooks' state files)
+from mdmem.base.state import (  # noqa: F401  (read_state, write_state: the hooks' state files)
+    read_state,
+    state_folder,
+    state_path,
+    write_lock,
+    write_state,
+)
 
 TYPE_CHECKING = False  # not `from typing import`: the quiet stop imports as little as it can
 if TYPE_CHECKING:
