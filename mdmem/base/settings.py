@@ -354,7 +354,7 @@ STATE_KEYS = ("folder",)
 
 def state_folder() -> str | None:
     """``[state] folder`` of the user's own config: the folder that holds every vault's state outside the vault
-    (:func:`mdmem.base.files.state_root`), or None (the state in the vault, ``.mdmem/``). Read only when the
+    (:func:`mdmem.base.state.state_root`), or None (the state in the vault, ``.mdmem/``). Read only when the
     file exists (the hooks pay one ``stat`` otherwise)."""
     from mdmem.base.layout import user_config_path
 

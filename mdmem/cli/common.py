@@ -21,7 +21,7 @@ import typer
 from typer.core import TyperGroup
 
 from mdmem import __version__
-from mdmem.base.files import state_folder
+from mdmem.base.state import state_folder
 
 
 class Boundary(TyperGroup):
@@ -133,7 +133,8 @@ def vault_root(vault: Path | None, adopt: bool = False, read: bool = False) -> P
     elif read and vault is not None and not looks_like_vault(root):  # a --vault folder of notes (find_vault)
         import shlex
 
-        from mdmem.base.files import state_dir, write_atomic
+        from mdmem.base.files import write_atomic
+        from mdmem.base.state import state_dir
 
         message(f"mdmem: {root} has no vault markers (MEMORY.md, memory/, .obsidian/, .mdmem/): read as a folder of "
                 f"notes; `mdmem init {shlex.quote(str(root))}` before writing to it")

@@ -21,6 +21,7 @@ from mdmem.base.errors import MdmemError, UsageError
 from mdmem.base.layout import INDEX_NAME, INDEX_SECTIONS, MEMORY_DIR, TYPE_FOLDERS, nfc
 from mdmem.base.projects import Scope
 from mdmem.base.provenance import RULE_TYPES, Provenance, record
+from mdmem.base.state import write_lock
 from mdmem.ops import guard
 from mdmem.ops.budget import index_line
 from mdmem.ops.index_lines import add_line, mark_superseded
@@ -314,7 +315,7 @@ def save(
     if judge is not None and isinstance(repeat, Unchecked) and fs.stat_note(mem.root, rel) is None:
         repeat = repeated(mem, rel, title, body, {p for p, _ in old}, kind, Scope(project), judge)
     made = project_note(mem, project, day, prov) if project is not None else None
-    with fs.write_lock(mem.state_dir, mem.lock_timeout):
+    with write_lock(mem.state_dir, mem.lock_timeout):
         guard.real_folders(mem.root, rel)
         guard.real_folders(mem.root, INDEX_NAME)
         clean(path.parent, mem.root, mem.state_dir)
