@@ -24,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from score_duplicates import MODELS, cosines, counts, load  # noqa: E402
+from score_duplicates import MODELS, cosines, counts, load
 
-from mdmem.ops.judge import parse, prompt, related  # noqa: E402
-from mdmem.text.meaning import same_meaning  # noqa: E402
+from mdmem.ops.judge import parse, prompt, related
+from mdmem.text.meaning import same_meaning
 
 
 def rows(path: Path) -> list[dict]:

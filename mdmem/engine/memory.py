@@ -728,7 +728,7 @@ READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)  # what mkdir or a write in
 
 def _state_for(root: Path) -> Path:
     """Where the derived state of the vault ``root`` lives (:func:`mdmem.base.state.state_root`, the one place
-    that decides it): its ``.mdmem`` (a real folder: :func:`fs.state_dir`, else
+    that decides it): its ``.mdmem`` (a real folder: :func:`mdmem.base.state.state_dir`, else
     :class:`~mdmem.base.errors.UnsafeState`); the folder the user keeps every vault's state in (``$MDMEM_STATE_DIR``,
     ``[state] folder``); or, when the vault cannot be written (a read-only mount, a vault of another user's), a
     folder of this user's, ``$MDMEM_HOME/read-only/<hash of the vault's path>/.mdmem``: search, the card and every
