@@ -16,6 +16,7 @@ import sqlite3
 from operator import itemgetter
 
 from mdmem.base import files
+from mdmem.base.state import state_folder
 
 TYPE_CHECKING = False  # not `from typing import`: the card's hook imports as little as it can
 if TYPE_CHECKING:
@@ -193,14 +194,14 @@ class HeadReader:
         self.root, self._db, self.scan = root, db, scan
         from pathlib import Path
 
-        self.state_dir = Path(files.state_folder(root))
+        self.state_dir = Path(state_folder(root))
         self.store = self
 
     @classmethod
     def open(cls, vault: str, scan: files.Scan) -> HeadReader | None:
         from mdmem.base.vault import find_vault
 
-        path = files.state_folder(vault, "notes.db")
+        path = state_folder(vault, "notes.db")
         if not os.path.isfile(path):
             return None
         uri = "file:" + path.replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
