@@ -172,6 +172,17 @@ def heads_of(db: sqlite3.Connection, paths: Iterable[str]) -> list[Head]:
     return sorted(map(Head, rows), key=lambda h: h.path)
 
 
+def open_cache(vault: str) -> sqlite3.Connection | None:
+    """The vault's notes cache opened read-only (``mode=ro``: no write, no journal made; a locked cache waited for
+    0.2 s), or None when it cannot be opened: for the card's hook, which then refreshes it through the engine."""
+    path = state_folder(vault, "notes.db")
+    uri = "file:" + path.replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+    try:
+        return sqlite3.connect(uri, uri=True, timeout=0.2, isolation_level=None)
+    except sqlite3.Error:
+        return None
+
+
 class _Text:
     """A note's body as :meth:`mdmem.engine.memory.Memory.read` gives it (``body``)."""
 
@@ -201,13 +212,10 @@ class HeadReader:
     def open(cls, vault: str, scan: files.Scan) -> HeadReader | None:
         from mdmem.base.vault import find_vault
 
-        path = state_folder(vault, "notes.db")
-        if not os.path.isfile(path):
+        if not os.path.isfile(state_folder(vault, "notes.db")):
             return None
-        uri = "file:" + path.replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
-        try:
-            db = sqlite3.connect(uri, uri=True, timeout=0.2, isolation_level=None)
-        except sqlite3.Error:
+        db = open_cache(vault)
+        if db is None:
             return None
         try:
             db.execute("BEGIN")
