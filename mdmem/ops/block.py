@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import fnmatch
+from collections import Counter
 from operator import attrgetter, itemgetter
 from pathlib import Path
 
@@ -23,6 +24,8 @@ from mdmem.text.said import name as _name
 
 TYPE_CHECKING = False  # the card's hook imports this module: no `typing`, no engine facade at load
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from mdmem.base.projects import Scope
     from mdmem.engine.heads import HeadReader
     from mdmem.engine.memory import Memory
@@ -120,9 +123,9 @@ def _notes(mem: Source, include_sensitive: bool, today: dt.date | str | None = N
     notes of these types (the card's :data:`CARD_TYPES`; None: all)."""
     gone = _gone(mem, today)
     heads = mem.store.heads(types, TITLED, LINED, HEADED) if types is not None else mem.store.heads()
-    return sorted((n for n in heads if n.path not in gone and _shows(n.flags, n.project,
-                                                                                      include_sensitive, scope)),
-                  key=itemgetter(0))  # (a head is its row: the path first)
+    shows = _shown_by(include_sensitive, scope)
+    return sorted((n for n in heads if shows(n[4], n[5]) and n[0] not in gone), key=itemgetter(0))
+    # (a head is its row: path, title, type, date, flags, project...)
 
 
 def _gone(mem: Source, today: dt.date | str | None) -> set[str]:
@@ -133,10 +136,22 @@ def _gone(mem: Source, today: dt.date | str | None) -> set[str]:
     return standing(mem, today).hidden | set(conflicts(mem))
 
 
-def _shows(flags: str, project: str | None, include_sensitive: bool, scope: Scope | None) -> bool:
+def _shown_by(include_sensitive: bool, scope: Scope | None) -> Callable[[str, str | None], bool]:
     """May a note of these flags and project be shown (not sensitive unless asked, not an index note, in
-    ``scope``)?"""
-    return (include_sensitive or "s" not in flags) and "i" not in flags and (scope is None or scope.sees_name(project))
+    ``scope``)? Each project asked of the scope once (thousands of notes, a few projects)."""
+    seen: dict[str | None, bool] = {}
+
+    def shows(flags: str, project: str | None) -> bool:
+        if flags and (("s" in flags and not include_sensitive) or "i" in flags):
+            return False
+        if scope is None:
+            return True
+        known = seen.get(project)
+        if known is None:
+            known = seen[project] = scope.sees_name(project)
+        return known
+
+    return shows
 
 
 def _counts(mem: Source, notes: list, include_sensitive: bool, today: dt.date | str | None,
@@ -144,14 +159,13 @@ def _counts(mem: Source, notes: list, include_sensitive: bool, today: dt.date | 
     """How many notes of each type :func:`_notes` would give when asked for all types, ``notes`` being the ones
     of :data:`CARD_TYPES`: the other types counted by the cache (:meth:`mdmem.engine.store.Store.kinds`, by type,
     project and flags), less those of them that are superseded, expired or conflict copies."""
-    counts: dict[str, int] = {}
-    for n in notes:
-        counts[n.type] = counts.get(n.type, 0) + 1
+    counts = dict(Counter(map(_TYPE, notes)))
+    shows = _shown_by(include_sensitive, scope)
     for kind, project, flags, many in mem.store.kinds(CARD_TYPES):
-        if _shows(flags, project, include_sensitive, scope):
+        if shows(flags, project):
             counts[kind] = counts.get(kind, 0) + many
     for h in mem.store.heads_of(_gone(mem, today)):
-        if h.type not in CARD_TYPES and _shows(h.flags, h.project, include_sensitive, scope):
+        if h.type not in CARD_TYPES and shows(h.flags, h.project):
             counts[h.type] -= 1
             if not counts[h.type]:
                 del counts[h.type]
@@ -312,6 +326,7 @@ def _by_date(notes: list) -> list:
 
 
 _PATH = attrgetter("path")
+_TYPE = attrgetter("type")
 
 
 def profile_lines(mem: Source, user) -> list[str]:
@@ -468,7 +483,7 @@ def card(mem: Source, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
     agent = by_agent(mem, notes) if agent is None else agent
     of: dict[str, list] = {}  # the notes of each type, in their order: one pass over thousands, not one a list
     for n in notes:
-        of.setdefault(n.type, []).append(n)
+        of.setdefault(_TYPE(n), []).append(n)
     if counts is None:
         counts = {k: len(v) for k, v in of.items()}
     total = sum(counts.values())
