@@ -95,11 +95,12 @@ def main(argv: list[str]) -> int:
     elif command == "prompt":
         from mdmem.agents.hooks.prompt import prompt as hook
     else:
-        import gc
+        if command == "session-start":
+            import gc
 
-        # a process of a fraction of a second that may make the card from thousands of notes' rows: the cycle
-        # collector's passes over them cost it 5-9 ms (decision 120); what it leaves goes with the process
-        gc.disable()
+            # a process of a fraction of a second that may make the card from thousands of notes' rows: the cycle
+            # collector's passes over them cost it 5-9 ms (decision 120); what it leaves goes with the process
+            gc.disable()
         from mdmem.agents.hooks import session as hooks
 
         hook = {"session-start": hooks.session_start, "pre-compact": hooks.pre_compact,
