@@ -69,8 +69,8 @@ def fingerprint(vault: str, cwd: str, scan: files.Scan | None = None) -> str:
     vault walker, :func:`mdmem.base.files.scan`) and of the bootstrap files that
     apply in ``cwd``, the memory protocol the card carries and the stat of the code that
     lays the card out (:data:`CARD_CODE`: an upgrade that changes either makes the card
-    again; a card kept from before showed the old protocol until a note changed). No parsing. ``scan``: the vault's walk when the caller made it (the card made again
-    hands the same walk to the refresh: one walk, not two)."""
+    again; a card kept from before showed the old protocol until a note changed). No parsing. ``scan``: the
+    vault's walk when the caller made it (the card made again hands the same walk to the refresh: one walk)."""
     return fingerprints(vault, cwd, scan)[0]
 
 
