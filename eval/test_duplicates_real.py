@@ -26,7 +26,7 @@ from mdmem.text.meaning import same_meaning
 DATA = Path(__file__).parent / "data" / "duplicates"
 USE = "use-multilingual-v3"
 SETS = {"tuning": ("candidates.jsonl", "labels.jsonl"), "fresh": ("fresh.jsonl", "fresh-labels.jsonl"),
-        "fresh3": ("fresh3.jsonl", "fresh3-labels.jsonl")}
+        "fresh3": ("fresh3.jsonl", "fresh3-labels.jsonl"), "fresh4": ("fresh4.jsonl", "fresh4-labels.jsonl")}
 
 
 def _rows(name: str) -> list[dict]:
@@ -93,13 +93,17 @@ def test_the_fresh_sets_share_no_repository_or_pair_with_the_sets_before_them():
         return {side.split(":")[0] for p in rows for side in p["source"].split(" | ")}
 
     tuning, fresh, fresh3 = _rows("candidates.jsonl"), _rows("fresh.jsonl"), _rows("fresh3.jsonl")
+    fresh4 = _rows("fresh4.jsonl")
     assert not repos(tuning) & repos(fresh) and not repos(fresh3) & (repos(tuning) | repos(fresh))
+    assert not repos(fresh4) & (repos(tuning) | repos(fresh) | repos(fresh3))
     seen = {(p["a"], p["b"]) for p in tuning + fresh}
     assert not {(p["a"], p["b"]) for p in fresh} & {(p["a"], p["b"]) for p in tuning}
     assert not {(p["a"], p["b"]) for p in fresh3} & seen
+    assert not {(p["a"], p["b"]) for p in fresh4} & (seen | {(p["a"], p["b"]) for p in fresh3})
 
 
-AGREEMENT = {"tuning": (0.922, 0.863), "fresh": (0.941, 0.898), "fresh3": (0.841, 0.714)}  # decisions 070, 071, 106
+AGREEMENT = {"tuning": (0.922, 0.863), "fresh": (0.941, 0.898), "fresh3": (0.841, 0.714),  # decisions 070, 071, 106
+             "fresh4": (0.929, 0.875)}  # decision 122
 
 
 @pytest.mark.parametrize("which", SETS)
@@ -114,6 +118,8 @@ FIGURES = [  # (model, set, precision, recall): decision 071; the fresh set scor
     (None, "fresh", 0.66, 0.34), (USE, "fresh", 0.57, 0.54), ("minilm", "fresh", 0.56, 0.62),
     # decision 106: the third set, scored once on this detector (frozen since decision 071)
     (None, "fresh3", 0.95, 0.31), (USE, "fresh3", 0.85, 0.50), ("minilm", "fresh3", 0.85, 0.59),
+    # decision 122: the fourth set, scored once on this detector (frozen since decision 071)
+    (None, "fresh4", 0.91, 0.42), (USE, "fresh4", 0.85, 0.65), ("minilm", "fresh4", 0.82, 0.78),
 ]
 
 
@@ -122,3 +128,35 @@ def test_precision_and_recall(model, which, precision, recall):
     """The measured figures hold."""
     p, r = _score(which, model)
     assert p >= precision and r >= recall, (p, r)
+
+
+# The judge (mdmem.ops.judge, decision 122): a model's answers to the prompts mdmem hands it, recorded once
+# (judge-answers.jsonl: a helper standing in for the model read only the prompts, never a label or a source). Each
+# answer is kept with the SHA-1 of the prompt it answered: a change to the prompt, the asking bar or the quoting
+# makes these answers stale, and this test says so (run scripts/judge_duplicates.py again with a stand-in).
+JUDGED = {"tuning": ("tuning", "fresh", "fresh3"), "fresh4": ("fresh4",)}
+JUDGE_FIGURES = {"tuning": (0.98, 0.93), "fresh4": (1.0, 0.95)}  # words alone ask (a new vault has no vectors)
+
+
+@pytest.mark.parametrize("part", JUDGED)
+def test_the_judge_on_the_recorded_answers(part):
+    import hashlib
+
+    from mdmem.ops.judge import parse, prompt, related
+
+    answers = {r["id"]: r for r in _rows("judge-answers.jsonl") if r["set"] == part}
+    tp = fp = fn = 0
+    for which in JUDGED[part]:
+        for p, label in _gold(which):
+            asked = related(p["b"], p["a"]) is not None
+            got = False
+            if asked:
+                r = answers[p["id"]]
+                assert hashlib.sha1(prompt(p["b"], [("", p["a"])]).encode()).hexdigest() == r["prompt_sha1"], \
+                    f"{p['id']}: the prompt changed since its answer was recorded"
+                got = parse(r["answer"], 1) == 1
+            same = label == "same"
+            tp, fp, fn = tp + (got and same), fp + (got and not same), fn + (same and not got)
+    precision, recall = tp / max(tp + fp, 1), tp / max(tp + fn, 1)
+    want_p, want_r = JUDGE_FIGURES[part]
+    assert precision >= want_p and recall >= want_r, (precision, recall)

@@ -28,6 +28,7 @@ from pydantic import Field
 
 from mdmem import __version__
 from mdmem.api import MAX_QUERY_CHARS
+from mdmem.base.settings import judge
 from mdmem.base.terminal import visible
 from mdmem.mcp_session import CONTENT_IS, MAX_CHARS, Session, plain, read_text
 
@@ -312,7 +313,8 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         by = Provenance("agent", agent=_client(ctx))  # an agent's save: shown apart until the user confirms it
         return state.call("save", lambda mem: api.save(mem, text, type, name, description, tag_list, new=new,
                                                        supersedes=old, provenance=by,
-                                                       project=_owner(mem, project), update=update),
+                                                       project=_owner(mem, project), update=update,
+                                                       judge=judge()),
                           writes=True)
 
     @adds
@@ -418,7 +420,8 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
 
         return state.call("checkpoint_accept", lambda mem: cp.accept(mem, numbers, session, project=_owner(mem, project),
                                                                      given=project is not None,
-                                                                     here=_owner(mem, None)), writes=True)
+                                                                     here=_owner(mem, None), judge=judge()),
+                          writes=True)
 
     @adds
     def checkpoint_propose(
@@ -455,7 +458,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
             result = cp.propose(mem.root, {"dimensions": dimensions or [], "candidates": candidates,
                                            "replaces": replaces or []},
                                 session=session, lang=lang, today=_today(), mem=mem, scope=scope,
-                                conversation_date=day)
+                                conversation_date=day, judge=judge())
             return cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result, mcp=True)}
 
         return state.call("checkpoint_propose", work)

@@ -84,6 +84,7 @@ import bench_hooks  # noqa: E402
 import gen_vault  # noqa: E402
 
 from mdmem.base import files as fs  # noqa: E402
+from mdmem.base.layout import STATE_DIR  # noqa: E402
 from mdmem.engine.memory import Memory  # noqa: E402
 from mdmem.text.parse import parse_note  # noqa: E402
 
@@ -416,7 +417,7 @@ def measure_build(mdmem: str, root: Path, runs: int, budget: float) -> dict:
 
 
 def measure_grep(root: Path, word: str, runs: int) -> dict:
-    cmd = ["grep", "-ril", "--exclude-dir=" + fs.STATE_DIR, word, str(root)]
+    cmd = ["grep", "-ril", "--exclude-dir=" + STATE_DIR, word, str(root)]
     run_timed(cmd, check=False)  # page cache
     times, matches = [], 0
     for _ in range(runs):

@@ -410,7 +410,7 @@ async def test_an_mcp_call_that_runs_over_is_an_error_and_the_server_keeps_answe
     and the next call answers. Deterministic: the save cannot finish while this test holds the lock."""
     from mcp import Client
 
-    from mdmem.base.files import write_lock
+    from mdmem.base.state import write_lock
     from mdmem.mcp_server import build_server
 
     monkeypatch.setenv("MDMEM_LOCK_TIMEOUT", "120")  # the save waits for the lock far longer than the bound

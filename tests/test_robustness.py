@@ -556,7 +556,7 @@ def test_kill9_at_several_moments_is_recovered(generated, tmp_path):
 @pytest.mark.slow
 def test_kill9_during_a_parallel_build_frees_the_write_lock(tmp_path):
     from mdmem.base.errors import LockTimeout
-    from mdmem.base.files import write_lock
+    from mdmem.base.state import write_lock
 
     vault = tmp_path / "v"
     gen = _gen_module()
@@ -637,7 +637,7 @@ def test_concurrent_indexers_while_notes_change(cli, tmp_path):
 
 @pytest.mark.slow
 def test_a_held_write_lock_fails_writers_clearly_and_readers_still_answer(tmp_path):
-    from mdmem.base.files import write_lock
+    from mdmem.base.state import write_lock
 
     vault = small_vault(tmp_path / "v", 20)
     as_json(run(tmp_path, "index", "--vault", vault, "--json"))

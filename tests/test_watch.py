@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from mdmem.base.files import write_lock
+from mdmem.base.state import write_lock
 from mdmem.engine.memory import Memory
 from mdmem.ops.watch import relevant, watch
 

@@ -22,7 +22,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from mdmem.base.files import state_folder
+from mdmem.base.state import state_folder
 
 SOURCES = ("user", "checkpoint", "agent", "import")
 FIELDS = ("source", "session", "agent")  # the frontmatter keys, in the order written

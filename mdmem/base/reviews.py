@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import time
 
-from mdmem.base import files
+from mdmem.base.state import read_state, state_folder, write_state
 
 REVIEWED = "sessions-reviewed.json"
 WAITING = "sessions-waiting.json"
@@ -22,11 +22,11 @@ _LIMIT = 16 * 1024 * 1024
 
 
 def _read(root: str | os.PathLike, name: str) -> dict:
-    return files.read_state(files.state_folder(root, "hooks", name), _LIMIT)  # missing: nothing reviewed yet
+    return read_state(state_folder(root, "hooks", name), _LIMIT)  # missing: nothing reviewed yet
 
 
 def _write(root: str | os.PathLike, name: str, data: dict) -> None:
-    files.write_state(files.state_folder(root, "hooks", name), data)
+    write_state(state_folder(root, "hooks", name), data)
 
 
 def reviewed(root: str | os.PathLike) -> dict[str, float]:

@@ -316,7 +316,9 @@ class Settings:
         unknown = sorted(set(config) - set(SECTIONS))
         if unknown:
             raise ConfigError(f"unknown section in {where}: {', '.join(f'[{u}]' for u in unknown)} "
-                              f"(known: {', '.join(f'[{k}]' for k in SECTIONS)})")
+                              f"(known: {', '.join(f'[{k}]' for k in SECTIONS)})" + (
+                                  "; [judge] belongs in the user's own config (a command a vault names is never "
+                                  "run)" if "judge" in unknown else ""))
         project_map(vault, config)  # validated here, read where a session's project is found
         return cls(_search(config, where), _semantic(config, where), _check(config, where, {}),
                    _digest(config, where), _daily(config, where, vault), config)
@@ -352,7 +354,7 @@ STATE_KEYS = ("folder",)
 
 def state_folder() -> str | None:
     """``[state] folder`` of the user's own config: the folder that holds every vault's state outside the vault
-    (:func:`mdmem.base.files.state_root`), or None (the state in the vault, ``.mdmem/``). Read only when the
+    (:func:`mdmem.base.state.state_root`), or None (the state in the vault, ``.mdmem/``). Read only when the
     file exists (the hooks pay one ``stat`` otherwise)."""
     from mdmem.base.layout import user_config_path
 
@@ -367,6 +369,45 @@ def state_folder() -> str | None:
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"bad [state] folder in {path}: {value!r} (wants a folder's path)")
     return value.strip()
+
+
+# ----------------------------------------------------------------------------- the duplicates' judge
+
+
+@dataclass(frozen=True)
+class Judge:
+    """The model command that confirms or clears a guessed duplicate (:mod:`mdmem.ops.judge`, decision 122)."""
+
+    command: str
+    timeout: float = 60.0  # seconds; no answer in time: the guess stands as a warning, the save goes on
+    source: str = "--judge"  # where it was set: "--judge", "MDMEM_JUDGE" or the user's config's path
+
+
+JUDGE_KEYS = ("command", "timeout")
+
+
+def judge() -> Judge | None:
+    """The judge the user set: ``MDMEM_JUDGE`` (a command; empty: none), else ``[judge] command`` (and
+    ``timeout``) of the user's own config (:func:`mdmem.base.layout.user_config_path`), else None. Never a
+    vault's config: a command read from a synced or shared folder would run on every save."""
+    from mdmem.base.layout import user_config_path
+
+    env = os.environ.get("MDMEM_JUDGE")
+    if env is not None:
+        return Judge(env.strip(), source="MDMEM_JUDGE") if env.strip() else None
+    path = user_config_path()
+    if not os.path.exists(path):
+        return None
+    section = _section(read_file(path, follow=True), "judge", path)
+    _known(section, "judge", JUDGE_KEYS, path)
+    command, timeout = section.get("command"), section.get("timeout", Judge.timeout)
+    if command is None:
+        return None
+    if not isinstance(command, str) or not command.strip():
+        raise ConfigError(f"bad [judge] command in {path}: {command!r} (wants a command, e.g. \"claude -p\")")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 3600:
+        raise ConfigError(f"bad [judge] timeout in {path}: {timeout!r} (wants seconds, 0 < t <= 3600)")
+    return Judge(command.strip(), float(timeout), str(path))
 
 
 # ----------------------------------------------------------------------------- projects (stdlib, cheap)

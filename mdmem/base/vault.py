@@ -7,8 +7,9 @@ from __future__ import annotations
 import os
 
 from mdmem.base.errors import MdmemError, NotAVault, VaultNotFound
-from mdmem.base.files import state_dir, state_folder, write_new
+from mdmem.base.files import write_new
 from mdmem.base.layout import INDEX_NAME, MEMORY_DIR, STATE_DIR, mdmem_home
+from mdmem.base.state import state_dir, state_folder
 
 TYPE_CHECKING = False  # not `from typing import`: cheap for the hooks
 if TYPE_CHECKING:

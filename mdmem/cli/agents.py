@@ -14,6 +14,7 @@ from mdmem.cli import commands, writes  # noqa: F401  (the vault's commands regi
 from mdmem.cli.common import (
     GlobalOpt,
     JsonOpt,
+    JudgeOpt,
     OwnerOpt,
     SeenOpt,
     SensitiveOpt,
@@ -22,6 +23,7 @@ from mdmem.cli.common import (
     app,
     date_option,
     day_option,
+    judge_option,
     open_memory,
     vault_root,
 )
@@ -123,6 +125,7 @@ def checkpoint(
                                                "it looks like it holds a secret (you keep it knowingly).")] = False,
     project: OwnerOpt = None,
     no_project: GlobalOpt = False,
+    judge: JudgeOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Look back over a conversation for memories worth keeping (seven dimensions) and
@@ -165,7 +168,8 @@ def checkpoint(
         with open_memory(vault) as mem:
             accepted = cp.accept(mem, numbers, session, allow_secret=allow_secret,
                                  project=for_write(mem.root, project, no_project),
-                                 given=bool(project) or no_project, here=for_write(mem.root))
+                                 given=bool(project) or no_project, here=for_write(mem.root),
+                                 judge=judge_option(judge))
         render.emit_json(accepted) if json else render.accepted(accepted)
         if any(a.status == "refused" for a in accepted.accepted):
             raise typer.Exit(1)
@@ -201,12 +205,14 @@ def checkpoint(
                            "--global to choose")
         with open_memory(vault) as mem:  # the candidates that repeat a saved note are marked with it
             result = cp.propose(root, data, session=sid, lang=lang or "en", extra_claude_md=[Path.cwd() / "CLAUDE.md"],
-                                today=os.environ.get("MDMEM_TODAY"), mem=mem, scope=scope, conversation_date=day)
+                                today=os.environ.get("MDMEM_TODAY"), mem=mem, scope=scope, conversation_date=day,
+                                judge=judge_option(judge))
     elif model:
         source = target if target is not None else str(latest_for(Path.cwd()))
         with open_memory(vault) as mem:
             result = cp.analyze(source, root, lang=lang, subagents=subagents, session=session,
-                                today=os.environ.get("MDMEM_TODAY"), model=model, read=read, mem=mem)
+                                today=os.environ.get("MDMEM_TODAY"), model=model, read=read, mem=mem,
+                                judge=judge_option(judge))
     else:
         source = target if target is not None else str(latest_for(Path.cwd()))
         result = cp.analyze(source, root, lang=lang, subagents=subagents, session=session,

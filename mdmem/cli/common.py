@@ -21,7 +21,7 @@ import typer
 from typer.core import TyperGroup
 
 from mdmem import __version__
-from mdmem.base.files import state_folder
+from mdmem.base.state import state_folder
 
 
 class Boundary(TyperGroup):
@@ -54,6 +54,10 @@ OwnerOpt = Annotated[Optional[str], typer.Option(
     "--project", help="The project the memory belongs to (default: the git repository of the current folder, its "
     "name or its [projects] mapping).", show_default=False)]
 GlobalOpt = Annotated[bool, typer.Option("--global", help="A global memory, of no project.")]
+JudgeOpt = Annotated[Optional[str], typer.Option(
+    "--judge", help="A model command that confirms or clears a guessed duplicate (e.g. 'claude -p'): the note it "
+    "names is refused as a repeat (default: MDMEM_JUDGE or [judge] command in ~/.mdmem/config.toml; '' for none).",
+    show_default=False)]
 SeenOpt = Annotated[Optional[str], typer.Option(
     "--project", help="Whose project memories to include: a project's name, or all (default: the global ones and "
     "those of the current folder's project).", show_default=False)]
@@ -129,7 +133,8 @@ def vault_root(vault: Path | None, adopt: bool = False, read: bool = False) -> P
     elif read and vault is not None and not looks_like_vault(root):  # a --vault folder of notes (find_vault)
         import shlex
 
-        from mdmem.base.files import state_dir, write_atomic
+        from mdmem.base.files import write_atomic
+        from mdmem.base.state import state_dir
 
         message(f"mdmem: {root} has no vault markers (MEMORY.md, memory/, .obsidian/, .mdmem/): read as a folder of "
                 f"notes; `mdmem init {shlex.quote(str(root))}` before writing to it")
@@ -192,6 +197,15 @@ def day_option(value: str | None, name: str = "--today"):
     if len(value) != 10:
         raise typer.BadParameter(f"wants a date as YYYY-MM-DD, not {value!r}", param_hint=name)
     return dt.date.fromisoformat(date_option(value, name) or value)
+
+
+def judge_option(value: str | None):
+    """``--judge``: the given command ('' for none), else the user's own setting (:func:`mdmem.base.settings.judge`)."""
+    from mdmem.base.settings import Judge, judge
+
+    if value is None:
+        return judge()
+    return Judge(value.strip()) if value.strip() else None
 
 
 def is_tty() -> bool:

@@ -130,7 +130,7 @@ def run(hook, args: list[str], known: tuple[str, ...] = OPTIONS["stop"]) -> int:
         payload.setdefault("mdmem_agent", agent.NAME)  # whose session: kept with the hook's state
         project = payload["cwd"] if isinstance(payload.get("cwd"), str) else ""
         vault = vault or locate(opts.get("vault"), payload.get("cwd"))
-        from mdmem.base.files import check_state
+        from mdmem.base.state import check_state
 
         check_state(vault)  # a symlinked .mdmem (or index, hooks...): nothing read or written through it
         reads = {} if name == "prompt" else {"read": transcript_reader(agent)}  # the agent's transcripts

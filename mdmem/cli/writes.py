@@ -12,12 +12,14 @@ import typer
 from mdmem.cli.common import (
     GlobalOpt,
     JsonOpt,
+    JudgeOpt,
     NoteArg,
     OwnerOpt,
     TodayOpt,
     VaultOpt,
     app,
     date_option,
+    judge_option,
     open_memory,
 )
 
@@ -145,6 +147,7 @@ def _save(
     section: Annotated[Optional[str], typer.Option(
         "--section", help="With --update: replace this section (heading) of the note with the text.",
         show_default=False)] = None,
+    judge: JudgeOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Save a memory: a note in its type's folder plus its line in MEMORY.md
@@ -163,7 +166,8 @@ def _save(
         result = api.save(mem, body, type, name, description, tag_list, new=new,
                               chosen=chosen, rejected=rejected or [], allow_secret=allow_secret,
                               supersedes=supersedes or [], project=owner, update=update, section=section,
-                              provenance=Provenance("agent", agent=agent) if agent else Provenance("user"))
+                              provenance=Provenance("agent", agent=agent) if agent else Provenance("user"),
+                              judge=judge_option(judge))
     render.emit_json(result) if json else render.saved(result)
 
 

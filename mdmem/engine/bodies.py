@@ -21,6 +21,7 @@ import stat
 import time
 
 from mdmem.base import files
+from mdmem.base.state import state_folder
 from mdmem.text.raw import MAX_PARSE_BYTES, decoded, split_frontmatter
 
 # where an inline ``#sensitive`` tag could be: ``#`` at a line's start or after a space, ``>`` (a quote's marker) or
@@ -68,7 +69,7 @@ def only_bodies(vault: str, scan: files.Scan, state: object) -> Look | None:
     ``state``: the caller refreshes and parses as before."""
     if scan.broken or not isinstance(state, list) or len(state) != 2:
         return None
-    path = files.state_folder(vault, "notes.db")
+    path = state_folder(vault, "notes.db")
     uri = "file:" + path.replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
     try:
         db = sqlite3.connect(uri, uri=True, timeout=0.2, isolation_level=None)

@@ -34,9 +34,10 @@ if TYPE_CHECKING:
     from mdmem.base.settings import Fusion, Recency, Settings
     from mdmem.engine.graph import LinkGraph
     from mdmem.engine.index import Filters, SearchHit, SearchIndex, SearchResult
-from mdmem.base.files import version, write_lock
-from mdmem.base.layout import nfc
+from mdmem.base.files import version
+from mdmem.base.layout import STATE_DIR, nfc
 from mdmem.base.models import Link, Note, Problem
+from mdmem.base.state import READ_ONLY_DIR, state_dir, state_key, write_lock
 from mdmem.base.vault import find_vault
 from mdmem.engine.bodies import Look, front_digest
 from mdmem.engine.store import CacheDamaged, Diff, Head, Store, body_digest, no_room
@@ -189,7 +190,7 @@ class Memory:
             return self._pinned
         from mdmem.base.settings import Settings, obsidian_settings  # (not at import: ~10 ms of the card's hook)
 
-        seen = (fs.stat_note(self.root / fs.STATE_DIR, "config.toml"), obsidian_settings(self.root))
+        seen = (fs.stat_note(self.root / STATE_DIR, "config.toml"), obsidian_settings(self.root))
         if self._settings is None or self._settings[0] != seen:
             self._settings = (seen, Settings.load(self.root))
         return self._settings[1]
@@ -726,24 +727,24 @@ READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)  # what mkdir or a write in
 
 
 def _state_for(root: Path) -> Path:
-    """Where the derived state of the vault ``root`` lives (:func:`mdmem.base.files.state_root`, the one place
-    that decides it): its ``.mdmem`` (a real folder: :func:`fs.state_dir`, else
+    """Where the derived state of the vault ``root`` lives (:func:`mdmem.base.state.state_root`, the one place
+    that decides it): its ``.mdmem`` (a real folder: :func:`mdmem.base.state.state_dir`, else
     :class:`~mdmem.base.errors.UnsafeState`); the folder the user keeps every vault's state in (``$MDMEM_STATE_DIR``,
     ``[state] folder``); or, when the vault cannot be written (a read-only mount, a vault of another user's), a
     folder of this user's, ``$MDMEM_HOME/read-only/<hash of the vault's path>/.mdmem``: search, the card and every
     read work there (the index built from the notes once, then kept up to date), and nothing is written in the
     vault. Writes of notes fail as the file system says."""
     try:
-        return fs.state_dir(root)
+        return state_dir(root)
     except OSError as e:
         if e.errno not in READ_ONLY:
             raise
     from mdmem.base.layout import mdmem_home
 
     # writable by its mode, not in fact (a read-only bind mount): the read-only home all the same
-    elsewhere = Path(mdmem_home()).expanduser() / fs.READ_ONLY_DIR / fs.state_key(root, named=False)
+    elsewhere = Path(mdmem_home()).expanduser() / READ_ONLY_DIR / state_key(root, named=False)
     os.makedirs(elsewhere, mode=0o700, exist_ok=True)
-    return fs.state_dir(elsewhere)
+    return state_dir(elsewhere)
 
 
 @contextmanager

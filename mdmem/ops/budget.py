@@ -71,7 +71,7 @@ def update_budget(mem: Memory, report: CheckReport, today: dt.date) -> tuple[str
     report with MEMORY.md's new token count."""
 
     from mdmem.base import files as fs
-    from mdmem.base.files import write_lock
+    from mdmem.base.state import write_lock
 
     path = mem.root / INDEX_NAME
     comment = budget_comment(report.budget.tokens, report.budget.cap, today)
@@ -98,12 +98,13 @@ def stamp_new_index(root: Path, today: dt.date, timeout: float = 10.0) -> str:
 
     from mdmem.base import files as fs
     from mdmem.base.settings import Settings
+    from mdmem.base.state import state_folder, write_lock
 
     scan = fs.scan(root)
     prefix = MEMORY_DIR + "/"
     total = tokens_for(sum(st[1] for path, st in scan.notes.items() if path.startswith(prefix)))
     comment = budget_comment(total, Settings.load(root).check.cap, today)
-    with fs.write_lock(Path(fs.state_folder(root)), float(os.environ.get("MDMEM_LOCK_TIMEOUT", timeout))):
+    with write_lock(Path(state_folder(root)), float(os.environ.get("MDMEM_LOCK_TIMEOUT", timeout))):
         data, seen = fs.read_stat(root, INDEX_NAME)
         if data is not None:
             new = with_budget_comment(data, comment)

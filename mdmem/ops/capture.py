@@ -21,16 +21,18 @@ from mdmem.base.errors import MdmemError, UsageError
 from mdmem.base.layout import INDEX_NAME, INDEX_SECTIONS, MEMORY_DIR, TYPE_FOLDERS, nfc
 from mdmem.base.projects import Scope
 from mdmem.base.provenance import RULE_TYPES, Provenance, record
+from mdmem.base.state import write_lock
 from mdmem.ops import guard
 from mdmem.ops.budget import index_line
 from mdmem.ops.index_lines import add_line, mark_superseded
 from mdmem.ops.properties import register_types
-from mdmem.ops.repeats import MEANING, UNCHECKED, Twin, Unchecked, repeated, warnings
+from mdmem.ops.repeats import UNCHECKED, Twin, Unchecked, is_guess, repeated, warnings
 from mdmem.text.classify import classify, decision_note, decision_title
 from mdmem.text.naming import NAME_MAX, first_line, person_name, plain_links, subject
 from mdmem.text.similar import name_key
 
 if TYPE_CHECKING:
+    from mdmem.base.settings import Judge
     from mdmem.engine.memory import Memory
 
 FOLDERS = TYPE_FOLDERS
@@ -186,6 +188,7 @@ def save(
     update: str | None = None,
     section: str | None = None,
     repeat: Twin | None | Unchecked = UNCHECKED,
+    judge: Judge | None = None,
 ) -> SaveResult:
     """Write a note into its type's folder and add its line to MEMORY.md under
     the type's section (created when missing; the budget comment is never
@@ -234,7 +237,9 @@ def save(
     ``update`` (that note) adds the text to it instead (status "updated"), or, with ``section`` (a heading
     of it), replaces that section's text. ``repeat``: the answer :func:`~mdmem.ops.repeats.repeated` gave the
     caller for this text just before (``checkpoint accept`` runs it to say "the same as [[X]]"), taken as this
-    save's, so that the look-up (~60 ms at 10k notes) runs once; by default save runs it, under the lock."""
+    save's, so that the look-up (~60 ms at 10k notes) runs once; by default save runs it, under the lock.
+    ``judge``: the user's model command that confirms or clears a guess by meaning (:mod:`mdmem.ops.judge`); with
+    one, the look-up runs before the lock (a model may take seconds; other writers wait at most 30 s for it)."""
     from mdmem.text.parse import parse_note
 
     guard.bounded(text, "text")
@@ -306,8 +311,10 @@ def save(
                 "updated": meta["updated"]}
     section = SECTIONS[kind]
     marked: list[str] = []
+    if judge is not None and isinstance(repeat, Unchecked) and fs.stat_note(mem.root, rel) is None:
+        repeat = repeated(mem, rel, title, body, {p for p, _ in old}, kind, Scope(project), judge)
     made = project_note(mem, project, day, prov) if project is not None else None
-    with fs.write_lock(mem.state_dir, mem.lock_timeout):
+    with write_lock(mem.state_dir, mem.lock_timeout):
         guard.real_folders(mem.root, rel)
         guard.real_folders(mem.root, INDEX_NAME)
         clean(path.parent, mem.root, mem.state_dir)
@@ -326,7 +333,7 @@ def save(
             raise MdmemError(f"{rel} would be a second note on the same person as {twin[0]}; add this to that note "
                              f"(mdmem edit {shlex.quote(twin[0])} --append TEXT), pass --supersedes "
                              f"{shlex.quote(twin[0])} if this one replaces it, or --new to save a second one")
-        maybe = twin[0] if twin is not None and twin[1] == MEANING else None  # a guess: saved, with a warning
+        maybe = twin[0] if twin is not None and is_guess(twin[1]) else None  # a guess: saved, with a warning
         if twin is not None and not new and maybe is None:
             raise SameMemory(f"{rel} would be a near-duplicate of {twin[0]} ({twin[1]}); update that note "
                              f"(--update {shlex.quote(twin[0])}), pass --supersedes {twin[0]} if this one replaces "
@@ -371,8 +378,10 @@ def save(
                         f"{project}'s: other projects now see neither; if the new rule holds everywhere, make it "
                         f"global (mdmem edit {shlex.quote(rel)} --unset project)")
     if status == "created" and maybe is not None and not new:
-        said.append(f"it may say what {maybe} says (the same meaning, a guess); if it does, keep one: mdmem forget "
-                    f"{shlex.quote(rel)} archives this one (or save with --update {shlex.quote(maybe)} next time)")
+        why = ": " + twin[1].split("; ", 1)[1] if twin is not None and twin[1] and "; " in twin[1] else ""
+        said.append(f"it may say what {maybe} says (the same meaning, a guess{why}); if it does, keep one: mdmem "
+                    f"forget {shlex.quote(rel)} archives this one (or save with --update {shlex.quote(maybe)} next "
+                    f"time)")
     return SaveResult(status, rel, kind, title, desc, note.tokens, section, line, index_changed, said, reason,
                       [p for p, _ in old] if status == "created" else [], marked if status == "created" else [],
                       source, to_confirm(kind, rel, source) if status == "created" else None,

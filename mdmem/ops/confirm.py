@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from mdmem.base import provenance
 from mdmem.base.errors import MdmemError
-from mdmem.base.files import write_lock
+from mdmem.base.state import write_lock
 
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from mdmem.base import files as fs
 from mdmem.base.errors import UsageError
+from mdmem.base.state import write_lock
 from mdmem.ops import guard
 from mdmem.ops.capture import as_date, clean, copy_date, dump_note, inside_memory
 from mdmem.ops.properties import register_types
@@ -105,7 +106,7 @@ def daily_add(mem: Memory, text: str, at: str | None = None, date: str | dt.date
     path = mem.root / rel
     inside_memory(mem.root, path)  # memory/daily may be a symlink to somewhere else: never write there
     entry = f"## {when}\n{text}\n"
-    with fs.write_lock(mem.state_dir, mem.lock_timeout):
+    with write_lock(mem.state_dir, mem.lock_timeout):
         guard.real_folders(mem.root, rel)
         clean(path.parent, mem.state_dir)
         data, seen = fs.read_stat(mem.root, path)

@@ -364,7 +364,7 @@ def digest(mem: Memory, today: dt.date | None = None, settings: DigestSettings =
     ``dry_run`` reads everything and writes nothing. The index is refreshed
     when something changed."""
     today = today or dt.date.today()
-    from mdmem.base.files import write_lock
+    from mdmem.base.state import write_lock
 
     with nullcontext() if dry_run else write_lock(mem.state_dir, mem.lock_timeout):
         result, changed = _run(mem.root, today, settings, dry_run)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from mdmem.base import files as fs
 from mdmem.base.errors import NoteNotFound, UsageError, WriteConflict
 from mdmem.base.files import version
+from mdmem.base.state import write_lock
 from mdmem.ops import guard
 from mdmem.ops.move import settle
 from mdmem.text.parse import Rewritable
@@ -204,7 +205,7 @@ def edit(mem: Memory, ref: str, *, expected: str | None = None, append: str | No
     _guard_edit(append, replace, set_keys, allow_secret)
     settle(mem)
     path = mem.resolve_note(ref)
-    with fs.write_lock(mem.state_dir, mem.lock_timeout):
+    with write_lock(mem.state_dir, mem.lock_timeout):
         guard.real_folders(mem.root, path)
         data, seen = fs.read_stat(mem.root, path)
         if data is None:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from mdmem.base import files as fs
 from mdmem.base.errors import AmbiguousNote, MdmemError, NoteArchived, NoteNotFound, UsageError
 from mdmem.base.layout import ARCHIVE_DIR, ARCHIVE_DIRS, INDEX_NAME, MEMORY_DIR, archive_log, archive_of
+from mdmem.base.state import write_lock
 from mdmem.base.vault import is_flat
 from mdmem.ops import guard
 from mdmem.ops.capture import check_unchanged, clean
@@ -136,7 +137,7 @@ def forget(
         if not _forgettable(rel, flat):
             raise UsageError(f"refusing to forget {rel}: only memory notes (under {MEMORY_DIR}/) can be "
                              "archived; move or delete other files yourself")
-    with fs.write_lock(mem.state_dir, mem.lock_timeout):
+    with write_lock(mem.state_dir, mem.lock_timeout):
         guard.real_folders(mem.root, INDEX_NAME)
         guard.real_folders(mem.root, archive_log(flat))
         clean(mem.root, mem.state_dir)
@@ -340,7 +341,7 @@ def restore(mem: Memory, ref: str, dry_run: bool = False) -> RestoreResult:
     fs.inside(mem.root, posixpath.dirname(target) or ".")
     entry = _log(mem).get(archived) if logged else None
     items = [i for i in (entry or {}).get("index_lines", []) if isinstance(i, dict)]
-    with fs.write_lock(mem.state_dir, mem.lock_timeout):
+    with write_lock(mem.state_dir, mem.lock_timeout):
         for rel in (archived, target, INDEX_NAME):
             guard.real_folders(mem.root, rel)
         if os.path.lexists(mem.root / target):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from mdmem.base import files as fs
 from mdmem.base.errors import MdmemError
+from mdmem.base.state import check_state
 
 if TYPE_CHECKING:
     from mdmem.engine.memory import Memory
@@ -59,8 +60,8 @@ def pending(mem: Memory) -> bool:
 
 def record(mem: Memory, journal: Journal) -> None:
     """Write the journal, synced to disk, before the move's first change; never through a symlinked ``.mdmem`` nor
-    over a symlinked ``move.json`` (:func:`mdmem.base.files.check_state`, which knows this file)."""
-    fs.check_state(mem.root)
+    over a symlinked ``move.json`` (:func:`mdmem.base.state.check_state`, which knows this file)."""
+    check_state(mem.root)
     data = {"source": journal.source, "target": journal.target, "version": journal.version,
             "rewrites": [{"path": r.path, "here": r.here, "before": r.before, "after": r.after,
                           "changes": [list(c) for c in r.changes]} for r in journal.rewrites]}
@@ -71,7 +72,7 @@ def load(mem: Memory) -> Journal | None:
     """The journal of an interrupted move, None when there is none; :class:`BadJournal` when it does not read
     as one (it is then set aside, so it stops every write only once)."""
     path = _path(mem)
-    fs.check_state(mem.root)  # a symlinked move.json is refused there, never read
+    check_state(mem.root)  # a symlinked move.json is refused there, never read
     try:
         fd = fs.open_regular(path)
     except FileNotFoundError:

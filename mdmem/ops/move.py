@@ -19,6 +19,7 @@ from mdmem.base import files as fs
 from mdmem.base.errors import MdmemError, UsageError, WriteConflict
 from mdmem.base.files import version
 from mdmem.base.layout import INDEX_NAME, nfc
+from mdmem.base.state import write_lock
 from mdmem.base.terminal import visible
 from mdmem.ops import guard, journal
 from mdmem.text.parse import Rewritable
@@ -225,7 +226,7 @@ def move(mem: Memory, ref: str, new: str, dry_run: bool = False, allow_secret: b
     target = _target_path(mem, source, new)
     if target == source:
         raise UsageError(f"{source} is already there")
-    with fs.write_lock(mem.state_dir, mem.lock_timeout):
+    with write_lock(mem.state_dir, mem.lock_timeout):
         if os.path.lexists(mem.root / target) and os.path.normcase(str(mem.root / target)) != \
                 os.path.normcase(str(mem.root / source)):
             raise MdmemError(f"{target} exists already; nothing was moved")
@@ -293,7 +294,7 @@ def resume(mem: Memory) -> MoveResult | None:
     at its old path as it was read; each linking note still as it was read gets its rewrites, one rewritten
     already is counted, one changed since by someone else is left alone and named in ``skipped``. None when
     there was nothing to finish."""
-    with fs.write_lock(mem.state_dir, mem.lock_timeout):
+    with write_lock(mem.state_dir, mem.lock_timeout):
         plan = journal.load(mem)
         if plan is None:
             return None

@@ -15,12 +15,20 @@ from mdmem.text.similar import SIMILAR, name_key, shingles, similarity
 
 if TYPE_CHECKING:
     from mdmem.base.projects import Scope
+    from mdmem.base.settings import Judge
     from mdmem.engine.memory import Memory
     from mdmem.engine.store import Head
 
 MEANING = "the same meaning"  # the reason :func:`repeated` gives for a guess by meaning (not refused: decision 096)
+JUDGED = "the same meaning, as the judge answered"  # a repeat the user's judge named (refused: decision 122)
 DUPLICATE_LINE = 30  # characters: a body line this long found in CLAUDE.md or a protocol is a repeat
 Twin = tuple[str, str | None]  # what :func:`repeated` finds: the note, and why (None: the same content)
+
+
+def is_guess(reason: str | None) -> bool:
+    """Is ``reason`` (a :data:`Twin`'s) a guess by meaning, saved with a warning: :data:`MEANING`, alone or with
+    why no judge cleared it?"""
+    return reason is not None and reason.split(";", 1)[0] == MEANING
 
 
 class Unchecked(enum.Enum):
@@ -39,7 +47,7 @@ def body_of(data: bytes) -> str:
 
 
 def repeated(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
-          kind: str = "", scope: Scope | None = None) -> Twin | None:
+             kind: str = "", scope: Scope | None = None, judge: Judge | None = None) -> Twin | None:
     """The memory note this one would repeat: ``(path, None)`` for the same
     content, ``(path, reason)`` for a near-duplicate (the same name, whatever the case, accents and
     spacing; for a person, also one of another person note's ``aliases``; :data:`SIMILAR` of the same wording;
@@ -49,22 +57,28 @@ def repeated(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
     Fast at 10k notes (decision 062): the same content is a look-up of the body's digest in the notes cache
     (the one file found is read to confirm it), the same name is read from the cache's heads, and only the
     :data:`CANDIDATES` notes that rank highest for its words in the cache's quick index (and those nearest by
-    the vectors' cosine, when the vault has them) have their body read for the wording and meaning tests."""
-    return _repeated(mem, rel, title, body, replaces, kind, scope, CANDIDATES)
+    the vectors' cosine, when the vault has them) have their body read for the wording and meaning tests.
+
+    ``judge`` (:mod:`mdmem.ops.judge`, the user's model command): when no note repeats the same content, name or
+    wording, the few read notes related to the memory are handed to it and its answer decides: the note it names
+    (:data:`JUDGED`, refused like a repeat of the wording), or none (no guess either); without an answer, the guess
+    stands (:data:`MEANING` and why)."""
+    return _repeated(mem, rel, title, body, replaces, kind, scope, CANDIDATES, judge)
 
 
 def exhaustive(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
                kind: str = "", scope: Scope | None = None) -> tuple[str, str | None] | None:
     """:func:`repeated` reading every memory note's body: what the bounded version is measured against
     (``scripts/bench_repeats.py``: the same answer on every real duplicate pair)."""
-    return _repeated(mem, rel, title, body, replaces, kind, scope, None)
+    return _repeated(mem, rel, title, body, replaces, kind, scope, None, None)
 
 
 CANDIDATES = 50  # notes whose body is read for the wording and meaning tests, per ranking (decision 062)
 
 
 def _repeated(mem: Memory, rel: str, title: str, body: str, replaces: frozenset | set, kind: str,
-              scope: Scope | None, limit: int | None) -> tuple[str, str | None] | None:
+              scope: Scope | None, limit: int | None, judge: Judge | None) -> tuple[str, str | None] | None:
+    from mdmem.ops.judge import related
     from mdmem.text.meaning import opposed, same_meaning, statement, swapped
 
     flat = " ".join(body.split())
@@ -80,6 +94,7 @@ def _repeated(mem: Memory, rel: str, title: str, body: str, replaces: frozenset 
     model, cosine = _cosines(mem, fact)
     read = None if limit is None else _candidates(mem, body, cosine, heads, limit)
     guess = None
+    asked: list[tuple[float, str, str, str]] = []  # (how related, path, name, text): what a judge would read
     for note in heads:
         names = {name_key(note.title)}
         if isinstance(note.frontmatter.get("name"), str):
@@ -100,8 +115,21 @@ def _repeated(mem: Memory, rel: str, title: str, body: str, replaces: frozenset 
         if mine and theirs and similarity(mine, theirs) >= SIMILAR and not opposed(fact, said) \
                 and not swapped(fact, said):  # one word apart may be another thing: "lint" / "build"
             return note.path, f"{int(100 * similarity(mine, theirs))}% the same wording"
-        if guess is None and note.type != "project" and same_meaning(fact, said, cosine.get(note.path), model):
+        if note.type == "project":
+            continue
+        if guess is None and same_meaning(fact, said, cosine.get(note.path), model):
             guess = note.path  # a guess: a repeat by name or wording in a later note comes first (decision 096)
+        near = related(fact, said, cosine.get(note.path), model) if judge is not None else None
+        if near is not None:
+            asked.append((near, note.path, note.title, said))
+    if judge is not None and (asked or guess):
+        from mdmem.ops.judge import ASKED_MAX, ask
+
+        shown = [(p, n, t) for _, p, n, t in sorted(asked, key=lambda a: (-a[0], a[1]))[:ASKED_MAX]]
+        verdict = ask(judge, fact, shown)
+        if verdict.error is None:
+            return (verdict.same, JUDGED) if verdict.same else None
+        return (guess, f"{MEANING}; {verdict.error}") if guess else None
     return (guess, MEANING) if guess else None
 
 

@@ -18,8 +18,9 @@ from pathlib import Path
 from mdmem.agents.checkpoint.evidence import NAMES, Evidence, hits
 from mdmem.agents.checkpoint.scan import MARKS, Known, clean, key_slug
 from mdmem.base.errors import MdmemError, UsageError
-from mdmem.base.files import read_outside, state_folder, state_path, write_atomic
+from mdmem.base.files import read_outside, write_atomic
 from mdmem.base.layout import safe_session
+from mdmem.base.state import state_folder, state_path
 from mdmem.text.classify import CODE  # code is not memory: the rule `save` warns with
 
 LANGS = ("en", "pt")  # the languages of the checkpoint's text and of the scan prompt

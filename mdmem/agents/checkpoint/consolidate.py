@@ -128,7 +128,7 @@ def text(cp: Checkpoint, mcp: bool = False) -> str:
 def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: bool = False,
             session: str | None = None, cwd: Path | None = None, today: str | None = None,
             store_result: bool = True, model: str | None = None, max_bytes: int | None = None,
-            timeout: float = MODEL_TIMEOUT, origin: str = "hand", read: Callable, mem=None) -> Checkpoint:
+            timeout: float = MODEL_TIMEOUT, origin: str = "hand", read: Callable, mem=None, judge=None) -> Checkpoint:
     """The checkpoint of a whole transcript (``-`` = standard input; at most the last
     ``max_bytes`` of it), stored when it has candidates. Offline by default: only the standing rules the user
     stated in so many words (:func:`mdmem.agents.checkpoint.signals.standing`); with ``model`` the scan prompt and the conversation go to that command, and its JSON
@@ -169,7 +169,7 @@ def analyze(source: str, vault: Path, *, lang: str | None = None, subagents: boo
         answer = run_model(model, prompt + f"\n\n{head}\n\n" + conversation_text(tr.messages), timeout)
         result = propose(vault, answer, session=sid, lang=chosen, transcript=transcript, extra_claude_md=claude_md,
                          today=today, store_result=store_result, origin=origin, scope=scope, mem=mem,
-                         conversation_date=day)
+                         conversation_date=day, judge=judge)
         return Checkpoint(result.session, transcript, result.lang, result.dimensions, result.candidates,
                           result.dropped, len(tr.messages), tr.tool_calls, tr.malformed, tr.skipped, result.created,
                           "model")
@@ -236,7 +236,7 @@ def provenance(data: dict):
 
 def accept(mem, spec: str, session: str | None = None, today: str | None = None,
            allow_secret: bool = False, project: str | None = None, given: bool = True,
-           here: object = ANYWHERE) -> AcceptResult:
+           here: object = ANYWHERE, judge=None) -> AcceptResult:
     """Save the chosen candidates through :func:`mdmem.ops.capture.save` (each on its
     own: one refused near-duplicate does not stop the others). A candidate whose text looks
     like it holds a secret is refused (nothing written), the refusal says how to save it
@@ -252,10 +252,11 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
     be accepted with ``--session``. ``project``: the project (:mod:`mdmem.base.projects`) every memory saved
     carries (None: global) when ``given`` (``--project``/``--global``); else the one the checkpoint recorded, the
     project its session worked in, whatever folder the accept runs in (``project`` only for a checkpoint stored
-    before projects were recorded)."""
+    before projects were recorded). ``judge``: the user's model command (:mod:`mdmem.ops.judge`): a suggestion it
+    names a repeat of a saved note updates that note, as one of the same wording does."""
     from mdmem.base.projects import Scope
     from mdmem.ops.capture import SameMemory, SecretRefused, save
-    from mdmem.ops.repeats import MEANING, UNCHECKED, Twin, Unchecked
+    from mdmem.ops.repeats import UNCHECKED, Twin, Unchecked, is_guess
 
     data = load(mem.root, session, here=here)
     if data.get("status") != "pending" and session is None:
@@ -293,8 +294,8 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
         same = c.get("same") if isinstance(c.get("same"), str) else None
         twin: Twin | None | Unchecked = UNCHECKED
         if same is None:  # a note saved since the list was made: the same test propose ran, which save takes as its
-            twin = repeats_of(mem, Scope(project), c["name"], c["body"], kind)
-            same = twin[0] if twin and twin[1] != MEANING else None
+            twin = repeats_of(mem, Scope(project), c["name"], c["body"], kind, judge)
+            same = twin[0] if twin and not is_guess(twin[1]) else None
         if same and mem.store.get(same) is not None:  # the list said "accepting updates X": it does
             try:
                 results.append(_add_to(mem, n, c, same, allow_secret, today))
@@ -309,7 +310,7 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
                      chosen=c.get("chosen"), rejected=c.get("rejected") or [], paths=c.get("paths") or [],
                      name_as_file=False, allow_secret=allow_secret,  # a suggested title, not a file name
                      provenance=provenance(data), project=project,
-                     repeat=twin if same is None else UNCHECKED)  # (a "same" gone since: save looks again)
+                     repeat=twin if same is None else UNCHECKED, judge=judge)  # (a "same" gone since: looks again)
         except SecretRefused as e:
             found = str(e).split("; nothing was written", 1)[0].removeprefix("refusing to write: ")
             results.append(Accepted(n, c["dimension"], kind, c["name"], "refused-secret", None,

@@ -36,7 +36,7 @@ from mdmem.agents.checkpoint.scan import (
     key_words,
     strip_tags,
 )
-from mdmem.base.errors import MdmemError, UsageError
+from mdmem.base.errors import UsageError
 
 FOOTERS = {"en": "Proposed in a Claude Code session on ", "pt": "Proposto em uma sessão do Claude Code em "}
 
@@ -137,17 +137,17 @@ def _doubt(known: Known, c: Candidate, earlier: set[str], saved: bool = True) ->
     return known.same_note(c)
 
 
-def repeats_of(mem, scope, name: str, body: str, kind: str) -> tuple[str, str | None] | None:
+def repeats_of(mem, scope, name: str, body: str, kind: str, judge=None) -> tuple[str, str | None] | None:
     """The saved memory a candidate would say again, among the notes ``scope`` sees: the test ``save`` runs
     before writing (:func:`mdmem.ops.repeats.repeated`: the same content, name, wording or meaning, with the
     vault's vectors when it has them), on its body without the line saying where it was proposed, so that the
     list says up front what ``accept`` will do (and ``accept`` finds a note saved since). None without ``mem``
-    or for a CLAUDE.md line (never saved)."""
+    or for a CLAUDE.md line (never saved). ``judge``: the user's model command (:mod:`mdmem.ops.judge`)."""
     if mem is None or kind == "claude-md":
         return None
     from mdmem.ops.repeats import repeated
 
-    return repeated(mem, "", name, body.rsplit("\n\n", 1)[0].strip(), kind=kind, scope=scope)
+    return repeated(mem, "", name, body.rsplit("\n\n", 1)[0].strip(), kind=kind, scope=scope, judge=judge)
 
 
 def _stem(path: str) -> str:
@@ -161,7 +161,8 @@ def _replaces(payload) -> set[int]:
 
 def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", transcript: str | None = None,
             extra_claude_md: Sequence[Path] = (), today: str | None = None, store_result: bool = True,
-            origin: str = "propose", scope=None, mem=None, conversation_date: str | None = None) -> Checkpoint:
+            origin: str = "propose", scope=None, mem=None, conversation_date: str | None = None,
+            judge=None) -> Checkpoint:
     """Candidates a model proposes (JSON: ``{"dimensions": [...], "candidates": [{type,
     dimension, name, description, body, chosen, rejected, paths}], "replaces": [N]}`` or a bare list),
     checked and stored as the session's pending checkpoint. The model judges; mdmem validates:
@@ -190,7 +191,7 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
     (:func:`mdmem.agents.checkpoint.review.place` finds the session's), and ``conversation_date``, the date the
     accepted notes are ``created`` (else the day it is stored)."""
     from mdmem.agents.checkpoint.candidates import about, load
-    from mdmem.ops.repeats import MEANING
+    from mdmem.ops.repeats import is_guess
     from mdmem.text.secrets import describe, find, redact
 
     payload = _json_payload(data)
@@ -257,13 +258,13 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
             dropped.append(Dropped(name, dim, "the same name twice in this answer"))
             continue
         exact = _exact_duplicate(known, c)
-        twin = None if exact else repeats_of(mem, scope, c.name, c.body, c.type)
+        twin = None if exact else repeats_of(mem, scope, c.name, c.body, c.type, judge)
         if twin is not None and twin[1] is None:
             exact = f"an exact duplicate of the saved note {twin[0].rsplit('/', 1)[-1]}"
         if exact:
             dropped.append(Dropped(name, dim, exact))
             continue
-        same = twin[0] if twin and twin[1] != MEANING else None  # a guess by meaning is only said (decision 096)
+        same = twin[0] if twin and not is_guess(twin[1]) else None  # a guess by meaning is only said (decision 096)
         guess = f"may say what [[{_stem(twin[0])}]] says (the same meaning, a guess)" if twin and not same else None
         flag = do_not_save(body or description, dim or 3, code_ok=False,
                            claim=f"{raw_name}\n{desc_raw or description}") or guess or _doubt(known, c, earlier,
@@ -341,30 +342,11 @@ def conversation_text(messages, limit: int = MODEL_INPUT_MAX) -> str:
 
 
 def run_model(command: str, text: str, timeout: float = MODEL_TIMEOUT) -> str:
-    """Run ``command`` (split like a shell would, run without one) with ``text`` on standard
-    input; its standard output. Any command that answers JSON candidates works: ``claude -p``,
-    ``llm``, a local runner."""
-    import shlex
-    import subprocess
+    """Run ``command`` with ``text`` on standard input; its standard output (:func:`mdmem.base.command.run`). Any
+    command that answers JSON candidates works: ``claude -p``, ``llm``, a local runner."""
+    from mdmem.base.command import run
 
-    try:
-        argv = shlex.split(command)
-    except ValueError as e:
-        raise UsageError(f"--model: cannot split {command!r}: {e}") from None
-    if not argv:
-        raise UsageError("--model needs a command, e.g. --model 'claude -p'")
-    try:
-        proc = subprocess.run(argv, input=text.encode("utf-8"), capture_output=True, timeout=timeout)
-    except FileNotFoundError:
-        raise MdmemError(f"--model: command not found: {argv[0]}") from None
-    except subprocess.TimeoutExpired:
-        raise MdmemError(f"--model: {argv[0]} gave no answer within {timeout:.0f} s") from None
-    except OSError as e:
-        raise MdmemError(f"--model: cannot run {argv[0]}: {e.strerror or e}") from None
-    if proc.returncode != 0:
-        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise MdmemError(f"--model: {argv[0]} exited with {proc.returncode}" + (f": {err[-1][:200]}" if err else ""))
-    return proc.stdout.decode("utf-8", "replace")
+    return run(command, text, timeout, "--model")
 
 
 # `checkpoint --model`'s answer line: what "say nothing" is for a command that must print JSON, an example and

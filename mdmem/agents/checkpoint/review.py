@@ -23,8 +23,8 @@ from mdmem.agents.checkpoint.transcript import conversation_day
 from mdmem.agents.hooks.session import REVIEW_PREFIX
 from mdmem.agents.hooks.state import now, read_state, write_state
 from mdmem.base.errors import MdmemError, UsageError
-from mdmem.base.files import state_folder
 from mdmem.base.layout import safe_session
+from mdmem.base.state import state_folder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -18,6 +18,7 @@ from mdmem.agents.checkpoint.evidence import (
     TAG as _TAGS,  # one grammar of markup tags for the detectors and the checkpoint
 )
 from mdmem.base import files
+from mdmem.base.state import state_folder
 
 TYPE_CHECKING = False  # annotations only (`typing` costs ~10 ms of a hook's start)
 if TYPE_CHECKING:
@@ -338,7 +339,7 @@ def _saved_notes(vault: str) -> list[tuple[str, dict]]:
 
 def _stored(vault, session: str) -> dict:
     """A session's stored checkpoint (``.mdmem/checkpoints/<session>.json``), or {}."""
-    path = files.state_folder(vault, "checkpoints", f"{safe_session(session)}.json")
+    path = state_folder(vault, "checkpoints", f"{safe_session(session)}.json")
     try:  # a regular file only (a FIFO never blocks), bounded; any damage: none stored
         data = json.loads(files.read_outside(path, 4 * 1024 * 1024))
     except (OSError, ValueError, RecursionError):

@@ -24,6 +24,7 @@ from mdmem.agents.hooks.state import (
 )
 from mdmem.base import files
 from mdmem.base.layout import safe_session
+from mdmem.base.state import state_path
 from mdmem.text.language import choose, tally
 
 TYPE_CHECKING = False  # not `from typing import`: the quiet stop imports as little as it can
@@ -109,7 +110,7 @@ def stop(vault: str, payload: dict, opts: dict, *, read: Callable) -> dict | Non
     cfg = settings(vault, opts)
     if cfg["timeout_seconds"] != DEFAULTS["timeout_seconds"]:
         rearm(cfg["timeout_seconds"])
-    folder = files.state_path(vault, "hooks")
+    folder = state_path(vault, "hooks")
     base = os.path.join(folder, "stop-" + safe_session(session))
     t = now()
     with files.Lock(base + ".lock", LOCK_WAIT, f"another hook holds {base}.lock (waited {LOCK_WAIT:.0f} s)"):

@@ -27,7 +27,8 @@ from mdmem.agents.claude.settings import (
 from mdmem.agents.claude.skills import NAMES as SKILL_NAMES
 from mdmem.agents.launch import runner
 from mdmem.base.errors import MdmemError
-from mdmem.base.files import state_dir, write_atomic
+from mdmem.base.files import write_atomic
+from mdmem.base.state import state_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

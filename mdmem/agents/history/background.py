@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import time
 
-from mdmem.base.files import state_folder
 from mdmem.base.layout import SESSIONS_DIR
+from mdmem.base.state import state_folder
 
 CATCH_UP_EVERY = 3600.0
 LOG_MAX = 1 << 20  # the background import's log is started afresh past this size

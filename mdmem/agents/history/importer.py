@@ -202,13 +202,14 @@ def _linked(mem: Memory, day: dt.date, rel: str) -> bool:
 
 def _write(mem: Memory, rel: str, meta: dict, body: str, seen: _Seen | None) -> None:
     from mdmem.base import files as fs
+    from mdmem.base.state import write_lock
     from mdmem.ops.capture import dump_note
 
     path = mem.root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     fs.inside(mem.root, rel)  # a sessions/ that is a symlink out of the vault is never written through
     data = dump_note(meta, body)
-    with fs.write_lock(mem.state_dir, mem.lock_timeout):
+    with write_lock(mem.state_dir, mem.lock_timeout):
         old, stat = fs.read_stat(mem.root, rel)
         if old is None:
             fs.write_new(path, data)

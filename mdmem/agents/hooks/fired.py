@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 
-from mdmem.base import files
 from mdmem.base.errors import MdmemError
 from mdmem.base.layout import mdmem_home
+from mdmem.base.state import state_path
 
 LINE_MAX = 200          # characters of an error line
 ROTATE_BYTES = 256_000  # the log's size before it becomes .1
@@ -26,7 +26,7 @@ def path(vault: str | None, agent: str, make: bool = True) -> str:
     """The agent's file: in the vault's state folder (made when missing and ``make``), else (no vault, or an unsafe
     state folder) in MDMEM_HOME."""
     try:
-        folder = files.state_path(vault, "hooks", make=make) if vault is not None else mdmem_home()
+        folder = state_path(vault, "hooks", make=make) if vault is not None else mdmem_home()
     except MdmemError:
         folder = mdmem_home()
     return os.path.join(folder, f"fired-{agent}.log")

@@ -17,6 +17,7 @@ import time
 from mdmem.agents.hooks.state import fresh, notes_db, text_field, today
 from mdmem.base import files
 from mdmem.base.layout import safe_session
+from mdmem.base.state import state_folder, state_path
 
 MAX_CHARS = 2000       # characters of additionalContext at most
 MAX_NOTES = 3          # notes injected for one prompt at most
@@ -378,7 +379,7 @@ def agents_notes(vault: str, notes: list[Found]) -> set[str]:
         return set()
     from mdmem.base.provenance import records, unconfirmed
 
-    state = files.state_folder(vault)
+    state = state_folder(vault)
     known = records(state)
     return {n.path for n in mine if unconfirmed(vault, n.path, {"source": "agent"}, state=state, known=known)}
 
@@ -471,7 +472,7 @@ def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
         return None
     session = text_field(payload, "session_id")
     if session:
-        folder = files.state_path(vault, "hooks")
+        folder = state_path(vault, "hooks")
         base = os.path.join(folder, "prompt-" + safe_session(session))
         with files.Lock(base + ".lock", LOCK_WAIT):
             state = read_state(base + ".json")
@@ -493,6 +494,6 @@ def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
         return None
     from mdmem.base.usage import record
 
-    record(files.state_folder(vault), [f.path for f in found], "prompt")
+    record(state_folder(vault), [f.path for f in found], "prompt")
     log(vault, f"prompt session={session or '?'}: {len(found)} note(s): {', '.join(f.path for f in found)}")
     return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": context}}

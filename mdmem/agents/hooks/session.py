@@ -38,6 +38,7 @@ from mdmem.agents.hooks.state import (  # noqa: F401  (re-exported: the hooks' p
 from mdmem.base import files
 from mdmem.base.errors import MdmemError
 from mdmem.base.layout import SESSIONS_DIR, bootstrap_candidates, safe_session
+from mdmem.base.state import state_folder, state_path
 
 TYPE_CHECKING = False  # the card stays on the standard library
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ def fingerprints(vault: str, cwd: str, scan: files.Scan | None = None) -> tuple[
 def _card_path(vault: str, project: str | None = None) -> str:
     """Where the card of a session in ``project`` is kept (one per project: each holds its own memories)."""
     tail = "" if not project else "-" + safe_session(project)
-    return files.state_folder(vault, "hooks", f"context-card{tail}.json")
+    return state_folder(vault, "hooks", f"context-card{tail}.json")
 
 
 def card_protocol(vault) -> str:
@@ -163,7 +164,7 @@ def _used(vault: str, project: str | None, shown, day: str, kept: bool = False) 
             pass
     from mdmem.base.usage import CARD, record
 
-    record(files.state_folder(vault), shown, CARD, now())
+    record(state_folder(vault), shown, CARD, now())
     try:
         with open(marker, "w", encoding="utf-8") as f:
             f.write(day)
@@ -357,7 +358,7 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _checkpoints(vault: str) -> str:
-    return files.state_folder(vault, "checkpoints")
+    return state_folder(vault, "checkpoints")
 
 
 def _shown(data: dict) -> bool:
@@ -434,7 +435,7 @@ def pending_text(vault: str, data: dict, room: int) -> str:
     from mdmem.text.fence import fence, one_line
 
     session = str(data.get("session", ""))
-    marker = read_state(files.state_folder(vault, "hooks", "pending-" + safe_session(session) + ".json"))
+    marker = read_state(state_folder(vault, "hooks", "pending-" + safe_session(session) + ".json"))
     pt = data.get("lang") == "pt"
     why = {"PreCompact": "antes da compactação" if pt else "before the conversation was compacted",
            "SessionEnd": "no fim da sessão" if pt else "when the session ended"}.get(
@@ -477,7 +478,7 @@ def session_status(vault: str, session: str | None = None) -> dict:
     """For ``hook status``: a session's stop count, when its next checkpoint may fire, its pending
     checkpoint and how many notes the prompt hook gave it. The session is ``session``, else the one whose
     Stop hook ran last. Read from the hooks' state files as the Stop hook keeps them."""
-    folder = files.state_folder(vault, "hooks")
+    folder = state_folder(vault, "hooks")
     name = safe_session(session) if session else None
     if name is None:
         try:
@@ -540,7 +541,7 @@ def _record_uncovered(vault: str, payload: dict, event: str, read: Callable) -> 
     if not transcript or not os.path.isfile(transcript):
         raise HookError(f"no transcript to read ({transcript or 'no transcript_path'})")
 
-    folder = files.state_path(vault, "hooks")
+    folder = state_path(vault, "hooks")
     name = safe_session(session)
     state = read_state(os.path.join(folder, f"stop-{name}.json"))
     start = int(state.get("covered", 0) or 0) if state.get("transcript") in (None, transcript) else 0
@@ -574,7 +575,7 @@ def record_ended(vault: str, payload: dict, read: Callable) -> int:
     :data:`PENDING_DAYS` days, and whose transcript grew since its last record, gets its uncovered turns recorded
     for review (:func:`_record_uncovered`). Returns how many sessions were looked at."""
     agent, current = text_field(payload, "mdmem_agent") or "claude", text_field(payload, "session_id")
-    folder = files.state_folder(vault, "hooks")
+    folder = state_folder(vault, "hooks")
     try:
         names = [n for n in os.listdir(folder) if n.startswith("stop-") and n.endswith(".json")]
     except OSError:
@@ -612,7 +613,7 @@ def unreviewed(vault: str, cwd: str | None, session: str | None = None, own: boo
     the same folder as the session's, or one inside the other), seen in the last :data:`PENDING_DAYS`
     days; ``own``: only ``session``'s (after a compaction), else never ``session``'s own. A record untouched
     for longer than that is removed (the folder does not grow with every session ever run)."""
-    folder = files.state_folder(vault, "hooks")
+    folder = state_folder(vault, "hooks")
     try:
         names = [f for f in os.listdir(folder) if f.startswith(REVIEW_PREFIX) and f.endswith(".json")]
     except OSError:

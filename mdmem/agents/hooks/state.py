@@ -17,8 +17,14 @@ import time
 from mdmem.base import files
 from mdmem.base.errors import MdmemError
 from mdmem.base.fastjson import dumps, loads  # noqa: F401  (re-exported through hooks.session)
-from mdmem.base.files import read_state, write_state  # noqa: F401  (the hooks' state files)
 from mdmem.base.layout import mdmem_home
+from mdmem.base.state import (  # noqa: F401  (read_state, write_state: the hooks' state files)
+    read_state,
+    state_folder,
+    state_path,
+    write_lock,
+    write_state,
+)
 
 TYPE_CHECKING = False  # not `from typing import`: the quiet stop imports as little as it can
 if TYPE_CHECKING:
@@ -124,10 +130,10 @@ def settings(vault: str, opts: dict) -> dict:
 
 def log(vault: str | None, line: str) -> None:
     """Append to ``<vault>/.mdmem/hooks/hook.log`` (or ``~/.mdmem/hook.log``, also when the vault's state folder
-    is unsafe: :func:`mdmem.base.files.state_path`), kept under 1 MB; never through a symlink."""
+    is unsafe: :func:`mdmem.base.state.state_path`), kept under 1 MB; never through a symlink."""
     try:
         try:
-            folder = files.state_path(vault, "hooks") if vault is not None else mdmem_home()
+            folder = state_path(vault, "hooks") if vault is not None else mdmem_home()
         except MdmemError as e:  # a symlinked .mdmem: nothing written there; the log line goes home, saying why
             folder, line = mdmem_home(), f"{line} ({e})" if str(e) not in line else line
         os.makedirs(folder, exist_ok=True)
@@ -152,7 +158,7 @@ REFRESH_MAX = 200      # notes changed since the index: more than this and the h
 
 def notes_db(vault: str) -> str:
     """The notes cache's file (``.mdmem/notes.db``), as a str: no pathlib on the hooks' path."""
-    return files.state_folder(vault, "notes.db")
+    return state_folder(vault, "notes.db")
 
 
 def fresh(vault: str, log) -> None:
@@ -218,7 +224,7 @@ def record_digest(vault: str, digest: str, unstated: str | None = None) -> None:
     from mdmem.base.errors import LockTimeout
 
     try:
-        with files.write_lock(Path(files.state_folder(vault)), 0.2):
+        with write_lock(Path(state_folder(vault)), 0.2):
             db = sqlite3.connect(notes_db(vault), timeout=1)
             try:
                 with db:
