@@ -450,8 +450,11 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
             from mdmem.agents.checkpoint.review import place
 
             # compared with the global memory and the project checkpoint_accept saves into: the session's folder as
-            # the hooks recorded it, else the server's
-            scope, day = place(mem.root, session, os.getcwd())
+            # the hooks recorded it, else as its transcript says, else the server's
+            from mdmem.agents.claude.transcript import folder_of, for_session
+
+            own = for_session(session) if session else None  # no folder recorded: the transcript's
+            scope, day, _ = place(mem.root, session, os.getcwd(), folder=folder_of(own) if own else None)
             result = cp.propose(mem.root, {"dimensions": dimensions or [], "candidates": candidates,
                                            "replaces": replaces or []},
                                 session=session, lang=lang, today=_today(), mem=mem, scope=scope,

@@ -131,7 +131,7 @@ def test_descriptions_never_cut_a_link_and_memory_md_links_only_the_note(vault, 
     assert out["description"] == ("Met Ana and tom-okafor about the reconciliation of refunds, then with "
                                   "ines-carvalho about the…")
     assert len(out["description"]) <= 100 and "[[" not in out["index_line"]
-    assert out["path"] == "memory/projects/met-ana-and-tom-okafor-about.md"  # six words at most
+    assert out["path"] == "memory/projects/met-ana-and-tom-okafor.md"  # six words at most, not ending on "about"
     given = cli.json("save", "The ledger export runs nightly.", "-t", "reference", "--name", "ledger-export",
                      "-d", "nightly export, see [[atlas-billing]]", "--vault", vault)
     assert given["description"] == "nightly export, see atlas-billing"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from mdmem.cli.app import app
 from support import git_repo, new_vault, propose, run_hook
 
 OLD_DAY = "2026-11-20"
@@ -342,3 +343,26 @@ def test_a_global_rule_superseded_from_a_project_is_said(month: dict, monkeypatc
     again = cli.json("save", "Deploys go out on Thursdays only", "-t", "feedback", "--supersedes", new["path"],
                      "--global", "--vault", str(vault))
     assert not [w for w in again["warnings"] if "other projects now see neither" in w]
+
+
+def test_propose_without_a_recorded_folder_takes_the_transcripts_else_says_so(
+        month: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No hook recorded the session's folder: the folder its transcript says; without a transcript, the caller's
+    folder, said in the output."""
+    import os
+
+    cli, vault = month["cli"], month["vault"]
+    folder = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / "-projB"
+    folder.mkdir(parents=True)
+    _transcript(folder / "s-away.jsonl", OLD_DAY, month["projB"])
+    monkeypatch.chdir(month["projA"])  # proposed from another project's folder
+    result = cli.runner.invoke(app, ["checkpoint", "propose", "--vault", str(vault), "--session", "s-away"],
+                               input=json.dumps({"dimensions": [6], "candidates": [RULE]}))
+    assert result.exit_code == 0 and "no folder is recorded" not in result.stderr, result.output
+    done = cli.json("checkpoint", "accept", "1", "--session", "s-away", "--vault", str(vault))
+    assert 'project: "[[projB]]"' in (vault / done["accepted"][0]["path"]).read_text()
+    result = cli.runner.invoke(app, ["checkpoint", "propose", "--vault", str(vault), "--session", "s-lost"],
+                               input=json.dumps({"dimensions": [6], "candidates": [RULE | {"name": "Other"}]}))
+    assert result.exit_code == 0, result.output
+    assert ("mdmem: no folder is recorded for session s-lost and no transcript of it was found: compared with "
+            f"project projA's memory, this folder's ({month['projA']})") in " ".join(result.stderr.split())

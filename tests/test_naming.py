@@ -113,6 +113,36 @@ def test_a_name_is_the_first_clause_in_a_few_words(fresh, cli, text, kind, name,
     assert (out["name"], out["path"], out["description"]) == (name, path, _cut(text))
 
 
+@pytest.mark.parametrize(("text", "kind", "name", "path"), [
+    # who chose is not the subject; the reason is not either
+    ("We use SQLite for the local cache because it needs no server", "decision", "SQLite for the local cache",
+     "memory/decisions/decision-sqlite-for-the-local-cache.md"),
+    ("We decided to run database migrations by hand from a laptop, never from the CI pipeline", "decision",
+     "Run database migrations by hand from a laptop",
+     "memory/decisions/decision-run-database-migrations-by-hand-from-a-laptop.md"),
+    # a short clause is kept whole, its comma too; "I prefer" says the rule without the "I"
+    ("I prefer short answers, conclusion first", "user", "Prefer short answers, conclusion first",
+     "memory/people/prefer-short-answers-conclusion-first.md"),
+    # a long one is cut at its comma, its aside or its condition before a word count, never inside code
+    ("Write a bounded plan for non-trivial work, then execute it without waiting for an approval loop",
+     "feedback", "Write a bounded plan for non-trivial work",
+     "memory/feedback/write-a-bounded-plan-for-non-trivial-work.md"),
+    ("Use the `list-artisan-commands` tool when you need to call an Artisan command to check the parameters",
+     "feedback", "Use the list-artisan-commands tool", "memory/feedback/use-the-list-artisan-commands-tool.md"),
+    ("Clippy must be clean (`cargo clippy --all-targets --all-features -D warnings`).", "feedback",
+     "Clippy must be clean", "memory/feedback/clippy-must-be-clean.md"),
+    # a list's comma is no clause's end; markup is not in a name
+    ("Never reference Claude, AI, or assistant in commit messages", "feedback",
+     "Never reference Claude, AI, or assistant", "memory/feedback/never-reference-claude-ai-or-assistant.md"),
+    ("**Feature flags**: New Hard AI features should be behind flags on main branch", "project", "Feature flags",
+     "memory/projects/feature-flags.md"),
+])
+def test_a_name_is_the_subject_a_user_would_give(fresh, cli, text, kind, name, path):
+    out = cli.json("save", text, "--type", kind, "--vault", fresh)
+    assert (out["name"], out["path"]) == (name, path)
+    assert name.split()[-1].lower() not in {"the", "for", "and", "because", "we", "when", "about"}
+
+
 def _cut(text: str) -> str:
     return text if len(text) <= 100 else text[:99].rsplit(" ", 1)[0] + "…"
 

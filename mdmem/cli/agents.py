@@ -194,8 +194,15 @@ def checkpoint(
             except Exception:
                 sid = None
         from mdmem.agents.checkpoint.review import place
+        from mdmem.agents.claude.transcript import folder_of, for_session
 
-        scope, day = place(root, sid, Path.cwd(), project, no_project)
+        own = for_session(sid) if sid else None  # the session's folder, when no hook recorded it
+        scope, day, source = place(root, sid, Path.cwd(), project, no_project, folder_of(own) if own else None)
+        if source == "cwd" and not project and not no_project:
+            memory = f"project {scope.project}'s memory" if scope is not None and scope.project else "the global memory"
+            render.message(f"mdmem: no folder is recorded for session {sid or '(unknown)'} and no transcript of it "
+                           f"was found: compared with {memory}, this folder's ({Path.cwd()}); --project NAME or "
+                           "--global to choose")
         with open_memory(vault) as mem:  # the candidates that repeat a saved note are marked with it
             result = cp.propose(root, data, session=sid, lang=lang or "en", extra_claude_md=[Path.cwd() / "CLAUDE.md"],
                                 today=os.environ.get("MDMEM_TODAY"), mem=mem, scope=scope, conversation_date=day,

@@ -45,7 +45,23 @@ def claude_text(result) -> str:
     added = result.mcp.actions[f"mcpServers.{claude_settings.MCP_NAME}"] in ("added", "updated")
     if result.mcp.scope == "project" and added:
         text += "\nClaude Code asks once, in this project, to approve the servers of .mcp.json (commit it to share)"
+    if not result.mcp.dry_run and _no_judge():
+        from mdmem.base.layout import user_config_path
+
+        text += ("\na memory that may only reword a saved one is saved with a warning; to have a model decide (and "
+                 f"refuse a repeat), put [judge] command = \"claude -p\" in {user_config_path()}")
     return text
+
+
+def _no_judge() -> bool:
+    """No duplicates' judge is set (:func:`mdmem.base.settings.judge`; a config that cannot be read says so elsewhere)."""
+    from mdmem.base.errors import MdmemError
+    from mdmem.base.settings import judge
+
+    try:
+        return judge() is None
+    except MdmemError:
+        return False
 
 
 def claude_uninstall_text(result) -> str:

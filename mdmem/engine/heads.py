@@ -24,12 +24,13 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-SCHEMA_VERSION = "10"  # the notes cache's layout (:class:`mdmem.engine.store.Store` writes it): 3: the quick index
+SCHEMA_VERSION = "11"  # the notes cache's layout (:class:`mdmem.engine.store.Store` writes it): 3: the quick index
 # (FTS5, :mod:`mdmem.engine.quick`) and the scan digest; 4: notes stored as JSON arrays (no pickle); 5: the claims and
 # superseded tables (:mod:`mdmem.engine.supersede`); 6: ``ctime_ns`` in the change fingerprint; 7: the ``heads`` table
 # (:meth:`mdmem.engine.store.Store.heads`); 8: the heads' body ``digest`` (``Store.same_body``); 9: their ``said`` and
 # ``marks`` columns (the card's lines, decision 063); 10: their ``front`` (:func:`mdmem.engine.bodies.front_digest`:
-# an edit of a body alone told without parsing, decision 101). Older caches are rebuilt.
+# an edit of a body alone told without parsing, decision 101); 11: the quick index's ``title`` is the note's
+# ``name:`` (the name the prompt hook shows, decision 121). Older caches are rebuilt.
 HEAD_COLUMNS = "path, title, type, date, flags, project, head, said, marks"  # a Head's row, in its order
 
 

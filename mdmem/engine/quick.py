@@ -29,7 +29,8 @@ def rowid(path: str) -> int:
 
 
 def row(note: Note) -> tuple:
-    """The FTS5 row of a parsed note (its ``text`` still attached)."""
+    """The FTS5 row of a parsed note (its ``text`` still attached); its ``title`` is the name the prompt hook
+    shows: the frontmatter ``name:`` the user gave, else the file name (the hook parses no note)."""
     from mdmem.base.layout import is_index_note, is_sensitive
 
     fm = note.frontmatter
@@ -38,7 +39,8 @@ def row(note: Note) -> tuple:
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(note.text)))[:MAX_WORDS]
     flags = ("i" if is_index_note(note.path, fm) else "") + ("s" if is_sensitive(fm, note.tags) else "") \
         + ("a" if fm.get("source") == "agent" else "")  # an agent's: the prompt hook checks it is still unconfirmed
-    return (rowid(note.path), note.path, note.title, description, note.type, note.date or "", flags,
+    given = " ".join(fm["name"].split()) if isinstance(fm.get("name"), str) else ""
+    return (rowid(note.path), note.path, given or note.title, description, note.type, note.date or "", flags,
             " | ".join(dict.fromkeys(" ".join(n.replace("-", " ").replace("_", " ").split()) for n in names)),
             " ".join([description, *note.tags]), " ".join(words))
 
@@ -97,8 +99,9 @@ def matches(db: sqlite3.Connection, term: str, column: str) -> list[int]:
 
 
 def rows(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, tuple]:
-    """rowid -> (path, title, description, type, date, flags, name): ``name`` holds the note's names
-    (title, frontmatter name, aliases) separated by `` | ``."""
+    """rowid -> (path, title, description, type, date, flags, name): ``title`` is the name to show (the
+    frontmatter ``name:``, else the file name), ``name`` holds the note's names (file name, frontmatter name,
+    aliases) separated by `` | ``."""
     ids = list(ids)
     out = {}
     for i in range(0, len(ids), 500):

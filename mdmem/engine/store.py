@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
     F = TypeVar("F", bound=Callable[..., Any])
 
+
 def _epoch() -> str:
     """A new cache's epoch: random, as a UUID4's hex (``uuid`` itself imports ``platform``: 2.5 ms on the card's hook)."""
     return os.urandom(16).hex()

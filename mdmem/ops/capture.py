@@ -204,9 +204,8 @@ def save(
     person by the name the text opens with (:func:`~mdmem.text.naming.person_name`: "Ana Souza is the
     billing lead" -> "Ana Souza", kept as the file name like a given one); a decision saying "chose X
     over Y for Z" by "X over Y for Z" (:func:`~mdmem.text.classify.decision_title`); any other note by its
-    subject (:func:`~mdmem.text.naming.subject`: the first clause, at most
-    :data:`~mdmem.text.naming.WORDS` words: "Deploy freeze: no deploys from December 20" -> "Deploy
-    freeze"), filed under its slug. The description (``description``,
+    subject (:func:`~mdmem.text.naming.subject`: the first clause, short, without "We use" before it:
+    "Deploy freeze: no deploys from December 20" -> "Deploy freeze"), filed under its slug. The description (``description``,
     else the first line cut at a word within :data:`DESCRIPTION_MAX` characters) has its links
     shown as text: it becomes the note's line in MEMORY.md, which links only the note itself. The same content already saved (at that path or any other
     memory note) changes nothing; a near-duplicate (the same name, or mostly

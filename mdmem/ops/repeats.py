@@ -121,7 +121,8 @@ def _repeated(mem: Memory, rel: str, title: str, body: str, replaces: frozenset 
             guess = note.path  # a guess: a repeat by name or wording in a later note comes first (decision 096)
         near = related(fact, said, cosine.get(note.path), model) if judge is not None else None
         if near is not None:
-            asked.append((near, note.path, note.title, said))
+            shown = note.frontmatter.get("name")
+            asked.append((near, note.path, shown if isinstance(shown, str) and shown.strip() else note.title, said))
     if judge is not None and (asked or guess):
         from mdmem.ops.judge import ASKED_MAX, ask
 

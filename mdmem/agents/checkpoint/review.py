@@ -178,13 +178,16 @@ def _day(value) -> str | None:
     return None
 
 
-def place(vault: Path, session: str | None, cwd, project: str | None = None, no_project: bool = False):
-    """``(scope, conversation_date)`` of a checkpoint that a model proposes for ``session``: the scope
+def place(vault: Path, session: str | None, cwd, project: str | None = None, no_project: bool = False,
+          folder: str | None = None):
+    """``(scope, conversation_date, source)`` of a checkpoint that a model proposes for ``session``: the scope
     (:func:`mdmem.agents.checkpoint.scan.scope_of`) of the folder the session worked in as the hooks recorded it
-    (its review record, else its Stop hook's state; else ``cwd``, the caller's folder), so that a review of project
-    B's session run from project A proposes, and ``accept`` saves, B's memories; ``project``/``no_project`` as
-    given win. The date: the reviewed conversation's (:func:`review` keeps it), unless the session went on since
-    (its Stop hook ran after the review); else None (the day it is stored: the conversation is going on)."""
+    (its review record, else its Stop hook's state; ``source`` "recorded"), else as its transcript says
+    (``folder``, read by the caller's agent adapter; "transcript"), else ``cwd``, the caller's folder ("cwd": the
+    caller says so, a guess), so that a review of project B's session run from project A proposes, and
+    ``accept`` saves, B's memories; ``project``/``no_project`` as given win. The date: the reviewed
+    conversation's (:func:`review` keeps it), unless the session went on since (its Stop hook ran after the
+    review); else None (the day it is stored: the conversation is going on)."""
     from mdmem.agents.checkpoint.scan import scope_of
 
     record: dict = {}
@@ -204,4 +207,5 @@ def place(vault: Path, session: str | None, cwd, project: str | None = None, no_
     reviewed = record.get("reviewed")
     if not isinstance(day, str) or not isinstance(reviewed, (int, float)) or since > reviewed:
         day = None
-    return scope_of(vault, where or cwd, project, no_project), day
+    source = "recorded" if where else "transcript" if folder else "cwd"
+    return scope_of(vault, where or folder or cwd, project, no_project), day, source

@@ -381,3 +381,44 @@ def latest_for(cwd: str | os.PathLike):
     if not found:
         raise MdmemError(f"no Claude Code transcript for {cwd} in {folder}: pass the transcript's path")
     return found[-1]
+
+
+def for_session(session: str):
+    """The transcript Claude Code wrote for ``session`` (``projects/<folder>/<session>.jsonl``; the newest when
+    several projects hold one), else None; a session id that is not a plain file name has none."""
+    import re
+
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,119}", session or ""):
+        return None
+    projects = claude_projects_dir()
+    try:
+        found = [p for p in projects.glob(f"*/{session}.jsonl") if p.is_file()]
+        return max(found, key=lambda p: p.stat().st_mtime_ns) if found else None
+    except OSError:
+        return None
+
+
+HEAD = 256 * 1024  # bytes of a transcript read for its folder: the first records carry it
+
+
+def folder_of(path) -> str | None:
+    """The folder a transcript's conversation worked in: the first record's ``cwd`` within its first
+    :data:`HEAD` bytes, else None."""
+    import json
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(HEAD)
+    except OSError:
+        return None
+    for line in head.split(b"\n"):
+        if b'"cwd"' not in line:
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        cwd = rec.get("cwd") if isinstance(rec, dict) else None
+        if isinstance(cwd, str) and cwd.strip():
+            return cwd
+    return None
