@@ -64,6 +64,11 @@ def _change(vault: Path, change: str) -> None:
     elif change == "superseded":  # a counted note superseded by another: hidden
         (vault / "memory" / "references" / "adyen-webhooks-v2.md").write_text(
             '---\ntype: reference\ndescription: Webhooks, again\nsupersedes: "[[adyen-webhooks]]"\n---\nv2.\n', "utf-8")
+    elif change == "people":  # more people than the card names: the first 15 shown read, the rest counted
+        for i in range(20):
+            extra = "sensitive: true\n" if i == 1 else 'project: "[[elsewhere]]"\n' if i == 2 else ""
+            (vault / "memory" / "people" / f"aa-person-{i:02}.md").write_text(
+                f"---\ntype: person\nname: Person {i:02}\n{extra}---\nMet at work.\n", "utf-8")
     elif change == "conflict":  # a sync conflict copy of a counted note: never a memory until resolved
         shutil.copy(vault / REF, vault / "memory" / "references" / "adyen-webhooks (conflicted copy 2026-12-01).md")
     else:
@@ -71,7 +76,7 @@ def _change(vault: Path, change: str) -> None:
 
 
 @pytest.mark.parametrize("change", ["description", "added", "removed", "moved", "sensitive", "project",
-                                    "superseded", "conflict"])
+                                    "superseded", "conflict", "people"])
 def test_the_card_from_the_cache_is_the_card_made_after_a_refresh_and_from_every_head(vault, tmp_path, change):
     _card(vault, tmp_path)
     _change(vault, change)
@@ -80,6 +85,8 @@ def test_the_card_from_the_cache_is_the_card_made_after_a_refresh_and_from_every
     uncached, how = _uncached(vault, tmp_path)  # the cache current: read as it stands
     assert "made again from the notes cache" in how
     assert uncached == refreshed
+    if change == "people":
+        assert "Person 00, Person 03," in uncached and "Person 01" not in uncached and "(+" in uncached
     # and the lists and counts as the card makes them from every note's head, as before it read only its kinds
     scope = scope_for(None, str(tmp_path), str(vault), {}, session=True)
     day = dt.date.today()

@@ -26,6 +26,7 @@ from mdmem.base.layout import SESSIONS_DIR
 from mdmem.base.models import Heading, Link, Note, Problem
 from mdmem.engine import quick, supersede
 from mdmem.engine.heads import FM_TAG, HEAD_COLUMNS, SCHEMA_VERSION, CacheDamaged, Head, lean_heads, typed
+from mdmem.engine.heads import first_heads as _first_heads
 from mdmem.engine.heads import heads_of as _heads_of
 from mdmem.engine.heads import kinds as _kinds
 
@@ -202,6 +203,12 @@ class Store:
         if types is None:
             return list(map(Head, self._db.execute(f"SELECT {HEAD_COLUMNS} FROM heads ORDER BY path")))
         return lean_heads(self._db, types, titled, lined, headed)
+
+    @_guard
+    def first_heads(self, kind: str, count: int, keep: Callable[[Head], bool], titled: Iterable[str] = (),
+                    lined: Iterable[str] = (), headed: Iterable[str] = ()) -> list[Head]:
+        """:func:`mdmem.engine.heads.first_heads`: the first ``count`` heads of a type, in path order, that ``keep``."""
+        return _first_heads(self._db, kind, count, keep, titled, lined, headed)
 
     @_guard
     def kinds(self, besides: Iterable[str] = ()) -> list[tuple[str, str | None, str, int]]:

@@ -48,6 +48,9 @@ CARD_TYPES = frozenset({"user", "feedback", "protocol", "decision", "project", "
 TITLED = frozenset({"daily", "person", "user", "protocol"})
 LINED = frozenset({"feedback", "protocol", "user"})
 HEADED = frozenset({"protocol", "user"})  # and whose frontmatter it reads for many (a protocol's ``paths:``)
+PEOPLE = 15  # people named on the card
+# the kinds the card names only the first few of, in path order (their number counted, not read): 15 of 900 people
+FEW = {"person": PEOPLE}
 
 
 def bootstrap_files(cwd: Path) -> list[tuple[str, Path]]:
@@ -122,8 +125,14 @@ def _notes(mem: Source, include_sensitive: bool, today: dt.date | str | None = N
     Filtered on the heads' flags and project: the frontmatter of most notes is never parsed. ``types``: only the
     notes of these types (the card's :data:`CARD_TYPES`; None: all)."""
     gone = _gone(mem, today)
-    heads = mem.store.heads(types, TITLED, LINED, HEADED) if types is not None else mem.store.heads()
     shows = _shown_by(include_sensitive, scope)
+    if types is None:
+        heads = mem.store.heads()
+    else:  # of the kinds of :data:`FEW`, the first few that are shown
+        heads = mem.store.heads(types - FEW.keys(), TITLED, LINED, HEADED)
+        for kind in sorted(types & FEW.keys()):
+            heads += mem.store.first_heads(kind, FEW[kind], lambda n: shows(n[4], n[5]) and n[0] not in gone,
+                                           TITLED, LINED, HEADED)
     return sorted((n for n in heads if shows(n[4], n[5]) and n[0] not in gone), key=itemgetter(0))
     # (a head is its row: path, title, type, date, flags, project...)
 
@@ -156,16 +165,18 @@ def _shown_by(include_sensitive: bool, scope: Scope | None) -> Callable[[str, st
 
 def _counts(mem: Source, notes: list, include_sensitive: bool, today: dt.date | str | None,
             scope: Scope | None) -> dict[str, int]:
-    """How many notes of each type :func:`_notes` would give when asked for all types, ``notes`` being the ones
-    of :data:`CARD_TYPES`: the other types counted by the cache (:meth:`mdmem.engine.store.Store.kinds`, by type,
-    project and flags), less those of them that are superseded, expired or conflict copies."""
-    counts = dict(Counter(map(_TYPE, notes)))
+    """How many notes of each type :func:`_notes` would give when asked for all types, ``notes`` being what it gave
+    for :data:`CARD_TYPES`: the types read whole counted from them, the others (and those of :data:`FEW`) by the
+    cache (:meth:`mdmem.engine.store.Store.kinds`, by type, project and flags), less those of them that are
+    superseded, expired or conflict copies."""
+    whole = CARD_TYPES - FEW.keys()
+    counts = dict(Counter(n.type for n in notes if n.type in whole))
     shows = _shown_by(include_sensitive, scope)
-    for kind, project, flags, many in mem.store.kinds(CARD_TYPES):
+    for kind, project, flags, many in mem.store.kinds(whole):
         if shows(flags, project):
             counts[kind] = counts.get(kind, 0) + many
     for h in mem.store.heads_of(_gone(mem, today)):
-        if h.type not in CARD_TYPES and shows(h.flags, h.project):
+        if h.type not in whole and shows(h.flags, h.project):
             counts[h.type] -= 1
             if not counts[h.type]:
                 del counts[h.type]
@@ -503,7 +514,8 @@ def card(mem: Source, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
     decisions = _ranked(mem, of.get("decision", []), today, uses)
     active = _ranked(mem, _active(of.get("project", [])), today, uses)
     persons = of.get("person", [])
-    people = [_name(n) for n in persons[:15]]  # names, as in every section, not file names
+    people = [_name(n) for n in persons[:PEOPLE]]  # names, as in every section, not file names
+    many = counts.get("person", 0)  # (``persons`` may be the first few only: decision 120)
     days = sorted((one_line(n.title) for n in of.get("daily", ())), reverse=True)[:3]
     lists = {
         "profile": _List("Profile:", [line for line in profile_lines(mem, users[0]) if not any(
@@ -528,7 +540,7 @@ def card(mem: Source, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
         "projects": _List("Active projects:", [_item(n, agent=agent) for n in active[:8]],
                           f"- … and {{n}} more: `{_cmd(command, 'search type:project')}`", len(active)),
         "people": _List(None, [_clip(f"People: {', '.join(people)}"
-                                     + (f" (+{len(persons) - 15} more)" if len(persons) > 15 else ""))]
+                                     + (f" (+{many - PEOPLE} more)" if many > PEOPLE else ""))]
                         if people else [], ""),
         "days": _List(None, [f"Last daily notes: {', '.join(days)}"] if days else [], ""),
     }
