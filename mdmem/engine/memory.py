@@ -164,8 +164,8 @@ class Memory:
     ) -> RefreshResult:
         """Bring the notes cache and the index up to date with the files.
 
-        ``strict=False`` (read commands) waits at most :data:`~mdmem.engine.refresh.READ_WAIT` seconds
-        for another writer when there is an index to answer from, and then
+        ``strict=False`` (read commands) waits at most :data:`~mdmem.engine.refresh.READ_WAIT`
+        seconds for another writer when there is an index to answer from, and then
         returns ``stale=True`` instead of raising :class:`LockTimeout`. A
         damaged notes cache is discarded and everything rebuilt.
 
@@ -183,16 +183,19 @@ class Memory:
 
         ``index=False``: the notes cache alone (for a reader of it only: the hooks' card and prompt), when it is
         built: the search index (Whoosh) is neither imported nor written, nor the vectors; what the index lacks
-        is kept as its lag (:data:`~mdmem.engine.refresh.INDEX_BEHIND`) and folded in by the next refresh that keeps the index.
+        is kept as its lag (:data:`~mdmem.engine.refresh.INDEX_BEHIND`) and folded in by the next refresh that
+        keeps the index.
         ``known``: with ``index=False`` and ``scan``, what changed since the cache was written, as a look at it
         under that walk found (:func:`mdmem.engine.bodies.only_bodies`): used while the cache is still the one
         it looked at (its epoch and generation), so its stats are not read twice."""
         return protocol.refresh(self, rebuild, progress, strict, semantic, no_room_ok, scan, index, known)
+
     def notes_current(self, scan: fs.Scan | None = None) -> bool:
         """Was the notes cache written from the files as they are (``scan``'s digest, a new walk when None, is the
         one it keeps: :func:`mdmem.base.files.digest`)? The notes cache alone is looked at, never the search
         index: for a reader of the notes cache only (the SessionStart card). The walk becomes this Memory's."""
         return protocol.notes_current(self, scan)
+
     # reading ---------------------------------------------------------------
     @property
     def resolver(self) -> Resolver:
