@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mdmem.engine.memory import INDEX_BEHIND, Memory
+from mdmem.engine.memory import Memory
+from mdmem.engine.refresh import INDEX_BEHIND
 from tests.support import run_hook
 
 PAYLOAD = {"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup"}

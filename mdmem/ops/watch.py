@@ -20,7 +20,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mdmem.engine.memory import Memory, RefreshResult
+from mdmem.engine.memory import Memory
+from mdmem.engine.refresh import RefreshResult
 
 _IGNORED_EVENTS = {"opened", "closed_no_write"}
 
