@@ -318,7 +318,7 @@ def _folder(vault: Path) -> Path:
 # who stored a checkpoint (its `origin`): the model answering the Stop hook's prompt or a consolidation through
 # `checkpoint propose` / MCP `checkpoint_propose`; the PreCompact or SessionEnd hook (the offline checkpoint); or a
 # person running `mdmem checkpoint TRANSCRIPT` by hand ("hand"), who reads its list in their terminal. The card
-# shows every origin but "hand" (mdmem.agents.hooks.session.CARD_ORIGINS)
+# shows every origin but "hand" (mdmem.agents.hooks.pending.CARD_ORIGINS)
 ORIGINS = ("propose", "PreCompact", "SessionEnd", "hand")
 STORED_MAX = 16 * 1024 * 1024  # bytes read of a stored checkpoint at most (a regular file only: never a FIFO)
 

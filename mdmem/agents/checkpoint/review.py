@@ -2,7 +2,7 @@
 the model of a new session to judge.
 
 The PreCompact and SessionEnd hooks record which part of a session's transcript no Stop-hook scan covered
-(:func:`mdmem.agents.hooks.session._record_uncovered`: offsets, never text); the next session's card names the session
+(:func:`mdmem.agents.hooks.uncovered._record_uncovered`: offsets, never text); the next session's card names the session
 in one line. This reads that part again from the transcript and returns the scan prompt (answering through
 ``mdmem checkpoint propose --session S``, as a scan in the session does) and the conversation, bounded
 (:data:`REVIEW_MAX` characters, long messages elided in the middle). Reading it marks the record reviewed, so the
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mdmem.agents.checkpoint.transcript import conversation_day
-from mdmem.agents.hooks.session import REVIEW_PREFIX
 from mdmem.agents.hooks.state import now, read_state, write_state
+from mdmem.agents.hooks.uncovered import REVIEW_PREFIX
 from mdmem.base.errors import MdmemError, UsageError
 from mdmem.base.layout import safe_session
 from mdmem.base.state import state_folder

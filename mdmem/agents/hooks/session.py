@@ -1,8 +1,8 @@
-"""Claude Code hooks, the logic besides Stop: the SessionStart card (``session_start``), the
-pending checkpoint it shows, ``hook status``, and PreCompact / SessionEnd (``pre_compact``,
-``session_end``: the offline checkpoint kept for the next card). The Stop hook's policy is
-:mod:`mdmem.agents.checkpoint.stop` and what the hooks share :mod:`mdmem.agents.hooks.state`; both are
-re-exported here (``hooks.stop``, ``hooks.HookError``, ...).
+"""Claude Code hooks, the logic besides Stop: the SessionStart card (``session_start``) and ``hook status``
+(``session_status``). The pending checkpoint the card shows is :mod:`mdmem.agents.hooks.pending`; the turns no
+scan covered, PreCompact and SessionEnd are :mod:`mdmem.agents.hooks.uncovered`; the Stop hook's policy is
+:mod:`mdmem.agents.checkpoint.stop` and what the hooks share :mod:`mdmem.agents.hooks.state`; all are re-exported
+here, the hooks' public face (``hooks.stop``, ``hooks.pre_compact``, ``hooks.HookError``, ...).
 
 Claude Code runs these at every session start, so they are reached from :mod:`mdmem.cli.hook`
 (the fast path, before Typer is ever imported) and this module imports only the standard library
@@ -16,6 +16,15 @@ import time
 
 from mdmem.agents.checkpoint.stop import stop  # noqa: F401
 from mdmem.agents.history.background import with_reminder
+from mdmem.agents.hooks.pending import (  # noqa: F401  (re-exported: the hooks' public face)
+    CARD_ORIGINS,
+    PENDING_DAYS,
+    checkpoints_folder,
+    cut_bytes,
+    instructions,
+    pending,
+    pending_text,
+)
 from mdmem.agents.hooks.state import (  # noqa: F401  (re-exported: the hooks' public face)
     DEFAULTS,
     LOCK_WAIT,
@@ -35,10 +44,18 @@ from mdmem.agents.hooks.state import (  # noqa: F401  (re-exported: the hooks' p
     today,
     write_state,
 )
+from mdmem.agents.hooks.uncovered import (  # noqa: F401  (re-exported: the hooks' public face)
+    IMPORT_SOURCE,
+    REVIEW_PREFIX,
+    pre_compact,
+    record_ended,
+    review_line,
+    session_end,
+    unreviewed,
+)
 from mdmem.base import files
-from mdmem.base.errors import MdmemError
 from mdmem.base.layout import SESSIONS_DIR, bootstrap_candidates, safe_session
-from mdmem.base.state import state_folder, state_path
+from mdmem.base.state import state_folder
 
 TYPE_CHECKING = False  # the card stays on the standard library
 if TYPE_CHECKING:
@@ -48,13 +65,6 @@ if TYPE_CHECKING:
 
 CARD_MAX = 10_000  # bytes (UTF-8): the most the SessionStart hook ever prints; Claude Code cuts larger ones
 CARD_BUDGET = 8000  # bytes: the card's default budget, leaving room for a pending checkpoint
-PENDING_DAYS = 14  # a pending checkpoint older than this is no longer shown on the card
-# who stored a checkpoint the card shows (its `origin`, mdmem.agents.checkpoint.candidates.ORIGINS): the model through
-# `checkpoint propose` / MCP `checkpoint_propose` (after the Stop hook's prompt or a consolidation) and the
-# PreCompact / SessionEnd hooks; one stored before origins were kept has none and is shown, as then. Never a hand
-# run of `mdmem checkpoint TRANSCRIPT` ("hand"): its person read the list in their terminal, and it sat on every
-# later card of the vault for 14 days, the agents asking about it (a new user's trial)
-CARD_ORIGINS = ("propose", "PreCompact", "SessionEnd", None)
 # the code that lays the card out (relative to the package): an upgrade or an edit of one of them makes the card
 # again, as a changed note does (a kept card showed the old layout until some note changed)
 CARD_CODE = ("ops/context.py", "ops/block.py", "ops/timeline.py", "ops/search.py", "ops/recall.py", "text/protocol.py",
@@ -294,7 +304,7 @@ def session_start(vault: str, payload: dict, opts: dict, *, read: Callable | Non
         log(vault, f"session-start source={payload.get('source', '?')}: card {how} ({len(text)} characters)")
     if broken:
         text = broken + "\n\n" + text
-    text = _cut(text, CARD_MAX)
+    text = cut_bytes(text, CARD_MAX)
     session = text_field(payload, "session_id") or None
     found = pending(vault, session if payload.get("source") == "compact" else None, prefer=session,
                     project=scope.project)
@@ -402,124 +412,7 @@ def _scope(vault: str, cwd: str, broken: str | None):
     return scope_for(None, cwd, vault, {} if broken else mapping(vault), session=True)
 
 
-def _cut(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` UTF-8 bytes, on a character boundary."""
-    data = text.encode("utf-8")
-    return text if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
-
-
-# ----------------------------------------------------------------------------- pending checkpoints
-
-
-def _checkpoints(vault: str) -> str:
-    return state_folder(vault, "checkpoints")
-
-
-def _shown(data: dict) -> bool:
-    """Is ``data`` a checkpoint the card shows: pending, with suggestions left, stored by a hook or
-    ``propose`` (:data:`CARD_ORIGINS`)?"""
-    return data.get("status") == "pending" and bool(data.get("candidates")) and data.get("origin") in CARD_ORIGINS
-
-
-def pending(vault: str, session: str | None = None, prefer: str | None = None, project: str | None = None) -> dict | None:
-    """The pending checkpoint to show: ``session``'s (after a compaction: only that one); else
-    ``prefer``'s if pending, else the newest pending one of any session of ``project`` (the card's: the
-    checkpoint records the project its session worked in; one made outside any project is shown in every
-    project, one stored before projects were recorded too) saved in the last :data:`PENDING_DAYS` days;
-    never one a hand run stored (:data:`CARD_ORIGINS`). Read as plain JSON (the card stays on the standard
-    library)."""
-    folder = _checkpoints(vault)
-    chosen = session or prefer
-    if chosen:
-        data = read_state(os.path.join(folder, safe_session(chosen) + ".json"))
-        if _shown(data):
-            return data
-        if session is not None:
-            return None
-    newest = None
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError:
-        return None
-    limit = time.time() - PENDING_DAYS * 86400  # `saved` is the real clock
-    for name in names:
-        if not name.endswith(".json"):
-            continue
-        data = read_state(os.path.join(folder, name))
-        saved = data.get("saved", 0) if isinstance(data.get("saved"), (int, float)) else 0
-        if _shown(data) and saved >= limit and _ours(data, project):
-            if newest is None or (saved, name) > newest[0]:
-                newest = ((saved, name), data)
-    return newest[1] if newest else None
-
-
-def _ours(data: dict, project: str | None) -> bool:
-    """Is a stored checkpoint one a card of ``project`` shows: of that project's session, or global?"""
-    owner = data.get("project")
-    return not isinstance(owner, str) or not owner or (
-        project is not None and owner.casefold() == project.casefold())
-
-
-def instructions(lang: str, session: str, vault, example: str = "1,2") -> str:
-    """How the model accepts or skips a pending checkpoint's suggestions (the user chooses); ``example``:
-    the numbers the accept command shows (the pending ones: after a partial accept only #3 may be left)."""
-    import shlex
-
-    from mdmem.agents.launch import runner
-    from mdmem.text.fence import one_line
-
-    tail = one_line(f"--session {shlex.quote(session)} --vault {shlex.quote(str(vault))}")  # one line, whatever the id
-    example = one_line(example)
-    run = runner()
-    if lang == "pt":
-        return (f"(mdmem) Mostre ao usuário estas memórias sugeridas, numeradas como acima, e pergunte quais "
-                f"salvar; não salve nada antes da resposta. Se ele responder com números, rode "
-                f"`{run} checkpoint accept {example} {tail}` (com os números dele); se disser \"pular\", rode "
-                f"`{run} checkpoint skip {tail}`. Uma regra [claude-md] não é salva pelo mdmem: mostre a "
-                f"linha para o usuário colocar no CLAUDE.md.")
-    return (f"(mdmem) Show the user these suggested memories, numbered as above, and ask which to save; save "
-            f"nothing before they answer. If they reply with numbers, run `{run} checkpoint accept {example} {tail}` "
-            f"(with their numbers); if they say skip, run `{run} checkpoint skip {tail}`. A [claude-md] rule is "
-            f"not saved by mdmem: show the line for the user to add to CLAUDE.md.")
-
-
-def pending_text(vault: str, data: dict, room: int) -> str:
-    """A pending checkpoint as the card shows it: why it is there, its numbered suggestions (as many as
-    fit in ``room`` bytes) and how to accept or skip them; "" when not even one fits."""
-    from mdmem.text.fence import fence, one_line
-
-    session = str(data.get("session", ""))
-    marker = read_state(state_folder(vault, "hooks", "pending-" + safe_session(session) + ".json"))
-    pt = data.get("lang") == "pt"
-    why = {"PreCompact": "antes da compactação" if pt else "before the conversation was compacted",
-           "SessionEnd": "no fim da sessão" if pt else "when the session ended"}.get(
-        str(data.get("origin") or marker.get("event")))
-    head = ((f"## Checkpoint pendente (sessão {one_line(session)}{', ' + why if why else ''})\n"
-             "Memórias sugeridas, ainda não salvas:") if pt else
-            (f"## Pending memory checkpoint (session {one_line(session)}{', kept ' + why if why else ''})\n"
-             "Suggested memories, not saved yet:"))
-    items = [c for c in data.get("candidates", []) if isinstance(c, dict)]
-    shown = [str(c.get("number", i + 1)) for i, c in enumerate(items)][:2]
-    tail = instructions(data.get("lang", "en"), session, vault, ",".join(shown) or "1")
-    flagged = ""
-    if any(c.get("secret") for c in items):  # rare: the mark's text only then (the card stays on the stdlib)
-        from mdmem.agents.checkpoint.candidates import SECRET_MARK
-
-        flagged = SECRET_MARK["pt" if pt else "en"].format(flag="--allow-secret")
-    lines: list[str] = []
-    used = len(head.encode()) + 1 + len(tail.encode()) + 1 + len(fence("").encode()) + 1
-    for c in items:
-        line = f"{one_line(c.get('number', len(lines) + 1))}. [{one_line(c.get('type', '?'))}] " \
-               f"{one_line(c.get('mark', ''))} {one_line(c.get('name', ''))} — {one_line(c.get('description', ''))}" \
-               .replace("  ", " ") + (f" {flagged}" if c.get("secret") else "")
-        line = _cut(" ".join(line.split()), 300)
-        if used + len(line.encode()) + 1 > room:
-            break
-        lines.append(line)
-        used += len(line.encode()) + 1
-    if not lines:
-        return ""
-    return "\n".join([head, fence("\n".join(lines)), tail])
+# ----------------------------------------------------------------------------- hook status
 
 
 def _iso(t) -> str | None:
@@ -558,7 +451,7 @@ def session_status(vault: str, session: str | None = None) -> dict:
         last = state.get("last_trigger") or state.get("first")
         nxt = {"policy": "cadence", "stops_left": max(0, cfg["min_stops"] - since),
                "not_before": _iso(last + cfg["min_minutes"] * 60) if last else None}
-    data = read_state(os.path.join(_checkpoints(vault), name + ".json"))
+    data = read_state(os.path.join(checkpoints_folder(vault), name + ".json"))
     marker = read_state(os.path.join(folder, f"pending-{name}.json"))
     found = None
     if data.get("status") == "pending" and data.get("candidates"):
@@ -578,159 +471,3 @@ def session_status(vault: str, session: str | None = None) -> dict:
 # runs when the Stop hook asks (or when it consolidates on its own)
 _KEPT_BY = {"propose": "Stop", "PreCompact": "PreCompact", "SessionEnd": "SessionEnd",
             "hand": "a hand run of `mdmem checkpoint`, not shown on the card"}
-
-
-REVIEW_PREFIX = "review-"  # .mdmem/hooks/review-<session>.json: turns of a session no scan covered
-
-
-def _record_uncovered(vault: str, payload: dict, event: str, read: Callable) -> dict | None:
-    """PreCompact and SessionEnd: record which part of the transcript no scan covered (from the Stop
-    hook's last scan, ``covered`` in its state, to the end), when the user typed something there. Nothing
-    is judged here and nothing written to memory: the next session's card (same project) names the
-    session and ``mdmem checkpoint review --session S`` hands that part to the new session's model. The
-    record holds offsets and counts, never the conversation's text. ``read`` is the agent's transcript reader."""
-    session, transcript = text_field(payload, "session_id"), text_field(payload, "transcript_path")
-    if not session:
-        raise HookError("no session_id in the hook's input")
-    if not transcript or not os.path.isfile(transcript):
-        raise HookError(f"no transcript to read ({transcript or 'no transcript_path'})")
-
-    folder = state_path(vault, "hooks")
-    name = safe_session(session)
-    state = read_state(os.path.join(folder, f"stop-{name}.json"))
-    start = int(state.get("covered", 0) or 0) if state.get("transcript") in (None, transcript) else 0
-    base = os.path.join(folder, REVIEW_PREFIX + name)
-    with files.Lock(base + ".lock", LOCK_WAIT, f"another hook holds {base}.lock (waited {LOCK_WAIT:.0f} s)"):
-        old = read_state(base + ".json")
-        if old.get("status") == "pending" and old.get("transcript") == transcript:
-            start = min(start, int(old.get("from", start) or 0))  # an earlier compaction's part is still unreviewed
-        tr = read(transcript, start=start)
-        typed = sum(1 for m in tr.messages if m.speaker == "user" and m.kind != "prompt")
-        if not typed:
-            log(vault, f"{event} session={session}: every turn was scanned")
-            return None
-        cwd = folder_field(payload) or state.get("cwd") or ""
-        record = {"session": session, "transcript": transcript, "from": tr.start, "to": tr.end, "cwd": cwd,
-                  "event": event, "at": now(), "typed": typed, "status": "pending",
-                  "agent": text_field(payload, "mdmem_agent") or state.get("agent") or "claude",
-                  "size": os.path.getsize(transcript)}
-        write_state(base + ".json", record)
-    log(vault, f"{event} session={session}: {typed} user message(s) no scan covered; kept for review")
-    return record
-
-
-IMPORT_SOURCE = {"claude": "claude-code", "codex": "codex", "gemini": "gemini"}  # `mdmem import SOURCE` per agent
-CATCH_UP_IDLE = 600  # seconds: a session whose Stop hook ran this recently may still be going on
-
-
-def record_ended(vault: str, payload: dict, read: Callable) -> int:
-    """What SessionEnd would have recorded, for an agent that has no SessionEnd (Codex): every other session of
-    this agent whose Stop hook last ran more than :data:`CATCH_UP_IDLE` seconds ago, in the last
-    :data:`PENDING_DAYS` days, and whose transcript grew since its last record, gets its uncovered turns recorded
-    for review (:func:`_record_uncovered`). Returns how many sessions were looked at."""
-    agent, current = text_field(payload, "mdmem_agent") or "claude", text_field(payload, "session_id")
-    folder = state_folder(vault, "hooks")
-    try:
-        names = [n for n in os.listdir(folder) if n.startswith("stop-") and n.endswith(".json")]
-    except OSError:
-        return 0
-    t, seen = time.time(), 0
-    for name in names:
-        path = os.path.join(folder, name)
-        try:
-            age = t - os.stat(path).st_mtime
-        except OSError:
-            continue
-        if age < CATCH_UP_IDLE or age > PENDING_DAYS * 86400:
-            continue
-        state = read_state(path)
-        session, transcript = state.get("session") or name[5:-5], state.get("transcript")
-        if state.get("agent") != agent or session == current or not isinstance(transcript, str):
-            continue
-        old = read_state(os.path.join(folder, REVIEW_PREFIX + safe_session(session) + ".json"))
-        try:
-            if old.get("status") == "reviewed" or os.path.getsize(transcript) == old.get("size"):
-                continue
-        except OSError:
-            continue
-        seen += 1
-        try:
-            _record_uncovered(vault, {"session_id": session, "transcript_path": transcript,
-                                      "cwd": state.get("cwd") or "", "mdmem_agent": agent}, "SessionStart", read)
-        except (HookError, MdmemError):
-            continue
-    return seen
-
-
-def unreviewed(vault: str, cwd: str | None, session: str | None = None, own: bool = False) -> list[dict]:
-    """The sessions whose uncovered turns wait for a review, newest first: of the same project (``cwd``
-    the same folder as the session's, or one inside the other), seen in the last :data:`PENDING_DAYS`
-    days; ``own``: only ``session``'s (after a compaction), else never ``session``'s own. A record untouched
-    for longer than that is removed (the folder does not grow with every session ever run)."""
-    folder = state_folder(vault, "hooks")
-    try:
-        names = [f for f in os.listdir(folder) if f.startswith(REVIEW_PREFIX) and f.endswith(".json")]
-    except OSError:
-        return []
-    limit = now() - PENDING_DAYS * 86400
-    here = os.path.realpath(cwd) if cwd else None
-    out = []
-    for f in names:
-        path = os.path.join(folder, f)
-        try:
-            if os.stat(path).st_mtime < time.time() - PENDING_DAYS * 86400:  # past the window: derived state, gone
-                os.remove(path)
-                continue
-        except OSError:
-            continue
-        data = read_state(path)
-        sid = data.get("session")
-        if data.get("status") != "pending" or not isinstance(sid, str) or not isinstance(data.get("at"), (int, float)):
-            continue
-        if data["at"] < limit or (own and sid != session) or (not own and sid == session):
-            continue
-        there = os.path.realpath(data["cwd"]) if isinstance(data.get("cwd"), str) and data["cwd"] else None
-        if here and there and not (here == there or here.startswith(there + os.sep) or there.startswith(here + os.sep)):
-            continue
-        out.append(data)
-    out.sort(key=lambda d: (-d["at"], d["session"]))
-    return out
-
-
-def review_line(vault: str, waiting: list[dict]) -> str:
-    """The card's one line for the sessions whose turns no scan covered (:func:`unreviewed`)."""
-    import shlex
-
-    from mdmem.agents.launch import runner
-    from mdmem.base.terminal import visible
-
-    newest = waiting[0]
-    more = f" (and {len(waiting) - 1} more session(s))" if len(waiting) > 1 else ""
-    command = f"{runner()} checkpoint review --session {shlex.quote(newest['session'])} --vault {shlex.quote(str(vault))}"
-    return visible(f"mdmem: not scanned: {newest.get('typed', 0)} user message(s) of session {newest['session']}"
-                   f"{more} were never checked for memories: run `{command}`, judge what it prints, and propose "
-                   "anything worth keeping (the user chooses).", False)
-
-
-def pre_compact(vault: str, payload: dict, opts: dict, *, read: Callable) -> dict | None:
-    """PreCompact: the turns no scan covered, recorded for review; ``read`` is the agent's transcript reader."""
-    record = _record_uncovered(vault, payload, "PreCompact", read)
-    if record is None:
-        return None
-    return {"systemMessage": "mdmem: the turns no memory checkpoint scanned are kept for review after the compaction."}
-
-
-def session_end(vault: str, payload: dict, opts: dict, *, read: Callable) -> None:
-    """The record of what no scan covered, and the session's import into ``sessions/`` handed to a background process
-    (:mod:`mdmem.agents.history.background`, once the vault imports sessions: :func:`~mdmem.agents.history.
-    background.enabled`): what the user said is in the vault before Claude Code deletes the transcript, and the
-    hook does not wait for it."""
-    from mdmem.agents.history.background import enabled, spawn_import
-
-    transcript = text_field(payload, "transcript_path")
-    if transcript and os.path.isfile(transcript) and enabled(vault):
-        source = IMPORT_SOURCE.get(text_field(payload, "mdmem_agent") or "claude")
-        pid = spawn_import(vault, source, transcript) if source else None
-        log(vault, f"SessionEnd session={text_field(payload, 'session_id') or '?'}: import started (pid {pid})")
-    _record_uncovered(vault, payload, "SessionEnd", read)
-    return None
