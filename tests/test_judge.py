@@ -35,8 +35,10 @@ def test_a_repeat_the_judge_names_is_refused_naming_the_note_and_the_texts_reach
     assert "--update" in refused and "--new" in refused
     handed = seen.read_text("utf-8")
     assert "<mdmem-vault-data-" in handed and f"> {AGAIN}" in handed and f"> {FIRST}" in handed
+    asked = handed.count("\n@@\n")
     kept = cli.json("save", AGAIN, "-t", "feedback", "--vault", vault, "--judge", command, "--new")
-    assert kept["status"] == "created"  # --new keeps both on purpose, judge or not
+    assert kept["status"] == "created"  # --new keeps both on purpose: the judge is not asked
+    assert seen.read_text("utf-8").count("\n@@\n") == asked
 
 
 def test_a_guess_the_judge_clears_is_saved_without_a_warning(cli, vault, tmp_path):

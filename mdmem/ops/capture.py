@@ -311,7 +311,7 @@ def save(
                 "updated": meta["updated"]}
     section = SECTIONS[kind]
     marked: list[str] = []
-    if judge is not None and isinstance(repeat, Unchecked) and fs.stat_note(mem.root, rel) is None:
+    if judge is not None and not new and isinstance(repeat, Unchecked) and fs.stat_note(mem.root, rel) is None:
         repeat = repeated(mem, rel, title, body, {p for p, _ in old}, kind, Scope(project), judge)
     made = project_note(mem, project, day, prov) if project is not None else None
     with write_lock(mem.state_dir, mem.lock_timeout):
