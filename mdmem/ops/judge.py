@@ -17,8 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mdmem.base.errors import MdmemError
-from mdmem.base.settings import Judge
 from mdmem.text.fence import NOTICE, fence, quoted
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mdmem.base.settings import Judge
 
 RELATED_CONTAINED = 0.4  # share of the shorter text's content words in the other (mdmem.text.meaning.lexical)
 RELATED_COSINE = {"minilm": 0.5, "use-multilingual-v3": 0.55}  # ... or the vectors' cosine at least this

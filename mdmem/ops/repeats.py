@@ -78,7 +78,6 @@ CANDIDATES = 50  # notes whose body is read for the wording and meaning tests, p
 
 def _repeated(mem: Memory, rel: str, title: str, body: str, replaces: frozenset | set, kind: str,
               scope: Scope | None, limit: int | None, judge: Judge | None) -> tuple[str, str | None] | None:
-    from mdmem.ops.judge import related
     from mdmem.text.meaning import opposed, same_meaning, statement, swapped
 
     flat = " ".join(body.split())
@@ -95,6 +94,8 @@ def _repeated(mem: Memory, rel: str, title: str, body: str, replaces: frozenset 
     read = None if limit is None else _candidates(mem, body, cosine, heads, limit)
     guess = None
     asked: list[tuple[float, str, str, str]] = []  # (how related, path, name, text): what a judge would read
+    if judge is not None:
+        from mdmem.ops.judge import related
     for note in heads:
         names = {name_key(note.title)}
         if isinstance(note.frontmatter.get("name"), str):
@@ -119,10 +120,12 @@ def _repeated(mem: Memory, rel: str, title: str, body: str, replaces: frozenset 
             continue
         if guess is None and same_meaning(fact, said, cosine.get(note.path), model):
             guess = note.path  # a guess: a repeat by name or wording in a later note comes first (decision 096)
-        near = related(fact, said, cosine.get(note.path), model) if judge is not None else None
-        if near is not None:
-            shown = note.frontmatter.get("name")
-            asked.append((near, note.path, shown if isinstance(shown, str) and shown.strip() else note.title, said))
+        if judge is not None:
+            near = related(fact, said, cosine.get(note.path), model)
+            if near is not None:
+                label = note.frontmatter.get("name")
+                asked.append((near, note.path, label if isinstance(label, str) and label.strip() else note.title,
+                              said))
     if judge is not None and (asked or guess):
         from mdmem.ops.judge import ASKED_MAX, ask
 
