@@ -1,7 +1,8 @@
 """Entry point for ``mdmem`` and ``python -m mdmem``.
 
 Kept tiny on purpose: ``mdmem hook stop|session-start|prompt|pre-compact|session-end``
-(the Claude Code hooks, run at every agent turn or prompt) are dispatched here on
+(the Claude Code hooks, run at every agent turn or prompt; ``refresh``, the notes cache's refresh the prompt hook
+starts in the background) are dispatched here on
 ``sys.argv`` to :mod:`mdmem.cli.hook` before the Typer app is ever imported. Everything else,
 ``mdmem hook install|uninstall|status|--help`` included, is the Typer app.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-FAST = ("stop", "session-start", "prompt", "pre-compact", "session-end")  # = mdmem.cli.hook.FAST
+FAST = ("stop", "session-start", "prompt", "pre-compact", "session-end", "refresh")  # = mdmem.cli.hook.FAST
 
 
 def main() -> None:

@@ -78,6 +78,24 @@ def run_hook(name: str, vault: Path, tmp_path: Path, payload: dict) -> str:
     return proc.stdout
 
 
+def settled(vault: Path, bound: float = 60.0) -> int:
+    """Wait until every notes-cache refresh a prompt hook started in the background (``mdmem hook refresh``: a line
+    in the hook log when started, one when done) has ended, at most ``bound`` seconds (a hang guard, never a timing
+    the test depends on); how many were started."""
+    import time
+
+    log = vault / ".mdmem" / "hooks" / "hook.log"
+    deadline = time.monotonic() + bound
+    while True:
+        lines = log.read_text("utf-8").splitlines() if log.exists() else []
+        started = sum(1 for line in lines if line.split(" ", 1)[-1].startswith("hook refresh --vault "))
+        ended = sum(1 for line in lines if line.split(" ", 1)[-1].startswith("hook refresh: "))
+        if ended >= started:
+            return started
+        assert time.monotonic() < deadline, f"{started - ended} background refresh(es) still running: {lines[-5:]}"
+        time.sleep(0.05)
+
+
 def unfenced(text: str) -> str:
     """``text`` without the fence lines mdmem puts around vault text (mdmem.text.fence), to compare the rest."""
     import re

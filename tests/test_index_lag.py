@@ -11,7 +11,7 @@ import pytest
 
 from mdmem.engine.memory import Memory
 from mdmem.engine.refresh import INDEX_BEHIND
-from tests.support import run_hook
+from tests.support import run_hook, settled
 
 PAYLOAD = {"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup"}
 
@@ -53,12 +53,14 @@ def test_the_card_after_an_edit_updates_the_notes_cache_only_and_search_folds_th
     assert rel in _found(cli, vault, "zanzibarquux")  # the search's refresh folded the lag in
     assert _meta(vault, INDEX_BEHIND) == ""
     # a second edit and a note removed, each through a hook's refresh, then found / gone in search (the card
-    # keeps itself after the edit of a body without refreshing: decision 101; the prompt hook refreshes)
+    # keeps itself after the edit of a body without refreshing: decision 101; the prompt hook has it refreshed in the
+    # background: decision 123)
     prompt = {"session_id": "s2", "hook_event_name": "UserPromptSubmit", "prompt": "what about zanzibarquux?",
               "cwd": str(tmp_path)}
     _edit(vault, "memory/feedback/ask-before-new-dependencies.md", "quetzalplink")
     run_hook("session-start", vault, tmp_path, PAYLOAD | {"cwd": str(tmp_path)})
     run_hook("prompt", vault, tmp_path, prompt)
+    assert settled(vault) == 1
     lag = _meta(vault, INDEX_BEHIND)
     assert lag not in (None, "")
     (vault / rel).unlink()

@@ -11,7 +11,7 @@ import pytest
 
 from mdmem.base import files
 from mdmem.base.layout import SESSIONS_DIR
-from tests.support import run_hook
+from tests.support import run_hook, settled
 
 SESSION = """---
 type: session
@@ -67,6 +67,7 @@ def test_the_cache_keeps_the_digest_less_the_sessions_and_the_hook_sees_every_ch
     note = vault / "memory" / "feedback" / "answer-first.md"
     note.write_text(note.read_text("utf-8") + "\nAlso when it is no.\n", "utf-8")
     _prompt(vault, tmp_path)
+    assert settled(vault) == 1  # (a body alone: refreshed in the background, decision 123)
     assert _cached(vault)["memory/feedback/answer-first.md"] == note.stat().st_mtime_ns
     # a session note added (its folder's mtime moves): seen, though no session note is stat-ed first
     added = vault / SESSIONS_DIR / "2026-11-21-claude-code-9a1b.md"

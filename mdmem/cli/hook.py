@@ -15,8 +15,8 @@ TYPE_CHECKING = False  # not `from typing import`: the hook fast path imports as
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-FAST = ("stop", "session-start", "prompt", "pre-compact", "session-end")
-OPTIONS = {"stop": ("--vault", "--agent", "--policy", "--output"), "session-start": ("--vault", "--agent", "--budget"),
+FAST = ("stop", "session-start", "prompt", "pre-compact", "session-end", "refresh")
+OPTIONS = {"refresh": ("--vault",), "stop": ("--vault", "--agent", "--policy", "--output"), "session-start": ("--vault", "--agent", "--budget"),
            "prompt": ("--vault", "--agent"), "pre-compact": ("--vault", "--agent"), "session-end": ("--vault", "--agent")}
 AGENTS = ("claude", "codex", "gemini", "cursor", "copilot", "opencode")  # = mdmem.agents.hooks.wire.AGENTS
 CHOICES = {"policy": ("signals", "cadence", "evidence"), "output": ("block", "context"), "agent": AGENTS}
@@ -79,6 +79,12 @@ USAGE = {
         "  reason (clear, logout, prompt_input_exit or other).\n"
         "stdout: nothing.\n\n"
         "options:\n" + _VAULT),
+    "refresh": (
+        "usage: mdmem hook refresh --vault PATH\n\n"
+        "Brings the notes cache up to date, as `mdmem hook prompt` does before it answers; the prompt hook starts it\n"
+        "in the background after an edit of notes' bodies alone. Reads no stdin, prints nothing; one line in the hook\n"
+        "log.\n\n"
+        "options:\n  --vault PATH   the vault\n"),
 }
 
 
@@ -87,6 +93,8 @@ def main(argv: list[str]) -> int:
     if any(a in HELP for a in rest):  # before stdin is read: a person typed it
         return usage(command)
     hook: Callable[..., object]
+    if command == "refresh":  # no payload, no answer: a detached process the prompt hook started
+        return refresh(rest)
     if command == "stop":  # the Stop policy alone: the card's module is not needed at every turn
         from mdmem.agents.checkpoint.stop import stop as hook
         from mdmem.agents.hooks.state import DEFAULTS, arm
@@ -106,6 +114,19 @@ def main(argv: list[str]) -> int:
         hook = {"session-start": hooks.session_start, "pre-compact": hooks.pre_compact,
                 "session-end": hooks.session_end}[command]
     return run(hook, rest, OPTIONS[command])
+
+
+def refresh(args: list[str]) -> int:
+    """``mdmem hook refresh --vault VAULT`` (:func:`mdmem.agents.hooks.state.background_refresh`); exit 0, also for
+    arguments it cannot use (said in the home log: a detached process has no one to tell)."""
+    from mdmem.agents.hooks.state import background_refresh, log
+    from mdmem.base.vault import looks_like_vault
+
+    given = args[1] if len(args) == 2 and args[0] == "--vault" else None
+    if not given or not os.path.isdir(given) or not looks_like_vault(given):
+        log(None, f"hook refresh: needs --vault and a vault (got {' '.join(args)!r})")
+        return 0
+    return background_refresh(os.path.abspath(given))
 
 
 def usage(command: str) -> int:

@@ -1,4 +1,5 @@
-"""The import a hook hands to a background process, so the hook stays within its budget.
+"""The import a hook hands to a background process (:func:`mdmem.base.detached.spawn`), so the hook stays within its
+budget.
 
 SessionEnd imports the transcript that just ended (``mdmem import claude-code <transcript>``); SessionStart
 catches up what a session killed before its SessionEnd left behind (``--since 2d --project <cwd>``), at most
@@ -17,7 +18,6 @@ from mdmem.base.layout import SESSIONS_DIR
 from mdmem.base.state import state_folder
 
 CATCH_UP_EVERY = 3600.0
-LOG_MAX = 1 << 20  # the background import's log is started afresh past this size
 
 
 def enabled(vault: str) -> bool:
@@ -27,25 +27,9 @@ def enabled(vault: str) -> bool:
 
 def spawn_import(vault: str, source: str, file: str | None = None, *extra: str) -> int:
     """Start ``mdmem import SOURCE [FILE] --vault VAULT --quiet EXTRA...`` in the background; its pid."""
-    import subprocess
-    import sys
+    from mdmem.base.detached import spawn
 
-    folder = state_folder(vault, "hooks")
-    os.makedirs(folder, exist_ok=True)
-    log = os.path.join(folder, "import.log")
-    try:
-        if os.path.getsize(log) > LOG_MAX:
-            os.replace(log, log + ".1")
-    except OSError:
-        pass
-    args = [sys.executable, "-m", "mdmem", "import", source, *([file] if file else []), "--vault", vault, "--quiet",
-            *extra]
-    with open(log, "ab") as out:
-        out.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {' '.join(args[3:])}\n".encode("utf-8", "replace"))
-        out.flush()
-        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd=vault,
-                                start_new_session=True, close_fds=True)
-    return proc.pid
+    return spawn(vault, ["import", source, *([file] if file else []), "--vault", vault, "--quiet", *extra], "import.log")
 
 
 def catch_up(vault: str, source: str, cwd: str | None) -> int | None:

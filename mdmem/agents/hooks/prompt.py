@@ -449,7 +449,7 @@ def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
     if not os.path.isfile(notes_db(vault)):
         log(vault, "prompt: no index yet (run `mdmem index`)")
         return None
-    fresh(vault, log)
+    fresh(vault, log, later=True)
     db = quick.open_readonly(notes_db(vault))
     if db is None:
         log(vault, "prompt: the notes cache has no quick index (run `mdmem index`)")

@@ -17,7 +17,7 @@ import time
 from mdmem.base import files
 from mdmem.base.errors import MdmemError
 from mdmem.base.fastjson import dumps, loads  # noqa: F401  (re-exported through hooks.session)
-from mdmem.base.layout import mdmem_home
+from mdmem.base.layout import INDEX_NAME, mdmem_home
 from mdmem.base.state import (  # noqa: F401  (read_state, write_state: the hooks' state files)
     read_state,
     state_folder,
@@ -161,10 +161,18 @@ def notes_db(vault: str) -> str:
     return state_folder(vault, "notes.db")
 
 
-def fresh(vault: str, log) -> None:
+def fresh(vault: str, log, later: bool = False) -> None:
     """Bring the index up to date when the vault changed since it was made (the scan's digest differs
     from the cache's), for a hook that reads the notes cache (the prompt hook; the checkpoint's check of the
-    saved notes); more than :data:`REFRESH_MAX` changed notes are left to ``mdmem index``."""
+    saved notes); more than :data:`REFRESH_MAX` changed notes are left to ``mdmem index``.
+
+    ``later`` (the prompt hook): when the only change is an edit of the bodies of a few notes, told without parsing
+    (:func:`mdmem.engine.bodies.only_bodies`, as the card's hook keeps its card: the same frontmatter text, no
+    ``#sensitive`` in the body, never the user's, an agent's or a sensitive note, nothing added or removed) and none
+    is ``MEMORY.md`` (its links say which notes are the user's memory), the cache is left as it stands for this
+    hook (those notes' old body words; their excerpt is read from the file) and its refresh is handed to a detached
+    process (:func:`spawn_refresh`), sparing the hook the parser's and the engine's imports (decision 123).
+    Anything else, or a refresh that cannot be started, is refreshed here, as before."""
     from mdmem.base.files import UNSTATED_DIGEST
     from mdmem.base.layout import SESSIONS_DIR
     from mdmem.engine import quick
@@ -177,7 +185,7 @@ def fresh(vault: str, log) -> None:
     scan = files.scan(vault, SESSIONS_DIR)  # a str: no pathlib on the quick path
     unstated = files.digest(scan, SESSIONS_DIR)
     try:
-        meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('scan_digest', 'index_ok', ?)",
+        meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('scan_digest', 'index_ok', 'epoch', 'gen', ?)",
                                (UNSTATED_DIGEST,)))
         if meta.get(UNSTATED_DIGEST) == unstated:
             return
@@ -190,28 +198,96 @@ def fresh(vault: str, log) -> None:
         if meta.get("index_ok") != "1":
             log(vault, "prompt: the index is being built (or a build was cut short); answering from it as is")
             return  # a whole build would outlast the hook's timeout: `mdmem index` does it
-        cached = {p: (m, s, c) for p, m, s, c in db.execute("SELECT path, mtime_ns, size, ctime_ns FROM notes")}
+        look = _bodies_look(vault, scan, meta) if later else None
+        if look is None:
+            cached = {p: (m, s, c) for p, m, s, c in db.execute("SELECT path, mtime_ns, size, ctime_ns FROM notes")}
     finally:
         db.close()
-    now = dict(scan.notes) | {p: (0, 0, 0) for p in scan.broken}
-    changed = sum(1 for p, st in now.items() if cached.get(p) != st) + sum(1 for p in cached if p not in now)
+    if look is not None:
+        changed = len(look.added) + len(look.changed) + len(look.removed)
+    else:
+        now = dict(scan.notes) | {p: (0, 0, 0) for p in scan.broken}
+        changed = sum(1 for p, st in now.items() if cached.get(p) != st) + sum(1 for p in cached if p not in now)
     if not changed:  # only a folder moved (an editor's swap file came and went): the notes are as indexed
         record_digest(vault, digest, unstated)
         return
+    if look is not None and look.kept and INDEX_NAME not in look.changed:
+        try:
+            pid = spawn_refresh(vault)
+        except OSError as e:
+            log(vault, f"prompt: the background refresh could not start ({e.strerror or e}); refreshing here")
+        else:
+            log(vault, f"prompt: {changed} note(s) edited in their body alone; answering from the index as it stands, "
+                       f"refreshed in the background (pid {pid})")
+            return
     if changed > REFRESH_MAX:
         log(vault, f"prompt: {changed} notes changed since the index; answering from it as is (run `mdmem index`)")
         return
+    refresh_cache(vault, scan, look)
+    log(vault, f"prompt: the index was {changed} note(s) behind; brought up to date")
+
+
+def _bodies_look(vault: str, scan: files.Scan, meta: dict):
+    """The look of :func:`mdmem.engine.bodies.only_bodies` at the cache ``meta`` was read from (its epoch and
+    generation: a cache written since is another one, and the look says None), or None."""
+    from mdmem.engine.bodies import only_bodies
+
+    try:
+        state = [meta.get("epoch", ""), int(meta.get("gen", 0))]
+    except (TypeError, ValueError):
+        return None
+    return only_bodies(vault, scan, state)
+
+
+def refresh_cache(vault: str, scan: files.Scan | None = None, look=None):
+    """The notes cache brought up to date (never Whoosh: the hooks read the cache's quick index), its scan digests
+    recorded; ``scan`` and ``look``: the hook's walk and its look at the cache, when it has them (the look's diff
+    is used while the cache is still the one it looked at). The :class:`~mdmem.engine.refresh.RefreshResult`."""
     from pathlib import Path
 
+    from mdmem.base.layout import SESSIONS_DIR
     from mdmem.engine.memory import Memory
 
     with Memory(Path(vault)) as mem:
-        mem.refresh(strict=False, index=False)  # the hooks read the notes cache (its quick index), never Whoosh
+        result = mem.refresh(strict=False, index=False, scan=scan if look is not None else None, known=look)
+        if result.stale:
+            return result
         digest = files.digest(mem.scan)
         if mem.store.get_meta("scan_digest") != digest:  # nothing to redo, but the digest was behind
             mem.store.set_meta("scan_digest", digest)
             mem.store.set_meta(files.UNSTATED_DIGEST, files.digest(mem.scan, SESSIONS_DIR))
-    log(vault, f"prompt: the index was {changed} note(s) behind; brought up to date")
+    return result
+
+
+def spawn_refresh(vault: str) -> int:
+    """Start ``mdmem hook refresh --vault VAULT`` detached (:func:`mdmem.base.detached.spawn`; its output in the hook
+    log); its pid. The prompt hook's refresh after an edit of bodies alone."""
+    from mdmem.base.detached import spawn
+
+    return spawn(vault, ["hook", "refresh", "--vault", vault], "hook.log")
+
+
+def background_refresh(vault: str) -> int:
+    """``mdmem hook refresh``: what :func:`spawn_refresh` started, in its own process: the notes cache brought up to
+    date under the write lock (another one refreshing, a user's command or a second of these: it waits
+    :data:`~mdmem.engine.refresh.READ_WAIT` and leaves it to that one), one line in the hook log, never an
+    exception; exit 0."""
+    from mdmem.base.errors import MdmemError
+    from mdmem.base.state import check_state
+
+    try:
+        check_state(vault)  # a symlinked .mdmem: nothing read or written through it
+        result = refresh_cache(vault)
+    except Exception as e:  # a detached process: what went wrong goes to the log, never a traceback
+        log(vault, f"hook refresh: the notes cache could not be refreshed "
+                   f"({e if isinstance(e, MdmemError) else f'{type(e).__name__}: {e}'})")
+        return 0
+    if result.stale:
+        log(vault, f"hook refresh: left to the writer holding the vault ({result.why or 'busy'})")
+    else:
+        log(vault, f"hook refresh: the notes cache brought up to date in the background ({result.added} added, "
+                   f"{result.changed} changed, {result.removed} removed)")
+    return 0
 
 
 def record_digest(vault: str, digest: str, unstated: str | None = None) -> None:

@@ -1,0 +1,39 @@
+"""Starting mdmem detached: what a hook hands to a background process so it stays within its budget (an import of
+past sessions: :mod:`mdmem.agents.history.background`; the notes cache's refresh after an edit of bodies alone:
+:func:`mdmem.agents.hooks.state.spawn_refresh`). The child has its own session (a hook's process group killed, or
+the agent gone, leaves it running), no stdin, and writes nowhere the agent reads: its output is appended to a log
+under ``.mdmem/hooks/``. Standard library only: hooks import this.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from mdmem.base.state import state_folder
+
+LOG_MAX = 1 << 20  # a background process's log is started afresh past this size
+
+
+def spawn(vault: str, args: list[str], log_name: str) -> int:
+    """Start ``python -m mdmem ARGS`` detached (its own session, no stdin, cwd the vault), its output appended to
+    ``.mdmem/hooks/LOG_NAME`` after a line naming it; its pid. The one way a hook starts mdmem in the background."""
+    import subprocess
+    import sys
+
+    folder = state_folder(vault, "hooks")
+    os.makedirs(folder, exist_ok=True)
+    log = os.path.join(folder, log_name)
+    try:
+        if os.path.getsize(log) > LOG_MAX:
+            os.replace(log, log + ".1")
+    except OSError:
+        pass
+    argv = [sys.executable, "-m", "mdmem", *args]
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)  # never a link
+    with open(fd, "ab") as out:
+        out.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {' '.join(args)}\n".encode("utf-8", "replace"))
+        out.flush()
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd=vault,
+                                start_new_session=True, close_fds=True)
+    return proc.pid
