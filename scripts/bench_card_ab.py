@@ -193,19 +193,32 @@ def _prompt_after_edit(got: dict, note: Path, cmd: dict, card_in: bytes, env: di
 
 
 def _settle(vault: Path, bound: float = 120.0) -> bool:
-    """Wait until every ``mdmem hook refresh`` started in the background on ``vault`` has ended (the hook log has a
-    line for each start and each end); whether one was running."""
+    """Wait until every ``mdmem hook refresh`` started in the background on ``vault`` has ended: the hook log has a
+    line for each start and each end, and the processes it names (``pid N``) are gone (an exiting interpreter still
+    takes a core for a while); whether one was running."""
+    import re
+
     log = vault / ".mdmem" / "hooks" / "hook.log"
     waited, deadline = False, time.monotonic() + bound
     while time.monotonic() < deadline:
         lines = log.read_text("utf-8", "replace").splitlines()[-200:] if log.exists() else []
         started = sum(1 for line in lines if line.split(" ", 1)[-1].startswith("hook refresh --vault "))
         ended = sum(1 for line in lines if line.split(" ", 1)[-1].startswith("hook refresh: "))
-        if ended >= started:
+        pids = [int(m.group(1)) for line in lines if (m := re.search(r"in the background \(pid (\d+)\)", line))]
+        if ended >= started and not any(_alive(pid) for pid in pids):
             return waited
         waited = True
         time.sleep(0.01)
     raise SystemExit(f"a background refresh of {vault} did not end in {bound:.0f} s")
+
+
+def _alive(pid: int) -> bool:
+    """Is process ``pid`` running (not gone, not a zombie waiting to be reaped)?"""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[-1].split()[0] not in (b"Z", b"X")
+    except OSError:
+        return False
 
 
 def render(figures: dict) -> list[str]:

@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 FAST = ("stop", "session-start", "prompt", "pre-compact", "session-end", "refresh")
-OPTIONS = {"refresh": ("--vault",), "stop": ("--vault", "--agent", "--policy", "--output"), "session-start": ("--vault", "--agent", "--budget"),
-           "prompt": ("--vault", "--agent"), "pre-compact": ("--vault", "--agent"), "session-end": ("--vault", "--agent")}
+OPTIONS = {"stop": ("--vault", "--agent", "--policy", "--output"), "session-start": ("--vault", "--agent", "--budget"),
+           "prompt": ("--vault", "--agent"), "pre-compact": ("--vault", "--agent"), "session-end": ("--vault", "--agent"),
+           "refresh": ("--vault",)}
 AGENTS = ("claude", "codex", "gemini", "cursor", "copilot", "opencode")  # = mdmem.agents.hooks.wire.AGENTS
 CHOICES = {"policy": ("signals", "cadence", "evidence"), "output": ("block", "context"), "agent": AGENTS}
 HELP = ("--help", "-h")
@@ -133,7 +134,7 @@ def usage(command: str) -> int:
     """``mdmem hook COMMAND --help``: the hook's usage (:data:`USAGE`, constant text) on stdout; exit 0."""
     from mdmem.base.terminal import visible
 
-    sys.stdout.write(visible(USAGE[command] + _TAIL))
+    sys.stdout.write(visible(USAGE[command] + (_TAIL if command != "refresh" else "  -h, --help     this help\n")))
     return 0
 
 

@@ -223,7 +223,11 @@ def fresh(vault: str, log, later: bool = False) -> None:
     if changed > REFRESH_MAX:
         log(vault, f"prompt: {changed} notes changed since the index; answering from it as is (run `mdmem index`)")
         return
-    refresh_cache(vault, scan, look)
+    result = refresh_cache(vault, scan, look)
+    if result.stale:  # another writer held the vault (it refreshes), or no room: the next prompt looks again
+        log(vault, f"prompt: the index is {changed} note(s) behind and could not be brought up to date "
+                   f"({result.why or 'busy'}); answering from it as is")
+        return
     log(vault, f"prompt: the index was {changed} note(s) behind; brought up to date")
 
 
