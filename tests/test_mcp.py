@@ -452,8 +452,8 @@ def test_install_claude_project_scope_writes_a_portable_mcp_json(cli, world, ins
                           + f"wrote {project / '.claude' / 'settings.local.json'}\n"
                           f"wrote {project / '.claude' / '.gitignore'} (settings.local.json, mdmem's skills and backups stay "
                           "out of git)\n")
-    assert out.endswith("Claude Code asks once, in this project, to approve the servers of .mcp.json "
-                        "(commit it to share)\n")
+    assert "\nClaude Code asks once, in this project, to approve the servers of .mcp.json (commit it to share)\n" \
+        in out and out.endswith(f'put [judge] command = "claude -p" in {os.environ["MDMEM_HOME"]}/config.toml\n')
     before = {p: p.read_bytes() for p in (project / ".mcp.json", project / ".claude" / "settings.local.json",
                                           project / ".claude" / ".gitignore")}
     again = cli.json("install", "claude", "--vault", inside, "--project", project)
