@@ -6,7 +6,7 @@ guess only warns (decision 096). When the user sets a judge (a model command: ``
 related to (:func:`related`: a loose bar that lets nearly every real rewording through) are handed to it, fenced as
 data, and its answer decides: the note it names is a repeat, refused like one of the same wording; none, and the
 memory is saved with no warning. No answer (a failure, a timeout, an answer that is not the JSON asked for) leaves
-the guess as it was: a save never waits on a model that is down.
+the guess as it was: a save never fails because the model is down (it waits at most the judge's ``timeout``).
 """
 
 from __future__ import annotations
