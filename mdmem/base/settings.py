@@ -352,17 +352,28 @@ def trouble(vault: Path | str) -> str | None:
 STATE_KEYS = ("folder",)
 
 
-def state_folder() -> str | None:
-    """``[state] folder`` of the user's own config: the folder that holds every vault's state outside the vault
-    (:func:`mdmem.base.state.state_root`), or None (the state in the vault, ``.mdmem/``). Read only when the
-    file exists (the hooks pay one ``stat`` otherwise)."""
+def _user_section(name: str, keys: tuple[str, ...]) -> tuple[dict, str] | None:
+    """``[name]`` of the user's own config (:func:`mdmem.base.layout.user_config_path`, never a vault's) and the
+    config's path, its keys checked against ``keys``; None when there is no such file (one ``stat``: the hooks read
+    it)."""
     from mdmem.base.layout import user_config_path
 
     path = user_config_path()
     if not os.path.exists(path):
         return None
-    section = _section(read_file(path, follow=True), "state", path)
-    _known(section, "state", STATE_KEYS, path)
+    section = _section(read_file(path, follow=True), name, path)
+    _known(section, name, keys, path)
+    return section, path
+
+
+def state_folder() -> str | None:
+    """``[state] folder`` of the user's own config: the folder that holds every vault's state outside the vault
+    (:func:`mdmem.base.state.state_root`), or None (the state in the vault, ``.mdmem/``). Read only when the
+    file exists (the hooks pay one ``stat`` otherwise)."""
+    found = _user_section("state", STATE_KEYS)
+    if found is None:
+        return None
+    section, path = found
     value = section.get("folder")
     if value is None:
         return None
@@ -390,16 +401,13 @@ def judge() -> Judge | None:
     """The judge the user set: ``MDMEM_JUDGE`` (a command; empty: none), else ``[judge] command`` (and
     ``timeout``) of the user's own config (:func:`mdmem.base.layout.user_config_path`), else None. Never a
     vault's config: a command read from a synced or shared folder would run on every save."""
-    from mdmem.base.layout import user_config_path
-
     env = os.environ.get("MDMEM_JUDGE")
     if env is not None:
         return Judge(env.strip(), source="MDMEM_JUDGE") if env.strip() else None
-    path = user_config_path()
-    if not os.path.exists(path):
+    found = _user_section("judge", JUDGE_KEYS)
+    if found is None:
         return None
-    section = _section(read_file(path, follow=True), "judge", path)
-    _known(section, "judge", JUDGE_KEYS, path)
+    section, path = found
     command, timeout = section.get("command"), section.get("timeout", Judge.timeout)
     if command is None:
         return None
