@@ -161,6 +161,7 @@ def _lean(db: sqlite3.Connection) -> type[Head]:
     class Lean(Head):
         title = property(lambda self: self[1] if self[1] is not None else self._column("title"))
         said = property(lambda self: self[7] if self[7] is not None else self._column("said"))
+        _db = db
 
         def _column(self, name: str) -> Any:
             got = self.__dict__.get(name)
@@ -172,12 +173,35 @@ def _lean(db: sqlite3.Connection) -> type[Head]:
         def _head(self) -> str:
             if self[6] is not None:
                 return self[6]
+            got = self.__dict__.get("head")
+            if got is not None:
+                return got
             row = db.execute("SELECT head FROM heads WHERE path=?", (self[0],)).fetchone()
             if row is None:
                 raise ValueError("gone")
             return row[0]
 
     return Lean
+
+
+_FILLED = {"title": 1, "head": 6, "said": 7}  # a lean head's columns that may be left out of its row: its place
+
+
+def fill(heads: Iterable[Head], columns: Iterable[str]) -> None:
+    """Read ``columns`` (of ``title``, ``head``, ``said``) of the lean heads among ``heads`` whose rows left them out
+    (:func:`lean_heads`), in one query: a list that shows 40 of 1,600 notes reads their lines at once, not a query a
+    line. Other heads (whole rows) are left as they are."""
+    for name in columns:
+        at = _FILLED[name]
+        lacking = {h[0]: h for h in heads if h[at] is None and name not in getattr(h, "__dict__", (name,))}
+        if not lacking:
+            continue
+        db = type(next(iter(lacking.values())))._db  # type: ignore[attr-defined]  # (a lean head's class has one)
+        for i in range(0, len(lacking), 500):
+            chunk = list(lacking)[i:i + 500]
+            for path, value in db.execute(f"SELECT path, {name} FROM heads WHERE path IN ({','.join('?' * len(chunk))})",
+                                          chunk):
+                lacking[path].__dict__[name] = value if value is not None or name == "head" else ""
 
 
 def kinds(db: sqlite3.Connection, besides: Iterable[str] = ()) -> list[tuple[str, str | None, str, int]]:

@@ -15,7 +15,7 @@ from operator import attrgetter, itemgetter
 from pathlib import Path
 
 from mdmem.base.files import read_outside
-from mdmem.engine.heads import Head
+from mdmem.engine.heads import Head, fill
 from mdmem.text.fence import NOTICE, fence, one_line, quoted
 from mdmem.text.protocol import memory_protocol
 from mdmem.text.said import OPEN, SCOPED, is_open, near_words, protocol_paths, said, words
@@ -42,15 +42,16 @@ MODES = ("index", "full", "off")
 # the kinds of notes the card lists (every other kind is only counted on its first line: read as counts, decision 120)
 # (:data:`mdmem.base.provenance.RULE_TYPES` among them: an agent's proposals are listed; a test checks)
 CARD_TYPES = frozenset({"user", "feedback", "protocol", "decision", "project", "person", "daily"})
-# of those, the kinds whose every note's title (daily notes, sorted by it; names fall back on it) and every line
-# (``said``: every feedback and protocol line counts in what the list needs) the card reads: the others' are read for
-# the few it shows
-TITLED = frozenset({"daily", "person", "user", "protocol"})
-LINED = frozenset({"feedback", "protocol", "user"})
-HEADED = frozenset({"protocol", "user"})  # and whose frontmatter it reads for many (a protocol's ``paths:``)
+# of those, the kinds whose every note's title (daily notes, sorted by it) and frontmatter the card reads, fetched
+# with the rows; another note's title, line (``said``) or frontmatter is read for the few it shows (the lines of long
+# lists are made only as far as the room: :class:`_List`)
+TITLED = frozenset({"daily", "person", "user"})
+LINED = frozenset({"user"})
+HEADED = frozenset({"user"})
 PEOPLE = 15  # people named on the card
 # the kinds the card names only the first few of, in path order (their number counted, not read): 15 of 900 people
 FEW = {"person": PEOPLE}
+CHUNK = 32  # the notes of a long list whose lines are read at once (about what the card shows of one)
 
 
 def bootstrap_files(cwd: Path) -> list[tuple[str, Path]]:
@@ -309,6 +310,11 @@ PROPOSED = ("## Proposed by an agent, not confirmed (not the user's rules: never
             "confirms one with `{}`)")
 
 
+def _scoped_line(note) -> str:
+    """A protocol with ``paths:`` as the card lists it: name, globs, description."""
+    return _clip(f"- {_name(note)} ({one_line(', '.join(protocol_paths(note)))}){_about(note)}")
+
+
 def by_agent(mem: Source, notes: list) -> set[str]:
     """The notes an agent saved that the user has neither confirmed nor edited since
     (:func:`mdmem.base.provenance.unconfirmed`): never shown as the user's own."""
@@ -376,38 +382,75 @@ def profile_lines(mem: Source, user) -> list[str]:
 
 
 class _List:
-    """One listed section of the card: its heading, its lines, and what to say about the rest."""
+    """One listed section of the card: its heading, its lines, and what to say about the rest.
 
-    def __init__(self, head: str | None, lines: list[str], more: str, total: int | None = None,
+    ``lines`` is a list, or (a list of thousands of notes: 1,600 feedback notes at 10k) ``(notes, line, columns)``:
+    the notes in order, how a note becomes its line and the columns of the notes cache that takes (read for
+    :data:`CHUNK` notes at a time: :func:`mdmem.engine.heads.fill`), made only as far as the card reads them (the
+    lines that fit, and what tells whether the whole list would fit: :meth:`need`); ``paths`` then come from the
+    notes."""
+
+    def __init__(self, head: str | None, lines, more: str, total: int | None = None,
                  paths: list[str] | None = None):
-        self.head, self.lines, self.more = head, lines, more
-        self.total = len(lines) if total is None else total  # what exists (more than listed: the rest is named)
+        self.head, self.more = head, more
+        if isinstance(lines, tuple):
+            self._notes, self._line, self._columns = lines
+            self.lines: list[str] = []
+            self.paths = []
+        else:
+            self._notes, self._line = (), None
+            self.lines = lines
+            self.paths = paths or []  # the note of each line, in order (the card's notes: used when it is shown)
+        self.count = len(self._notes) if self._line is not None else len(lines)  # lines it has, made or not
+        self.total = self.count if total is None else total  # what exists (more than listed: the rest is named)
         self.shown: list[str] = []
-        self._lines: int | None = None
-        self.paths = paths or []  # the note of each line, in order (the card's notes: used when it is shown)
+        self._bytes = 0  # the made lines' bytes
+
+    def _made(self, i: int) -> str:
+        """The ``i``-th line, made when first asked."""
+        while len(self.lines) <= i:
+            note = self._notes[len(self.lines)]
+            if len(self.lines) % CHUNK == 0:
+                fill(self._notes[len(self.lines):len(self.lines) + CHUNK], self._columns)
+            line = self._line(note)  # (only a list made of notes reaches here)
+            self.lines.append(line)
+            self.paths.append(note.path)
+            self._bytes += size(line) + 1
+        return self.lines[i]
 
     def named(self) -> list[str]:
         """The notes of the lines shown."""
         kept = set(self.shown)
         return [p for line, p in zip(self.lines, self.paths) if line in kept]
 
-    def need(self) -> int:
-        rest = self.total - len(self.lines)
-        if self._lines is None:  # the lines' bytes, counted once: _share asks for the need again and again
-            self._lines = sum(size(t) + 1 for t in self.lines)
+    def need(self, cap: int | None = None) -> int:
+        """The bytes the whole list takes; ``cap + 1`` when that is more than ``cap``: a list whose need is over the
+        room only gets its share of the room, whatever its need, so its thousands of lines need not be made (and
+        lists over the room share it in the order given, not by length)."""
+        rest = self.total - self.count
         text = ([self.head] if self.head else []) + ([self.more.replace("{n}", str(rest))] if rest else [])
-        return self._lines + sum(size(t) + 1 for t in text)
+        fixed = sum(size(t) + 1 for t in text)
+        if self._line is None:
+            if self._bytes == 0 and self.lines:  # the lines' bytes, counted once: _share asks again and again
+                self._bytes = sum(size(t) + 1 for t in self.lines)
+        else:
+            while len(self.lines) < self.count and (cap is None or fixed + self._bytes <= cap):
+                self._made(len(self.lines))
+        need = self._bytes + fixed
+        return need if cap is None else min(need, cap + 1)
 
     def fit(self, room: int) -> int:
         """Keep the lines that fit in ``room`` bytes (with the "N more" line when some are left out);
         returns the bytes used."""
         head = size(self.head) + 1 if self.head else 0
-        if self.need() <= room:  # all of it
-            rest = self.total - len(self.lines)
+        need = self.need(room)
+        if need <= room:  # all of it
+            rest = self.total - self.count
             self.shown = ([self.head] if self.head else []) + self.lines + ([self.more.replace("{n}", str(rest))] if rest else [])
-            return self.need() if self.shown else 0
+            return need if self.shown else 0
         used, kept = head, []
-        for i, line in enumerate(self.lines):
+        for i in range(self.count):
+            line = self._made(i)
             rest = self.total - i - 1
             tail = size(self.more.replace("{n}", str(rest))) + 1 if rest else 0
             if used + size(line) + 1 + tail > room:
@@ -430,13 +473,13 @@ class _List:
 
 
 def _share(parts: list[_List], room: int) -> int:
-    """Fair shares of ``room`` (max-min: the smallest needs are met whole, the rest split what is left);
-    returns the bytes used."""
+    """Fair shares of ``room`` (max-min: the smallest needs are met whole, the rest split what is left, in the
+    order given when their needs are over the room); returns the bytes used."""
     used = 0
-    order = sorted((p for p in parts if p.lines or p.total), key=lambda p: p.need())
+    order = sorted((p for p in parts if p.count or p.total), key=lambda p: p.need(room))
     for i, part in enumerate(order):
         share = (room - used) // (len(order) - i)
-        used += part.fit(min(share, part.need()))
+        used += part.fit(min(share, part.need(room)))
     return used
 
 
@@ -522,16 +565,13 @@ def card(mem: Source, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
                              _same(line.removeprefix("- "), said) for said in (_name(users[0]), _desc(users[0])))]
                          if users else [],
                          f"- … more in {users[0].path}" if users else ""),
-        "feedback": _List("## Feedback (how the user wants you to work)", [_item(n) for n in feedback],
-                          f"- … and {{n}} more: `{_cmd(command, 'search type:feedback')}`",
-                          paths=[n.path for n in feedback]),
-        "protocols": _List("## Protocols (always)", [_item(n) for n in protocols],
-                           f"- … and {{n}} more: `{_cmd(command, 'search type:protocol')}`",
-                           paths=[n.path for n in protocols]),
+        "feedback": _List("## Feedback (how the user wants you to work)", (feedback, _item, ("said",)),
+                          f"- … and {{n}} more: `{_cmd(command, 'search type:feedback')}`"),
+        "protocols": _List("## Protocols (always)", (protocols, _item, ("said",)),
+                           f"- … and {{n}} more: `{_cmd(command, 'search type:protocol')}`"),
         "scoped": _List("## Protocols for some files (follow them when you work on matching paths)",
-                        [_clip(f"- {_name(n)} ({one_line(', '.join(protocol_paths(n)))}){_about(n)}") for n in scoped],
-                        f"- … and {{n}} more: `{_cmd(command, 'context --paths FILE')}` loads the ones for FILE",
-                        paths=[n.path for n in scoped]),
+                        (scoped, _scoped_line, ("title", "head")),
+                        f"- … and {{n}} more: `{_cmd(command, 'context --paths FILE')}` loads the ones for FILE"),
         "proposed": _List(PROPOSED.format(_cmd(command, "confirm NOTE")), _proposed(notes, agent), ""),
         "decisions": _List("## Recent decisions", [_item(n, f"{n.date} " if n.date else "", agent)
                                                    for n in decisions[:DECISIONS]],
