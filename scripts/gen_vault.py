@@ -9,6 +9,8 @@ Layout (see DESIGN.md, "The vault")::
 
     OUT_DIR/
       .mdmem-generated          marker (JSON of the arguments); required by --force
+      .obsidian/                app.json and core-plugins.json as a fresh Obsidian writes them (a vault
+                                a person keeps has them; every hook reads them)
       MEMORY.md                 budget comment + one index line per non-daily note (first 300)
       memory/people/ projects/ protocols/ decisions/ references/ feedback/ daily/
 
@@ -46,7 +48,10 @@ from pathlib import Path
 __all__ = ["generate", "rare_words", "MARKER"]
 
 MARKER = ".mdmem-generated"
-GENERATOR_VERSION = 1
+OBSIDIAN_CORE = ("file-explorer", "global-search", "switcher", "graph", "backlink", "outgoing-link", "tag-pane",
+                 "page-preview", "daily-notes", "templates", "note-composer", "command-palette", "editor-status",
+                 "bookmarks", "outline", "word-count", "file-recovery", "sync")  # a fresh Obsidian's core plugins on
+GENERATOR_VERSION = 2  # 2: .obsidian/ as a fresh Obsidian writes it (decision 125)
 LAST_DAY = dt.date(2026, 11, 28)  # newest daily note; "today" for dates
 MEMORY_UPDATED = "2026-11-29"
 BUDGET_TOKENS = 40000
@@ -830,6 +835,10 @@ def generate(out_dir: Path, notes: int, seed: int = 42, size: int = 3000, force:
     mem = _memory_md(plan, sizes).encode("utf-8")
     (out / "MEMORY.md").write_bytes(mem)
     total += len(mem)
+    (out / ".obsidian").mkdir(exist_ok=True)
+    (out / ".obsidian" / "app.json").write_text("{}", encoding="utf-8")
+    (out / ".obsidian" / "core-plugins.json").write_text(json.dumps(dict.fromkeys(OBSIDIAN_CORE, True), indent=2),
+                                                         encoding="utf-8")
     return {
         "out_dir": str(out),
         "notes": len(plan),

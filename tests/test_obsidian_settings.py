@@ -204,3 +204,34 @@ def test_a_broken_settings_file_is_obsidians_defaults_and_one_line(cli, tmp_path
     assert "Templates/Evergreen Template.md" in r.stdout  # no templates folder known: its notes are notes
     (vault / ".obsidian" / "templates.json").write_text('["Templates"]')
     assert "not a JSON object" in cli("search", "evergreen", "--vault", vault).stderr
+
+
+def test_the_session_start_card_reads_obsidians_settings_without_the_settings_module(cli, tmp_path):
+    """Almost every vault a person keeps has ``.obsidian/``, and the walker reads it on every hook: the card's hook
+    reads it as the light module it is (``mdmem.base.settings`` and ``dataclasses`` cost 20-25 ms of each card at
+    10k notes, decision 125), and still honours it (an excluded note is not on the card)."""
+    import os
+    import subprocess
+    import sys
+
+    vault = _copy(TASKS, tmp_path / "tasks")
+    _app(vault, userIgnoreFilters=["_meta/", "/^READ.E\\.md$/"])
+    (vault / "memory" / "feedback").mkdir(parents=True)
+    (vault / "memory" / "feedback" / "short answers.md").write_text(
+        "---\ntype: feedback\ndescription: Short answers, the conclusion first\n---\nKeep answers short.\n")
+    (vault / "_meta" / "left out.md").write_text(
+        "---\ntype: feedback\ndescription: Excluded by the user's filter\n---\nNever on the card.\n")
+    cli("index", "--vault", vault)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MDMEM_")}
+    env.update({"HOME": str(tmp_path / "home"), "MDMEM_HOME": str(tmp_path / "home" / "mdmem")})
+    payload = json.dumps({"hook_event_name": "SessionStart", "source": "startup", "cwd": str(vault),
+                          "session_id": "s1"})
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "mdmem", "hook", "session-start", "--vault",
+                           str(vault)], input=payload, capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    card = proc.stdout
+    assert "Short answers, the conclusion first" in card and "Excluded by the user's filter" not in card
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
+    assert "mdmem.base.obsidian" in imported  # the vault's settings were read
+    assert not imported & {"mdmem.base.settings", "dataclasses", "typing", "json"}, imported & {
+        "mdmem.base.settings", "dataclasses", "typing", "json"}

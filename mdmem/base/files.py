@@ -123,7 +123,7 @@ def scan(root: str | os.PathLike, unstated: str | None = None) -> Scan:
     top = str(root)
     left_out = None
     if os.path.lexists(os.path.join(top, ".obsidian")):  # else no settings module: ~30 ms of a hook's imports
-        from mdmem.base.settings import obsidian_settings
+        from mdmem.base.obsidian import obsidian_settings
 
         obsidian = obsidian_settings(top)
         left_out = obsidian.excluded if (obsidian.ignore_filters or obsidian.templates) else None

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 STATE_DIR = ".mdmem"
 INDEX_NAME = "MEMORY.md"
 MEMORY_DIR = "memory"
+OBSIDIAN_DIR = ".obsidian"  # Obsidian's settings folder: its parent is an Obsidian vault
 DAILY_DIR = f"{MEMORY_DIR}/daily"
 ARCHIVE_DIR = f"{MEMORY_DIR}/.archive"
 ARCHIVE_LOG = f"{ARCHIVE_DIR}/forgotten.jsonl"  # one JSON line per note forgotten: where it came from, its index lines

@@ -12,7 +12,6 @@ Details and reasons: docs/decisions/054-settings-file.md
 from __future__ import annotations
 
 import errno
-import functools
 import os
 import stat
 from dataclasses import dataclass, field, fields
@@ -21,6 +20,7 @@ from typing import Any, TypeVar
 
 from mdmem.base.errors import ConfigError
 from mdmem.base.layout import DAILY_DIR, STATE_DIR
+from mdmem.base.obsidian import ObsidianSettings, obsidian_settings
 
 T = TypeVar("T")
 
@@ -464,154 +464,3 @@ def hook_settings(vault: str, opts: dict) -> dict:
             out[key] = value
     out.update({k: v for k, v in opts.items() if k in ("policy", "output")})
     return out
-
-
-# ----------------------------------------------------------------------------- Obsidian's own settings
-
-OBSIDIAN_DIR = ".obsidian"
-OBSIDIAN_MAX = 1024 * 1024  # bytes of one .obsidian/*.json read at most (Obsidian's own are a few KB)
-LINK_FORMATS = ("shortest", "relative", "absolute")
-DAILY_DEFAULT_FORMAT = "YYYY-MM-DD"  # Obsidian's Daily notes default (moment.js tokens)
-
-
-@dataclass(frozen=True)
-class ObsidianSettings:
-    """What mdmem honours of a vault's ``.obsidian/`` (Obsidian writes these files; mdmem only reads them,
-    except :func:`register_types`):
-
-    - ``app.json``: ``userIgnoreFilters`` (Settings > Files and links > Excluded files: a plain entry is a
-      vault-path prefix, ``/.../`` a regular expression searched in the path), ``useMarkdownLinks`` and
-      ``newLinkFormat`` (the links mdmem writes), ``attachmentFolderPath``;
-    - ``templates.json``: ``folder`` (the core Templates plugin's folder: its notes are templates, not notes);
-    - ``daily-notes.json``: ``folder`` and ``format`` (moment.js tokens) of the Daily notes plugin, taken only
-      when the file exists and ``core-plugins.json`` does not turn the plugin off.
-
-    A missing file is Obsidian's defaults; a file that is not a regular file, larger than :data:`OBSIDIAN_MAX`
-    or not a JSON object is the defaults too, and one line in ``problems`` says so (a vault arrives by git or
-    sync: a broken settings file must never stop a command)."""
-
-    present: bool = False  # the vault holds .obsidian/
-    ignore_filters: tuple[str, ...] = ()
-    markdown_links: bool = False  # Obsidian's default: wikilinks
-    link_format: str = "shortest"
-    attachments: str = ""  # attachmentFolderPath as written ("" or "/" = the vault root, "./" = beside the note)
-    templates: str = ""  # the templates folder, "" = none
-    daily_folder: str | None = None  # the Daily notes folder ("" = the vault root); None = not an Obsidian daily log
-    daily_format: str = DAILY_DEFAULT_FORMAT
-    problems: tuple[str, ...] = ()
-
-    def excluded(self, rel: str) -> str | None:
-        """Why Obsidian keeps the vault path ``rel`` out of search and the graph: ``"excluded"`` (a
-        ``userIgnoreFilters`` entry matches), ``"template"`` (under the templates folder), else None."""
-        if self.templates and (rel + "/").startswith(self.templates + "/"):
-            return "template"
-        for rule in self._rules:
-            if (rule.search(rel) is not None) if not isinstance(rule, str) else rel.startswith(rule):
-                return "excluded"
-        return None
-
-    @functools.cached_property
-    def _rules(self) -> tuple:
-        """The filters as Obsidian applies them: ``/regex/`` compiled (an invalid one is dropped, as Obsidian
-        drops it), any other entry a plain path prefix (case-sensitive, as JavaScript's ``startsWith``)."""
-        out: list = []
-        for entry in self.ignore_filters:
-            if len(entry) > 2 and entry.startswith("/") and entry.endswith("/"):
-                import re
-
-                try:
-                    out.append(re.compile(entry[1:-1]))
-                except re.error:
-                    continue
-            elif entry:
-                out.append(entry)
-        return tuple(out)
-
-
-def _obsidian_json(folder: str, name: str, problems: list[str]) -> dict:
-    """One ``.obsidian/NAME`` as a dict ({} when missing): a regular file (opened non-blocking, so a FIFO never
-    blocks; then ``fstat``), at most :data:`OBSIDIAN_MAX` bytes, a JSON object; anything else is {} and a line in
-    ``problems``. (The walker asks for these settings, so this reads without :mod:`mdmem.base.files`.)"""
-    import stat
-
-    path = os.path.join(folder, name)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        return {}
-    except OSError as e:
-        problems.append(f"{OBSIDIAN_DIR}/{name}: {e.strerror or e}; Obsidian's defaults used")
-        return {}
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            problems.append(f"{OBSIDIAN_DIR}/{name}: not a regular file; Obsidian's defaults used")
-            return {}
-        with os.fdopen(os.dup(fd), "rb") as f:
-            data = f.read(OBSIDIAN_MAX + 1)
-    except OSError as e:
-        problems.append(f"{OBSIDIAN_DIR}/{name}: {e.strerror or e}; Obsidian's defaults used")
-        return {}
-    finally:
-        os.close(fd)
-    if len(data) > OBSIDIAN_MAX:
-        problems.append(f"{OBSIDIAN_DIR}/{name}: larger than {OBSIDIAN_MAX} bytes; Obsidian's defaults used")
-        return {}
-    import json
-
-    try:
-        value = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as e:
-        problems.append(f"{OBSIDIAN_DIR}/{name}: not valid JSON ({e}); Obsidian's defaults used")
-        return {}
-    except RecursionError:  # a crafted file: bad JSON like any other, never a traceback
-        problems.append(f"{OBSIDIAN_DIR}/{name}: not valid JSON (nested too deeply); Obsidian's defaults used")
-        return {}
-    if not isinstance(value, dict):
-        problems.append(f"{OBSIDIAN_DIR}/{name}: not a JSON object; Obsidian's defaults used")
-        return {}
-    return value
-
-
-def _folder(value: object) -> str:
-    """A folder setting as a vault path: no leading or trailing ``/`` ("" = the vault root)."""
-    return value.strip().strip("/") if isinstance(value, str) else ""
-
-
-_OBSIDIAN_CACHE: dict[str, tuple[tuple, ObsidianSettings]] = {}
-
-
-def obsidian_settings(vault: Path | str) -> ObsidianSettings:
-    """The vault's Obsidian settings (:class:`ObsidianSettings`), read once a process and again only when one of
-    the files changes (a ``stat`` each: the walker asks on every scan)."""
-    folder = os.path.join(vault, OBSIDIAN_DIR)
-    names = ("app.json", "templates.json", "daily-notes.json", "core-plugins.json")
-    stamp: list[tuple[int, int, int] | None] = []
-    for name in (".", *names):
-        try:
-            st = os.stat(os.path.join(folder, name))
-            stamp.append((st.st_mtime_ns, st.st_size, st.st_ino))
-        except OSError:
-            stamp.append(None)
-    if stamp[0] is None:
-        return ObsidianSettings()
-    key = os.path.abspath(folder)
-    cached = _OBSIDIAN_CACHE.get(key)
-    if cached is not None and cached[0] == tuple(stamp):
-        return cached[1]
-    problems: list[str] = []
-    app, templates, daily, core = (_obsidian_json(folder, name, problems) for name in names)
-    filters = app.get("userIgnoreFilters")
-    filters = tuple(f for f in filters if isinstance(f, str)) if isinstance(filters, list) else ()
-    link_format = app.get("newLinkFormat", "shortest")
-    if link_format not in LINK_FORMATS:
-        link_format = "shortest"
-    daily_on = os.path.isfile(os.path.join(folder, "daily-notes.json")) and core.get("daily-notes") is not False
-    fmt = daily.get("format")
-    settings = ObsidianSettings(
-        True, filters, app.get("useMarkdownLinks") is True, link_format,
-        app["attachmentFolderPath"] if isinstance(app.get("attachmentFolderPath"), str) else "",
-        _folder(templates.get("folder")),
-        _folder(daily.get("folder")) if daily_on else None,
-        fmt.strip() if isinstance(fmt, str) and fmt.strip() else DAILY_DEFAULT_FORMAT, tuple(problems))
-    _OBSIDIAN_CACHE[key] = (tuple(stamp), settings)
-    return settings

@@ -8,7 +8,7 @@ import os
 
 from mdmem.base.errors import MdmemError, NotAVault, VaultNotFound
 from mdmem.base.files import write_new
-from mdmem.base.layout import INDEX_NAME, MEMORY_DIR, STATE_DIR, mdmem_home
+from mdmem.base.layout import INDEX_NAME, MEMORY_DIR, OBSIDIAN_DIR, STATE_DIR, mdmem_home
 from mdmem.base.state import state_dir, state_folder
 
 TYPE_CHECKING = False  # not `from typing import`: cheap for the hooks
@@ -25,7 +25,6 @@ def default_vault() -> Path:
     return Path(mdmem_home()) / "vault"
 
 
-OBSIDIAN_DIR = ".obsidian"  # Obsidian's settings folder: its parent is an Obsidian vault
 
 
 READING_MARK = "read-as-is"  # .mdmem/<this>: the state a read left in a folder given with no vault markers

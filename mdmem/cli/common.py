@@ -121,7 +121,7 @@ def vault_root(vault: Path | None, adopt: bool = False, read: bool = False) -> P
     says so in one line on stderr). When it was found rather than given (no --vault, no MDMEM_VAULT), say which
     on stderr: on a terminal only, never with --json. A problem with the vault's Obsidian settings (a broken
     ``.obsidian/app.json``) is one line on stderr; the command goes on with Obsidian's defaults."""
-    from mdmem.base.settings import obsidian_settings
+    from mdmem.base.obsidian import obsidian_settings
     from mdmem.base.vault import READING_MARK, find_vault, looks_like_vault
     from mdmem.cli.render import message
 

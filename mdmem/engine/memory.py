@@ -110,7 +110,8 @@ class Memory:
         the vault's Obsidian settings do (its Daily notes folder and format: ``Settings.daily``)."""
         if self._pinned is not None:
             return self._pinned
-        from mdmem.base.settings import Settings, obsidian_settings  # (not at import: ~10 ms of the card's hook)
+        from mdmem.base.obsidian import obsidian_settings
+        from mdmem.base.settings import Settings  # (not at import: ~10 ms of the card's hook)
 
         seen = (fs.stat_note(self.root / STATE_DIR, "config.toml"), obsidian_settings(self.root))
         if self._settings is None or self._settings[0] != seen:
@@ -449,7 +450,7 @@ class Memory:
         """A new link to the vault path ``path`` written in the note ``source``, in the vault's Obsidian link
         style (``.obsidian/app.json``: ``useMarkdownLinks``, ``newLinkFormat``; wikilinks in the shortest form
         without one). ``prop``: the link goes in a frontmatter property, where Obsidian reads wikilinks only."""
-        from mdmem.base.settings import obsidian_settings
+        from mdmem.base.obsidian import obsidian_settings
         from mdmem.text.links import format_link
 
         style = obsidian_settings(self.root)

@@ -498,7 +498,7 @@ def replaced(mem: Memory, refs, rel: str) -> list[tuple[str, str]]:
     wikilink that reaches it from ``rel`` in the vault's "New link format" (Obsidian's ``newLinkFormat``:
     shortest, ``[[file name]]`` when that resolves to it, else ``[[vault/path]]``; relative; absolute). A name that is nowhere is :class:`~mdmem.base.errors.NoteNotFound` (exit 1); a
     bare file name several notes share, or the note itself, a usage error (exit 2)."""
-    from mdmem.base.settings import obsidian_settings
+    from mdmem.base.obsidian import obsidian_settings
     from mdmem.text.links import format_link, parse_wikilink
     from mdmem.text.resolve import Resolver
 

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from mdmem.base import files as fs
 from mdmem.base.errors import MdmemError
-from mdmem.base.settings import OBSIDIAN_DIR, OBSIDIAN_MAX
+from mdmem.base.layout import OBSIDIAN_DIR
+from mdmem.base.obsidian import OBSIDIAN_MAX
 from mdmem.ops import guard
 
 TYPES_FILE = f"{OBSIDIAN_DIR}/types.json"

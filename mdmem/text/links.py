@@ -237,7 +237,6 @@ def markdown() -> Any:
 
 # --------------------------------------------------------------------------- links mdmem writes
 
-LINK_FORMATS = ("shortest", "relative", "absolute")  # Obsidian's "New link format" (app.json newLinkFormat)
 
 
 def link_path(path: str, source: str, form: str, resolve: Callable[[str, str], str | None]) -> str:
@@ -264,7 +263,7 @@ def format_link(path: str, source: str, *, markdown: bool = False, form: str = "
     """A new link to the vault path ``path`` from the note ``source``, as Obsidian writes one with the user's
     settings: a wikilink ``[[name]]`` / ``[[name|display]]`` (no ``.md``), or with ``useMarkdownLinks`` a Markdown
     link ``[display](name.md)`` with spaces and the like %-encoded (display: the file name without ``.md``).
-    ``form``: :data:`LINK_FORMATS` (:func:`link_path`)."""
+    ``form``: :data:`mdmem.base.obsidian.LINK_FORMATS` (:func:`link_path`)."""
     from urllib.parse import quote
 
     spelled = link_path(path, source, form, resolve)
