@@ -156,3 +156,133 @@ def test_install_claude_says_how_to_set_a_judge_until_one_is_set(cli, vault, tmp
     assert '[judge] command = "claude -p"' in out, out
     monkeypatch.setenv("MDMEM_JUDGE", "claude -p")
     assert "[judge]" not in cli("install", "claude", "--vault", vault, "--project", project).stdout
+
+
+# ----------------------------------------------------------------------------- asked once per suggestion (decision 124)
+
+BILLING = "Deploy billing only on Fridays, and only once the staging smoke test is green"
+ANSWERS = {"type": "feedback", "dimension": 6, "name": "Answer length", "description": "short answers", "body": AGAIN}
+FRIDAYS = {"type": "feedback", "dimension": 6, "name": "Billing deploy day", "description": "Fridays, after staging",
+           "body": BILLING}
+
+
+def naming(tmp_path: Path) -> tuple[str, Path, Path]:
+    """A judge command that names the saved note holding the phrase written in the file it returns (none: null),
+    the file it writes each prompt it reads to, and that phrase's file."""
+    seen, phrase = tmp_path / "prompts.txt", tmp_path / "phrase.txt"
+    phrase.write_text("", encoding="utf-8")
+    script = tmp_path / "naming.py"
+    script.write_text(f"""import json, re, sys
+text = sys.stdin.read()
+open({str(seen)!r}, "a", encoding="utf-8").write(text + "\\n@@\\n")
+want = open({str(phrase)!r}, encoding="utf-8").read().strip()
+notes = re.split(r"^Saved note (\\d+):$", text, flags=re.M)
+named = [int(n) for n, body in zip(notes[1::2], notes[2::2]) if want and want in body]
+print(json.dumps({{"same": named[0] if named else None}}))
+""", encoding="utf-8")
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}", seen, phrase
+
+
+def asked(seen: Path) -> int:
+    return seen.read_text("utf-8").count("\n@@\n") if seen.exists() else 0
+
+
+def test_accept_takes_the_judges_answers_from_propose_when_nothing_changed(cli, vault, tmp_path, monkeypatch):
+    from support import propose
+
+    first = cli.json("save", FIRST, "-t", "feedback", "--vault", vault)
+    cli.json("save", OTHER, "-t", "feedback", "--vault", vault)
+    command, seen, phrase = naming(tmp_path)
+    phrase.write_text("conclusion first", encoding="utf-8")
+    monkeypatch.setenv("MDMEM_JUDGE", command)
+    listed = propose(cli, vault, "s-once", ANSWERS, FRIDAYS)
+    at_propose = asked(seen)
+    assert at_propose == 2 and "same as [[" in listed, (at_propose, listed)  # one question per suggestion
+    accepted = cli.json("checkpoint", "accept", "all", "--session", "s-once", "--vault", vault)["accepted"]
+    assert asked(seen) == at_propose, "accept asked the judge again about notes that did not change"
+    assert [(a["number"], a["status"]) for a in accepted] == [(1, "updated"), (2, "created")], accepted
+    assert accepted[0]["path"] == first["path"]
+
+
+def test_a_note_saved_between_propose_and_accept_is_shown_to_the_judge(cli, vault, tmp_path, monkeypatch):
+    from support import propose
+
+    cli.json("save", OTHER, "-t", "feedback", "--vault", vault)
+    command, seen, phrase = naming(tmp_path)
+    phrase.write_text("conclusion first", encoding="utf-8")
+    monkeypatch.setenv("MDMEM_JUDGE", command)
+    listed = propose(cli, vault, "s-since", ANSWERS, FRIDAYS)
+    assert "same as [[" not in listed, listed
+    at_propose = asked(seen)
+    since = cli.json("save", FIRST, "-t", "feedback", "--vault", vault, "--judge", "")  # after the list was made
+    accepted = cli.json("checkpoint", "accept", "all", "--session", "s-since", "--vault", vault)["accepted"]
+    assert asked(seen) == at_propose + 1  # the suggestion the new note is related to; the other's answer stands
+    assert f"> {FIRST}" in seen.read_text("utf-8").rsplit("\n@@\n", 2)[-2]
+    assert [(a["number"], a["status"], a["path"]) for a in accepted][0] == (1, "updated", since["path"]), accepted
+    assert accepted[1]["status"] == "created"
+
+
+def test_a_note_edited_between_propose_and_accept_is_shown_to_the_judge_again(cli, vault, tmp_path, monkeypatch):
+    from support import propose
+
+    cli.json("save", FIRST, "-t", "feedback", "--vault", vault)
+    other = cli.json("save", OTHER, "-t", "feedback", "--vault", vault)
+    command, seen, _ = naming(tmp_path)  # no phrase: it names no note
+    monkeypatch.setenv("MDMEM_JUDGE", command)
+    propose(cli, vault, "s-edit", ANSWERS, FRIDAYS)
+    at_propose = asked(seen)
+    note = vault / other["path"]
+    note.write_text(note.read_text("utf-8").replace("passes", "passes on the release branch"), encoding="utf-8")
+    accepted = cli.json("checkpoint", "accept", "all", "--session", "s-edit", "--vault", vault)["accepted"]
+    assert asked(seen) == at_propose + 1  # the suggestion shown the edited note; the other's answer stands
+    assert "on the release branch" in seen.read_text("utf-8").rsplit("\n@@\n", 2)[-2]
+    assert [a["status"] for a in accepted] == ["created", "created"], accepted
+
+
+def test_a_checkpoint_stored_without_the_judges_answers_is_judged_at_accept(cli, vault, tmp_path, monkeypatch):
+    from support import propose
+
+    first = cli.json("save", FIRST, "-t", "feedback", "--vault", vault)
+    cli.json("save", OTHER, "-t", "feedback", "--vault", vault)
+    command, seen, phrase = naming(tmp_path)  # no phrase: it names no note
+    monkeypatch.setenv("MDMEM_JUDGE", command)
+    propose(cli, vault, "s-old", ANSWERS, FRIDAYS)
+    at_propose = asked(seen)
+    assert at_propose == 2
+    stored = next((vault / ".mdmem").rglob("s-old.json"))
+    data = json.loads(stored.read_text("utf-8"))
+    assert all(c.get("judged") for c in data["candidates"]), data["candidates"]
+    del data["candidates"][0]["judged"]  # as a checkpoint stored before answers were kept
+    stored.write_text(json.dumps(data), encoding="utf-8")
+    phrase.write_text("conclusion first", encoding="utf-8")  # asked now, the judge names the note
+    accepted = cli.json("checkpoint", "accept", "all", "--session", "s-old", "--vault", vault)["accepted"]
+    assert asked(seen) == at_propose + 1
+    assert [(a["status"], a["path"]) for a in accepted][0] == ("updated", first["path"]), accepted
+    assert accepted[1]["status"] == "created"
+
+
+def test_the_mcp_accept_takes_the_answers_its_propose_got(tmp_path, vault, monkeypatch):
+    import anyio
+    from mcp import Client
+
+    from mdmem.mcp_server import build_server
+
+    command, seen, _ = naming(tmp_path)
+    monkeypatch.setenv("MDMEM_JUDGE", command)
+
+    async def go():
+        async with Client(build_server(vault), mode="legacy") as client:
+            for text in (FIRST, OTHER):
+                saved = await client.call_tool("save", {"text": text, "type": "feedback", "new": True})
+                assert not saved.is_error, saved.content[0].text
+            listed = await client.call_tool("checkpoint_propose", {"candidates": [ANSWERS, FRIDAYS],
+                                                                   "session": "s-mcp"})
+            assert not listed.is_error, listed.content[0].text
+            before = asked(seen)
+            assert before == 2
+            done = await client.call_tool("checkpoint_accept", {"numbers": "all", "session": "s-mcp"})
+            assert not done.is_error, done.content[0].text
+            assert asked(seen) == before
+            assert [a["status"] for a in json.loads(done.content[0].text)["accepted"]] == ["created", "created"]
+
+    anyio.run(go)

@@ -7,10 +7,14 @@ related to (:func:`related`: a loose bar that lets nearly every real rewording t
 data, and its answer decides: the note it names is a repeat, refused like one of the same wording; none, and the
 memory is saved with no warning. No answer (a failure, a timeout, an answer that is not the JSON asked for) leaves
 the guess as it was: a save never fails because the model is down (it waits at most the judge's ``timeout``).
+An answer can be kept (``answers``, by the prompt's digest: what the judge read) and taken again for the same
+prompt: ``checkpoint accept`` does not ask twice what ``propose`` asked about notes that did not change
+(decision 124).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Sequence
@@ -101,17 +105,31 @@ def parse(answer: str, count: int) -> int | None:
     return value
 
 
-def ask(judge: Judge, new: str, notes: Sequence[tuple[str, str, str]]) -> Verdict:
+def ask(judge: Judge, new: str, notes: Sequence[tuple[str, str, str]], answers: dict | None = None) -> Verdict:
     """Ask ``judge`` whether ``new`` repeats one of ``notes`` (``(path, name, text)``, most related first, at
-    most :data:`ASKED_MAX`): the path of the one it names, None, or an error said in one line."""
+    most :data:`ASKED_MAX`): the path of the one it names, None, or an error said in one line.
+
+    ``answers`` (a JSON-able dict; None: none kept) holds the judge's usable answers by the SHA-256 of its command
+    and the prompt, each ``{"notes": [paths shown], "same": path or None}``: one found there is not asked again
+    (the same judge would read the same bytes: the same memory, the same notes, each as it reads now, in the same
+    order), and an answer just given is added. An error is never kept, an answer naming a note not shown never
+    taken."""
     from mdmem.base.command import run
 
     shown = list(notes)[:ASKED_MAX]
     if not shown:
         return Verdict()
+    text = prompt(new, [(name, text) for _, name, text in shown])
+    key = hashlib.sha256(f"{judge.command}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+    paths = [path for path, _, _ in shown]
+    kept = answers.get(key) if answers is not None else None
+    if isinstance(kept, dict) and "same" in kept and (kept["same"] is None or kept["same"] in paths):
+        return Verdict(same=kept["same"])
     try:
-        answer = run(judge.command, prompt(new, [(name, text) for _, name, text in shown]), judge.timeout, "--judge")
-        number = parse(answer, len(shown))
+        number = parse(run(judge.command, text, judge.timeout, "--judge"), len(shown))
     except (MdmemError, ValueError) as e:
         return Verdict(error=f"the judge ({judge.source}) gave no usable answer: {e}")
-    return Verdict(same=shown[number - 1][0] if number is not None else None)
+    same = paths[number - 1] if number is not None else None
+    if answers is not None:
+        answers[key] = {"notes": paths, "same": same}
+    return Verdict(same=same)

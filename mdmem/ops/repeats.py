@@ -47,7 +47,8 @@ def body_of(data: bytes) -> str:
 
 
 def repeated(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
-             kind: str = "", scope: Scope | None = None, judge: Judge | None = None) -> Twin | None:
+             kind: str = "", scope: Scope | None = None, judge: Judge | None = None,
+             answers: dict | None = None) -> Twin | None:
     """The memory note this one would repeat: ``(path, None)`` for the same
     content, ``(path, reason)`` for a near-duplicate (the same name, whatever the case, accents and
     spacing; for a person, also one of another person note's ``aliases``; :data:`SIMILAR` of the same wording;
@@ -62,22 +63,24 @@ def repeated(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
     ``judge`` (:mod:`mdmem.ops.judge`, the user's model command): when no note repeats the same content, name or
     wording, the few read notes related to the memory are handed to it and its answer decides: the note it names
     (:data:`JUDGED`, refused like a repeat of the wording), or none (no guess either); without an answer, the guess
-    stands (:data:`MEANING` and why)."""
-    return _repeated(mem, rel, title, body, replaces, kind, scope, CANDIDATES, judge)
+    stands (:data:`MEANING` and why). ``answers``: the judge's answers kept by what it read
+    (:func:`mdmem.ops.judge.ask`): one for the same prompt is taken, no model asked."""
+    return _repeated(mem, rel, title, body, replaces, kind, scope, CANDIDATES, judge, answers)
 
 
 def exhaustive(mem: Memory, rel: str, title: str, body: str, replaces=frozenset(),
                kind: str = "", scope: Scope | None = None) -> tuple[str, str | None] | None:
     """:func:`repeated` reading every memory note's body: what the bounded version is measured against
     (``scripts/bench_repeats.py``: the same answer on every real duplicate pair)."""
-    return _repeated(mem, rel, title, body, replaces, kind, scope, None, None)
+    return _repeated(mem, rel, title, body, replaces, kind, scope, None, None, None)
 
 
 CANDIDATES = 50  # notes whose body is read for the wording and meaning tests, per ranking (decision 062)
 
 
 def _repeated(mem: Memory, rel: str, title: str, body: str, replaces: frozenset | set, kind: str,
-              scope: Scope | None, limit: int | None, judge: Judge | None) -> tuple[str, str | None] | None:
+              scope: Scope | None, limit: int | None, judge: Judge | None,
+              answers: dict | None) -> tuple[str, str | None] | None:
     from mdmem.text.meaning import opposed, same_meaning, statement, swapped
 
     flat = " ".join(body.split())
@@ -130,7 +133,7 @@ def _repeated(mem: Memory, rel: str, title: str, body: str, replaces: frozenset 
         from mdmem.ops.judge import ASKED_MAX, ask
 
         shown = [(p, n, t) for _, p, n, t in sorted(asked, key=lambda a: (-a[0], a[1]))[:ASKED_MAX]]
-        verdict = ask(judge, fact, shown)
+        verdict = ask(judge, fact, shown, answers)
         if verdict.error is None:
             return (verdict.same, JUDGED) if verdict.same else None
         return (guess, f"{MEANING}; {verdict.error}") if guess else None

@@ -58,6 +58,7 @@ class Candidate:
     secret: str | None = None  # what looks like a secret in it ("line 1: a GitHub token"): `accept` refuses it
     flag: str | None = None    # what mdmem doubts about a model's candidate (git history, said already): shown
     same: str | None = None    # the saved note it repeats (vault path): accepting it updates that note
+    judged: dict | None = None  # the judge's answers about it, by what it read (mdmem.ops.judge.ask): accept reuses
 
 
 @dataclass(frozen=True)

@@ -253,7 +253,8 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
     carries (None: global) when ``given`` (``--project``/``--global``); else the one the checkpoint recorded, the
     project its session worked in, whatever folder the accept runs in (``project`` only for a checkpoint stored
     before projects were recorded). ``judge``: the user's model command (:mod:`mdmem.ops.judge`): a suggestion it
-    names a repeat of a saved note updates that note, as one of the same wording does."""
+    names a repeat of a saved note updates that note, as one of the same wording does; what it answered at
+    ``propose`` is taken again when it would be shown the same notes, unchanged (decision 124), else it is asked."""
     from mdmem.base.projects import Scope
     from mdmem.ops.capture import SameMemory, SecretRefused, save
     from mdmem.ops.repeats import UNCHECKED, Twin, Unchecked, is_guess
@@ -294,7 +295,8 @@ def accept(mem, spec: str, session: str | None = None, today: str | None = None,
         same = c.get("same") if isinstance(c.get("same"), str) else None
         twin: Twin | None | Unchecked = UNCHECKED
         if same is None:  # a note saved since the list was made: the same test propose ran, which save takes as its
-            twin = repeats_of(mem, Scope(project), c["name"], c["body"], kind, judge)
+            judged = c.get("judged") if isinstance(c.get("judged"), dict) else None  # the judge asked only when
+            twin = repeats_of(mem, Scope(project), c["name"], c["body"], kind, judge, judged)  # it would read anew
             same = twin[0] if twin and not is_guess(twin[1]) else None
         if same and mem.store.get(same) is not None:  # the list said "accepting updates X": it does
             try:

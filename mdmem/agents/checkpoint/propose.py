@@ -137,17 +137,20 @@ def _doubt(known: Known, c: Candidate, earlier: set[str], saved: bool = True) ->
     return known.same_note(c)
 
 
-def repeats_of(mem, scope, name: str, body: str, kind: str, judge=None) -> tuple[str, str | None] | None:
+def repeats_of(mem, scope, name: str, body: str, kind: str, judge=None,
+               answers: dict | None = None) -> tuple[str, str | None] | None:
     """The saved memory a candidate would say again, among the notes ``scope`` sees: the test ``save`` runs
     before writing (:func:`mdmem.ops.repeats.repeated`: the same content, name, wording or meaning, with the
     vault's vectors when it has them), on its body without the line saying where it was proposed, so that the
     list says up front what ``accept`` will do (and ``accept`` finds a note saved since). None without ``mem``
-    or for a CLAUDE.md line (never saved). ``judge``: the user's model command (:mod:`mdmem.ops.judge`)."""
+    or for a CLAUDE.md line (never saved). ``judge``: the user's model command (:mod:`mdmem.ops.judge`);
+    ``answers``: its answers kept with the suggestion (:func:`mdmem.ops.judge.ask`), added to when it is asked."""
     if mem is None or kind == "claude-md":
         return None
     from mdmem.ops.repeats import repeated
 
-    return repeated(mem, "", name, body.rsplit("\n\n", 1)[0].strip(), kind=kind, scope=scope, judge=judge)
+    return repeated(mem, "", name, body.rsplit("\n\n", 1)[0].strip(), kind=kind, scope=scope, judge=judge,
+                    answers=answers)
 
 
 def _stem(path: str) -> str:
@@ -258,7 +261,8 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
             dropped.append(Dropped(name, dim, "the same name twice in this answer"))
             continue
         exact = _exact_duplicate(known, c)
-        twin = None if exact else repeats_of(mem, scope, c.name, c.body, c.type, judge)
+        judged: dict = {}  # what the judge answers, kept with the suggestion: accept does not ask it again
+        twin = None if exact else repeats_of(mem, scope, c.name, c.body, c.type, judge, judged)
         if twin is not None and twin[1] is None:
             exact = f"an exact duplicate of the saved note {twin[0].rsplit('/', 1)[-1]}"
         if exact:
@@ -270,7 +274,7 @@ def propose(vault: Path, data, *, session: str | None = None, lang: str = "en", 
                            claim=f"{raw_name}\n{desc_raw or description}") or guess or _doubt(known, c, earlier,
                                                                                             not same)
         seen.add(key_slug(name))
-        candidates.append(replace(c, flag=flag, same=same))
+        candidates.append(replace(c, flag=flag, same=same, judged=judged or None))
     replaced = _replaces(payload)
     kept = [c for c in pending_old if c.get("number") not in replaced and key_slug(str(c.get("name", ""))) not in seen]
     merged = [_candidate(c) for c in kept] + candidates
@@ -290,7 +294,8 @@ def _candidate(d: dict) -> Candidate:
                      str(d.get("mark", "·")), str(d.get("name", "")), str(d.get("description", "")),
                      str(d.get("body", "")), [], d.get("chosen"), list(d.get("rejected") or []),
                      list(d.get("paths") or []), d.get("line"), d.get("secret"), d.get("flag"),
-                     d.get("same") if isinstance(d.get("same"), str) else None)
+                     d.get("same") if isinstance(d.get("same"), str) else None,
+                     d.get("judged") if isinstance(d.get("judged"), dict) else None)
 
 
 MODEL_INPUT_MAX = 120_000  # characters of conversation handed to a model command (the first turns + the latest)
