@@ -235,13 +235,13 @@ def digest(scan: Scan, unstated: str | None = None) -> str:
     be the same, is looked at once more. ``unstated``: the digest leaves that folder's notes out (their count,
     stats and unreadable ones; its folders' mtimes stay): the same for a full scan and ``scan(root, unstated)``.
     Made once per scan and ``unstated`` (the card's hook asked for it four times)."""
-    import hashlib
+    from mdmem.base.blake import blake2b
 
     known = scan.digests.get(unstated)
     if known is not None:
         return known
     notes, broken = scan.notes, scan.broken
-    h = hashlib.blake2b(digest_size=16)
+    h = blake2b(digest_size=16)
     h.update(b"paths as on disk, ctime\n")
     if unstated is not None:
         skip = unstated.strip("/") + "/"
@@ -540,6 +540,6 @@ class Lock:
 def version(data: bytes) -> str:
     """A note's version: a hash of its bytes (what ``Memory.read`` and ``read_note`` return, and ``edit``
     checks as ``expected``)."""
-    import hashlib
+    from mdmem.base.blake import blake2b
 
-    return hashlib.blake2b(data, digest_size=8).hexdigest()
+    return blake2b(data, digest_size=8).hexdigest()

@@ -5,13 +5,13 @@ Contract in detail: docs/decisions/060-module-contracts.md (mdmem/base/projects.
 from __future__ import annotations
 
 import os
-import re
 
 from mdmem.base.layout import STATE_DIR
+from mdmem.base.lazy_re import lazy
 
 PROJECT_KEY = "project"  # the frontmatter key
-_LINK = re.compile(r"^\s*\[\[([^\]|#^]+)(?:[#^][^\]|]*)?(?:\\?\|[^\]]*)?\]\]\s*$")
-_BAD = re.compile(r"[^\w '(),&+-]")
+_LINK = lazy(r"^\s*\[\[([^\]|#^]+)(?:[#^][^\]|]*)?(?:\\?\|[^\]]*)?\]\]\s*$")
+_BAD = lazy(r"[^\w '(),&+-]")  # (compiled when first used: not by the card's hook)
 
 
 def git_root(folder: str) -> str | None:

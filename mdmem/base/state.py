@@ -53,10 +53,10 @@ def state_home() -> str | None:
 def state_key(vault: str | os.PathLike, named: bool = True) -> str:
     """The name of a vault's state folder outside it: the vault's folder name (readable) and a hash of its
     resolved path (two vaults never share one, whatever their names); ``named=False``: the hash alone."""
-    import hashlib
+    from mdmem.base.blake import blake2b
 
     real = os.path.realpath(vault)
-    digest = hashlib.blake2b(os.fsencode(real), digest_size=8).hexdigest()
+    digest = blake2b(os.fsencode(real), digest_size=8).hexdigest()
     if not named:
         return digest
     name = "".join(c if c.isalnum() or c in "-_" else "-" for c in os.path.basename(real))[:40].strip("-")

@@ -4,9 +4,9 @@ Contract in detail: docs/decisions/060-module-contracts.md (mdmem/text/fence.py)
 
 from __future__ import annotations
 
-import hashlib
 import re
 
+from mdmem.base.blake import blake2b
 from mdmem.base.terminal import visible
 
 TAG = "mdmem-vault-data"
@@ -32,7 +32,7 @@ def quoted(text: str) -> str:
 
 def fence(body: str) -> str:
     """``body`` (already made of :func:`one_line` entries and mdmem's own headings) between the two fence tags."""
-    tag = f"{TAG}-{hashlib.blake2b(body.encode('utf-8', 'surrogatepass'), digest_size=4).hexdigest()}"
+    tag = f"{TAG}-{blake2b(body.encode('utf-8', 'surrogatepass'), digest_size=4).hexdigest()}"
     return f"<{tag}>\n{body}\n</{tag}>"
 
 

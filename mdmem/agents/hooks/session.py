@@ -87,10 +87,9 @@ def fingerprint(vault: str, cwd: str, scan: files.Scan | None = None) -> str:
 def fingerprints(vault: str, cwd: str, scan: files.Scan | None = None) -> tuple[str, str]:
     """(:func:`fingerprint`, the frame: the same less the notes' stats). A kept card whose frame is today's
     differs from what a new one would be only by the notes that changed (:func:`_kept_after_edit`)."""
-    import hashlib
-    from pathlib import Path
+    from mdmem.base.blake import blake2b
 
-    h, frame = hashlib.blake2b(digest_size=16), hashlib.blake2b(digest_size=16)
+    h, frame = blake2b(digest_size=16), blake2b(digest_size=16)
     first: list[bytes] = [card_protocol(vault).encode("utf-8") + b"\0"]
     package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     for rel in CARD_CODE:
@@ -105,7 +104,7 @@ def fingerprints(vault: str, cwd: str, scan: files.Scan | None = None) -> tuple[
     # the notes as the walk saw them: which they are, and the sums of their stats (:func:`mdmem.base.files.sums`: any
     # write of a note moves its ctime, which only moves forward). A line hashed per note cost 12-20 ms at 10k notes
     # on every card, this 2 (decision 120); a file that is no note coming and going (an editor's backup) moves nothing
-    scan = scan or files.scan(Path(vault))
+    scan = scan or files.scan(vault)
     h.update(f"{files.scan_sums(scan)}\n".encode())
     h.update("\0".join(scan.notes).encode("utf-8", "surrogateescape"))  # (in the walk's order: a folder lists the
     # files it keeps in the same order, whatever comes and goes beside them)
