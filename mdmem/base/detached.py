@@ -16,9 +16,12 @@ LOG_MAX = 1 << 20  # a background process's log is started afresh past this size
 
 
 def spawn(vault: str, args: list[str], log_name: str) -> int:
-    """Start ``python -m mdmem ARGS`` detached (its own session, no stdin, cwd the vault), its output appended to
-    ``.mdmem/hooks/LOG_NAME`` after a line naming it; its pid. The one way a hook starts mdmem in the background."""
-    import subprocess
+    """Start ``python -P -m mdmem ARGS`` detached (its own session, no stdin, cwd the vault), its output appended to
+    ``.mdmem/hooks/LOG_NAME`` after a line naming it; its pid. The one way a hook starts mdmem in the background.
+
+    ``-P``: the vault (its cwd) is not put on ``sys.path``, so a folder named ``mdmem`` in a synced vault cannot stand
+    in for mdmem. Started by ``os.posix_spawn`` where the platform has it (with ``setsid``): importing
+    :mod:`subprocess` cost the prompt hook ~10 ms whenever it refreshed in the background (decision 126)."""
     import sys
 
     folder = state_folder(vault, "hooks")
@@ -29,11 +32,34 @@ def spawn(vault: str, args: list[str], log_name: str) -> int:
             os.replace(log, log + ".1")
     except OSError:
         pass
-    argv = [sys.executable, "-m", "mdmem", *args]
+    argv = [sys.executable, "-P", "-m", "mdmem", *args]
     fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)  # never a link
     with open(fd, "ab") as out:
         out.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {' '.join(args)}\n".encode("utf-8", "replace"))
         out.flush()
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd=vault,
-                                start_new_session=True, close_fds=True)
-    return proc.pid
+        try:
+            return _posix_spawn(argv, out.fileno(), vault)
+        except (AttributeError, NotImplementedError):  # no posix_spawn, or no setsid in it: subprocess does it
+            import subprocess
+
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd=vault,
+                                    start_new_session=True, close_fds=True)
+            return proc.pid
+
+
+def _posix_spawn(argv: list[str], out: int, cwd: str) -> int:
+    """``argv`` started by ``os.posix_spawn`` in its own session, stdin from ``/dev/null``, stdout and stderr to
+    ``out``, in ``cwd`` (this process steps into it for the call and back: hooks run one thread). Every other
+    descriptor is closed in the child, as Python opens them non-inheritable."""
+    try:
+        back = os.open(".", os.O_RDONLY)
+    except OSError:  # this folder gone or unreadable: no way back to it, subprocess's own chdir does it
+        raise NotImplementedError from None
+    try:
+        os.chdir(cwd)
+        return os.posix_spawn(argv[0], argv, dict(os.environ), setsid=True, file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, out, 1),
+            (os.POSIX_SPAWN_DUP2, out, 2)])
+    finally:
+        os.fchdir(back)
+        os.close(back)

@@ -4,8 +4,9 @@ Contract in detail: docs/decisions/060-module-contracts.md (mdmem/engine/quick.p
 
 from __future__ import annotations
 
-import hashlib
 import re
+
+from mdmem.base.blake import blake2b
 
 TYPE_CHECKING = False  # not `from typing import`: type-only imports cost nothing at run time
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ _WORD = re.compile(r"\w+")
 
 def rowid(path: str) -> int:
     """A stable 56-bit id for a vault path (a collision among 10k notes: about 1 in 10^9)."""
-    return int.from_bytes(hashlib.blake2b(path.encode("utf-8", "surrogatepass"), digest_size=7).digest(), "big")
+    return int.from_bytes(blake2b(path.encode("utf-8", "surrogatepass"), digest_size=7).digest(), "big")
 
 
 def row(note: Note) -> tuple:

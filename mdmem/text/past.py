@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from mdmem.base.lazy_re import lazy
+
 _CUES = re.compile(r"""\b(?:
     when\s+did\s+(?:we|i|you)\b
   | what\s+did\s+(?:we|i|you)\s+(?:discuss|talk|say|decide|agree|conclude|do|try|find|settle)\w*
@@ -26,14 +28,14 @@ _CUES = re.compile(r"""\b(?:
   | (?:conversamos|falamos|discutimos)\s+sobre\b
   | (?:sess[aã]o|conversa)\s+(?:anterior|passada)\b
 )""", re.I | re.X)
-_FILLER = re.compile(r"""\b(?:
+_FILLER = lazy(r"""\b(?:
     when|what|did|do|does|we|i|you|us|our|ever|discuss\w*|talk\w*|say|said|decide\w*|agree\w*|conclude\w*|
     try|tried|find|found|settle\w*|mention\w*|look\w*|remember|have|has|had|spoke|chatted|about|regarding|
     session|sessions|conversation|conversations|chat|chats|discussion|discussions|in|from|a|an|the|that|this|
     last|previous|earlier|past|other|old|how|up|on|of|for|with|to|it|is|was|were|again|
     quando|como|o|que|nós|nos|fizemos|configuramos|decidimos|falamos|conversamos|discutimos|montamos|
     combinamos|sobre|sessão|sessao|conversa|anterior|passada|de|do|da|em|no|na
-)\b""", re.I | re.X)
+)\b""", re.I | re.X)  # (compiled when first used: only for a question about the past)
 
 
 def about_past(question: str) -> bool:

@@ -8,14 +8,13 @@ Contract in detail: docs/decisions/060-module-contracts.md (mdmem/agents/hooks/p
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
 import time
 
 from mdmem.agents.hooks.state import fresh, notes_db, text_field, today
-from mdmem.base import files
+from mdmem.base import fastjson, files
 from mdmem.base.layout import safe_session
 from mdmem.base.state import state_folder, state_path
 
@@ -200,11 +199,9 @@ def _owners(db, paths: list[str]) -> dict[str, str | None]:
 
 def _listed(db) -> set[str]:
     """What MEMORY.md links (its link targets as written, lower case, without ``.md``)."""
-    import json as _json
-
     try:
         row = db.execute("SELECT json_extract(note, '$[7]') FROM notes WHERE path = 'MEMORY.md'").fetchone()
-        links = _json.loads(row[0]) if row and row[0] else []
+        links = fastjson.loads(row[0]) if row and row[0] else []
     except Exception:
         return set()
     return {str(k[1]).lower().removesuffix(".md") for k in links if isinstance(k, list) and len(k) > 1 and k[1]}
@@ -486,7 +483,7 @@ def prompt(vault: str, payload: dict, opts: dict) -> dict | None:
             state["last"] = time.time()
             # derived state: atomic, but not synced (two fsyncs cost 61 ms at the prompt, measured under load;
             # lost in a crash, a note may be given once more)
-            files.write_atomic(base + ".json", json.dumps(state, separators=(",", ":")).encode(), durable=False)
+            files.write_atomic(base + ".json", fastjson.dumps(state).encode(), durable=False)
     else:
         found = found[:MAX_NOTES]
     context = render(vault, found, words, span, general)
