@@ -98,3 +98,30 @@ def test_lists_over_the_room_take_their_shares_in_the_cards_order():
     small = many(2, "days")
     _share([many(300, "feedback"), small], 1000)
     assert len(small.shown) == 3  # a list that fits is shown whole before the long ones share the rest
+
+
+def test_the_cards_rows_come_from_an_index_a_cache_made_before_it_gains_without_a_rebuild(tmp_path):
+    import sqlite3
+
+    vault = _vault(tmp_path / "v", feedback=30, protocols=10)
+    with Memory.open(vault) as mem:
+        mem.refresh()
+    path = vault / ".mdmem" / "notes.db"
+    db = sqlite3.connect(path)
+    epoch = db.execute("SELECT value FROM meta WHERE key='epoch'").fetchone()
+    db.execute("DROP INDEX heads_card")  # a cache written before the index
+    db.commit()
+    db.close()
+    with Memory.open(vault) as mem:
+        assert mem.notes_current()
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT value FROM meta WHERE key='epoch'").fetchone() == epoch  # not made again
+    statements: list[str] = []
+    db.set_trace_callback(statements.append)
+    from mdmem.engine.heads import lean_heads
+
+    heads = lean_heads(db, ["feedback", "protocol", "user"], ("user",), ("user",), ("user",))
+    assert len(heads) == 40
+    plans = [db.execute("EXPLAIN QUERY PLAN " + s).fetchall() for s in statements if "FROM heads WHERE type IN" in s]
+    assert any("COVERING INDEX heads_card" in str(p) for p in plans), plans
+    db.close()

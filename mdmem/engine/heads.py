@@ -117,14 +117,20 @@ def lean_heads(db: sqlite3.Connection, types: Iterable[str] | None = None, title
     from ``db`` on first use (:class:`Head`): a list of notes that reads the frontmatter of a few of them does not
     load thousands of JSON texts (the card at 10k notes: decision 120). ``titled``, ``lined`` and ``headed``: the
     types whose every ``title``, ``said`` and many a frontmatter the caller reads, fetched with the rows; another
-    row's, on first use (the card names 5 of 1,500 decisions). ``db`` must stay open while they are read."""
+    row's, on first use (the card names 5 of 1,500 decisions). ``db`` must stay open while they are read. The kinds
+    whose line and frontmatter are not fetched are read from the index ``heads_card`` alone (:mod:`mdmem.engine.store`)
+    where the cache has it."""
     columns, asked = _columns(titled, lined, headed)
     if types is None:
-        rows = db.execute(f"SELECT {columns} FROM heads", asked)
+        rows = list(db.execute(f"SELECT {columns} FROM heads", asked))
     else:
-        kinds = sorted(set(types))
-        rows = db.execute(f"SELECT {columns} FROM heads WHERE type IN ({','.join('?' * len(kinds))})",
-                          [*asked, *kinds])
+        rows = []
+        whole = set(types) & (set(lined) | set(headed))  # their line or frontmatter fetched: from the rows
+        for kinds, (cols, args) in ((sorted(whole), (columns, asked)),
+                                    (sorted(set(types) - whole), _columns(titled, (), ()))):  # from the index
+            if kinds:
+                rows += db.execute(f"SELECT {cols} FROM heads WHERE type IN ({','.join('?' * len(kinds))})",
+                                   [*args, *kinds])
     return sorted(map(_lean(db), rows), key=itemgetter(0))  # (sorted here: SQLite's sort of the rows cost more)
 
 

@@ -118,6 +118,10 @@ class Store:
         db.execute("CREATE TABLE IF NOT EXISTS heads (path TEXT PRIMARY KEY, title TEXT, type TEXT, date TEXT,"
                    " flags TEXT, project TEXT, head TEXT, digest TEXT, said TEXT, marks TEXT, front TEXT)")
         db.execute("CREATE INDEX IF NOT EXISTS heads_digest ON heads(digest)")
+        # what the card reads of the kinds it lists, read from this index alone (``lean_heads``: 10k notes, 6,200
+        # rows, 13.7 -> 9.5 ms), and its counts by kind (``kinds``: a scan of it, no sort: 5.4 -> 1.7 ms); made in
+        # a cache that lacks it, without a rebuild (decision 126)
+        db.execute("CREATE INDEX IF NOT EXISTS heads_card ON heads(type, project, flags, path, date, marks, title)")
         quick.create(db)
         supersede.create(db)
         row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()

@@ -171,7 +171,9 @@ def _counts(mem: Source, notes: list, include_sensitive: bool, today: dt.date | 
     cache (:meth:`mdmem.engine.store.Store.kinds`, by type, project and flags), less those of them that are
     superseded, expired or conflict copies."""
     whole = CARD_TYPES - FEW.keys()
-    counts = dict(Counter(n.type for n in notes if n.type in whole))
+    counts = Counter(map(itemgetter(2), notes))  # (a head is its row: its type the third)
+    for kind in FEW:
+        counts.pop(kind, None)
     shows = _shown_by(include_sensitive, scope)
     for kind, project, flags, many in mem.store.kinds(whole):
         if shows(flags, project):
