@@ -337,8 +337,12 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
 
         def work(mem):
             today = _today()
-            report = api.check(mem, mem.settings.check, dt.date.fromisoformat(today) if today else None)
-            return plain(report) | {"counts": report.counts()}
+            report = api.check(mem, mem.settings.check, dt.date.fromisoformat(today) if today else None,
+                               judge=judge())  # the user's judge on guessed duplicates, as `mdmem check` asks it
+            data = plain(report) | {"counts": report.counts()}
+            if data.get("judge") is None:  # no judge set: the answer is as it was
+                data.pop("judge", None)
+            return data
 
         return state.call("check", work)
 

@@ -22,6 +22,7 @@ from mdmem.cli.common import (
     date_option,
     day_option,
     is_tty,
+    judge_option,
     open_memory,
     vault_root,
 )
@@ -410,6 +411,10 @@ def check(
         show_default=False)] = None,
     all_notes: Annotated[bool, typer.Option(
         "--all", help="Audit every note as memory, not only what an agent loads (MEMORY.md + memory/).")] = False,
+    judge: Annotated[Optional[str], typer.Option(
+        "--judge", help="A model command asked about each duplicate guessed by meaning (e.g. 'claude -p'; at most "
+        "20 a run, answers kept in .mdmem/): a pair it clears is no DUPLICATE (default: MDMEM_JUDGE or [judge] "
+        "command in ~/.mdmem/config.toml; '' for none).", show_default=False)] = None,
 ) -> None:
     """The budget audit: tokens against the cap, types, largest files, growth, issues. A vault without
     MEMORY.md or memory/ (a plain Obsidian vault) is said to have no memory layout, unless --all.
@@ -434,7 +439,8 @@ def check(
             render.message("mdmem: no vault folder, so no MEMORY.md budget comment to update")
     else:
         with open_memory(vault, read=True) as mem:
-            report = api.check(mem, mem.settings.check_with(**flags), day, all_notes=all_notes)
+            report = api.check(mem, mem.settings.check_with(**flags), day, all_notes=all_notes,
+                               judge=judge_option(judge))
             if update_budget:
                 status, report = api.update_budget(mem, report, day or dt.date.today())
                 render.message({"updated": "mdmem: MEMORY.md budget comment updated",

@@ -368,6 +368,8 @@ def check(report) -> None:
         parts = ", ".join(f"{_escape(p or '(no project)')} {n:,}" for p, n in waiting.items())
         out.print(f"[bold]sessions[/]  {sum(waiting.values()):,} imported sessions never reviewed: {parts}  "
                   "[dim](sessions/, outside the budget)[/]")
+    if report.judge is not None:
+        out.print(_judged(report.judge))
     out.print("")
     counts = report.counts()
     if not report.issues:
@@ -390,6 +392,21 @@ def check(report) -> None:
                       "mdmem check --json lists them all[/]")
 
 
+def _judged(j) -> str:
+    """The judge's line of ``check``: what it said of the duplicates guessed by meaning (decision 127)."""
+    if not j.pairs:
+        return f"[bold]judge[/]  no duplicate guessed by meaning to ask about  [dim]({_escape(j.source)})[/]"
+    said = [f"{j.same:,} the same (the judge agrees)" if j.same else "",
+            f"cleared by the judge: {j.cleared:,}" if j.cleared else "",
+            f"{j.failed:,} without a usable answer" if j.failed else "",
+            f"{j.unasked:,} left unasked" if j.unasked else ""]
+    calls = f"{j.calls:,} model call{'s' if j.calls != 1 else ''}" + (f", {j.kept:,} answers kept from an earlier "
+                                                                        "check" if j.kept else "")
+    many = "s" if len(j.pairs) != 1 else ""
+    return (f"[bold]judge[/]  {len(j.pairs):,} duplicate{many} guessed by meaning: {', '.join(s for s in said if s)}  "
+            f"[dim]({calls}; {_escape(j.source)})[/]")
+
+
 def check_json(report) -> None:
     """``mdmem check --json``: the same data as :func:`emit_json`, written fast
     enough for 10k issues (``dataclasses.asdict`` and an indented dump of every
@@ -404,6 +421,9 @@ def check_json(report) -> None:
         "sessions_unreviewed": report.sessions_unreviewed,
         "left_out": report.left_out,
     }
+    if report.judge is not None:  # with a judge set only: without one, the output is as it was
+        head["judge"] = {k: v for k, v in vars(report.judge).items() if k != "pairs"} | {
+            "pairs": [vars(p) for p in report.judge.pairs]}
     text = json.dumps(head, ensure_ascii=False, indent=2)
     issues = ",\n    ".join(json.dumps(vars(i), ensure_ascii=False) for i in report.issues)
     sys.stdout.write(json_safe(text[:-2] + ',\n  "issues": [' + (f"\n    {issues}\n  " if issues else "") + "]\n}\n"))

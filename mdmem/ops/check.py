@@ -33,7 +33,9 @@ from mdmem.text.similar import near_duplicates
 from mdmem.text.validity import supersedes
 
 if TYPE_CHECKING:
+    from mdmem.base.settings import Judge
     from mdmem.engine.memory import Memory
+    from mdmem.ops.check_judge import JudgeReport
     from mdmem.text.resolve import Resolver
 
 KNOWN_TYPES = (
@@ -115,6 +117,7 @@ class CheckReport:
     left_out: dict[str, int] = field(default_factory=dict)
     sessions_unreviewed: dict[str, int] = field(default_factory=dict)  # imported sessions (sessions/) never
     # reviewed, by project ("" for none): not memory, not in the budget; a reminder that they wait
+    judge: JudgeReport | None = None  # with a judge set: its verdicts on the guessed duplicates (decision 127)
 
     def counts(self) -> dict[str, int]:
         out = {s: 0 for s in SEVERITIES}
@@ -132,19 +135,22 @@ class CheckReport:
 
 
 def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date | None = None,
-          all_notes: bool = False) -> CheckReport:
+          all_notes: bool = False, judge: Judge | None = None) -> CheckReport:
     """Audit the vault from its (refreshed) notes cache; reads the memory files
     again only for the duplicate check and MEMORY.md for the load limit.
     ``all_notes``: every note but MEMORY.md is a memory file, whatever the layout. The Markdown files the
-    vault's Obsidian settings leave out (``Scan.excluded``) are counted apart (``left_out``), never audited."""
-    report = _audit_notes(mem, settings, today, all_notes)
+    vault's Obsidian settings leave out (``Scan.excluded``) are counted apart (``left_out``), never audited.
+    ``judge``: the user's model command, asked about each duplicate guessed by meaning
+    (:mod:`mdmem.ops.check_judge`); None: none asked."""
+    report = _audit_notes(mem, settings, today, all_notes, judge)
     left_out: dict[str, int] = {}
     for why in mem.scan.excluded.values():
         left_out[why] = left_out.get(why, 0) + 1
     return replace(report, left_out=dict(sorted(left_out.items()))) if left_out else report
 
 
-def _audit_notes(mem: Memory, settings: CheckSettings, today: dt.date | None, all_notes: bool) -> CheckReport:
+def _audit_notes(mem: Memory, settings: CheckSettings, today: dt.date | None, all_notes: bool,
+                 judge: Judge | None = None) -> CheckReport:
     from mdmem.base import files as fs
 
     today = today or dt.date.today()
@@ -195,8 +201,9 @@ def _audit_notes(mem: Memory, settings: CheckSettings, today: dt.date | None, al
                            "(its journal is in .mdmem/move.json)", "mdmem move --resume finishes it (so does the "
                            "next write)", "error"))
     found += unused([n for n in memory if n.path not in copies], mem.state_dir, settings, today)
+    asker = None if judge is None else (judge, mem.state_dir)
     report = _audit([n for n in memory if n.path not in copies], index, resolver, read, settings, today, layout,
-                    found, memory)
+                    found, memory, asker)
     return replace(report, sessions_unreviewed=unreviewed(mem))
 
 
@@ -261,9 +268,11 @@ def _report(memory, index, settings, today, issues, layout) -> CheckReport:
 
 
 def _audit(memory: list[Note], index: Note | None, resolver: Resolver, read, settings: CheckSettings, today: dt.date,
-           layout: str, found: list[Issue], counted: list[Note] | None = None) -> CheckReport:
+           layout: str, found: list[Issue], counted: list[Note] | None = None,
+           asker: tuple[Judge, Path] | None = None) -> CheckReport:
     """``memory``: the notes checked one by one (sync conflict copies left out: they are reported as
-    such); ``counted``: the notes the budget counts (every memory file, copies included)."""
+    such); ``counted``: the notes the budget counts (every memory file, copies included); ``asker``: the judge
+    and the state folder its answers are kept in."""
     issues: list[Issue] = list(found)
     memory, checked = (counted if counted is not None else memory), memory
     total = tokens_for(sum(n.size for n in memory))
@@ -272,7 +281,13 @@ def _audit(memory: list[Note], index: Note | None, resolver: Resolver, read, set
     issues += _note_issues(checked, index, resolver, read, settings, today)
     pairs = near_duplicates([n for n in checked if n.type not in JOURNAL_TYPES], read, settings.duplicate_similarity)
     pairs, apart = _apart(pairs, checked)
-    issues += _duplicates(pairs, pairs_declared(checked, resolver))
+    declared = pairs_declared(checked, resolver)
+    verdicts = None
+    if asker is not None:
+        from mdmem.ops.check_judge import judged
+
+        pairs, verdicts = judged(asker[0], asker[1], pairs, checked, read, declared)
+    issues += _duplicates(pairs, declared)
     issues += apart
     issues += facts_issues(checked, resolver, pairs, today)
     issues += superseded_lines(index, checked, resolver, read)
@@ -282,7 +297,8 @@ def _audit(memory: list[Note], index: Note | None, resolver: Resolver, read, set
               f"nothing to do if none is needed; else save one with type: {t}", "info")
         for t in CORE_TYPES if t not in present
     ]
-    return _report(memory, index, settings, today, issues, layout)
+    report = _report(memory, index, settings, today, issues, layout)
+    return report if verdicts is None else replace(report, judge=verdicts)
 
 
 def unused(memory: list[Note], state_dir, s: CheckSettings, today: dt.date) -> list[Issue]:

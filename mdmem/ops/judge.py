@@ -46,10 +46,12 @@ when it repeats none."""
 
 @dataclass(frozen=True)
 class Verdict:
-    """The judge's answer: ``same`` the note it named (None: none), or ``error`` when it gave no usable answer."""
+    """The judge's answer: ``same`` the note it named (None: none), or ``error`` when it gave no usable answer;
+    ``kept``: an answer kept earlier, taken again (no model run)."""
 
     same: str | None = None
     error: str | None = None
+    kept: bool = False
 
 
 def related(a: str, b: str, cosine: float | None = None, model: str | None = None) -> float | None:
@@ -105,7 +107,13 @@ def parse(answer: str, count: int) -> int | None:
     return value
 
 
-def ask(judge: Judge, new: str, notes: Sequence[tuple[str, str, str]], answers: dict | None = None) -> Verdict:
+def digest(judge: Judge, text: str) -> str:
+    """What an answer is kept by: the SHA-256 of the judge's command and the prompt ``text`` it reads."""
+    return hashlib.sha256(f"{judge.command}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def ask(judge: Judge, new: str, notes: Sequence[tuple[str, str, str]], answers: dict | None = None,
+        model: bool = True) -> Verdict:
     """Ask ``judge`` whether ``new`` repeats one of ``notes`` (``(path, name, text)``, most related first, at
     most :data:`ASKED_MAX`): the path of the one it names, None, or an error said in one line.
 
@@ -120,11 +128,13 @@ def ask(judge: Judge, new: str, notes: Sequence[tuple[str, str, str]], answers: 
     if not shown:
         return Verdict()
     text = prompt(new, [(name, text) for _, name, text in shown])
-    key = hashlib.sha256(f"{judge.command}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+    key = digest(judge, text)
     paths = [path for path, _, _ in shown]
     kept = answers.get(key) if answers is not None else None
     if isinstance(kept, dict) and "same" in kept and (kept["same"] is None or kept["same"] in paths):
-        return Verdict(same=kept["same"])
+        return Verdict(same=kept["same"], kept=True)
+    if not model:
+        return Verdict(error="not asked")
     try:
         number = parse(run(judge.command, text, judge.timeout, "--judge"), len(shown))
     except (MdmemError, ValueError) as e:
