@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 ASKED_MAX = 20  # model calls a run at most (a call takes seconds and is not free); the rest wait for the next check
 FAILS_MAX = 3  # failed answers in a run after which the judge is asked no more (a model down: 3 timeouts, not 20)
-FILE = "judged.json"  # in the state folder: the judge's answers, {digest: {"notes": [path], "same": path | None}}
+FILE = "judged.json"  # in the state folder: the judge's answers, {"<digest> <old path>": {"notes": [old path],
+# "same": old path | None}}: the digest of the judge's command and the prompt (mdmem.ops.judge.digest)
 
 SAME, CLEARED, NO_ANSWER, NOT_ASKED = "same", "not the same", "no answer", "not asked"
 
@@ -89,11 +90,12 @@ def judged(judge: Judge, state_dir: Path, pairs: list[tuple[str, str, str]], not
     for a, b in guesses:
         new, old = (a, b) if when.get(a, ("", 0)) > when.get(b, ("", 0)) else (b, a)
         key = digest(judge, prompt(text(new), [("", text(old))]))
-        one = {key: before[key]} if key in before else {}
+        stored = f"{key} {old}"  # two pairs may read alike (a note said word for word twice): one answer each
+        one = {key: before[stored]} if stored in before else {}
         asking = calls < ASKED_MAX and fails < FAILS_MAX
         verdict = ask(judge, text(new), [(old, "", text(old))], one, model=asking)
         if key in one:
-            keep[key] = one[key]
+            keep[stored] = one[key]
         if not verdict.kept and asking:
             calls += 1
         if verdict.error is None:
