@@ -159,3 +159,13 @@ def test_the_mcp_check_asks_the_users_judge(tmp_path, vault, monkeypatch):
     after = anyio.run(go)
     assert [i["path"] for i in after["issues"] if i["kind"] == "DUPLICATE"] == [min(pairs["linter"])]
     assert after["judge"]["cleared"] == 1 and called(calls) == 2
+
+
+def test_a_token_in_a_guessed_notes_file_name_is_not_in_the_judges_verdicts(cli, vault, tmp_path):
+    pairs = notes(vault, "linter")
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    named = f"memory/feedback/linter-{token}.md"
+    (vault / pairs["linter"][1]).rename(vault / named)
+    command, _ = judge(tmp_path, linter='{"same": null}')
+    out = cli("check", "--vault", vault, "--judge", command, "--json").stdout
+    assert json.loads(out)["judge"]["cleared"] == 1 and "[redacted]" in out and token not in out

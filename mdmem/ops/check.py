@@ -228,7 +228,7 @@ def no_layout(root: Path, notes: int, settings: CheckSettings = CheckSettings(),
     return _report([], None, settings, today or dt.date.today(), [issue], "none")
 
 
-def _report(memory, index, settings, today, issues, layout) -> CheckReport:
+def _report(memory, index, settings, today, issues, layout, judge: JudgeReport | None = None) -> CheckReport:
     total = tokens_for(sum(n.size for n in memory))
     budget = Budget(total, settings.cap, round(total * 100 / settings.cap, 1),
                     index.tokens if index else 0, len(memory))
@@ -264,7 +264,10 @@ def _report(memory, index, settings, today, issues, layout) -> CheckReport:
     if tokens:
         issues = [replace(i, path=redact(i.path), detail=hide(i.detail), action=hide(i.action)) for i in issues]
         top = [replace(t, path=hide(t.path)) for t in top]
-    return CheckReport(budget, types, top, growth, issues, today.isoformat(), layout)
+        if judge is not None:
+            judge = replace(judge, pairs=[replace(p, new=hide(p.new), old=hide(p.old), why=p.why and hide(p.why))
+                                          for p in judge.pairs])
+    return CheckReport(budget, types, top, growth, issues, today.isoformat(), layout, judge=judge)
 
 
 def _audit(memory: list[Note], index: Note | None, resolver: Resolver, read, settings: CheckSettings, today: dt.date,
@@ -297,8 +300,7 @@ def _audit(memory: list[Note], index: Note | None, resolver: Resolver, read, set
               f"nothing to do if none is needed; else save one with type: {t}", "info")
         for t in CORE_TYPES if t not in present
     ]
-    report = _report(memory, index, settings, today, issues, layout)
-    return report if verdicts is None else replace(report, judge=verdicts)
+    return _report(memory, index, settings, today, issues, layout, verdicts)
 
 
 def unused(memory: list[Note], state_dir, s: CheckSettings, today: dt.date) -> list[Issue]:
