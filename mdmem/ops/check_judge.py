@@ -68,6 +68,7 @@ def judged(judge: Judge, state_dir: Path, pairs: list[tuple[str, str, str]], not
     verdicts. ``notes``: the notes checked (which of a pair is newer: its date, then its mtime); ``read``: a vault
     path's bytes; ``skip``: pairs not to ask about (one supersedes the other: no DUPLICATE anyway). The answers are
     kept in ``state_dir``/:data:`FILE`, those of this run's pairs only (the file never grows past them)."""
+    from mdmem.base.errors import MdmemError
     from mdmem.base.state import read_state, write_state
     from mdmem.ops.judge import ask, digest, prompt
     from mdmem.text.meaning import score
@@ -111,8 +112,8 @@ def judged(judge: Judge, state_dir: Path, pairs: list[tuple[str, str, str]], not
     if keep != before:
         try:
             write_state(path, keep)
-        except OSError:  # a read-only state folder: nothing kept, the next check asks again
-            pass
+        except (OSError, MdmemError):  # a read-only state folder, a symlink there: nothing kept (nor written
+            pass  # through a link), the next check asks again
     kept_pairs = []
     for a, b, why in pairs:
         found = out.get((a, b))
