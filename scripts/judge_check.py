@@ -61,16 +61,27 @@ def vault_of(pairs: list[dict], root: Path) -> dict[str, str]:
 
 
 def measure(name: str) -> dict:
-    from mdmem.base.settings import Judge
-    from mdmem.engine.memory import Memory
+    """The figures of one set (see the module's docstring)."""
     from mdmem.ops import check_judge
-    from mdmem.ops.check import audit
 
     pairs, gold = [], {}
     for pairs_file, labels_file in SETS[name]:
         pairs += rows(DATA / pairs_file)
         gold |= {r["id"]: r["gold"] for r in rows(DATA / labels_file)}
+    bounds = check_judge.ASKED_MAX, check_judge.FAILS_MAX
     check_judge.ASKED_MAX = check_judge.FAILS_MAX = 10**6  # the measure asks every guess in one run
+    try:
+        return _measure(name, pairs, gold)
+    finally:
+        check_judge.ASKED_MAX, check_judge.FAILS_MAX = bounds
+
+
+def _measure(name: str, pairs: list[dict], gold: dict) -> dict:
+    from mdmem.base.settings import Judge
+    from mdmem.engine.memory import Memory
+    from mdmem.ops import check_judge
+    from mdmem.ops.check import audit
+
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "vault"
         owner = vault_of(pairs, root)
