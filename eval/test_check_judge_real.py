@@ -8,10 +8,6 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-import pytest
-
-pytestmark = pytest.mark.eval
-
 _spec = importlib.util.spec_from_file_location(
     "judge_check", Path(__file__).resolve().parents[1] / "scripts" / "judge_check.py")
 assert _spec and _spec.loader
