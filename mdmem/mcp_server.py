@@ -463,7 +463,7 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
                                            "replaces": replaces or []},
                                 session=session, lang=lang, today=_today(), mem=mem, scope=scope,
                                 conversation_date=day, judge=judge())
-            return cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result, mcp=True)}
+            return cp.as_dict(result, shown=True) | {"fired": result.fired, "text": cp.text(result, mcp=True)}
 
         return state.call("checkpoint_propose", work)
 

@@ -286,3 +286,20 @@ def test_the_mcp_accept_takes_the_answers_its_propose_got(tmp_path, vault, monke
             assert [a["status"] for a in json.loads(done.content[0].text)["accepted"]] == ["created", "created"]
 
     anyio.run(go)
+
+
+def test_the_judges_answers_are_kept_for_mdmem_not_shown(cli, vault, tmp_path, monkeypatch):
+    """``checkpoint propose --json`` (and MCP) show the suggestions without the answers kept by the hash of what the
+    judge read: mdmem's own state, noise to a person or a model reading the list."""
+    from mdmem.cli.app import app
+
+    cli.json("save", FIRST, "-t", "feedback", "--vault", vault)
+    command, seen, _ = naming(tmp_path)
+    monkeypatch.setenv("MDMEM_JUDGE", command)
+    result = cli.runner.invoke(app, ["checkpoint", "propose", "--json", "--vault", str(vault), "--session", "s-shown"],
+                               input=json.dumps({"dimensions": [6], "candidates": [ANSWERS]}))
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)
+    assert asked(seen) == 1 and shown["candidates"] and not any("judged" in c for c in shown["candidates"])
+    stored = json.loads(next((vault / ".mdmem").rglob("s-shown.json")).read_text("utf-8"))
+    assert all(c.get("judged") for c in stored["candidates"])  # kept, for accept

@@ -218,7 +218,7 @@ def checkpoint(
         result = cp.analyze(source, root, lang=lang, subagents=subagents, session=session,
                             today=os.environ.get("MDMEM_TODAY"), read=read)
     if json:
-        render.emit_json(cp.as_dict(result) | {"fired": result.fired, "text": cp.text(result)})
+        render.emit_json(cp.as_dict(result, shown=True) | {"fired": result.fired, "text": cp.text(result)})
     else:
         render.text(cp.text(result) + "\n")
         if target != "propose" and result.fired:  # a hand run: the person needs the commands, --session included

@@ -88,8 +88,10 @@ class Checkpoint:
         return bool(self.candidates)
 
 
-def as_dict(result) -> dict:
-    """``dataclasses.asdict`` of a checkpoint result, its evidence as plain dicts (JSON as is)."""
+def as_dict(result, shown: bool = False) -> dict:
+    """``dataclasses.asdict`` of a checkpoint result, its evidence as plain dicts (JSON as is). ``shown``: as a person
+    or a model is shown it (``--json``, MCP), without what is kept for mdmem alone (the judge's answers by the hash of
+    what it read: decision 124)."""
     from mdmem.agents.checkpoint.transcript import Frozen
 
     def plain(x):
@@ -101,7 +103,11 @@ def as_dict(result) -> dict:
             return [plain(v) for v in x]
         return x
 
-    return plain(asdict(result))
+    out = plain(asdict(result))
+    if shown:
+        for c in out.get("candidates") or ():
+            c.pop("judged", None)
+    return out
 
 
 # ----------------------------------------------------------------------------- names
