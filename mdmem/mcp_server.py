@@ -338,7 +338,8 @@ def build_server(vault: str | os.PathLike | None = None, timeout: float | None =
         def work(mem):
             today = _today()
             report = api.check(mem, mem.settings.check, dt.date.fromisoformat(today) if today else None,
-                               judge=judge())  # the user's judge on guessed duplicates, as `mdmem check` asks it
+                               judge=judge(), asks=False)  # the answers `mdmem check` got from the user's judge:
+            # a read over MCP never waits minutes on a model, nor runs one the agent did not ask for
             data = plain(report) | {"counts": report.counts()}
             if data.get("judge") is None:  # no judge set: the answer is as it was
                 data.pop("judge", None)

@@ -140,7 +140,9 @@ def test_without_a_judge_check_says_what_it_said(cli, vault, tmp_path, monkeypat
 
 
 @pytest.mark.slow
-def test_the_mcp_check_asks_the_users_judge(tmp_path, vault, monkeypatch):
+def test_the_mcp_check_uses_the_answers_check_got_from_the_users_judge(cli, tmp_path, vault, monkeypatch):
+    """A read over MCP never runs the model (minutes of calls the agent did not ask for): it uses the answers the
+    user's own ``mdmem check`` got, and says the others are the CLI's to ask."""
     import anyio
     from mcp import Client
 
@@ -156,6 +158,11 @@ def test_the_mcp_check_asks_the_users_judge(tmp_path, vault, monkeypatch):
     assert "judge" not in before and len([i for i in before["issues"] if i["kind"] == "DUPLICATE"]) == 2
     command, calls = judge(tmp_path, linter='{"same": 1}', pnpm='{"same": null}')
     monkeypatch.setenv("MDMEM_JUDGE", command)
+    unasked = anyio.run(go)
+    assert called(calls) == 0 and len([i for i in unasked["issues"] if i["kind"] == "DUPLICATE"]) == 2
+    assert all("not over MCP" in p["why"] for p in unasked["judge"]["pairs"]), unasked["judge"]
+    cli("check", "--vault", vault)  # the user's check asks the judge, and keeps its answers
+    assert called(calls) == 2
     after = anyio.run(go)
     assert [i["path"] for i in after["issues"] if i["kind"] == "DUPLICATE"] == [min(pairs["linter"])]
     assert after["judge"]["cleared"] == 1 and called(calls) == 2

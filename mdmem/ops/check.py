@@ -135,14 +135,15 @@ class CheckReport:
 
 
 def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date | None = None,
-          all_notes: bool = False, judge: Judge | None = None) -> CheckReport:
+          all_notes: bool = False, judge: Judge | None = None, asks: bool = True) -> CheckReport:
     """Audit the vault from its (refreshed) notes cache; reads the memory files
     again only for the duplicate check and MEMORY.md for the load limit.
     ``all_notes``: every note but MEMORY.md is a memory file, whatever the layout. The Markdown files the
     vault's Obsidian settings leave out (``Scan.excluded``) are counted apart (``left_out``), never audited.
     ``judge``: the user's model command, asked about each duplicate guessed by meaning
-    (:mod:`mdmem.ops.check_judge`); None: none asked."""
-    report = _audit_notes(mem, settings, today, all_notes, judge)
+    (:mod:`mdmem.ops.check_judge`); None: none asked. ``asks``: False, only the answers it gave before are used
+    (the MCP server's ``check``: a read that never waits on a model, nor spends on one)."""
+    report = _audit_notes(mem, settings, today, all_notes, judge, asks)
     left_out: dict[str, int] = {}
     for why in mem.scan.excluded.values():
         left_out[why] = left_out.get(why, 0) + 1
@@ -150,7 +151,7 @@ def audit(mem: Memory, settings: CheckSettings = CheckSettings(), today: dt.date
 
 
 def _audit_notes(mem: Memory, settings: CheckSettings, today: dt.date | None, all_notes: bool,
-                 judge: Judge | None = None) -> CheckReport:
+                 judge: Judge | None = None, asks: bool = True) -> CheckReport:
     from mdmem.base import files as fs
 
     today = today or dt.date.today()
@@ -201,7 +202,7 @@ def _audit_notes(mem: Memory, settings: CheckSettings, today: dt.date | None, al
                            "(its journal is in .mdmem/move.json)", "mdmem move --resume finishes it (so does the "
                            "next write)", "error"))
     found += unused([n for n in memory if n.path not in copies], mem.state_dir, settings, today)
-    asker = None if judge is None else (judge, mem.state_dir)
+    asker = None if judge is None else (judge, mem.state_dir, asks)
     report = _audit([n for n in memory if n.path not in copies], index, resolver, read, settings, today, layout,
                     found, memory, asker)
     return replace(report, sessions_unreviewed=unreviewed(mem))
@@ -272,10 +273,10 @@ def _report(memory, index, settings, today, issues, layout, judge: JudgeReport |
 
 def _audit(memory: list[Note], index: Note | None, resolver: Resolver, read, settings: CheckSettings, today: dt.date,
            layout: str, found: list[Issue], counted: list[Note] | None = None,
-           asker: tuple[Judge, Path] | None = None) -> CheckReport:
+           asker: tuple[Judge, Path, bool] | None = None) -> CheckReport:
     """``memory``: the notes checked one by one (sync conflict copies left out: they are reported as
     such); ``counted``: the notes the budget counts (every memory file, copies included); ``asker``: the judge
-    and the state folder its answers are kept in."""
+    the state folder its answers are kept in, and whether it is asked (else only its kept answers are used)."""
     issues: list[Issue] = list(found)
     memory, checked = (counted if counted is not None else memory), memory
     total = tokens_for(sum(n.size for n in memory))
@@ -289,7 +290,7 @@ def _audit(memory: list[Note], index: Note | None, resolver: Resolver, read, set
     if asker is not None:
         from mdmem.ops.check_judge import judged
 
-        pairs, verdicts = judged(asker[0], asker[1], pairs, checked, read, declared)
+        pairs, verdicts = judged(asker[0], asker[1], pairs, checked, read, declared, asks=asker[2])
     issues += _duplicates(pairs, declared)
     issues += apart
     issues += facts_issues(checked, resolver, pairs, today)

@@ -61,13 +61,14 @@ class JudgeReport:
 
 
 def judged(judge: Judge, state_dir: Path, pairs: list[tuple[str, str, str]], notes: list[Note],
-           read: Callable[[str], bytes | None], skip: Collection[tuple[str, str]] = ()
+           read: Callable[[str], bytes | None], skip: Collection[tuple[str, str]] = (), asks: bool = True
            ) -> tuple[list[tuple[str, str, str]], JudgeReport]:
     """``pairs`` (``(a, b, why)``, :func:`mdmem.text.similar.near_duplicates`) with each guess by meaning put to
     ``judge``: a pair it clears left out, one it confirms or could not answer kept, its ``why`` saying so; and the
     verdicts. ``notes``: the notes checked (which of a pair is newer: its date, then its mtime); ``read``: a vault
     path's bytes; ``skip``: pairs not to ask about (one supersedes the other: no DUPLICATE anyway). The answers are
-    kept in ``state_dir``/:data:`FILE`, those of this run's pairs only (the file never grows past them)."""
+    kept in ``state_dir``/:data:`FILE`, those of this run's pairs only (the file never grows past them). ``asks``:
+    False, the judge is not run, only its kept answers used (MCP ``check``)."""
     from mdmem.base.errors import MdmemError
     from mdmem.base.state import read_state, write_state
     from mdmem.ops.judge import ask, digest, prompt
@@ -93,7 +94,7 @@ def judged(judge: Judge, state_dir: Path, pairs: list[tuple[str, str, str]], not
         key = digest(judge, prompt(text(new), [("", text(old))]))
         stored = f"{key} {old}"  # two pairs may read alike (a note said word for word twice): one answer each
         one = {key: before[stored]} if stored in before else {}
-        asking = calls < ASKED_MAX and fails < FAILS_MAX
+        asking = asks and calls < ASKED_MAX and fails < FAILS_MAX
         verdict = ask(judge, text(new), [(old, "", text(old))], one, model=asking)
         if key in one:
             keep[stored] = one[key]
@@ -105,7 +106,8 @@ def judged(judge: Judge, state_dir: Path, pairs: list[tuple[str, str, str]], not
             fails += 1
             out[(a, b)] = Judged(new, old, NO_ANSWER, verdict.error)
         else:
-            why = (f"the judge was not asked: it gave no usable answer {fails} times in this run"
+            why = ("the judge is asked by `mdmem check`, not over MCP: no answer kept for this pair yet" if not asks
+                   else f"the judge was not asked: it gave no usable answer {fails} times in this run"
                    if fails >= FAILS_MAX else
                    f"the judge was not asked: at most {ASKED_MAX} questions a run (the next check asks)")
             out[(a, b)] = Judged(new, old, NOT_ASKED, why)
