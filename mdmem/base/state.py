@@ -16,7 +16,7 @@ import os
 import stat
 
 from mdmem.base.errors import UnsafeState
-from mdmem.base.files import Lock, write_atomic
+from mdmem.base.files import Lock, NotRegular, write_atomic
 from mdmem.base.layout import STATE_DIR, STATE_GITIGNORE
 
 TYPE_CHECKING = False  # not `from typing import`: this module stays cheap for the hooks
@@ -178,6 +178,22 @@ def read_state(path: str, limit: int = 4 * 1024 * 1024) -> dict:
     except (OSError, ValueError):
         return {}
     return state if isinstance(state, dict) else {}
+
+
+def open_log(path: str) -> int:
+    """A descriptor appending to the log ``path`` (made when missing), for the one who writes it: the hook log, a
+    background process's, ``fired-<agent>.log``. Never through a symlink, never blocked: opened non-blocking, so a
+    FIFO planted in its place (a synced vault) neither hangs a hook nor is written; anything but a regular file is
+    refused with :class:`~mdmem.base.files.NotRegular` (an OSError, which every log writer ignores)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | _NOFOLLOW, 0o644)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegular(f"{path} is not a regular file; nothing logged in it")
+        os.set_blocking(fd, True)  # a file, as any other (a background process writes its output to it)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def write_state(path: str, state: dict) -> None:

@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 
 from mdmem.base.errors import MdmemError
+from mdmem.base.files import open_regular
 from mdmem.base.layout import mdmem_home
-from mdmem.base.state import state_path
+from mdmem.base.state import open_log, state_path
 
 LINE_MAX = 200          # characters of an error line
 ROTATE_BYTES = 256_000  # the log's size before it becomes .1
@@ -60,7 +61,7 @@ def record(vault: str | None, agent: str, hook: str, project: str, at: float, er
         file = path(vault, agent)
         if vault is None:
             os.makedirs(os.path.dirname(file), exist_ok=True)
-        fd = os.open(file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        fd = open_log(file)  # never a link, a FIFO or a device
         try:
             os.write(fd, line.encode("utf-8", "replace"))
             size = os.fstat(fd).st_size
@@ -79,7 +80,8 @@ def of(vault: str | None, agent: str, project: str) -> dict[str, dict]:
     file = path(vault, agent, make=False)  # (a status only reads: no state folder made)
     for name in (file + ".1", file):
         try:
-            with open(name, encoding="utf-8", errors="replace") as f:
+            fd = open_regular(name)  # a FIFO in its place is not waited on
+            with open(fd, encoding="utf-8", errors="replace") as f:
                 lines = f.read(4 * ROTATE_BYTES).splitlines()
         except OSError:
             continue

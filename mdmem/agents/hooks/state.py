@@ -19,6 +19,7 @@ from mdmem.base.errors import MdmemError
 from mdmem.base.fastjson import dumps, loads  # noqa: F401  (re-exported through hooks.session)
 from mdmem.base.layout import INDEX_NAME, mdmem_home
 from mdmem.base.state import (  # noqa: F401  (read_state, write_state: the hooks' state files)
+    open_log,
     read_state,
     state_folder,
     state_path,
@@ -130,7 +131,8 @@ def settings(vault: str, opts: dict) -> dict:
 
 def log(vault: str | None, line: str) -> None:
     """Append to ``<vault>/.mdmem/hooks/hook.log`` (or ``~/.mdmem/hook.log``, also when the vault's state folder
-    is unsafe: :func:`mdmem.base.state.state_path`), kept under 1 MB; never through a symlink."""
+    is unsafe: :func:`mdmem.base.state.state_path`), kept under 1 MB; never through a symlink, never into a FIFO or
+    a device (:func:`~mdmem.base.state.open_log`: nothing logged, the hook neither blocked nor failed)."""
     try:
         try:
             folder = state_path(vault, "hooks") if vault is not None else mdmem_home()
@@ -141,8 +143,7 @@ def log(vault: str | None, line: str) -> None:
         if os.path.exists(path) and os.path.getsize(path) > 1_000_000:
             os.replace(path, path + ".1")
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime())
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
-        with open(fd, "a", encoding="utf-8") as f:
+        with open(open_log(path), "a", encoding="utf-8") as f:  # never a link, a FIFO or a device
             f.write(f"{stamp} {line}\n")
     except OSError:
         pass
