@@ -106,3 +106,17 @@ def test_a_pending_checkpoint_dated_in_the_future_or_not_a_number_is_not_on_the_
     _checkpoint(vault, "skew", now + 3600, "Quokka an hour ahead")  # another machine's clock a little ahead: shown
     text = card()
     assert "Quokka an hour ahead" in text and "Quokka from the future" not in text, text
+
+
+def test_a_checkpoint_dated_in_the_future_is_never_the_newest_pending_one(vault: Path, cli, tmp_path: Path):
+    from tests.support import propose
+
+    text = "Write the release notes before tagging a release."
+    propose(cli, vault, "mine", {"type": "feedback", "dimension": 6, "name": "Release notes first",
+                                 "description": text, "body": text})
+    _checkpoint(vault, "evil", 99999999999, "Quokka from the future")
+    _checkpoint(vault, "words", "tomorrow", "Quokka with a word for a date")  # (it broke the ranking: str < int)
+    # `checkpoint skip` without --session takes the newest pending checkpoint: the user's, not the one "from 5138"
+    assert cli.json("checkpoint", "skip", "--vault", vault)["session"] == "mine"
+    cli("checkpoint", "skip", "--vault", vault, code=1)  # nothing else pending to take without its --session
+    assert cli.json("checkpoint", "skip", "--session", "evil", "--vault", vault)["session"] == "evil"

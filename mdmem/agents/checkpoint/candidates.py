@@ -365,17 +365,23 @@ def load(vault: Path, session: str | None = None, missing_ok: bool = False, here
     stored before projects were recorded): another project's checkpoint is taken only by its ``--session``."""
     folder = _folder(vault)
     if session is None:
-        pending: list[tuple[int, int, dict]] = []
-        elsewhere: list[tuple[int, int, dict]] = []
+        from mdmem.agents.hooks.pending import saved_at
+
+        pending: list[tuple[float, int, dict]] = []
+        elsewhere: list[tuple[float, int, dict]] = []
+        now = time.time()
         for p in folder.glob("*.json") if folder.is_dir() else ():
             try:
                 data = json.loads(read_outside(p, STORED_MAX))
             except (OSError, ValueError, RecursionError):
                 continue
-            if isinstance(data, dict) and data.get("status") == "pending":
+            # (one dated ahead or with no date, as the card: taken only by its --session, never the newest one)
+            saved = (saved_at(data, now, days=float("inf")) if "saved" in data else 0.0) if isinstance(data, dict) \
+                else None
+            if saved is not None and data.get("status") == "pending":
                 owner = data.get("project") if isinstance(data.get("project"), str) else None
                 mine = here is ANYWHERE or owner is None or owner == here
-                (pending if mine else elsewhere).append((data.get("saved", 0), p.stat().st_mtime_ns, data))
+                (pending if mine else elsewhere).append((saved, p.stat().st_mtime_ns, data))
         if not pending:
             if missing_ok:
                 return {}

@@ -69,14 +69,14 @@ def pending(vault: str, session: str | None = None, prefer: str | None = None, p
     return newest[1] if newest else None
 
 
-def saved_at(data: dict, now: float) -> float | None:
-    """When a stored checkpoint was saved (its ``saved``, the real clock), None when the card no longer shows it:
-    more than :data:`PENDING_DAYS` days ago, not a number, or more than :data:`AHEAD` in the future. A future one
-    (a vault delivered by sync or an archive) would otherwise sit on every card and never age out."""
+def saved_at(data: dict, now: float, days: float = PENDING_DAYS) -> float | None:
+    """When a stored checkpoint was saved (its ``saved``, the real clock), None when it is no longer taken: more than
+    ``days`` days ago, not a number, or more than :data:`AHEAD` in the future. A future one (a vault delivered by
+    sync or an archive) would otherwise sit on every card, never age out, and be the newest pending one."""
     saved = data.get("saved")
     if not isinstance(saved, (int, float)) or isinstance(saved, bool):
         return None
-    return saved if now - PENDING_DAYS * 86400 <= saved <= now + AHEAD else None  # (NaN: neither)
+    return saved if now - days * 86400 <= saved <= now + AHEAD else None  # (NaN: neither)
 
 
 def _ours(data: dict, project: str | None) -> bool:
