@@ -120,3 +120,24 @@ def test_a_checkpoint_dated_in_the_future_is_never_the_newest_pending_one(vault:
     assert cli.json("checkpoint", "skip", "--vault", vault)["session"] == "mine"
     cli("checkpoint", "skip", "--vault", vault, code=1)  # nothing else pending to take without its --session
     assert cli.json("checkpoint", "skip", "--session", "evil", "--vault", vault)["session"] == "evil"
+
+
+def test_fifos_at_the_import_log_and_its_marker_neither_hang_nor_fail_the_session_hooks(vault: Path, tmp_path: Path):
+    (vault / "sessions").mkdir()  # a vault that imports sessions: the session hooks start imports in the background
+    folder = vault / ".mdmem" / "hooks"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "import.log")
+    os.mkfifo(folder / "import-claude-code.last")  # the catch-up's marker, dated long ago: a catch-up is due
+    os.utime(folder / "import-claude-code.last", (0, 0))
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(json.dumps({"type": "user", "sessionId": "s1", "cwd": str(tmp_path),
+                                      "message": {"role": "user", "content": "hello"}}) + "\n", "utf-8")
+    start = _hook("session-start", vault, tmp_path, {"session_id": "s1", "hook_event_name": "SessionStart",
+                                                     "source": "startup", "cwd": str(tmp_path)})
+    assert start.returncode == 0 and "Memory protocol" in start.stdout, start.stderr
+    assert any("the catch-up import could not start" in line for line in _log(vault)), _log(vault)[-5:]
+    end = _hook("session-end", vault, tmp_path, {"session_id": "s1", "hook_event_name": "SessionEnd", "reason": "exit",
+                                                 "transcript_path": str(transcript), "cwd": str(tmp_path)})
+    assert end.returncode == 0, end.stderr
+    assert any("import started (pid" in line for line in _log(vault)), _log(vault)[-5:]  # its output dropped
+    assert (folder / "import.log").is_fifo() and (folder / "import-claude-code.last").is_fifo()

@@ -15,7 +15,7 @@ import os
 import time
 
 from mdmem.base.layout import SESSIONS_DIR
-from mdmem.base.state import state_folder
+from mdmem.base.state import open_log, state_folder
 
 CATCH_UP_EVERY = 3600.0
 
@@ -42,9 +42,11 @@ def catch_up(vault: str, source: str, cwd: str | None) -> int | None:
     except OSError:
         pass
     os.makedirs(os.path.dirname(marker), exist_ok=True)
-    with open(marker, "wb"):
-        pass
-    os.utime(marker)
+    fd = open_log(marker)  # never a link; a FIFO planted there is refused (an OSError), never waited on
+    try:
+        os.utime(fd)
+    finally:
+        os.close(fd)
     return spawn_import(vault, source, None, "--since", "2d", *(("--project", cwd) if cwd else ()))
 
 
