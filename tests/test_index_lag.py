@@ -16,7 +16,7 @@ from tests.support import cache_meta, run_hook, settled
 PAYLOAD = {"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup"}
 
 
-def _setcache_meta(vault: Path, key: str, value: str) -> None:
+def _set_meta(vault: Path, key: str, value: str) -> None:
     db = sqlite3.connect(vault / ".mdmem" / "notes.db")
     with db:
         db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
@@ -67,9 +67,9 @@ def test_a_lag_that_cannot_be_trusted_rebuilds_the_index(vault, tmp_path, cli, l
     _edit(vault, "memory/feedback/answer-first.md", "zanzibarquux")
     run_hook("session-start", vault, tmp_path, PAYLOAD | {"cwd": str(tmp_path)})
     if lag == "pruned":  # the changes the index lacks are gone from the cache's record
-        _setcache_meta(vault, "pruned", str(int(cache_meta(vault, "gen") or 0) + 1))
+        _set_meta(vault, "pruned", str(int(cache_meta(vault, "gen") or 0) + 1))
     else:
-        _setcache_meta(vault, INDEX_BEHIND, lag)
+        _set_meta(vault, INDEX_BEHIND, lag)
     with Memory.open(vault) as mem:
         assert mem.refresh().rebuilt
     assert _found(cli, vault, "zanzibarquux") == ["memory/feedback/answer-first.md"]
