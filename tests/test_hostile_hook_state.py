@@ -85,6 +85,29 @@ def test_a_fifo_as_the_hook_log_neither_hangs_nor_fails_a_hook(vault: Path, cli,
     assert status.returncode == 0, status.stderr  # the status reads fired-claude.log: a FIFO is not waited on
 
 
+def test_fifos_at_the_usage_log_and_the_cards_marker_neither_hang_nor_fail_the_card(vault: Path, cli, tmp_path: Path):
+    """The card reads and appends ``usage.jsonl`` and reads and writes its once-a-day marker beside the kept card:
+    a FIFO planted at either is neither waited on nor written into."""
+    cli("index", "--vault", vault)
+    payload = {"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup", "cwd": str(tmp_path)}
+    first = _hook("session-start", vault, tmp_path, payload)
+    assert first.returncode == 0 and "Memory protocol" in first.stdout, first.stderr
+    markers = list((vault / ".mdmem" / "hooks").glob("context-card*-used"))
+    assert markers  # the kept card's marker, made by the first card
+    for marker in markers:
+        marker.unlink()
+        os.mkfifo(marker)
+    os.replace(vault / ".mdmem" / "usage.jsonl", vault / ".mdmem" / "usage.old")
+    os.mkfifo(vault / ".mdmem" / "usage.jsonl")
+    kept = _hook("session-start", vault, tmp_path, payload)  # the kept card: its marker read, the use recorded
+    assert kept.returncode == 0 and kept.stdout == first.stdout, kept.stderr
+    for card in (vault / ".mdmem" / "hooks").glob("context-card*.json"):
+        card.unlink()
+    again = _hook("session-start", vault, tmp_path, payload)  # made again: the log read for the ranking
+    assert again.returncode == 0 and "Memory protocol" in again.stdout, again.stderr
+    assert (vault / ".mdmem" / "usage.jsonl").is_fifo()
+
+
 def _checkpoint(vault: Path, session: str, saved: object, name: str) -> None:
     folder = vault / ".mdmem" / "checkpoints"
     folder.mkdir(parents=True, exist_ok=True)

@@ -305,9 +305,11 @@ def inside(root: str | os.PathLike, rel: str | os.PathLike) -> str:
     return real
 
 
-def open_regular(path: str | os.PathLike) -> int:
-    """A descriptor on ``path`` if it is a regular file (FIFOs are opened non-blocking, then refused)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+def open_regular(path: str | os.PathLike, follow: bool = True) -> int:
+    """A descriptor on ``path`` if it is a regular file (FIFOs are opened non-blocking, then refused); ``follow``:
+    False, never through a symlink (mdmem's derived state)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+                 | (0 if follow else _NOFOLLOW))
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

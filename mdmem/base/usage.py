@@ -37,8 +37,10 @@ def record(state_dir: str | os.PathLike[str], paths: Iterable[object], how: str,
     if not paths:
         return
     line = dumps({"t": round(when if when is not None else time.time()), "how": how, "paths": paths}) + "\n"
+    from mdmem.base.state import open_log
+
     try:
-        fd = os.open(_path(state_dir), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = open_log(_path(state_dir))  # (never through a link, never blocked by a FIFO planted there)
     except OSError:
         return
     try:
@@ -61,9 +63,11 @@ def read(state_dir: str | os.PathLike[str], ignore: tuple[str, ...] = ()) -> dic
     the log's inode, that offset and the bytes just before it, so a log folded, cut or rewritten is read whole
     again), and only the lines appended since are parsed. A months-old log of 4 MB took the card 140 ms to parse at
     every session start (decision 128)."""
+    from mdmem.base.files import open_regular
+
     path = _path(state_dir)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))  # derived state: never through a link
+        fd = open_regular(path, follow=False)  # derived state: never through a link, a FIFO never waited on
     except OSError:
         return {}
     with open(fd, "rb") as f:

@@ -169,8 +169,9 @@ def _used(vault: str, project: str | None, shown, day: str, kept: bool = False) 
         return
     marker = _card_path(vault, project)[:-5] + "-used"
     if kept:
-        try:
-            with open(marker, encoding="utf-8") as f:
+        try:  # (a regular file, never through a link: a FIFO planted there would hang the hook)
+            fd = files.open_regular(marker, follow=False)
+            with open(fd, encoding="utf-8") as f:
                 if f.read(16) == day:
                     return
         except OSError:
@@ -179,8 +180,7 @@ def _used(vault: str, project: str | None, shown, day: str, kept: bool = False) 
 
     record(state_folder(vault), shown, CARD, now())
     try:
-        with open(marker, "w", encoding="utf-8") as f:
-            f.write(day)
+        files.write_atomic(marker, day.encode(), durable=False)
     except OSError:
         pass
 
