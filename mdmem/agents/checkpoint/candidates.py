@@ -365,7 +365,7 @@ def load(vault: Path, session: str | None = None, missing_ok: bool = False, here
     stored before projects were recorded): another project's checkpoint is taken only by its ``--session``."""
     folder = _folder(vault)
     if session is None:
-        from mdmem.agents.hooks.pending import saved_at
+        from mdmem.agents.checkpoint.saved import saved_at
 
         pending: list[tuple[float, int, dict]] = []
         elsewhere: list[tuple[float, int, dict]] = []

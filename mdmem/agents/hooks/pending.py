@@ -7,12 +7,12 @@ from __future__ import annotations
 import os
 import time
 
+from mdmem.agents.checkpoint.saved import saved_at
 from mdmem.agents.hooks.state import read_state
 from mdmem.base.layout import safe_session
 from mdmem.base.state import state_folder
 
 PENDING_DAYS = 14  # a pending checkpoint older than this is no longer shown on the card
-AHEAD = 86400  # seconds a checkpoint's `saved` may lie ahead of this clock (another machine's) and still be shown
 # who stored a checkpoint the card shows (its `origin`, mdmem.agents.checkpoint.candidates.ORIGINS): the model through
 # `checkpoint propose` / MCP `checkpoint_propose` (after the Stop hook's prompt or a consolidation) and the
 # PreCompact / SessionEnd hooks; one stored before origins were kept has none and is shown, as then. Never a hand
@@ -42,7 +42,7 @@ def pending(vault: str, session: str | None = None, prefer: str | None = None, p
     ``prefer``'s if pending, else the newest pending one of any session of ``project`` (the card's: the
     checkpoint records the project its session worked in; one made outside any project is shown in every
     project, one stored before projects were recorded too) saved in the last :data:`PENDING_DAYS` days and not
-    ahead of now (:func:`saved_at`); never one a hand run stored (:data:`CARD_ORIGINS`). Read as plain JSON (the
+    ahead of now (:func:`mdmem.agents.checkpoint.saved.saved_at`); never one a hand run stored (:data:`CARD_ORIGINS`). Read as plain JSON (the
     card stays on the standard library)."""
     folder = checkpoints_folder(vault)
     chosen = session or prefer
@@ -62,21 +62,11 @@ def pending(vault: str, session: str | None = None, prefer: str | None = None, p
         if not name.endswith(".json"):
             continue
         data = read_state(os.path.join(folder, name))
-        saved = saved_at(data, now)
+        saved = saved_at(data, now, PENDING_DAYS)
         if saved is not None and _shown(data) and _ours(data, project):
             if newest is None or (saved, name) > newest[0]:
                 newest = ((saved, name), data)
     return newest[1] if newest else None
-
-
-def saved_at(data: dict, now: float, days: float = PENDING_DAYS) -> float | None:
-    """When a stored checkpoint was saved (its ``saved``, the real clock), None when it is no longer taken: more than
-    ``days`` days ago, not a number, or more than :data:`AHEAD` in the future. A future one (a vault delivered by
-    sync or an archive) would otherwise sit on every card, never age out, and be the newest pending one."""
-    saved = data.get("saved")
-    if not isinstance(saved, (int, float)) or isinstance(saved, bool):
-        return None
-    return saved if now - days * 86400 <= saved <= now + AHEAD else None  # (NaN: neither)
 
 
 def _ours(data: dict, project: str | None) -> bool:
