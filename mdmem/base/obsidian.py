@@ -37,7 +37,9 @@ class ObsidianSettings:
 
     A missing file is Obsidian's defaults; a file that is not a regular file, larger than :data:`OBSIDIAN_MAX`
     or not a JSON object is the defaults too, and one line in ``problems`` says so (a vault arrives by git or
-    sync: a broken settings file must never stop a command). A value, compared by its fields; a plain class
+    sync: a broken settings file must never stop a command). So is an entry of ``userIgnoreFilters`` or a folder
+    that cannot be honoured safely: left out, with a line (:func:`_filter_rules`, :func:`folder_problem`;
+    decision 129). A value, compared by its fields; a plain class
     with slots rather than a dataclass (see the module's docstring)."""
 
     __slots__ = ("present", "ignore_filters", "markdown_links", "link_format", "attachments", "templates",
