@@ -82,7 +82,7 @@ def test_thousands_of_filters_are_capped_with_one_line(vault, cli):
     assert not [h for h in json.loads(r.stdout)["results"] if h["path"].startswith("memory/people/")]
 
 
-def test_a_daily_notes_folder_outside_the_vault_hidden_or_not_utf8_is_the_vault_root(vault, cli, tmp_path):
+def test_a_bad_daily_notes_folder_is_the_vault_root_and_a_bad_format_the_default(vault, cli, tmp_path):
     today = dt.date.today().isoformat()
     cli("init", vault)
     for folder, why in [("\\ud800", "not valid UTF-8"), ("../outside", "a folder inside the vault, not hidden"),
@@ -95,6 +95,11 @@ def test_a_daily_notes_folder_outside_the_vault_hidden_or_not_utf8_is_the_vault_
             f"mdmem: .obsidian/daily-notes.json: folder {shown} ({why}); Obsidian's default used")
         assert f"entry under {folder}" in (vault / f"{today}.md").read_text("utf-8")  # Obsidian's default: the root
     assert not (tmp_path / "outside").exists() and not (vault / "notes").exists()
+    _obsidian(vault, "daily-notes.json", '{"folder": "Daily", "format": "[\\udc80]YYYY-MM-DD"}')
+    r = cli("daily", "add", "a format no file name can hold", "--vault", vault)
+    assert r.stderr.splitlines()[0] == ("mdmem: .obsidian/daily-notes.json: format '[\\udc80]YYYY-MM-DD' (not valid "
+                                        "UTF-8); Obsidian's default used")
+    assert "a format no file name can hold" in (vault / "Daily" / f"{today}.md").read_text("utf-8")
     _obsidian(vault, "templates.json", '{"folder": "../Templates"}')
     assert cli("search", "Adyen", "--vault", vault).stderr.splitlines()[0] == (
         "mdmem: .obsidian/templates.json: folder '../Templates' (a folder inside the vault, not hidden); "
@@ -106,3 +111,6 @@ def test_daily_in_config_toml_refuses_a_nul_as_it_refuses_a_hidden_folder(vault,
     (vault / ".mdmem" / "config.toml").write_text('[daily]\nfolder = "log\\u0000s"\n')
     r = cli("daily", "add", "met Ana", "--vault", vault, code=1)
     assert "bad [daily] folder in" in r.stderr and "'log\\x00s' (holds a NUL character)" in r.stderr
+    (vault / ".mdmem" / "config.toml").write_text('[daily]\nformat = "YYYY\\u0000MM"\n')
+    r = cli("daily", "add", "met Ana", "--vault", vault, code=1)
+    assert "bad [daily] format in" in r.stderr and "'YYYY\\x00MM' (holds a NUL character)" in r.stderr

@@ -321,20 +321,26 @@ def _json(folder: str, name: str, problems: list[str]) -> dict:
     return value
 
 
-def folder_problem(folder: str) -> str | None:
-    """Why ``folder`` (a vault path, no leading or trailing ``/``; "" = the vault root) cannot be a folder mdmem
-    writes to or reads as a setting, else None: a ``.`` or ``..`` part, a hidden part, a NUL, or text that is not
-    valid UTF-8 (a lone surrogate, as JSON's ``"\\ud800"`` gives: no file name can hold it). The one rule for
-    ``[daily]`` in config.toml and the folders of ``.obsidian/``."""
-    if "\0" in folder:
+def text_problem(text: str) -> str | None:
+    """Why ``text`` cannot be part of a file name, else None: a NUL, or text that is not valid UTF-8 (a lone
+    surrogate, as JSON's ``"\\ud800"`` gives)."""
+    if "\0" in text:
         return "holds a NUL character"
     try:
-        folder.encode("utf-8")
+        text.encode("utf-8")
     except UnicodeEncodeError:
         return "not valid UTF-8"
-    if any(part in ("..", ".") or part.startswith(".") for part in folder.split("/") if part):
-        return "a folder inside the vault, not hidden"
     return None
+
+
+def folder_problem(folder: str) -> str | None:
+    """Why ``folder`` (a vault path, no leading or trailing ``/``; "" = the vault root) cannot be a folder mdmem
+    writes to or reads as a setting, else None: :func:`text_problem`, a ``.`` or ``..`` part, a hidden part. The
+    one rule for ``[daily]`` in config.toml and the folders of ``.obsidian/``."""
+    why = text_problem(folder)
+    if why is None and any(part in ("..", ".") or part.startswith(".") for part in folder.split("/") if part):
+        why = "a folder inside the vault, not hidden"
+    return why
 
 
 def _folder(value: object, name: str, problems: list[str]) -> str:
@@ -381,6 +387,9 @@ def obsidian_settings(vault: os.PathLike | str) -> ObsidianSettings:
     if link_format not in LINK_FORMATS:
         link_format = "shortest"
     fmt = daily.get("format")
+    if isinstance(fmt, str) and (why := text_problem(fmt)) is not None:  # else a traceback when the day is written
+        problems.append(f"{OBSIDIAN_DIR}/daily-notes.json: format {fmt[:60]!r} ({why}); Obsidian's default used")
+        fmt = None
     settings = ObsidianSettings(
         True, filters, app.get("useMarkdownLinks") is True, link_format,
         app["attachmentFolderPath"] if isinstance(app.get("attachmentFolderPath"), str) else "",

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from mdmem.base.errors import ConfigError
 from mdmem.base.layout import DAILY_DIR, STATE_DIR
-from mdmem.base.obsidian import ObsidianSettings, folder_problem, obsidian_settings
+from mdmem.base.obsidian import ObsidianSettings, folder_problem, obsidian_settings, text_problem
 
 T = TypeVar("T")
 
@@ -284,6 +284,8 @@ def _daily(config: dict, where: object, vault: Path | str | None) -> DailySettin
     for key, value in section.items():
         if not isinstance(value, str) or (key == "format" and not value.strip()):
             raise ConfigError(f"bad [daily] value in {where}: {key} = {value!r} (wants text)")
+        if key == "format" and (why := text_problem(value)) is not None:
+            raise ConfigError(f"bad [daily] format in {where}: {value!r} ({why})")
     if section:
         folder = section.get("folder", DailySettings.folder).strip().strip("/")
         why = folder_problem(folder)
