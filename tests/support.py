@@ -146,3 +146,15 @@ def drain(master: int, proc, stop_at_exit: bool = True, timeout: float = 30) -> 
             break
     os.close(master)
     return shown.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def cache_meta(vault: Path, key: str) -> str | None:
+    """A value of the vault's notes cache's ``meta`` table (None when it has none)."""
+    import sqlite3
+
+    db = sqlite3.connect(vault / ".mdmem" / "notes.db")
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+    finally:
+        db.close()
+    return row[0] if row else None

@@ -90,6 +90,23 @@ def test_bootstrap_files_workspace_over_global(cli, vault: Path, tmp_path: Path,
                                    "workspace rules\n")
 
 
+def test_a_bootstrap_file_linked_outside_its_folder_is_not_read(cli, vault: Path, tmp_path: Path, monkeypatch):
+    """A cloned project's ``USER.md`` linked to a file of the user's would go into the agent's context: a link
+    out of the workspace is no bootstrap file; one within it (``AGENTS.md`` -> ``CLAUDE.md``) is."""
+    ws = tmp_path / "project"
+    (ws / ".git").mkdir(parents=True)
+    secret = tmp_path / "home" / ".fake_aws_credentials"
+    secret.parent.mkdir(parents=True, exist_ok=True)
+    secret.write_text("AKIAFAKE / secret-key-do-not-share\n")
+    (ws / "USER.md").symlink_to(secret)
+    (ws / "CLAUDE.md").write_text("the project's own rules\n")
+    (ws / "AGENTS.md").symlink_to(ws / "CLAUDE.md")
+    monkeypatch.setenv("MDMEM_BOOTSTRAP_DIR", str(tmp_path / "no-global"))
+    monkeypatch.chdir(ws)
+    text = cli.json("context", "--vault", vault)["text"]
+    assert "secret-key" not in text and "## AGENTS.md\n\nthe project's own rules" in text
+
+
 @pytest.mark.slow
 def test_protocols_follow_paths_globs(cli, vault: Path, tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -11,18 +11,9 @@ import pytest
 
 from mdmem.engine.memory import Memory
 from mdmem.engine.refresh import INDEX_BEHIND
-from tests.support import run_hook, settled
+from tests.support import cache_meta, run_hook, settled
 
 PAYLOAD = {"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup"}
-
-
-def _meta(vault: Path, key: str) -> str | None:
-    db = sqlite3.connect(vault / ".mdmem" / "notes.db")
-    try:
-        row = db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-    finally:
-        db.close()
-    return row[0] if row else None
 
 
 def _set_meta(vault: Path, key: str, value: str) -> None:
@@ -47,11 +38,11 @@ def test_the_card_after_an_edit_updates_the_notes_cache_only_and_search_folds_th
     _edit(vault, rel, "zanzibarquux")
     card = run_hook("session-start", vault, tmp_path, PAYLOAD | {"cwd": str(tmp_path)})
     assert card.startswith("# Memory (")
-    assert _meta(vault, INDEX_BEHIND) not in (None, "")  # the notes cache is current, the search index behind
+    assert cache_meta(vault, INDEX_BEHIND) not in (None, "")  # the notes cache is current, the search index behind
     with Memory.open(vault) as mem:
         assert mem.notes_current()
     assert rel in _found(cli, vault, "zanzibarquux")  # the search's refresh folded the lag in
-    assert _meta(vault, INDEX_BEHIND) == ""
+    assert cache_meta(vault, INDEX_BEHIND) == ""
     # a second edit and a note removed, each through a hook's refresh, then found / gone in search (the card
     # keeps itself after the edit of a body without refreshing: decision 101; the prompt hook has it refreshed in the
     # background: decision 123)
@@ -61,11 +52,11 @@ def test_the_card_after_an_edit_updates_the_notes_cache_only_and_search_folds_th
     run_hook("session-start", vault, tmp_path, PAYLOAD | {"cwd": str(tmp_path)})
     run_hook("prompt", vault, tmp_path, prompt)
     assert settled(vault) == 1
-    lag = _meta(vault, INDEX_BEHIND)
+    lag = cache_meta(vault, INDEX_BEHIND)
     assert lag not in (None, "")
     (vault / rel).unlink()
     run_hook("prompt", vault, tmp_path, prompt)
-    assert _meta(vault, INDEX_BEHIND) == lag  # still behind from the first of the two refreshes
+    assert cache_meta(vault, INDEX_BEHIND) == lag  # still behind from the first of the two refreshes
     assert _found(cli, vault, "quetzalplink") == ["memory/feedback/ask-before-new-dependencies.md"]
     assert _found(cli, vault, "zanzibarquux") == []
 
@@ -76,10 +67,10 @@ def test_a_lag_that_cannot_be_trusted_rebuilds_the_index(vault, tmp_path, cli, l
     _edit(vault, "memory/feedback/answer-first.md", "zanzibarquux")
     run_hook("session-start", vault, tmp_path, PAYLOAD | {"cwd": str(tmp_path)})
     if lag == "pruned":  # the changes the index lacks are gone from the cache's record
-        _set_meta(vault, "pruned", str(int(_meta(vault, "gen") or 0) + 1))
+        _set_meta(vault, "pruned", str(int(cache_meta(vault, "gen") or 0) + 1))
     else:
         _set_meta(vault, INDEX_BEHIND, lag)
     with Memory.open(vault) as mem:
         assert mem.refresh().rebuilt
     assert _found(cli, vault, "zanzibarquux") == ["memory/feedback/answer-first.md"]
-    assert _meta(vault, INDEX_BEHIND) == ""
+    assert cache_meta(vault, INDEX_BEHIND) == ""

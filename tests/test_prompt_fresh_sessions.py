@@ -11,7 +11,7 @@ import pytest
 
 from mdmem.base import files
 from mdmem.base.layout import SESSIONS_DIR
-from tests.support import run_hook, settled
+from tests.support import cache_meta, run_hook, settled
 
 SESSION = """---
 type: session
@@ -42,15 +42,6 @@ def _cached(vault: Path) -> dict[str, int]:
         db.close()
 
 
-def _meta(vault: Path, key: str) -> str | None:
-    db = _db(vault)
-    try:
-        row = db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-    finally:
-        db.close()
-    return row[0] if row else None
-
-
 @pytest.fixture
 def indexed(vault: Path, cli) -> Path:
     (vault / SESSIONS_DIR).mkdir()
@@ -62,7 +53,7 @@ def indexed(vault: Path, cli) -> Path:
 def test_the_cache_keeps_the_digest_less_the_sessions_and_the_hook_sees_every_change_but_their_stats(indexed,
                                                                                                      tmp_path):
     vault = indexed
-    assert _meta(vault, files.UNSTATED_DIGEST) == files.digest(files.scan(vault), SESSIONS_DIR)
+    assert cache_meta(vault, files.UNSTATED_DIGEST) == files.digest(files.scan(vault), SESSIONS_DIR)
     # a memory note edited: seen
     note = vault / "memory" / "feedback" / "answer-first.md"
     note.write_text(note.read_text("utf-8") + "\nAlso when it is no.\n", "utf-8")
@@ -77,8 +68,8 @@ def test_the_cache_keeps_the_digest_less_the_sessions_and_the_hook_sees_every_ch
     added.unlink()
     _prompt(vault, tmp_path)
     assert f"{SESSIONS_DIR}/{added.name}" not in _cached(vault)
-    assert _meta(vault, files.UNSTATED_DIGEST) == files.digest(files.scan(vault), SESSIONS_DIR)
-    assert _meta(vault, "scan_digest") == files.digest(files.scan(vault))
+    assert cache_meta(vault, files.UNSTATED_DIGEST) == files.digest(files.scan(vault), SESSIONS_DIR)
+    assert cache_meta(vault, "scan_digest") == files.digest(files.scan(vault))
 
 
 @pytest.mark.parametrize("damage", ["missing", "garbage"])
@@ -94,7 +85,7 @@ def test_a_missing_or_damaged_digest_costs_the_whole_look_once(indexed, tmp_path
     before = _cached(vault)
     _prompt(vault, tmp_path)
     assert _cached(vault) == before  # nothing changed: nothing parsed again
-    assert _meta(vault, files.UNSTATED_DIGEST) == files.digest(files.scan(vault), SESSIONS_DIR)
+    assert cache_meta(vault, files.UNSTATED_DIGEST) == files.digest(files.scan(vault), SESSIONS_DIR)
 
 
 def test_the_walk_that_leaves_a_folders_notes_out_has_the_same_digest(indexed):

@@ -151,14 +151,23 @@ def bootstrap_candidates(cwd: str) -> list[str]:
 
 
 def bootstrap_files(cwd: str) -> list[tuple[str, str]]:
-    """(name, file) of each bootstrap file that applies in ``cwd``: the workspace's, else the global one."""
+    """(name, file) of each bootstrap file that applies in ``cwd``: the workspace's, else the global one. A file
+    that is a link to a place outside its folder is none (a cloned project's ``USER.md`` linked to the user's
+    credentials would go into the agent's context: decision 131); a link within it (``AGENTS.md`` to ``CLAUDE.md``)
+    is followed."""
     candidates = bootstrap_candidates(cwd)
     out = []
     for name in BOOTSTRAP:
-        found = next((p for p in candidates if os.path.basename(p) == name and os.path.isfile(p)), None)
+        found = next((p for p in candidates if os.path.basename(p) == name and os.path.isfile(p) and _within(p)), None)
         if found:
             out.append((name, found))
     return out
+
+
+def _within(path: str) -> bool:
+    """Does ``path``, links followed, lie inside its own folder?"""
+    folder = os.path.realpath(os.path.dirname(path))
+    return os.path.realpath(path).startswith(folder.rstrip(os.sep) + os.sep)
 
 
 # ----------------------------------------------------------------------------- sync conflict copies

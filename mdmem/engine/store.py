@@ -78,6 +78,93 @@ def no_room(e: BaseException) -> bool:
         "disk is full" in text or "disk i/o error" in text or "readonly" in text)
 
 
+def _create(db: sqlite3.Connection) -> None:
+    """The notes cache's tables and indexes, made where missing."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS notes (path TEXT PRIMARY KEY, mtime_ns INTEGER,"
+        " size INTEGER, note BLOB, ctime_ns INTEGER)"
+    )
+    # a covering index for stats()/diff(): every refresh reads all (path, mtime, size) rows, and the
+    # table scan also walked the rows' JSON pages (10k notes: 31 -> 21 ms measured)
+    db.execute("CREATE INDEX IF NOT EXISTS notes_stat ON notes(path, mtime_ns, size, ctime_ns)")
+    # the change log lets derived views (the link graph) catch up incrementally
+    db.execute("CREATE TABLE IF NOT EXISTS changes (gen INTEGER, path TEXT)")
+    # each note's head (:func:`head_row`): what lists of notes need, a few hundred bytes a row
+    # (and the digest of its body, :func:`body_digest`: ``save``'s "the same content" is a look-up, decision 062)
+    db.execute("CREATE TABLE IF NOT EXISTS heads (path TEXT PRIMARY KEY, title TEXT, type TEXT, date TEXT,"
+               " flags TEXT, project TEXT, head TEXT, digest TEXT, said TEXT, marks TEXT, front TEXT)")
+    db.execute("CREATE INDEX IF NOT EXISTS heads_digest ON heads(digest)")
+    # what the card reads of the kinds it lists, read from this index alone (``lean_heads``: 10k notes, 6,200
+    # rows, 13.7 -> 9.5 ms), and its counts by kind (``kinds``: a scan of it, no sort: 5.4 -> 1.7 ms); made in
+    # a cache that lacks it, without a rebuild (decision 126)
+    db.execute("CREATE INDEX IF NOT EXISTS heads_card ON heads(type, project, flags, path, date, marks, title)")
+    quick.create(db)
+    supersede.create(db)
+
+
+def _objects(db: sqlite3.Connection) -> list[tuple]:
+    return sorted(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+
+
+@functools.cache
+def _expected() -> list[tuple]:
+    """What a notes cache mdmem makes holds (its ``sqlite_master``), made once a process in memory: a cache that
+    came with a vault (a clone, an archive) may hold a trigger that rewrites each row mdmem writes, for good
+    (decision 131)."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+        _create(db)
+        return _objects(db)
+    finally:
+        db.close()
+
+
+def _new_epoch() -> list[tuple[str, str]]:
+    """The meta rows of a cache begun again: a new epoch, and this user's stamp of it."""
+    epoch = _epoch()
+    stamp = _stamp(epoch)
+    return [("epoch", epoch)] + ([("host", stamp)] if stamp is not None else [])
+
+
+def _stamp(epoch: str) -> str | None:
+    """The cache's mark of this user's mdmem (a MAC of its epoch under the user's key, which never travels with a
+    vault: :mod:`mdmem.base.keys`); None when the key cannot be had (the rows are then checked at each open)."""
+    from mdmem.base.keys import KeyTrouble, mac, user_key
+
+    try:
+        return mac(user_key(), f"mdmem notes cache\0{epoch}".encode())
+    except (KeyTrouble, OSError):
+        return None
+
+
+_PHANTOMS = ("SELECT 1 FROM heads WHERE path NOT IN (SELECT path FROM notes)",
+             "SELECT 1 FROM quick WHERE path NOT IN (SELECT path FROM notes)",
+             "SELECT 1 FROM claims WHERE path NOT IN (SELECT path FROM notes)",
+             "SELECT 1 FROM superseded WHERE by NOT IN (SELECT path FROM notes)")
+
+
+def _made_here(db: sqlite3.Connection) -> bool:
+    """Was this cache made by this user's mdmem (its stamp), or, when it was not (one made before stamps, one that
+    came with the vault), does each row the lists read stand for a note it holds? Then it is stamped; else it is not
+    mdmem's, and thrown away. A cache that came with a clone has every note parsed again at its first refresh (the
+    notes' ctimes are new), which rewrites the rows of the notes it holds: rows of notes it does not hold would stay
+    for good (~25 ms at 10k notes, once)."""
+    meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('epoch', 'host')"))
+    stamp = _stamp(str(meta.get("epoch")))
+    if stamp is not None and isinstance(meta.get("host"), str):
+        from mdmem.base.keys import same
+
+        if same(meta["host"], stamp):
+            return True
+    if any(db.execute(q + " LIMIT 1").fetchone() for q in _PHANTOMS):
+        return False
+    if stamp is not None:
+        with _tx(db):
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('host', ?)", (stamp,))
+    return True
+
+
 class Store:
     def __init__(self, state_dir: Path) -> None:
         state_dir.mkdir(parents=True, exist_ok=True)
@@ -97,44 +184,33 @@ class Store:
 
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-        row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        if row is not None and row[0] != SCHEMA_VERSION:  # an older layout of the table: made again below
-            db.execute("DROP TABLE IF EXISTS notes")
-            db.execute("DROP TABLE IF EXISTS heads")
-        db.execute(
-            "CREATE TABLE IF NOT EXISTS notes (path TEXT PRIMARY KEY, mtime_ns INTEGER,"
-            " size INTEGER, note BLOB, ctime_ns INTEGER)"
-        )
-        # a covering index for stats()/diff(): every refresh reads all (path, mtime, size) rows, and the
-        # table scan also walked the rows' JSON pages (10k notes: 31 -> 21 ms measured)
-        db.execute("CREATE INDEX IF NOT EXISTS notes_stat ON notes(path, mtime_ns, size, ctime_ns)")
-        # the change log lets derived views (the link graph) catch up incrementally
-        db.execute("CREATE TABLE IF NOT EXISTS changes (gen INTEGER, path TEXT)")
-        # each note's head (:func:`head_row`): what lists of notes need, a few hundred bytes a row
-        # (and the digest of its body, :func:`body_digest`: ``save``'s "the same content" is a look-up, decision 062)
-        db.execute("CREATE TABLE IF NOT EXISTS heads (path TEXT PRIMARY KEY, title TEXT, type TEXT, date TEXT,"
-                   " flags TEXT, project TEXT, head TEXT, digest TEXT, said TEXT, marks TEXT, front TEXT)")
-        db.execute("CREATE INDEX IF NOT EXISTS heads_digest ON heads(digest)")
-        # what the card reads of the kinds it lists, read from this index alone (``lean_heads``: 10k notes, 6,200
-        # rows, 13.7 -> 9.5 ms), and its counts by kind (``kinds``: a scan of it, no sort: 5.4 -> 1.7 ms); made in
-        # a cache that lacks it, without a rebuild (decision 126)
-        db.execute("CREATE INDEX IF NOT EXISTS heads_card ON heads(type, project, flags, path, date, marks, title)")
-        quick.create(db)
-        supersede.create(db)
-        row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        if row is None or row[0] != SCHEMA_VERSION:
-            with _tx(db):
-                quick.clear(db)
-                supersede.clear(db)
-                db.execute("DELETE FROM notes")
-                db.execute("DELETE FROM heads")
-                db.execute("DELETE FROM changes")
-                db.execute("DELETE FROM meta")
-                db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-                db.execute("INSERT OR REPLACE INTO meta VALUES ('epoch', ?)", (_epoch(),))
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is not None and row[0] != SCHEMA_VERSION:  # an older layout of the table: made again below
+                db.execute("DROP TABLE IF EXISTS notes")
+                db.execute("DROP TABLE IF EXISTS heads")
+            _create(db)
+            if _objects(db) != _expected():  # a trigger, a view, a table of another shape: never mdmem's
+                raise sqlite3.DatabaseError("the notes cache holds what mdmem never makes")
+            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is None or row[0] != SCHEMA_VERSION:
+                with _tx(db):
+                    quick.clear(db)
+                    supersede.clear(db)
+                    db.execute("DELETE FROM notes")
+                    db.execute("DELETE FROM heads")
+                    db.execute("DELETE FROM changes")
+                    db.execute("DELETE FROM meta")
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+                    db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", _new_epoch())
+            elif not _made_here(db):
+                raise sqlite3.DatabaseError("the notes cache holds rows of notes that are not in it")
+        except BaseException:
+            db.close()  # (the caller throws the file away: never while it is open)
+            raise
         return db
 
     def _open_frozen(self) -> sqlite3.Connection:
@@ -373,7 +449,7 @@ class Store:
                 self._db.execute("DELETE FROM heads")
                 self._db.execute("DELETE FROM changes")
                 self._db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                                     [("epoch", _epoch()), ("gen", "0"), ("pruned", "0")])
+                                     [*_new_epoch(), ("gen", "0"), ("pruned", "0")])
             else:
                 row = self._db.execute("SELECT value FROM meta WHERE key='gen'").fetchone()
                 gen = int(row[0]) + 1 if row else 1

@@ -298,8 +298,9 @@ def _about(note) -> str:
 
 def _said(note) -> str:
     """How a line names ``note`` (:func:`mdmem.text.said.said`): a head carries it, made when its note was
-    cached, so the card formats none of its 1,600 feedback and 700 protocol lines at 10k notes (decision 063)."""
-    return note.said if isinstance(note, Head) else said(note)
+    cached, so the card formats none of its 1,600 feedback and 700 protocol lines at 10k notes (decision 063); as one
+    line all the same (the cache lives in the vault: a row mdmem did not write is still only text, decision 131)."""
+    return one_line(note.said) if isinstance(note, Head) else said(note)
 
 
 def _item(note, extra: str = "", agent: frozenset | set = frozenset()) -> str:
@@ -543,7 +544,7 @@ def card(mem: Source, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
     if counts is None:
         counts = {k: len(v) for k, v in of.items()}
     total = sum(counts.values())
-    kinds = ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    kinds = ", ".join(f"{one_line(k)} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     head = f"# Memory ({one_line(mem.root.name)}: {total} notes — {kinds})"
     users = [n for n in of.get("user", ()) if n.path not in agent]
     user_lines = [_clip(f"User: {_said(u)} ({one_line(u.path)})")
@@ -566,7 +567,7 @@ def card(mem: Source, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
         "profile": _List("Profile:", [line for line in profile_lines(mem, users[0]) if not any(
                              _same(line.removeprefix("- "), said) for said in (_name(users[0]), _desc(users[0])))]
                          if users else [],
-                         f"- … more in {users[0].path}" if users else ""),
+                         f"- … more in {one_line(users[0].path)}" if users else ""),
         "feedback": _List("## Feedback (how the user wants you to work)", (feedback, _item, ("said",)),
                           f"- … and {{n}} more: `{_cmd(command, 'search type:feedback')}`"),
         "protocols": _List("## Protocols (always)", (protocols, _item, ("said",)),
@@ -575,7 +576,7 @@ def card(mem: Source, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
                         (scoped, _scoped_line, ("title", "head")),
                         f"- … and {{n}} more: `{_cmd(command, 'context --paths FILE')}` loads the ones for FILE"),
         "proposed": _List(PROPOSED.format(_cmd(command, "confirm NOTE")), _proposed(notes, agent), ""),
-        "decisions": _List("## Recent decisions", [_item(n, f"{n.date} " if n.date else "", agent)
+        "decisions": _List("## Recent decisions", [_item(n, f"{one_line(n.date)} " if n.date else "", agent)
                                                    for n in decisions[:DECISIONS]],
                            f"- … and {{n}} older: `{_cmd(command, 'search type:decision')}`", len(decisions),
                            [n.path for n in decisions[:DECISIONS]]),
@@ -649,7 +650,7 @@ def _full(mem: Memory, b: Builder, notes: list, query: str | None, today: dt.dat
     decisions = _by_date([n for n in notes if n.type == "decision"])
     if decisions:
         _listed(b, "decisions", "## Recent decisions",
-                [_item(n, f"{n.date} " if n.date else "", agent) for n in decisions[:DECISIONS]],
+                [_item(n, f"{one_line(n.date)} " if n.date else "", agent) for n in decisions[:DECISIONS]],
                 f"- … and {{n}} older: `{_cmd(command, 'search type:decision')}`", len(decisions))
         shown |= {n.path for n in decisions[:DECISIONS]}
     since = (today - dt.timedelta(days=2)).isoformat()

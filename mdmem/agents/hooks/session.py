@@ -362,7 +362,8 @@ def _from_cache(vault: str, cwd: str, card: dict, walk: files.Scan, frame: str, 
                 return _kept(card, store)
             text, shown = _make(reader, vault, cwd, budget, day, scope)
             return text, reader.valid_through(day), shown, store, "made again from the notes cache"
-    except (sqlite3.Error, CacheDamaged, OSError) as e:  # the cache changed under it, a row not mdmem's: refreshed
+    except (sqlite3.Error, CacheDamaged, OSError, TypeError, ValueError, AttributeError) as e:  # the cache changed
+        # under it, a row not mdmem's (a value of another type: decision 131): refreshed
         log(vault, f"session-start: the notes cache could not be read as it is ({type(e).__name__}); refreshing it")
         return None
 
@@ -380,6 +381,7 @@ def _refreshed(vault: str, cwd: str, card: dict, walk: files.Scan, frame: str, l
     """(text, through, shown, store, how) of the card after the notes cache was brought up to date with the files
     through ``Memory`` (the changed notes parsed; the search index left as it is, decision 100): the kept card when
     only bodies changed (:func:`_kept_after_edit`), else made again."""
+    from mdmem.engine.heads import CacheDamaged
     from mdmem.engine.memory import Memory
 
     defaults = None
@@ -399,7 +401,14 @@ def _refreshed(vault: str, cwd: str, card: dict, walk: files.Scan, frame: str, l
                 record_digest(vault, files.digest(mem.scan), files.digest(mem.scan, SESSIONS_DIR))
         if _kept_after_edit(mem, card, frame, before, refreshed, budget, day):
             return _kept(card, list(mem.store.state()[:2]))
-        text, shown = _make(mem, vault, cwd, budget, day, scope)
+        try:
+            text, shown = _make(mem, vault, cwd, budget, day, scope)
+        except (CacheDamaged, TypeError, ValueError, AttributeError) as e:  # a row mdmem did not write: made again
+            log(vault, f"session-start: the notes cache holds rows mdmem did not write ({type(e).__name__}); "
+                       "making it again")
+            mem.store.reset()
+            mem.refresh(strict=False, index=False)
+            text, shown = _make(mem, vault, cwd, budget, day, scope)
         return text, mem.store.valid_through(day), shown, list(mem.store.state()[:2]), "made again"
 
 
