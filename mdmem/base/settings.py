@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from mdmem.base.errors import ConfigError
 from mdmem.base.layout import DAILY_DIR, STATE_DIR
-from mdmem.base.obsidian import ObsidianSettings, obsidian_settings
+from mdmem.base.obsidian import ObsidianSettings, folder_problem, obsidian_settings, text_problem
 
 T = TypeVar("T")
 
@@ -284,10 +284,13 @@ def _daily(config: dict, where: object, vault: Path | str | None) -> DailySettin
     for key, value in section.items():
         if not isinstance(value, str) or (key == "format" and not value.strip()):
             raise ConfigError(f"bad [daily] value in {where}: {key} = {value!r} (wants text)")
+        if key == "format" and (why := text_problem(value)) is not None:
+            raise ConfigError(f"bad [daily] format in {where}: {value!r} ({why})")
     if section:
         folder = section.get("folder", DailySettings.folder).strip().strip("/")
-        if any(part in ("..", ".") or part.startswith(".") for part in folder.split("/") if part):
-            raise ConfigError(f"bad [daily] folder in {where}: {folder!r} (a folder inside the vault, not hidden)")
+        why = folder_problem(folder)
+        if why is not None:
+            raise ConfigError(f"bad [daily] folder in {where}: {folder!r} ({why})")
         return DailySettings(folder, section.get("format", DailySettings.format).strip(), "config.toml")
     obsidian = obsidian_settings(vault) if vault is not None else ObsidianSettings()
     if obsidian.daily_folder is not None:
