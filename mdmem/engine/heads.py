@@ -199,12 +199,13 @@ def fill(heads: Iterable[Head], columns: Iterable[str]) -> None:
     line. Other heads (whole rows) are left as they are."""
     for name in columns:
         at = _FILLED[name]
-        lacking = {h[0]: h for h in heads if h[at] is None and name not in getattr(h, "__dict__", (name,))}
+        lacking = {h[0]: h for h in heads if h[at] is None and name not in h.__dict__}
         if not lacking:
             continue
         db = type(next(iter(lacking.values())))._db  # type: ignore[attr-defined]  # (a lean head's class has one)
-        for i in range(0, len(lacking), 500):
-            chunk = list(lacking)[i:i + 500]
+        paths = list(lacking)
+        for i in range(0, len(paths), 500):
+            chunk = paths[i:i + 500]
             for path, value in db.execute(f"SELECT path, {name} FROM heads WHERE path IN ({','.join('?' * len(chunk))})",
                                           chunk):
                 lacking[path].__dict__[name] = value if value is not None or name == "head" else ""
