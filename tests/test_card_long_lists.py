@@ -12,7 +12,8 @@ from mdmem.base import files
 from mdmem.base.projects import scope_for
 from mdmem.engine.heads import HeadReader
 from mdmem.engine.memory import Memory
-from mdmem.ops.block import CARD_TYPES, _counts, _List, _notes, _share, card
+from mdmem.ops.block import CARD_TYPES, _counts, _notes, card
+from mdmem.ops.fit import Listed, share
 
 DAY = dt.date(2026, 12, 6)
 WORDS = "answer review commit deploy cache schema branch release migrate rollback".split()
@@ -70,12 +71,12 @@ def test_a_long_list_makes_only_the_lines_it_needs():
         made.append(note.i)
         return f"- rule number {note.i}, said in about forty bytes"
 
-    long = _List("## Feedback", ([Note(i) for i in range(5000)], line, ()), "- … and {n} more")
+    long = Listed("## Feedback", ([Note(i) for i in range(5000)], line, ()), "- … and {n} more")
     assert long.need(2000) > 2000 and len(made) < 60  # over the room: not all 5,000 lines made to say so
     used = long.fit(1500)
     assert 0 < used <= 1500 and long.shown[-1].startswith("- … and ") and len(made) < 60
     assert long.named() == [f"memory/feedback/n{i}.md" for i in range(len(long.shown) - 2)]
-    short = _List("## Short", ([Note(i) for i in range(3)], line, ()), "- … and {n} more")
+    short = Listed("## Short", ([Note(i) for i in range(3)], line, ()), "- … and {n} more")
     assert short.need(2000) == sum(len(t.encode()) + 1 for t in ["## Short", *short.lines])  # under: exact
 
 
@@ -83,20 +84,20 @@ def test_lists_over_the_room_take_their_shares_in_the_cards_order():
     """Two lists each over the room split it; the first given goes first (its lines' granularity leaves the second
     what it did not use), whatever their whole lengths (they are not made to be measured)."""
 
-    def many(n: int, word: str) -> _List:
-        return _List(f"## {word}", [f"- {word} {i} with some words to fill a line" for i in range(n)], "- … {n} more")
+    def many(n: int, word: str) -> Listed:
+        return Listed(f"## {word}", [f"- {word} {i} with some words to fill a line" for i in range(n)], "- … {n} more")
 
-    def used(part: _List) -> int:
+    def used(part: Listed) -> int:
         return sum(len(t.encode()) + 1 for t in part.shown)
 
     first, second = many(300, "feedback"), many(100, "protocols")
-    assert _share([first, second], 1000) <= 1000 and first.shown and second.shown
+    assert share([first, second], 1000) <= 1000 and first.shown and second.shown
     assert used(first) <= 500 < used(second)  # the first took its half; the second, the rest
     a, b = many(300, "feedback"), many(100, "protocols")
-    _share([b, a], 1000)  # the order given decides, not which is longer
+    share([b, a], 1000)  # the order given decides, not which is longer
     assert used(b) <= 500 < used(a)
     small = many(2, "days")
-    _share([many(300, "feedback"), small], 1000)
+    share([many(300, "feedback"), small], 1000)
     assert len(small.shown) == 3  # a list that fits is shown whole before the long ones share the rest
 
 

@@ -15,7 +15,8 @@ from operator import attrgetter, itemgetter
 from pathlib import Path
 
 from mdmem.base.files import read_outside
-from mdmem.engine.heads import Head, fill
+from mdmem.engine.heads import Head
+from mdmem.ops.fit import Builder, Listed, clip, share, size
 from mdmem.text.fence import NOTICE, fence, one_line, quoted
 from mdmem.text.protocol import memory_protocol
 from mdmem.text.said import OPEN, SCOPED, is_open, near_words, protocol_paths, said, words
@@ -37,21 +38,19 @@ BOOTSTRAP_MAX = 1024 * 1024  # bytes read of one bootstrap file at most (they ar
 DEFAULT_BUDGET = 8000  # bytes: the card and a pending checkpoint stay under Claude Code's 10,000
 DECISIONS = 5       # the most recent decisions on the card
 PROFILE_LINES = 6   # lines of the user's note on the card
-LINE_MAX = 240      # bytes of one listed line at most
 MODES = ("index", "full", "off")
 # the kinds of notes the card lists (every other kind is only counted on its first line: read as counts, decision 120)
 # (:data:`mdmem.base.provenance.RULE_TYPES` among them: an agent's proposals are listed; a test checks)
 CARD_TYPES = frozenset({"user", "feedback", "protocol", "decision", "project", "person", "daily"})
 # of those, the kinds whose every note's title (daily notes, sorted by it) and frontmatter the card reads, fetched
 # with the rows; another note's title, line (``said``) or frontmatter is read for the few it shows (the lines of long
-# lists are made only as far as the room: :class:`_List`)
+# lists are made only as far as the room: :class:`Listed`)
 TITLED = frozenset({"daily", "person", "user"})
 LINED = frozenset({"user"})
 HEADED = frozenset({"user"})
 PEOPLE = 15  # people named on the card
 # the kinds the card names only the first few of, in path order (their number counted, not read): 15 of 900 people
 FEW = {"person": PEOPLE}
-CHUNK = 32  # the notes of a long list whose lines are read at once (about what the card shows of one)
 
 
 def bootstrap_files(cwd: Path) -> list[tuple[str, Path]]:
@@ -77,45 +76,6 @@ def _body(mem: Source, path: str) -> str:
         return mem.read(path).body.strip()
     except OSError:
         return ""
-
-
-def size(text: str) -> int:
-    """What the budget counts: UTF-8 bytes."""
-    return len(text.encode("utf-8"))
-
-
-def _clip(line: str, limit: int = LINE_MAX) -> str:
-    if size(line) <= limit:
-        return line
-    cut = line.encode("utf-8")[: limit - 3].decode("utf-8", "ignore")
-    return cut.rsplit(" ", 1)[0].rstrip(" ,;:—–-") + "…"
-
-
-class Builder:
-    """The block being made: its parts, its sections (name, characters, source, bytes) and those left out."""
-
-    def __init__(self, budget: int):
-        self.budget = budget
-        self.parts: list[str] = []
-        self.sections: list[tuple[str, int, str | None, int]] = []
-        self.omitted: list[str] = []
-
-    @property
-    def used(self) -> int:
-        return sum(size(p) for p in self.parts)
-
-    def add(self, name: str, text: str, source: str | None = None) -> bool:
-        text = text.rstrip("\n") + "\n"
-        block = ("\n" if self.parts else "") + text
-        if self.used + size(block) > self.budget:
-            self.omitted.append(name)
-            return False
-        self.parts.append(block)
-        self.sections.append((name, len(block), source, size(block)))
-        return True
-
-    def text(self) -> str:
-        return "".join(self.parts)
 
 
 def _notes(mem: Source, include_sensitive: bool, today: dt.date | str | None = None,
@@ -305,7 +265,7 @@ def _said(note) -> str:
 
 def _item(note, extra: str = "", agent: frozenset | set = frozenset()) -> str:
     """One listed note; an agent's unconfirmed one says so (:func:`by_agent`)."""
-    return _clip(f"- {extra}{_said(note)}" + (AGENT_MARK if note.path in agent else ""))
+    return clip(f"- {extra}{_said(note)}" + (AGENT_MARK if note.path in agent else ""))
 
 
 AGENT_MARK = " (saved by an agent, not confirmed)"
@@ -315,7 +275,7 @@ PROPOSED = ("## Proposed by an agent, not confirmed (not the user's rules: never
 
 def _scoped_line(note) -> str:
     """A protocol with ``paths:`` as the card lists it: name, globs, description."""
-    return _clip(f"- {_name(note)} ({one_line(', '.join(protocol_paths(note)))}){_about(note)}")
+    return clip(f"- {_name(note)} ({one_line(', '.join(protocol_paths(note)))}){_about(note)}")
 
 
 def by_agent(mem: Source, notes: list) -> set[str]:
@@ -336,7 +296,7 @@ def _proposed(notes: list, agent: set[str]) -> list[str]:
         return []
     from mdmem.base.provenance import RULE_TYPES
 
-    return [_clip(f"- [{one_line(n.type)}] {_said(n)} ({one_line(n.path)})")
+    return [clip(f"- [{one_line(n.type)}] {_said(n)} ({one_line(n.path)})")
             for n in _by_date([n for n in notes if n.path in agent and n.type in RULE_TYPES])]
 
 
@@ -378,112 +338,10 @@ def profile_lines(mem: Source, user) -> list[str]:
         item = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", item)
         item = re.sub(r"\s*\^[\w-]+$", "", item).replace("**", "").replace("__", "").strip()
         if item:
-            out.append(_clip("- " + one_line(item)))
+            out.append(clip("- " + one_line(item)))
         if len(out) == PROFILE_LINES:
             break
     return out
-
-
-class _List:
-    """One listed section of the card: its heading, its lines, and what to say about the rest.
-
-    ``lines`` is a list, or (a list of thousands of notes: 1,600 feedback notes at 10k) ``(notes, line, columns)``:
-    the notes in order, how a note becomes its line and the columns of the notes cache that takes (read for
-    :data:`CHUNK` notes at a time: :func:`mdmem.engine.heads.fill`), made only as far as the card reads them (the
-    lines that fit, and what tells whether the whole list would fit: :meth:`need`); ``paths`` then come from the
-    notes."""
-
-    def __init__(self, head: str | None, lines, more: str, total: int | None = None,
-                 paths: list[str] | None = None):
-        self.head, self.more = head, more
-        if isinstance(lines, tuple):
-            self._notes, self._line, self._columns = lines
-            self.lines: list[str] = []
-            self.paths = []
-        else:
-            self._notes, self._line = (), None
-            self.lines = lines
-            self.paths = paths or []  # the note of each line, in order (the card's notes: used when it is shown)
-        self.count = len(self._notes) if self._line is not None else len(lines)  # lines it has, made or not
-        self.total = self.count if total is None else total  # what exists (more than listed: the rest is named)
-        self.shown: list[str] = []
-        self._bytes = 0  # the made lines' bytes
-
-    def _made(self, i: int) -> str:
-        """The ``i``-th line, made when first asked."""
-        while len(self.lines) <= i:
-            note = self._notes[len(self.lines)]
-            if len(self.lines) % CHUNK == 0:
-                fill(self._notes[len(self.lines):len(self.lines) + CHUNK], self._columns)
-            line = self._line(note)  # (only a list made of notes reaches here)
-            self.lines.append(line)
-            self.paths.append(note.path)
-            self._bytes += size(line) + 1
-        return self.lines[i]
-
-    def named(self) -> list[str]:
-        """The notes of the lines shown."""
-        kept = set(self.shown)
-        return [p for line, p in zip(self.lines, self.paths) if line in kept]
-
-    def need(self, cap: int | None = None) -> int:
-        """The bytes the whole list takes; ``cap + 1`` when that is more than ``cap``: a list whose need is over the
-        room only gets its share of the room, whatever its need, so its thousands of lines need not be made (and
-        lists over the room share it in the order given, not by length)."""
-        rest = self.total - self.count
-        text = ([self.head] if self.head else []) + ([self.more.replace("{n}", str(rest))] if rest else [])
-        fixed = sum(size(t) + 1 for t in text)
-        if self._line is None:
-            if self._bytes == 0 and self.lines:  # the lines' bytes, counted once: _share asks again and again
-                self._bytes = sum(size(t) + 1 for t in self.lines)
-        else:
-            while len(self.lines) < self.count and (cap is None or fixed + self._bytes <= cap):
-                self._made(len(self.lines))
-        need = self._bytes + fixed
-        return need if cap is None else min(need, cap + 1)
-
-    def fit(self, room: int) -> int:
-        """Keep the lines that fit in ``room`` bytes (with the "N more" line when some are left out);
-        returns the bytes used."""
-        head = size(self.head) + 1 if self.head else 0
-        need = self.need(room)
-        if need <= room:  # all of it
-            rest = self.total - self.count
-            self.shown = ([self.head] if self.head else []) + self.lines + ([self.more.replace("{n}", str(rest))] if rest else [])
-            return need if self.shown else 0
-        used, kept = head, []
-        for i in range(self.count):
-            line = self._made(i)
-            rest = self.total - i - 1
-            tail = size(self.more.replace("{n}", str(rest))) + 1 if rest else 0
-            if used + size(line) + 1 + tail > room:
-                break
-            kept.append(line)
-            used += size(line) + 1
-        left = self.total - len(kept)
-        if left:
-            line = self.more.replace("{n}", str(left))
-            if used + size(line) + 1 > room:
-                self.shown = []
-                return 0
-            kept.append(line)
-            used += size(line) + 1
-        if not kept:
-            self.shown = []
-            return 0
-        self.shown = ([self.head] if self.head else []) + kept
-        return used
-
-
-def _share(parts: list[_List], room: int) -> int:
-    """Fair shares of ``room`` (max-min: the smallest needs are met whole, the rest split what is left, in the
-    order given when their needs are over the room); returns the bytes used."""
-    used = 0
-    order = sorted((p for p in parts if p.count or p.total), key=lambda p: p.need(room))
-    for i, part in enumerate(order):
-        share = (room - used) // (len(order) - i)
-        used += part.fit(min(share, part.need(room)))
-    return used
 
 
 def _ranked(mem: Source, notes: list, today: dt.date | None, used: dict | None = None) -> list:
@@ -547,7 +405,7 @@ def card(mem: Source, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
     kinds = ", ".join(f"{one_line(k)} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     head = f"# Memory ({one_line(mem.root.name)}: {total} notes — {kinds})"
     users = [n for n in of.get("user", ()) if n.path not in agent]
-    user_lines = [_clip(f"User: {_said(u)} ({one_line(u.path)})")
+    user_lines = [clip(f"User: {_said(u)} ({one_line(u.path)})")
                   for u in users[:2]]
     recall_ = _cmd(command, 'recall "<question>"')
     pull = (f"Pull detail: `{recall_}` (search + linked notes, within a budget); "
@@ -564,28 +422,28 @@ def card(mem: Source, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
     many = counts.get("person", 0)  # (``persons`` may be the first few only: decision 120)
     days = sorted((one_line(n.title) for n in of.get("daily", ())), reverse=True)[:3]
     lists = {
-        "profile": _List("Profile:", [line for line in profile_lines(mem, users[0]) if not any(
+        "profile": Listed("Profile:", [line for line in profile_lines(mem, users[0]) if not any(
                              _same(line.removeprefix("- "), said) for said in (_name(users[0]), _desc(users[0])))]
                          if users else [],
                          f"- … more in {one_line(users[0].path)}" if users else ""),
-        "feedback": _List("## Feedback (how the user wants you to work)", (feedback, _item, ("said",)),
+        "feedback": Listed("## Feedback (how the user wants you to work)", (feedback, _item, ("said",)),
                           f"- … and {{n}} more: `{_cmd(command, 'search type:feedback')}`"),
-        "protocols": _List("## Protocols (always)", (protocols, _item, ("said",)),
+        "protocols": Listed("## Protocols (always)", (protocols, _item, ("said",)),
                            f"- … and {{n}} more: `{_cmd(command, 'search type:protocol')}`"),
-        "scoped": _List("## Protocols for some files (follow them when you work on matching paths)",
+        "scoped": Listed("## Protocols for some files (follow them when you work on matching paths)",
                         (scoped, _scoped_line, ("title", "head")),
                         f"- … and {{n}} more: `{_cmd(command, 'context --paths FILE')}` loads the ones for FILE"),
-        "proposed": _List(PROPOSED.format(_cmd(command, "confirm NOTE")), _proposed(notes, agent), ""),
-        "decisions": _List("## Recent decisions", [_item(n, f"{one_line(n.date)} " if n.date else "", agent)
+        "proposed": Listed(PROPOSED.format(_cmd(command, "confirm NOTE")), _proposed(notes, agent), ""),
+        "decisions": Listed("## Recent decisions", [_item(n, f"{one_line(n.date)} " if n.date else "", agent)
                                                    for n in decisions[:DECISIONS]],
                            f"- … and {{n}} older: `{_cmd(command, 'search type:decision')}`", len(decisions),
                            [n.path for n in decisions[:DECISIONS]]),
-        "projects": _List("Active projects:", [_item(n, agent=agent) for n in active[:8]],
+        "projects": Listed("Active projects:", [_item(n, agent=agent) for n in active[:8]],
                           f"- … and {{n}} more: `{_cmd(command, 'search type:project')}`", len(active)),
-        "people": _List(None, [_clip(f"People: {', '.join(people)}"
+        "people": Listed(None, [clip(f"People: {', '.join(people)}"
                                      + (f" (+{many - PEOPLE} more)" if many > PEOPLE else ""))]
                         if people else [], ""),
-        "days": _List(None, [f"Last daily notes: {', '.join(days)}"] if days else [], ""),
+        "days": Listed(None, [f"Last daily notes: {', '.join(days)}"] if days else [], ""),
     }
     if lists["profile"].lines and len(lists["profile"].lines) == PROFILE_LINES:
         lists["profile"].total = PROFILE_LINES + 1  # the note may say more: point at it
@@ -600,8 +458,8 @@ def card(mem: Source, notes: list | None = None, budget: int = DEFAULT_BUDGET, p
     room = budget - (sum(size(t) + 1 for t in fixed) - 1) - walls
     # the rules first (feedback, global and path-scoped protocols, an agent's proposals: at most 60% of the room),
     # then the rest shares what is left
-    used = _share([lists["feedback"], lists["protocols"], lists["scoped"], lists["proposed"]], max(0, room) * 3 // 5)
-    _share([lists[k] for k in ("profile", "decisions", "projects", "people", "days")], max(0, room - used))
+    used = share([lists["feedback"], lists["protocols"], lists["scoped"], lists["proposed"]], max(0, room) * 3 // 5)
+    share([lists[k] for k in ("profile", "decisions", "projects", "people", "days")], max(0, room - used))
     top = [t for t in [head] if t in fixed]
     body = [t for t in user_lines if t in fixed] + [
         line for name in ("profile", "feedback", "protocols", "scoped", "proposed", "decisions", "projects", "people",
@@ -680,7 +538,7 @@ def _cmd(command: str, args: str) -> str:
 
 def _listed(b: Builder, name: str, head: str, lines: list[str], more: str, total: int | None = None) -> None:
     """A list section cut to the room left (with the "N more" line); omitted when not even one line fits."""
-    listed = _List(head, lines, more, total)
+    listed = Listed(head, lines, more, total)
     room = b.budget - b.used - (1 if b.parts else 0) - size(fence("")) - 1  # its lines go inside the fence
     if room > 0 and listed.fit(room):
         b.add(name, listed.shown[0] + "\n" + fence("\n".join(listed.shown[1:])))

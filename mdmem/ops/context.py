@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mdmem.base.errors import UsageError
-from mdmem.ops.block import DEFAULT_BUDGET, MODES, assemble, size
+from mdmem.ops.block import DEFAULT_BUDGET, MODES, assemble
 from mdmem.ops.block import card as card  # (re-exported: the card alone)
+from mdmem.ops.fit import size
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

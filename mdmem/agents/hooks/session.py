@@ -67,7 +67,7 @@ CARD_MAX = 10_000  # bytes (UTF-8): the most the SessionStart hook ever prints; 
 CARD_BUDGET = 8000  # bytes: the card's default budget, leaving room for a pending checkpoint
 # the code that lays the card out (relative to the package): an upgrade or an edit of one of them makes the card
 # again, as a changed note does (a kept card showed the old layout until some note changed)
-CARD_CODE = ("ops/context.py", "ops/block.py", "ops/timeline.py", "ops/search.py", "ops/recall.py", "text/protocol.py",
+CARD_CODE = ("ops/context.py", "ops/block.py", "ops/fit.py", "ops/timeline.py", "ops/search.py", "ops/recall.py", "text/protocol.py",
              "text/fence.py")
 
 
